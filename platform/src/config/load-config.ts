@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/** Variables every service reads. */
+export const baseConfigSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  MARKET_TZ: z
+    .string()
+    .default('Europe/Moscow')
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be an IANA time zone'),
+});
+
+/** A Postgres URL: `postgres://user@host:port/db`. */
+export const postgresUrl = z
+  .string()
+  .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL');
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration: ${issues.join('; ')}`);
+  }
+}
+
+/**
+ * Validates the environment against a schema. Every bad value is named by its variable.
+ * Throws ConfigError; `loadConfigOrExit` is the start-up variant that exits non-zero.
+ */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  // Empty strings mean "unset", as they do for most twelve-factor tooling.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  return result.data;
+}
+
+/** Start-up variant of loadConfig: prints what is wrong and exits with status 78 (EX_CONFIG). */
+export function loadConfigOrExit<S extends z.ZodType>(schema: S, service: string): z.infer<S> {
+  try {
+    return loadConfig(schema);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(
+        JSON.stringify({ level: 'fatal', service, msg: err.message, issues: err.issues, time: new Date().toISOString() }) + '\n',
+      );
+      process.exit(78);
+    }
+    throw err;
+  }
+}
+
+/**
+ * The database URL of one service: `<SERVICE>_DATABASE_URL` if set, else the server of `DATABASE_URL`
+ * (default local Postgres) with the database `invest_<service>`. Each service owns its own database.
+ */
+export function serviceDatabaseUrl(service: string, env: Record<string, string | undefined> = process.env): string {
+  const own = env[`${service.toUpperCase()}_DATABASE_URL`];
+  if (own) return own;
+  const base = new URL(env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/invest_${service}`;
+  return base.toString();
+}

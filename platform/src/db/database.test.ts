@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../testing/test-env.js';
+import { type Db, Migration, openDatabase } from './database.js';
+
+class CreateThings extends Migration {
+  override up() {
+    this.addSql('create table things (id int primary key, name text not null)');
+  }
+}
+
+describe('openDatabase', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const t = await createTestDatabase('db');
+    drop = t.drop;
+    db = await openDatabase({ url: t.url, migrations: [{ name: '0001-things', class: CreateThings }] });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('runs migrations and binds $n parameters server-side', async () => {
+    await db.query('insert into things (id, name) values ($1, $2)', [1, "O'Brien ? $2"]);
+    const rows = await db.query<{ name: string }>('select name from things where id = $1', [1]);
+    expect(rows).toEqual([{ name: "O'Brien ? $2" }]);
+  });
+
+  it('rolls back every statement of a failed transaction', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query('insert into things (id, name) values ($1, $2)', [2, 'two']);
+        await tx.query('insert into things (id, name) values ($1, $2)', [1, 'duplicate']);
+      }),
+    ).rejects.toThrow();
+    expect(await db.query('select id from things where id = 2')).toEqual([]);
+  });
+
+  it('does not re-run applied migrations on a second open', async () => {
+    const again = await openDatabase({ url: db.url, migrations: [{ name: '0001-things', class: CreateThings }] });
+    expect(await again.query<{ n: string }>('select count(*)::text as n from things')).toEqual([{ n: '1' }]);
+    await again.close();
+  });
+});

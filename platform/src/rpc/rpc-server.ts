@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ArgumentsHost,
+  Catch,
+  type CallHandler,
+  type ExecutionContext,
+  type INestMicroservice,
+  type NestInterceptor,
+  type RpcExceptionFilter,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type MicroserviceOptions, type NatsContext, ServerNats } from '@nestjs/microservices';
+import { CORRELATION_HEADER, ErrorCode, type RequestMeta, type RpcError } from '@invest/contracts';
+import { Observable, throwError } from 'rxjs';
+import { runWithContext } from '../context/request-context.js';
+import { type Logger, PinoNestLogger } from '../logging/logger.js';
+import { ServiceError } from './service-error.js';
+
+/**
+ * Runs each NATS request inside a request context (correlation id from the header, else the envelope)
+ * and logs its outcome, so every log line of the handler carries the correlation id.
+ */
+export class RpcContextInterceptor implements NestInterceptor {
+  constructor(private readonly logger: Logger) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'rpc') return next.handle();
+    const rpc = context.switchToRpc();
+    const data = rpc.getData() as { meta?: Partial<RequestMeta> } | undefined;
+    const natsCtx = rpc.getContext<NatsContext>();
+    const headers = natsCtx.getHeaders?.() as { get(k: string): string } | undefined;
+    const correlationId = headers?.get(CORRELATION_HEADER) || data?.meta?.correlationId || randomUUID();
+    const userId = data?.meta?.userId;
+    const subject = natsCtx.getSubject();
+    return new Observable((subscriber) =>
+      runWithContext({ correlationId, ...(userId ? { userId } : {}) }, () => {
+        const started = performance.now();
+        const sub = next.handle().subscribe({
+          next: (v) => subscriber.next(v),
+          error: (e: unknown) => {
+            const code = e instanceof ServiceError ? e.code : ErrorCode.Internal;
+            this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
+            subscriber.error(e);
+          },
+          complete: () => {
+            this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2) }, 'rpc handled');
+            subscriber.complete();
+          },
+        });
+        return () => sub.unsubscribe();
+      }),
+    );
+  }
+}
+
+/** Converts anything a handler throws into an RpcError; unexpected errors are logged and never leak details. */
+export function toRpcError(exception: unknown, logger: Logger): RpcError {
+  if (exception instanceof ServiceError) return exception.toRpc();
+  logger.error({ err: exception }, 'unhandled error in rpc handler');
+  return { code: ErrorCode.Internal, message: 'Internal error.' };
+}
+
+@Catch()
+export class RpcErrorFilter implements RpcExceptionFilter<unknown> {
+  constructor(private readonly logger: Logger) {}
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => toRpcError(exception, this.logger));
+  }
+}
+
+export interface StartServiceOptions {
+  /** Service name; also its NATS queue group, so instances share the load. */
+  name: string;
+  natsUrl: string;
+  logger: Logger;
+  /** Prefix of every subject (`BUS_PREFIX`): isolates test runs and environments sharing one NATS. */
+  busPrefix?: string;
+}
+
+/** NATS server strategy that listens on `<prefix><pattern>`; RpcClient sends with the same prefix. */
+export class PrefixedNatsServer extends ServerNats {
+  constructor(
+    options: ConstructorParameters<typeof ServerNats>[0],
+    private readonly prefix: string,
+  ) {
+    super(options);
+  }
+  override addHandler(pattern: unknown, callback: Parameters<ServerNats['addHandler']>[1], isEventHandler?: boolean, extras?: Record<string, unknown>) {
+    const normalized = this.normalizePattern(pattern as string);
+    super.addHandler(this.prefix + normalized, callback, isEventHandler, extras);
+  }
+}
+
+/** Boots a NestJS module as a NATS microservice with context propagation and error mapping. */
+export async function startRpcService(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module as never, {
+    strategy: new PrefixedNatsServer({ servers: opts.natsUrl, queue: opts.name, name: opts.name }, opts.busPrefix ?? ''),
+    logger: new PinoNestLogger(opts.logger),
+    bufferLogs: false,
+  });
+  app.useGlobalInterceptors(new RpcContextInterceptor(opts.logger));
+  app.useGlobalFilters(new RpcErrorFilter(opts.logger));
+  app.enableShutdownHooks();
+  await app.listen();
+  return app;
+}

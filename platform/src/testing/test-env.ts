@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** Postgres server URL for tests (`DATABASE_URL`'s server, else localhost). */
+export function testPostgresUrl(database = 'postgres'): string {
+  const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  base.pathname = `/${database}`;
+  return base.toString();
+}
+
+/** NATS URL for tests (`NATS_URL`, else localhost). */
+export function testNatsUrl(): string {
+  return process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+}
+
+/** A name unique to this run, safe for databases, streams and consumers. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`.toLowerCase();
+}
+
+/**
+ * Creates a fresh database for one test file. `drop()` removes it (and any connections left in it).
+ */
+export async function createTestDatabase(prefix: string): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = uniqueName(`t_${prefix}`);
+  const admin = new pg.Client({ connectionString: testPostgresUrl() });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  return {
+    name,
+    url: testPostgresUrl(name),
+    async drop() {
+      const c = new pg.Client({ connectionString: testPostgresUrl() });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// Installs dependencies when they are missing or stale. Runs on whatever Node launched npm (possibly an
+// old one), so it stays plain JavaScript; the project's own Node 24 arrives with the install (`node` package).
+import { execSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const lock = join(root, 'package-lock.json');
+const stamp = join(root, 'node_modules', '.install-stamp');
+const wanted = createHash('sha256')
+  .update(existsSync(lock) ? readFileSync(lock) : readFileSync(join(root, 'package.json')))
+  .digest('hex');
+const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
+const nodeBin = join(root, 'node_modules', '.bin', 'node');
+
+if (have !== wanted || !existsSync(nodeBin)) {
+  const cmd = existsSync(lock) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
+  console.log(`[setup] installing dependencies: ${cmd}`);
+  execSync(cmd, { cwd: root, stdio: 'inherit' });
+  writeFileSync(stamp, wanted + '\n');
+}

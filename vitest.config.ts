@@ -1,0 +1,17 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// SWC instead of esbuild: NestJS dependency injection needs emitted decorator metadata.
+export default defineConfig({
+  plugins: [swc.vite({ module: { type: 'es6' } })],
+  resolve: { conditions: ['development'] },
+  ssr: { resolve: { conditions: ['development'], externalConditions: ['development'] } },
+  test: {
+    include: ['contracts/src/**/*.test.ts', 'platform/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default'],
+  },
+});
