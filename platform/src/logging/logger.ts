@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { currentContext } from '../context/request-context.js';
 
 export type { Logger } from 'pino';
@@ -25,8 +25,8 @@ const REDACT = [
  * JSON logger for one service. Every line carries `service`, and `correlationId`/`userId`
  * of the request being handled (from the async request context).
  */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -36,7 +36,8 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
       const ctx = currentContext();
       return ctx ? { correlationId: ctx.correlationId, ...(ctx.userId ? { userId: ctx.userId } : {}) } : {};
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Routes NestJS's own log calls into the pino logger. */
