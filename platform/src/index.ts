@@ -7,3 +7,8 @@ export * from './rpc/rpc-client.js';
 export * from './db/database.js';
 export * from './jobs/advisory-lock.js';
 export * from './health/health.controller.js';
+export * from './event-store/event-store.js';
+export * from './event-store/event-store.migration.js';
+export * from './messaging/bus.js';
+export * from './messaging/event-relay.js';
+export * from './messaging/durable-consumer.js';

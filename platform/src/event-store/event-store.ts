@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { currentContext } from '../context/request-context.js';
+import type { SqlClient, Tx } from '../db/database.js';
+
+/** An event to append. `id` defaults to a random UUID; give a deterministic one to make a command idempotent. */
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata?: Record<string, unknown>;
+}
+
+/** An event as stored. Positions are strings because they are Postgres bigints. */
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  id: string;
+  type: Type;
+  data: Data;
+  metadata: Record<string, unknown>;
+  streamName: string;
+  streamPosition: number;
+  globalPosition: string;
+  transactionId: string;
+  recordedAt: Date;
+}
+
+/**
+ * What the stream must look like before the append: `'no_stream'` (creation), `'any'`, or its exact
+ * version (the position of its last event; an empty stream is version 0).
+ */
+export type ExpectedVersion = 'no_stream' | 'any' | number;
+
+export class ConcurrencyError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number,
+  ) {
+    super(`stream ${streamName}: expected version ${expected}, found ${actual}`);
+    this.name = 'ConcurrencyError';
+  }
+}
+
+/** Some, but not all, of the event ids of an append are already stored, or stored in another stream. */
+export class EventIdConflictError extends Error {
+  constructor(readonly eventIds: string[]) {
+    super(`event ids already used elsewhere: ${eventIds.join(', ')}`);
+    this.name = 'EventIdConflictError';
+  }
+}
+
+export interface AppendResult {
+  /** Stream version after the append. */
+  nextExpectedVersion: number;
+  /** True when every event id was already in the stream: a retried command, nothing written. */
+  alreadyApplied: boolean;
+}
+
+/** Where a global reader stands: the last (transaction id, global position) it has read. */
+export interface GlobalCheckpoint {
+  transactionId: string;
+  globalPosition: string;
+}
+
+export const START: GlobalCheckpoint = { transactionId: '0', globalPosition: '0' };
+
+interface EventRow {
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  stream_name: string;
+  stream_position: string;
+  global_position: string;
+  transaction_id: string;
+  recorded_at: Date | string;
+}
+
+const COLUMNS =
+  'event_id, type, data, metadata, stream_name, stream_position::text, global_position::text, transaction_id::text, recorded_at';
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    streamName: row.stream_name,
+    streamPosition: Number(row.stream_position),
+    globalPosition: row.global_position,
+    transactionId: row.transaction_id,
+    recordedAt: new Date(row.recorded_at),
+  };
+}
+
+function pgCode(err: unknown): { code?: string; constraint?: string } {
+  // MikroORM wraps driver errors; the pg error sits on the error or its cause.
+  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
+  return e?.cause?.code ? e.cause : e;
+}
+
+/**
+ * Appends events to a stream inside the caller's transaction, so state and events commit together
+ * (the event table is the outbox). Concurrency is enforced by the unique (stream, position) key;
+ * idempotency by the unique event id: re-appending the same ids to the same stream is a no-op.
+ */
+export async function appendToStream(
+  tx: Tx,
+  streamName: string,
+  events: NewEvent[],
+  expected: ExpectedVersion = 'any',
+): Promise<AppendResult> {
+  if (events.length === 0) throw new Error('appendToStream: no events');
+  const ids = events.map((e) => e.id ?? randomUUID());
+  const existing = await tx.query<{ event_id: string; stream_name: string }>(
+    'select event_id, stream_name from es_events where event_id = any($1::uuid[])',
+    [ids],
+  );
+  if (existing.length > 0) return retried(tx, streamName, ids, existing);
+
+  const [{ version } = { version: '0' }] = await tx.query<{ version: string }>(
+    'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
+    [streamName],
+  );
+  const actual = Number(version);
+  if (expected === 'no_stream' ? actual !== 0 : expected !== 'any' && expected !== actual) {
+    throw new ConcurrencyError(streamName, expected, actual);
+  }
+
+  const ctx = currentContext();
+  const metadata = events.map((e) =>
+    JSON.stringify({ ...(ctx ? { correlationId: ctx.correlationId, ...(ctx.userId ? { userId: ctx.userId } : {}) } : {}), ...e.metadata }),
+  );
+  // A savepoint keeps the caller's transaction usable when a concurrent writer wins the race.
+  await tx.query('savepoint es_append');
+  try {
+    await tx.query(
+      `insert into es_events (event_id, stream_name, stream_position, type, data, metadata)
+       select id, $2, $3::bigint + ord, type, data, meta
+       from unnest($1::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) with ordinality as e(id, type, data, meta, ord)`,
+      [ids, streamName, actual, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data)), metadata],
+    );
+    await tx.query('release savepoint es_append');
+  } catch (err) {
+    await tx.query('rollback to savepoint es_append');
+    const { code, constraint } = pgCode(err);
+    if (code === '23505' && constraint === 'es_events_stream_position_key') {
+      const [{ version: now } = { version: '0' }] = await tx.query<{ version: string }>(
+        'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
+        [streamName],
+      );
+      throw new ConcurrencyError(streamName, expected, Number(now));
+    }
+    if (code === '23505' && constraint === 'es_events_event_id_key') {
+      // A concurrent retry of the same command committed first.
+      const again = await tx.query<{ event_id: string; stream_name: string }>(
+        'select event_id, stream_name from es_events where event_id = any($1::uuid[])',
+        [ids],
+      );
+      return retried(tx, streamName, ids, again);
+    }
+    throw err;
+  }
+  return { nextExpectedVersion: actual + events.length, alreadyApplied: false };
+}
+
+async function retried(
+  tx: SqlClient,
+  streamName: string,
+  ids: string[],
+  existing: { event_id: string; stream_name: string }[],
+): Promise<AppendResult> {
+  const sameStream = existing.filter((r) => r.stream_name === streamName);
+  if (sameStream.length !== ids.length) throw new EventIdConflictError(existing.map((r) => r.event_id));
+  const [{ version } = { version: '0' }] = await tx.query<{ version: string }>(
+    'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
+    [streamName],
+  );
+  return { nextExpectedVersion: Number(version), alreadyApplied: true };
+}
+
+/** Reads one stream in order, optionally after a position. */
+export async function readStream(db: SqlClient, streamName: string, afterPosition = 0): Promise<RecordedEvent[]> {
+  const rows = await db.query<EventRow>(
+    `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by stream_position`,
+    [streamName, afterPosition],
+  );
+  return rows.map(toRecorded);
+}
+
+/**
+ * Reads events of all streams after a checkpoint, in (transaction id, position) order, and only from
+ * transactions older than every transaction still running. A transaction that commits late therefore
+ * can never land behind a checkpoint a reader has already passed.
+ */
+export async function readAll(db: SqlClient, after: GlobalCheckpoint, limit = 500): Promise<RecordedEvent[]> {
+  const rows = await db.query<EventRow>(
+    `select ${COLUMNS} from es_events
+     where (transaction_id, global_position) > ($1::xid8, $2::bigint)
+       and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     order by transaction_id, global_position
+     limit $3`,
+    [after.transactionId, after.globalPosition, limit],
+  );
+  return rows.map(toRecorded);
+}
+
+export async function loadCheckpoint(db: SqlClient, name: string): Promise<GlobalCheckpoint> {
+  const [row] = await db.query<{ transaction_id: string; global_position: string }>(
+    'select transaction_id::text, global_position::text from es_checkpoints where name = $1',
+    [name],
+  );
+  return row ? { transactionId: row.transaction_id, globalPosition: row.global_position } : START;
+}
+
+export async function storeCheckpoint(db: SqlClient, name: string, at: GlobalCheckpoint): Promise<void> {
+  await db.query(
+    `insert into es_checkpoints (name, transaction_id, global_position) values ($1, $2::xid8, $3::bigint)
+     on conflict (name) do update set transaction_id = excluded.transaction_id,
+       global_position = excluded.global_position, updated_at = now()`,
+    [name, at.transactionId, at.globalPosition],
+  );
+}

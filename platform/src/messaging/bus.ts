@@ -1,0 +1,63 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { type EventContext, EventStreams } from '@invest/contracts';
+
+/** A NATS connection with its JetStream client and manager. */
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** `BUS_PREFIX`: prepended to every subject, stream and consumer name of this environment. */
+  prefix: string;
+  close(): Promise<void>;
+}
+
+export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string }): Promise<Bus> {
+  const nc = await connect({ servers: opts.natsUrl, name: opts.name, maxReconnectAttempts: -1 });
+  const jsm = await jetstreamManager(nc);
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm,
+    prefix: opts.prefix ?? '',
+    close: async () => {
+      await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+/** Stream name of a context in this environment (`<PREFIX>MARKET_EVENTS`; stream names allow no dots). */
+export function streamNameOf(bus: Pick<Bus, 'prefix'>, ctx: EventContext): string {
+  return `${bus.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EventStreams[ctx].stream}`;
+}
+
+/**
+ * Creates (or updates) the JetStream stream of a context: file storage, limits retention, and a
+ * duplicate window so the relay's re-publishes with the same msgID are dropped.
+ */
+export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { duplicateWindowMs?: number; maxAgeMs?: number } = {}) {
+  const name = streamNameOf(bus, ctx);
+  const config = {
+    name,
+    subjects: [`${bus.prefix}${EventStreams[ctx].root}.>`],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),
+    max_age: nanos(opts.maxAgeMs ?? 7 * 24 * 3_600_000),
+  };
+  try {
+    await bus.jsm.streams.info(name);
+    await bus.jsm.streams.update(name, config);
+  } catch (err) {
+    if (!/not found/i.test(String((err as Error).message))) throw err;
+    try {
+      await bus.jsm.streams.add(config);
+    } catch (addErr) {
+      // Another process created it between our info() and add().
+      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+    }
+  }
+  return name;
+}

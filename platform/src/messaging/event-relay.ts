@@ -1,0 +1,125 @@
+import { headers as natsHeaders } from '@nats-io/nats-core';
+import { CORRELATION_HEADER, type BusEvent } from '@invest/contracts';
+import pg from 'pg';
+import type { Db } from '../db/database.js';
+import { loadCheckpoint, readAll, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
+import type { Logger } from '../logging/logger.js';
+import type { Bus } from './bus.js';
+
+export interface EventRelayOptions {
+  db: Db;
+  bus: Bus;
+  /** Checkpoint name; one relay per service database. */
+  name: string;
+  /** Subject (without the bus prefix) an event goes to, or null to keep it private to the service. */
+  subjectFor(event: RecordedEvent): string | null;
+  logger: Logger;
+  batchSize?: number;
+  /** Fallback poll interval; commits also wake the relay through LISTEN/NOTIFY. */
+  pollMs?: number;
+}
+
+/** The bus form of a recorded event. */
+export function toBusEvent(e: RecordedEvent): BusEvent {
+  return {
+    id: e.id,
+    type: e.type,
+    streamName: e.streamName,
+    streamPosition: e.streamPosition,
+    recordedAt: e.recordedAt.toISOString(),
+    data: e.data,
+    metadata: e.metadata,
+  };
+}
+
+/**
+ * Publishes stored events to JetStream in order, with msgID = event id, and advances its checkpoint
+ * only after JetStream acknowledged every event up to it. A crash between publish and checkpoint
+ * re-publishes; the stream's duplicate window and consumers' inboxes absorb the repeat.
+ */
+export class EventRelay {
+  private running = false;
+  private wake: (() => void) | undefined;
+  /** Set by a notification that arrives while a batch is being published. */
+  private dirty = false;
+  private listener: pg.Client | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly opts: EventRelayOptions) {}
+
+  /** Publishes everything available now; returns how many events were published. */
+  async runOnce(): Promise<number> {
+    const { db, bus, name, subjectFor, logger } = this.opts;
+    let published = 0;
+    for (;;) {
+      const checkpoint = await loadCheckpoint(db, name);
+      const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200);
+      if (batch.length === 0) return published;
+      // Publish the batch concurrently (JetStream keeps per-publisher order), then await every ack.
+      const acks = batch.map((event) => {
+        const subject = subjectFor(event);
+        if (subject === null) return Promise.resolve();
+        const h = natsHeaders();
+        const cid = event.metadata.correlationId;
+        if (typeof cid === 'string') h.set(CORRELATION_HEADER, cid);
+        return bus.js.publish(bus.prefix + subject, JSON.stringify(toBusEvent(event)), { msgID: event.id, headers: h }).then((ack) => {
+          if (ack.duplicate) logger.debug({ eventId: event.id }, 'relay: duplicate publish ignored by JetStream');
+        });
+      });
+      await Promise.all(acks);
+      const last = batch[batch.length - 1]!;
+      await storeCheckpoint(db, name, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+      published += batch.length;
+    }
+  }
+
+  /** Runs until stop(): on every commit notification and every poll interval. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.listener = new pg.Client({ connectionString: this.opts.db.url });
+    this.listener.on('error', (err) => this.opts.logger.warn({ err }, 'relay: listen connection failed; polling only'));
+    try {
+      await this.listener.connect();
+      await this.listener.query('listen es_events');
+      this.listener.on('notification', () => {
+        this.dirty = true;
+        this.wake?.();
+      });
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'relay: LISTEN unavailable; polling only');
+    }
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      try {
+        this.dirty = false;
+        await this.runOnce();
+        failures = 0;
+      } catch (err) {
+        failures++;
+        this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
+      }
+      const delay = failures ? Math.min(30_000, 250 * 2 ** failures) : (this.opts.pollMs ?? 1000);
+      if (this.dirty && !failures) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, delay);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+  }
+}

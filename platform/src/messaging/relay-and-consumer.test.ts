@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { type Db, openDatabase } from '../db/database.js';
+import { appendToStream } from '../event-store/event-store.js';
+import { eventStoreMigration } from '../event-store/event-store.migration.js';
+import { createLogger } from '../logging/logger.js';
+import { Migration } from '../db/database.js';
+import { createTestDatabase, testNatsUrl, uniqueName } from '../testing/test-env.js';
+import { type Bus, connectBus, ensureEventStream } from './bus.js';
+import { DurableConsumer } from './durable-consumer.js';
+import { EventRelay } from './event-relay.js';
+
+class CreateCounter extends Migration {
+  override up() {
+    this.addSql('create table applied (event_id uuid not null, amount int not null)');
+  }
+}
+
+const logger = createLogger('test', 'silent');
+
+describe('relay and durable consumer (contract)', () => {
+  let db: Db;
+  let bus: Bus;
+  let stream: string;
+  let drop: () => Promise<void>;
+  const prefix = `${uniqueName('rc')}.`;
+
+  beforeAll(async () => {
+    const t = await createTestDatabase('relay');
+    drop = t.drop;
+    db = await openDatabase({
+      url: t.url,
+      migrations: [eventStoreMigration, { name: '0001-applied', class: CreateCounter }],
+    });
+    bus = await connectBus({ natsUrl: testNatsUrl(), name: 'relay-test', prefix });
+    stream = await ensureEventStream(bus, 'market');
+  });
+  afterAll(async () => {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+    await bus?.close();
+    await db?.close();
+    await drop?.();
+  });
+
+  const relay = () =>
+    new EventRelay({ db, bus, name: 'market-relay', logger, subjectFor: (e) => `market.events.${e.type}` });
+
+  const record = (amount: number) =>
+    db.transaction((tx) => appendToStream(tx, `asset-${randomUUID()}`, [{ type: 'RatesUpdated', data: { amount } }]));
+
+  const streamMessages = async () => (await bus.jsm.streams.info(stream)).state.messages;
+
+  it('publishes stored events once and deduplicates a republish after a lost checkpoint', async () => {
+    await record(1);
+    await record(2);
+    expect(await relay().runOnce()).toBe(2);
+    expect(await streamMessages()).toBe(2);
+    expect(await relay().runOnce()).toBe(0);
+
+    // Lose the checkpoint (as if the relay died after publishing, before saving it): everything is re-sent.
+    await db.query('delete from es_checkpoints');
+    expect(await relay().runOnce()).toBe(2);
+    expect(await streamMessages()).toBe(2);
+  });
+
+  it('wakes on commit when running continuously', async () => {
+    const r = relay();
+    await r.start();
+    try {
+      const before = await streamMessages();
+      await record(3);
+      await expect.poll(streamMessages, { timeout: 5_000, interval: 50 }).toBe(before + 1);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  const consumer = (durable: string, extra: Partial<ConstructorParameters<typeof DurableConsumer>[0]> = {}) =>
+    new DurableConsumer({
+      db,
+      bus,
+      stream,
+      durableName: durable,
+      filterSubject: 'market.events.RatesUpdated',
+      logger,
+      ackWaitMs: 1_000,
+      handle: async (event, tx) => {
+        await tx.query('insert into applied (event_id, amount) values ($1, $2)', [event.id, (event.data as { amount: number }).amount]);
+      },
+      ...extra,
+    });
+
+  const appliedCount = async () => Number((await db.query<{ n: string }>('select count(*)::text as n from applied'))[0]!.n);
+
+  it('applies each event once even when the same event is delivered twice', async () => {
+    await db.query('delete from applied');
+    const c = consumer(`test__dup_${randomUUID().slice(0, 8)}`);
+    await c.start();
+    try {
+      await expect.poll(appliedCount, { timeout: 5_000 }).toBe(3);
+      // Publish an already-delivered event again under a new msgID (as after the duplicate window).
+      const [one] = await db.query<{ event_id: string; data: unknown }>(`select event_id, data from es_events order by global_position limit 1`);
+      const dup = { id: one!.event_id, type: 'RatesUpdated', streamName: 's', streamPosition: 1, recordedAt: new Date().toISOString(), data: one!.data, metadata: {} };
+      await bus.js.publish(`${prefix}market.events.RatesUpdated`, JSON.stringify(dup), { msgID: randomUUID() });
+      await record(4);
+      await relay().runOnce();
+      await expect.poll(appliedCount, { timeout: 5_000 }).toBe(4);
+      const perEvent = await db.query<{ n: number }>('select count(*)::int as n from applied group by event_id having count(*) > 1');
+      expect(perEvent).toEqual([]);
+    } finally {
+      await c.stop();
+    }
+  });
+
+  it('does not apply a message twice when the consumer dies between commit and ack', async () => {
+    await db.query('delete from applied');
+    const durable = `test__crash_${randomUUID().slice(0, 8)}`;
+    let committed = 0;
+    // First instance: commits the effect, then "dies" (never acks, never naks).
+    const dying = consumer(durable, {
+      afterCommit: () => {
+        committed++;
+        return new Promise<void>(() => undefined);
+      },
+    });
+    await dying.start();
+    await expect.poll(() => committed, { timeout: 5_000 }).toBeGreaterThan(0);
+    const appliedBeforeCrash = await appliedCount();
+    expect(appliedBeforeCrash).toBeGreaterThan(0);
+    void dying.stop();
+
+    // Second instance: receives the unacked messages again after ack_wait and applies only what is new.
+    const total = Number((await db.query<{ n: string }>("select count(*)::text as n from es_events where type = 'RatesUpdated'"))[0]!.n);
+    const healthy = consumer(durable);
+    await healthy.start();
+    try {
+      await expect.poll(appliedCount, { timeout: 10_000, interval: 100 }).toBe(total);
+      const dupes = await db.query('select event_id from applied group by event_id having count(*) > 1');
+      expect(dupes).toEqual([]);
+    } finally {
+      await healthy.stop();
+    }
+  });
+});
