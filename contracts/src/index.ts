@@ -3,3 +3,7 @@ export * from './common/envelope.js';
 export * from './common/paging.js';
 export * from './common/subjects.js';
 export * from './common/events.js';
+export * from './common/assets.js';
+export * from './market/rates-updated.event.js';
+export * from './market/assets.contract.js';
+export * from './portfolios/portfolio-events.js';
