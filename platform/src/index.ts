@@ -12,3 +12,7 @@ export * from './event-store/event-store.migration.js';
 export * from './messaging/bus.js';
 export * from './messaging/event-relay.js';
 export * from './messaging/durable-consumer.js';
+export * from './time/zoned-time.js';
+export * from './jobs/schedule.js';
+export * from './jobs/job-runner.js';
+export * from './http/fetch-json.js';

@@ -1,0 +1,95 @@
+import type { Db } from '../db/database.js';
+import { runWithContext } from '../context/request-context.js';
+import type { Logger } from '../logging/logger.js';
+import { withAdvisoryLock } from './advisory-lock.js';
+import { nextRun, type Schedule } from './schedule.js';
+import { randomUUID } from 'node:crypto';
+
+/** What a job reports; printed as its one-line summary. */
+export interface JobSummary {
+  fetched: number;
+  changed: number;
+  skipped: number;
+  /** Why items were skipped, or anything else worth one line. */
+  notes?: string[];
+  [extra: string]: unknown;
+}
+
+/** A named job (named as in the spec, e.g. `update:shares-market-stats`) runnable on a schedule or by hand. */
+export interface Job {
+  name: string;
+  schedule?: Schedule;
+  /** Options given by hand (`--only_used_assets`) or by the schedule entry. */
+  run(args: string[]): Promise<JobSummary>;
+}
+
+export type JobOutcome = { status: 'done'; summary: JobSummary; tookMs: number } | { status: 'locked' } | { status: 'failed'; error: unknown; tookMs: number };
+
+/**
+ * Runs a job once under a Postgres advisory lock named after it (and its args), so two instances never
+ * run the same job at once, and logs one summary line: fetched, changed, skipped, took.
+ */
+export async function runJob(db: Db, job: Job, args: string[], logger: Logger): Promise<JobOutcome> {
+  const lockName = `job:${job.name}${args.length ? ` ${args.join(' ')}` : ''}`;
+  return runWithContext({ correlationId: `job-${randomUUID()}` }, async () => {
+    const started = performance.now();
+    try {
+      const result = await withAdvisoryLock(db, lockName, () => job.run(args));
+      const tookMs = Math.round(performance.now() - started);
+      if (!result.ran) {
+        logger.info({ job: job.name, args }, `${job.name}: skipped, another instance holds the lock`);
+        return { status: 'locked' };
+      }
+      const s = result.result;
+      logger.info(
+        { job: job.name, args, ...s, tookMs },
+        `${job.name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${tookMs} ms`,
+      );
+      return { status: 'done', summary: s, tookMs };
+    } catch (error) {
+      const tookMs = Math.round(performance.now() - started);
+      logger.error({ job: job.name, args, err: error, tookMs }, `${job.name}: failed after ${tookMs} ms`);
+      return { status: 'failed', error, tookMs };
+    }
+  });
+}
+
+/** Runs registered jobs on their schedules until stopped; a run that is still going is not started twice. */
+export class JobScheduler {
+  private timers = new Set<NodeJS.Timeout>();
+  private running = new Map<string, Promise<unknown>>();
+  private stopped = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  schedule(job: Job, args: string[] = [], schedule = job.schedule): void {
+    if (!schedule) throw new Error(`job ${job.name} has no schedule`);
+    const key = `${job.name} ${args.join(' ')}`;
+    const arm = () => {
+      if (this.stopped) return;
+      const at = nextRun(schedule, this.now());
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        if (!this.running.has(key)) {
+          const p = runJob(this.db, job, args, this.logger).finally(() => this.running.delete(key));
+          this.running.set(key, p);
+        }
+        arm();
+      }, Math.max(0, at.getTime() - this.now().getTime()));
+      t.unref?.();
+      this.timers.add(t);
+    };
+    arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    await Promise.allSettled(this.running.values());
+  }
+}

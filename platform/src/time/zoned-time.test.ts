@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { dateInZone, parseZonedDateTime, startOfDayInZone, zonedToUtc } from './zoned-time.js';
+
+describe('zoned time', () => {
+  it('converts Moscow wall-clock time (UTC+3, no DST) to UTC', () => {
+    expect(parseZonedDateTime('2024-02-15 18:09:06', 'Europe/Moscow')?.toISOString()).toBe('2024-02-15T15:09:06.000Z');
+  });
+
+  it('handles a zone with DST on both sides of the change', () => {
+    // Berlin: CET (UTC+1) in January, CEST (UTC+2) in July.
+    expect(zonedToUtc({ year: 2025, month: 1, day: 10, hour: 1, minute: 45 }, 'Europe/Berlin').toISOString()).toBe('2025-01-10T00:45:00.000Z');
+    expect(zonedToUtc({ year: 2025, month: 7, day: 10, hour: 1, minute: 45 }, 'Europe/Berlin').toISOString()).toBe('2025-07-09T23:45:00.000Z');
+  });
+
+  it('gives the local calendar date and start of day', () => {
+    const lateUtc = new Date('2026-11-21T22:30:00Z'); // 01:30 on the 22nd in Moscow
+    expect(dateInZone(lateUtc, 'Europe/Moscow')).toBe('2026-11-22');
+    expect(dateInZone(lateUtc, 'UTC')).toBe('2026-11-21');
+    expect(startOfDayInZone(lateUtc, 'Europe/Moscow').toISOString()).toBe('2026-11-21T21:00:00.000Z');
+  });
+
+  it('rejects text that is not a date', () => {
+    expect(parseZonedDateTime('15.02.2024', 'Europe/Moscow')).toBeNull();
+  });
+});

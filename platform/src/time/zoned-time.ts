@@ -1,0 +1,52 @@
+/** Wall-clock parts of an instant in a time zone. */
+export function zonedParts(at: Date, timeZone: string): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(at);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
+}
+
+/** The calendar date (`YYYY-MM-DD`) of an instant in a time zone. */
+export function dateInZone(at: Date, timeZone: string): string {
+  const p = zonedParts(at, timeZone);
+  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+}
+
+/**
+ * The instant at which the wall clock of `timeZone` shows the given local date and time.
+ * (Two passes settle the zone offset, including around DST changes.)
+ */
+export function zonedToUtc(local: { year: number; month: number; day: number; hour?: number; minute?: number; second?: number }, timeZone: string): Date {
+  const wanted = Date.UTC(local.year, local.month - 1, local.day, local.hour ?? 0, local.minute ?? 0, local.second ?? 0);
+  let guess = wanted;
+  for (let i = 0; i < 2; i++) {
+    const p = zonedParts(new Date(guess), timeZone);
+    const shown = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
+    guess += wanted - shown;
+  }
+  return new Date(guess);
+}
+
+/** Start of the day (00:00 local) that contains `at`, in `timeZone`. */
+export function startOfDayInZone(at: Date, timeZone: string): Date {
+  const p = zonedParts(at, timeZone);
+  return zonedToUtc({ year: p.year, month: p.month, day: p.day }, timeZone);
+}
+
+/** Parses a zone-less `YYYY-MM-DD HH:MM:SS` (as MOEX ISS and CloudPayments send) in the given zone. */
+export function parseZonedDateTime(text: string, timeZone: string): Date | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(text.trim());
+  if (!m) return null;
+  return zonedToUtc(
+    { year: +m[1]!, month: +m[2]!, day: +m[3]!, hour: +(m[4] ?? 0), minute: +(m[5] ?? 0), second: +(m[6] ?? 0) },
+    timeZone,
+  );
+}
