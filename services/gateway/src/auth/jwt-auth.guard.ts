@@ -1,0 +1,52 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ErrorCode } from '@invest/contracts';
+import { currentContext, ServiceError, type Logger } from '@invest/platform';
+import type { FastifyRequest } from 'fastify';
+import { GATEWAY_LOGGER, JWT_VERIFIER } from '../gateway.tokens.js';
+import { AuthKeysUnavailableError, bearerToken, type AuthenticatedUser, type JwtVerifier } from './jwt-verifier.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by JwtAuthGuard on authenticated routes. */
+    user?: AuthenticatedUser;
+  }
+}
+
+const unauthenticated = () => new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+
+/**
+ * Requires `Authorization: Bearer <JWT>`. The token's `sub` becomes the user id of the request
+ * context, so every log line and every NATS request of this request carries it (`meta.userId`).
+ */
+@Injectable()
+export class JwtAuthGuard implements CanActivate {
+  constructor(
+    @Inject(JWT_VERIFIER) private readonly verifier: JwtVerifier,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const token = bearerToken(request.headers.authorization);
+    if (!token) {
+      this.logger.debug({ reason: request.headers.authorization ? 'malformed header' : 'no header' }, 'unauthenticated');
+      throw unauthenticated();
+    }
+    let user: AuthenticatedUser;
+    try {
+      user = await this.verifier.verify(token);
+    } catch (err) {
+      if (err instanceof AuthKeysUnavailableError) {
+        this.logger.error({ reason: err.message }, 'cannot verify tokens: JWKS unavailable');
+        throw ServiceError.unavailable(err.message);
+      }
+      this.logger.info({ reason: (err as Error).message }, 'token rejected');
+      throw unauthenticated();
+    }
+    request.user = user;
+    // The context object is shared by the whole request: later logs and RPC calls see the user.
+    const ctx = currentContext() ?? request.ctx;
+    if (ctx) ctx.userId = user.id;
+    return true;
+  }
+}

@@ -1,0 +1,74 @@
+import { ConfigError } from '@invest/platform';
+import { describe, expect, it } from 'vitest';
+import { DEV_JWT_SECRET, loadGatewayConfig } from './gateway.config.js';
+
+const issues = (env: Record<string, string>): string[] => {
+  try {
+    loadGatewayConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  return [];
+};
+
+describe('gateway config', () => {
+  it('defaults', () => {
+    const c = loadGatewayConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      busPrefix: '',
+      rpcTimeoutMs: 3000,
+      readyServices: ['screener'],
+      natsUrl: 'nats://127.0.0.1:4222',
+      logLevel: 'info',
+      auth: { jwtSecret: DEV_JWT_SECRET },
+    });
+    expect(c.publicBaseUrl).toBeUndefined();
+  });
+
+  it('reads every variable', () => {
+    const c = loadGatewayConfig({
+      PORT: '8080',
+      AUTH_JWT_SECRET: 's'.repeat(40),
+      AUTH_JWKS_URL: 'https://id.example.com/.well-known/jwks.json',
+      RPC_TIMEOUT_MS: '1500',
+      READY_SERVICES: ' screener, alerts ,billing',
+      NATS_URL: 'nats://nats:4222',
+      BUS_PREFIX: 'staging.',
+      LOG_LEVEL: 'warn',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+    });
+    expect(c).toMatchObject({
+      port: 8080,
+      auth: { jwtSecret: 's'.repeat(40), jwksUrl: 'https://id.example.com/.well-known/jwks.json' },
+      rpcTimeoutMs: 1500,
+      readyServices: ['screener', 'alerts', 'billing'],
+      natsUrl: 'nats://nats:4222',
+      busPrefix: 'staging.',
+      logLevel: 'warn',
+      publicBaseUrl: 'https://api.example.com',
+    });
+  });
+
+  it('names the variable of each bad value', () => {
+    expect(issues({ PORT: 'eighty' })[0]).toMatch(/^PORT: /);
+    expect(issues({ PORT: '70000' })[0]).toMatch(/^PORT: /);
+    expect(issues({ RPC_TIMEOUT_MS: '-1' })[0]).toMatch(/^RPC_TIMEOUT_MS: /);
+    expect(issues({ AUTH_JWT_SECRET: 'short' })[0]).toMatch(/^AUTH_JWT_SECRET: /);
+    expect(issues({ AUTH_JWKS_URL: 'not a url' })[0]).toMatch(/^AUTH_JWKS_URL: /);
+    expect(issues({ READY_SERVICES: 'screener,Bad Name' })[0]).toMatch(/^READY_SERVICES/);
+    expect(issues({ LOG_LEVEL: 'loud' })[0]).toMatch(/^LOG_LEVEL: /);
+  });
+
+  it('production needs a real secret or a JWKS', () => {
+    expect(issues({ NODE_ENV: 'production' })).toEqual(['AUTH_JWT_SECRET: is required in production unless AUTH_JWKS_URL is set']);
+    expect(issues({ NODE_ENV: 'production', AUTH_JWT_SECRET: DEV_JWT_SECRET })[0]).toMatch(/^AUTH_JWT_SECRET: must not be the development default/);
+    const jwksOnly = loadGatewayConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://id.example.com/jwks' });
+    expect(jwksOnly.auth).toEqual({ jwksUrl: 'https://id.example.com/jwks' });
+  });
+
+  it('outside production, a JWKS-only setup does not silently accept the development secret', () => {
+    expect(loadGatewayConfig({ AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth).toEqual({ jwksUrl: 'http://127.0.0.1:9/jwks' });
+  });
+});

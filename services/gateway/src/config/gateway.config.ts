@@ -1,0 +1,90 @@
+import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform';
+import { z } from 'zod';
+
+/**
+ * Development-only HS256 secret, so `npm start` and `npm run token` work without any setup.
+ * Refused when NODE_ENV=production.
+ */
+export const DEV_JWT_SECRET = 'invest-dev-secret-change-me-0123456789abcdef';
+
+const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
+
+/** Environment of the gateway; every variable is named when its value is bad. */
+export const gatewayEnvSchema = baseConfigSchema
+  .extend({
+    PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
+    AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
+    READY_TIMEOUT_MS: positiveInt('READY_TIMEOUT_MS').default(1000),
+    READY_SERVICES: z
+      .string()
+      .default('screener')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a comma list of service names'))),
+    BUS_PREFIX: z.string().default(''),
+    PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    if (!env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL) {
+      ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_SECRET'], message: 'is required in production unless AUTH_JWKS_URL is set' });
+    }
+    if (env.AUTH_JWT_SECRET === DEV_JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_SECRET'], message: 'must not be the development default in production' });
+    }
+  });
+
+export interface AuthConfig {
+  /** HS256 key; absent when only RS256 (JWKS) tokens are accepted. */
+  jwtSecret?: string;
+  /** JWKS endpoint for RS256 tokens. */
+  jwksUrl?: string;
+}
+
+/** What `createGatewayApp` needs; `loadGatewayConfig` builds it from the environment. */
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  natsUrl: string;
+  busPrefix: string;
+  logLevel: string;
+  auth: AuthConfig;
+  rpcTimeoutMs: number;
+  readyServices: string[];
+  readyTimeoutMs: number;
+  /** When set, paging links are absolute URLs on this base; otherwise path URLs. */
+  publicBaseUrl?: string;
+  bodyLimitBytes: number;
+}
+
+export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayConfig {
+  // Outside production a missing secret falls back to the documented development default,
+  // unless the deployment only trusts a JWKS.
+  const jwtSecret = env.AUTH_JWT_SECRET ?? (env.NODE_ENV !== 'production' && !env.AUTH_JWKS_URL ? DEV_JWT_SECRET : undefined);
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    natsUrl: env.NATS_URL,
+    busPrefix: env.BUS_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    auth: { ...(jwtSecret ? { jwtSecret } : {}), ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}) },
+    rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+    readyServices: env.READY_SERVICES,
+    readyTimeoutMs: env.READY_TIMEOUT_MS,
+    ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+  };
+}
+
+/** Reads the gateway configuration; throws ConfigError naming each bad variable. */
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  return toGatewayConfig(loadConfig(gatewayEnvSchema, env));
+}
+
+/** Start-up variant: prints what is wrong and exits non-zero. */
+export function loadGatewayConfigOrExit(): GatewayConfig {
+  return toGatewayConfig(loadConfigOrExit(gatewayEnvSchema, 'gateway'));
+}
