@@ -1,0 +1,39 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { Logger, RpcClient } from '@invest/platform';
+import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
+import type { JwtVerifier } from './auth/jwt-verifier.js';
+import type { GatewayConfig } from './config/gateway.config.js';
+import { HttpErrorFilter } from './errors/http-error.filter.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
+import { HealthController } from './health/health.controller.js';
+import type { ReadinessProbe } from './health/readiness.probe.js';
+import { SharesController } from './screener/shares.controller.js';
+
+/** What createGatewayApp builds outside Nest and hands to it. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  rpc: RpcClient;
+  verifier: JwtVerifier;
+  readiness: ReadinessProbe;
+}
+
+@Module({})
+export class GatewayModule {
+  static register(deps: GatewayDeps): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, SharesController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: deps.config },
+        { provide: GATEWAY_LOGGER, useValue: deps.logger },
+        { provide: RPC_CLIENT, useValue: deps.rpc },
+        { provide: JWT_VERIFIER, useValue: deps.verifier },
+        { provide: READINESS_PROBE, useValue: deps.readiness },
+        { provide: APP_FILTER, useFactory: (logger: Logger) => new HttpErrorFilter(logger), inject: [GATEWAY_LOGGER] },
+        JwtAuthGuard,
+      ],
+    };
+  }
+}
