@@ -7,3 +7,4 @@ export * from './common/assets.js';
 export * from './market/rates-updated.event.js';
 export * from './market/assets.contract.js';
 export * from './portfolios/portfolio-events.js';
+export * from './screener/index.js';

@@ -1,0 +1,3 @@
+export * from './shares.js';
+export * from './categories.js';
+export * from './countries.js';
