@@ -1,0 +1,148 @@
+import { readFile } from 'node:fs/promises';
+import type { Db, Logger, SqlClient } from '@invest/platform';
+import { MAIN_SHARE_BOARDS, parseMoexShares } from '../market-data/moex-iss.parser.js';
+import { screenerDataFile } from '../package-root.js';
+import { demoDividendsFileSchema, placeDemoDividends } from './demo-dividends.js';
+import { type DemoShare, demoSharesFromQuotes } from './demo-shares.js';
+
+/** Name of the one-time load in `data_loads`: it runs once per database, whatever the number of restarts. */
+export const DEMO_DATA_LOAD = 'demo:moex-shares-2024-02-15';
+/** Real MOEX ISS capture (`/iss/engines/stock/markets/shares/securities.json`, 2024-02-15 ~18:09 MSK). */
+export const DEMO_SHARES_FILE = 'moex-shares-2024-02-15.json';
+/** Hand-made demo dividends (see its `notice`). */
+export const DEMO_DIVIDENDS_FILE = 'demo-dividends.json';
+
+export interface LoadDemoDataOptions {
+  /** Market date (`YYYY-MM-DD` in MARKET_TZ) the demo dividends are placed after. */
+  today: string;
+  logger?: Logger;
+  /** Overrides for tests; default: the package's `data/` files. */
+  sharesFile?: string;
+  dividendsFile?: string;
+}
+
+export interface LoadDemoDataResult {
+  /** False when the demo data had already been loaded into this database. */
+  loaded: boolean;
+  shares: number;
+  dividends: number;
+  skipped: number;
+}
+
+const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, 'utf8'));
+
+async function alreadyLoaded(db: SqlClient): Promise<boolean> {
+  return (await db.query('select 1 from data_loads where name = $1', [DEMO_DATA_LOAD])).length > 0;
+}
+
+/**
+ * Loads the demo shares (TQBR and TQPI shares of the MOEX capture, with their rates, capitalisation,
+ * turnover, categories and countries) and demo dividends, once: a marker row in `data_loads`, written in the
+ * same transaction under an advisory lock, makes later starts (and concurrent instances) skip it, so data
+ * changed since (live rates) is kept and nothing is duplicated.
+ */
+export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<LoadDemoDataResult> {
+  const none = { loaded: false, shares: 0, dividends: 0, skipped: 0 };
+  if (await alreadyLoaded(db)) {
+    opts.logger?.debug({ load: DEMO_DATA_LOAD }, 'demo data already loaded');
+    return none;
+  }
+  const [sharesDoc, dividendsDoc] = await Promise.all([
+    readJson(opts.sharesFile ?? screenerDataFile(DEMO_SHARES_FILE)),
+    readJson(opts.dividendsFile ?? screenerDataFile(DEMO_DIVIDENDS_FILE)),
+  ]);
+  const quotes = parseMoexShares(sharesDoc, { boards: MAIN_SHARE_BOARDS });
+  const dividendsFile = demoDividendsFileSchema.parse(dividendsDoc);
+  const dividends = placeDemoDividends(dividendsFile, opts.today);
+  const knownDividendTickers = [...new Set(dividendsFile.dividends.map((d) => d.ticker))];
+
+  const result = await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [DEMO_DATA_LOAD]);
+    if (await alreadyLoaded(tx)) return none;
+
+    const categories = await tx.query<{ id: number; moex_sec_type: string }>(
+      'select id, moex_sec_type from share_categories where moex_sec_type is not null',
+    );
+    const { shares, skipped } = demoSharesFromQuotes(quotes, new Map(categories.map((c) => [c.moex_sec_type, c.id])));
+    await insertShares(tx, shares);
+
+    const inserted = await tx.query<{ asset_id: string }>(
+      `insert into dividends (asset_id, record_date, value, currency, source)
+       select a.id, x.record_date, x.value, x.currency, 'demo'
+       from jsonb_to_recordset($1::jsonb) as x(ticker text, record_date date, value numeric, currency text)
+       join assets a on a.type = 'share' and a.ticker = x.ticker
+       on conflict (asset_id, record_date, value) do nothing
+       returning asset_id`,
+      [JSON.stringify(dividends.map((d) => ({ ticker: d.ticker, record_date: d.recordDate, value: d.value, currency: d.currency })))],
+    );
+    // These shares' dividends are now known (possibly none): their yield is a number, not null.
+    const synced = await tx.query<{ ticker: string }>(
+      `update shares s set dividends_synced_at = now()
+       from assets a
+       where a.id = s.asset_id and a.type = 'share' and a.ticker = any($1::text[])
+       returning a.ticker`,
+      [knownDividendTickers],
+    );
+    const missing = knownDividendTickers.filter((t) => !synced.some((s) => s.ticker === t));
+    if (missing.length) opts.logger?.warn({ tickers: missing }, 'demo dividends name tickers that are not among the demo shares');
+
+    const details = { shares: shares.length, dividends: inserted.length, skipped: skipped.length, today: opts.today };
+    await tx.query('insert into data_loads (name, details) values ($1, $2::jsonb)', [DEMO_DATA_LOAD, JSON.stringify(details)]);
+    if (skipped.length) opts.logger?.info({ skipped }, 'demo data: main-board securities that are not shares were skipped');
+    return { loaded: true, shares: shares.length, dividends: inserted.length, skipped: skipped.length };
+  });
+  if (result.loaded) opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
+  return result;
+}
+
+async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promise<void> {
+  const countries = new Map(shares.flatMap((s) => (s.country ? [[s.country.code, s.country.name] as const] : [])));
+  await tx.query(
+    `insert into countries (code, name)
+     select x.code, x.name from jsonb_to_recordset($1::jsonb) as x(code text, name text)
+     on conflict (code) do nothing`,
+    [JSON.stringify([...countries].map(([code, name]) => ({ code, name })))],
+  );
+  const rows = JSON.stringify(
+    shares.map((s) => ({
+      ticker: s.ticker,
+      board: s.board,
+      isin: s.isin,
+      name: s.name,
+      short_name: s.shortName,
+      latin_name: s.latinName,
+      currency: s.currency,
+      current_rate: s.currentRate,
+      price_source: s.priceSource,
+      change_24h: s.priceChangePercentage24h,
+      rate_updated_at: s.rateUpdatedAt,
+      category_id: s.categoryId,
+      country_code: s.country?.code ?? null,
+      market_cap: s.marketCap,
+      trading_volume: s.tradingVolume,
+      lot_size: s.lotSize,
+      list_level: s.listLevel,
+      issue_size: s.issueSize,
+    })),
+  );
+  await tx.query(
+    `insert into assets (type, ticker, board, isin, name, short_name, latin_name, currency, current_rate,
+                         price_change_percentage_24h, price_source, rate_updated_at)
+     select 'share', x.ticker, x.board, x.isin, x.name, x.short_name, x.latin_name, x.currency, x.current_rate,
+            x.change_24h, x.price_source, x.rate_updated_at
+     from jsonb_to_recordset($1::jsonb) as x(ticker text, board text, isin text, name text, short_name text, latin_name text,
+                                            currency text, current_rate numeric, change_24h numeric, price_source text,
+                                            rate_updated_at timestamptz)
+     on conflict (type, ticker) do nothing`,
+    [rows],
+  );
+  await tx.query(
+    `insert into shares (asset_id, category_id, country_code, market_cap, trading_volume, lot_size, list_level, issue_size)
+     select a.id, x.category_id, x.country_code, x.market_cap, x.trading_volume, x.lot_size, x.list_level, x.issue_size
+     from jsonb_to_recordset($1::jsonb) as x(ticker text, category_id int, country_code text, market_cap numeric,
+                                            trading_volume numeric, lot_size int, list_level smallint, issue_size bigint)
+     join assets a on a.type = 'share' and a.ticker = x.ticker
+     on conflict (asset_id) do nothing`,
+    [rows],
+  );
+}
