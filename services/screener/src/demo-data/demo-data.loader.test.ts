@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { type Db, openDatabase } from '@invest/platform';
+import { createTestDatabase } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrations } from '../migrations/index.js';
+import { screenerDataFile } from '../package-root.js';
+import { DEMO_DATA_LOAD, loadDemoData } from './demo-data.loader.js';
+
+/** Expected counts, derived from the raw capture by hand-written lookups (not by the parser). */
+function expectedFromCapture() {
+  type Block = { columns: string[]; data: unknown[][] };
+  const doc = JSON.parse(readFileSync(screenerDataFile('moex-shares-2024-02-15.json'), 'utf8')) as Record<string, Block>;
+  const sec = doc.securities!;
+  const col = (name: string) => sec.columns.indexOf(name);
+  const rows = sec.data.filter((r) => ['TQBR', 'TQPI'].includes(r[col('BOARDID')] as string) && ['1', '2', 'D'].includes(r[col('SECTYPE')] as string));
+  const dividends = JSON.parse(readFileSync(screenerDataFile('demo-dividends.json'), 'utf8')) as { dividends: { payments: unknown[] }[] };
+  return {
+    shares: rows.length,
+    countries: new Set(rows.map((r) => (r[col('ISIN')] as string).slice(0, 2))).size,
+    payments: dividends.dividends.reduce((n, d) => n + d.payments.length, 0),
+  };
+}
+
+describe('loadDemoData', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  const expected = expectedFromCapture();
+  const counts = async () => {
+    const [row] = await db.query<Record<string, number>>(
+      `select (select count(*)::int from assets) as assets, (select count(*)::int from shares) as shares,
+              (select count(*)::int from dividends) as dividends, (select count(*)::int from countries) as countries,
+              (select count(*)::int from share_categories) as categories, (select count(*)::int from data_loads) as loads`,
+    );
+    return row!;
+  };
+
+  beforeAll(async () => {
+    const t = await createTestDatabase('scr_demo');
+    drop = t.drop;
+    db = await openDatabase({ url: t.url, migrations });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+
+  it('loads the main-board shares and the demo dividends once, even when two instances start together', async () => {
+    // 2024-02-15 is the capture's day; both loads race for the advisory lock.
+    const results = await Promise.all([loadDemoData(db, { today: '2024-02-15' }), loadDemoData(db, { today: '2024-02-15' })]);
+    expect(results.filter((r) => r.loaded)).toHaveLength(1);
+    const loaded = results.find((r) => r.loaded)!;
+    expect(loaded.shares).toBe(expected.shares);
+    // TQPI fund units (SECTYPE B and F) are not shares.
+    expect(loaded.skipped).toBe(262 - expected.shares);
+    expect(loaded.dividends).toBe(expected.payments);
+    expect(await counts()).toEqual({
+      assets: expected.shares,
+      shares: expected.shares,
+      dividends: expected.payments,
+      countries: expected.countries,
+      categories: 3,
+      loads: 1,
+    });
+    const [marker] = await db.query<{ name: string }>('select name from data_loads');
+    expect(marker?.name).toBe(DEMO_DATA_LOAD);
+  });
+
+  it('stores what the capture says for a share', async () => {
+    const [sber] = await db.query<Record<string, unknown>>(
+      `select a.board, a.isin, a.currency, a.current_rate::float8 as rate, a.price_change_percentage_24h::float8 as d24,
+              to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as rate_updated_at, s.market_cap::float8 as cap, s.trading_volume::float8 as vol, s.lot_size, s.country_code,
+              c.slug, s.dividends_synced_at is not null as dividends_known
+       from assets a join shares s on s.asset_id = a.id join share_categories c on c.id = s.category_id
+       where a.ticker = 'SBER'`,
+    );
+    expect(sber).toMatchObject({
+      board: 'TQBR',
+      isin: 'RU0009029540',
+      currency: 'RUB',
+      rate: 289.83,
+      d24: 0.27,
+      cap: 6260214920000,
+      vol: 5716579901,
+      lot_size: 10,
+      country_code: 'RU',
+      slug: 'ordinary',
+      dividends_known: true,
+      // UPDATETIME 17:54:06 Moscow time
+      rate_updated_at: '2024-02-15T14:54:06Z',
+    });
+    const [sberDividend] = await db.query<{ record_date: string; value: string }>(
+      `select to_char(d.record_date, 'YYYY-MM-DD') as record_date, d.value::text as value
+       from dividends d join assets a on a.id = d.asset_id where a.ticker = 'SBER'`,
+    );
+    // Record month-day 07-11 placed after 2024-02-15.
+    expect(sberDividend).toEqual({ record_date: '2024-07-11', value: '33.3' });
+  });
+
+  it('does nothing on a later start: changed data is kept, nothing is duplicated', async () => {
+    const before = await counts();
+    await db.query(`update assets set current_rate = 300 where ticker = 'SBER'`);
+    await db.query(`delete from dividends where asset_id = (select id from assets where ticker = 'LKOH')`);
+    const again = await loadDemoData(db, { today: '2025-06-01' });
+    expect(again.loaded).toBe(false);
+    expect(await counts()).toEqual({ ...before, dividends: before.dividends! - 2 });
+    const [sber] = await db.query<{ rate: string }>(`select current_rate::text as rate from assets where ticker = 'SBER'`);
+    expect(sber?.rate).toBe('300');
+  });
+});

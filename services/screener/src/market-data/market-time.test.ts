@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { addMonths, marketToday, zonedTimeToUtc } from './market-time.js';
+
+describe('marketToday', () => {
+  it('is the calendar date in the market time zone', () => {
+    // Moscow is UTC+3: 20:59 UTC is still the same day, 21:00 UTC is the next.
+    expect(marketToday('Europe/Moscow', new Date('2024-02-15T20:59:59Z'))).toBe('2024-02-15');
+    expect(marketToday('Europe/Moscow', new Date('2024-02-15T21:00:00Z'))).toBe('2024-02-16');
+    expect(marketToday('America/New_York', new Date('2024-02-16T03:00:00Z'))).toBe('2024-02-15');
+  });
+});
+
+describe('zonedTimeToUtc', () => {
+  it('converts wall-clock time, DST included', () => {
+    expect(zonedTimeToUtc('2024-02-15 18:09:06', 'Europe/Moscow')?.toISOString()).toBe('2024-02-15T15:09:06.000Z');
+    expect(zonedTimeToUtc('2024-07-01 12:00:00', 'Europe/Berlin')?.toISOString()).toBe('2024-07-01T10:00:00.000Z');
+    expect(zonedTimeToUtc('2024-01-01 12:00:00', 'Europe/Berlin')?.toISOString()).toBe('2024-01-01T11:00:00.000Z');
+  });
+  it('rejects other shapes', () => {
+    expect(zonedTimeToUtc('17:54:06', 'Europe/Moscow')).toBeNull();
+    expect(zonedTimeToUtc('2024-13-01 00:00:00', 'Europe/Moscow')).toBeNull();
+  });
+});
+
+describe('addMonths', () => {
+  it('clamps the day to the end of the month, like PostgreSQL', () => {
+    expect(addMonths('2024-02-29', 12)).toBe('2025-02-28');
+    expect(addMonths('2023-01-31', 1)).toBe('2023-02-28');
+    expect(addMonths('2024-12-15', 12)).toBe('2025-12-15');
+    expect(addMonths('2024-11-30', 3)).toBe('2025-02-28');
+  });
+});
