@@ -65,7 +65,10 @@ function toServiceError(err: unknown, service: string, ms: number): ServiceError
   const fromRpc = ServiceError.fromRpc(err);
   if (fromRpc) return fromRpc;
   const text = err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err);
-  if (/no subscribers|no responders|CONNECTION_REFUSED|disconnect/i.test(text)) {
+  // nats.js v3 reports a refused connection as `ConnectionError: connection refused`; Nest's client
+  // fails pending requests with "Connection closed" when the connection goes away.
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'ConnectionError' || /no subscribers|no responders|connection[ _]refused|connection closed|disconnect/i.test(text)) {
     return ServiceError.unavailable(`The ${service} service is not available.`);
   }
   return new ServiceError(ErrorCode.Internal, 'Internal error.');
