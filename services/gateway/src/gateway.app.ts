@@ -15,6 +15,8 @@ export type GatewayAppOptions = Partial<GatewayConfig> & {
   natsUrl: string;
   /** Defaults to a `gateway` pino logger at `logLevel`. */
   logger?: Logger;
+  /** How long close() lets in-flight responses finish before cutting connections (default 5000 ms). */
+  shutdownGraceMs?: number;
 };
 
 export interface GatewayApp {
@@ -45,7 +47,7 @@ export const gatewayDefaults: Omit<GatewayConfig, 'natsUrl'> = {
  * OpenAPI. The app is initialised but not listening; call `listen()`.
  */
 export async function createGatewayApp(opts: GatewayAppOptions): Promise<GatewayApp> {
-  const { logger: givenLogger, ...overrides } = opts;
+  const { logger: givenLogger, shutdownGraceMs = 5000, ...overrides } = opts;
   const config: GatewayConfig = { ...gatewayDefaults, ...overrides };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
@@ -86,9 +88,15 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     },
     close() {
       closing ??= (async () => {
+        // Idle keep-alive connections close at once; a response still streaming (a slow client,
+        // later an SSE stream) gets the grace period, then its connection is cut.
+        const server = app.getHttpServer();
+        const cut = setTimeout(() => server.closeAllConnections(), shutdownGraceMs);
+        cut.unref();
         try {
           await app.close();
         } finally {
+          clearTimeout(cut);
           await Promise.resolve(rpc.close()).catch((err: unknown) => logger.warn({ err }, 'closing NATS failed'));
         }
       })();
