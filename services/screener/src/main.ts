@@ -17,8 +17,18 @@ try {
   });
   logger.info({ busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ }, 'screener started');
 
+  // Nest's shutdown hooks (enabled by startRpcService) also react to these signals: they close the app and
+  // then re-raise the signal. Both paths share one shutdown (NATS first, then the database, see
+  // ScreenerModule); this persistent handler absorbs the re-raised signal so the process ends here, with 0.
+  let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'screener stopping');
+    setTimeout(() => {
+      logger.error('screener did not stop within 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
     screener.close().then(
       () => {
         logger.info('screener stopped');
@@ -30,8 +40,8 @@ try {
       },
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 } catch (err) {
   logger.fatal({ err }, 'screener failed to start');
   process.exit(1);

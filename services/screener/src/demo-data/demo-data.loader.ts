@@ -91,7 +91,12 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
     if (skipped.length) opts.logger?.info({ skipped }, 'demo data: main-board securities that are not shares were skipped');
     return { loaded: true, shares: shares.length, dividends: inserted.length, skipped: skipped.length };
   });
-  if (result.loaded) opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
+  if (result.loaded) {
+    // Fresh tables have no planner statistics until autovacuum comes by; without them the list query gets
+    // nested-loop plans that rescan assets per share.
+    await db.query('analyze countries, assets, shares, dividends');
+    opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
+  }
   return result;
 }
 
