@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Subjects } from '@invest/contracts';
 import {
+  Subjects,
   type ListCountriesReply,
   type ListShareCategoriesReply,
   type ListSharesReply,
@@ -10,7 +10,7 @@ import {
   listSharesQuerySchema,
   shareCategorySchema,
   shareRowSchema,
-} from '@invest/contracts/screener/index';
+} from '@invest/contracts';
 import { parseOrThrow, type RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
