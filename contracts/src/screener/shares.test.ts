@@ -56,6 +56,8 @@ describe('listSharesQuerySchema', () => {
     expect(errorsOf({ category: 'a b' })).toHaveProperty('category');
     expect(errorsOf({ category: '99999999999' })).toHaveProperty('category');
     expect(errorsOf({ search: 'x'.repeat(101) })).toHaveProperty('search');
+    expect(errorsOf({ search: 'sb\u0000er' })).toHaveProperty('search', expect.stringMatching(/control characters/));
+    expect(errorsOf({ search: 123 })).toHaveProperty('search');
     expect(Object.keys(errorsOf({ page: 0, sort: 'x', direction: 'y', country_code: 'xyz' })).sort()).toEqual(['country_code', 'direction', 'page', 'sort']);
   });
 });

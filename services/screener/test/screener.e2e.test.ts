@@ -219,6 +219,8 @@ describe('screener over NATS (demo data)', () => {
     [{ country_code: 'RUS' }, 'country_code'],
     [{ country_code: '12' }, 'country_code'],
     [{ category: 'not a slug!' }, 'category'],
+    [{ search: 'sber\u0000' }, 'search'],
+    [{ search: 'x'.repeat(101) }, 'search'],
   ])('rejects %j naming %s', async (data, field) => {
     const err = await rejection(data);
     expect(err.code).toBe(ErrorCode.Validation);
