@@ -7,4 +7,5 @@ export * from './common/assets.js';
 export * from './market/rates-updated.event.js';
 export * from './market/assets.contract.js';
 export * from './portfolios/portfolio-events.js';
+export * from './portfolios/index.js';
 export * from './screener/index.js';

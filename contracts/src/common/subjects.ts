@@ -6,6 +6,23 @@ export const Subjects = {
     countriesList: 'screener.countries.list',
     assetsGet: 'screener.assets.get',
   },
+  portfolios: {
+    portfoliosList: 'portfolios.portfolios.list',
+    portfoliosCreate: 'portfolios.portfolios.create',
+    portfoliosGet: 'portfolios.portfolios.get',
+    portfoliosUpdate: 'portfolios.portfolios.update',
+    portfoliosDelete: 'portfolios.portfolios.delete',
+    dealsList: 'portfolios.deals.list',
+    dealsCreate: 'portfolios.deals.create',
+    dealsDelete: 'portfolios.deals.delete',
+    watchlistsList: 'portfolios.watchlists.list',
+    watchlistsCreate: 'portfolios.watchlists.create',
+    watchlistsDelete: 'portfolios.watchlists.delete',
+    watchlistItemsCreate: 'portfolios.watchlist-items.create',
+    watchlistItemsDelete: 'portfolios.watchlist-items.delete',
+    statisticsGet: 'portfolios.statistics.get',
+    membershipGet: 'portfolios.membership.get',
+  },
   /** Every service answers `<service>.health.ping` so the gateway can tell it is up. */
   healthPing: (service: string) => `${service}.health.ping`,
 } as const;

@@ -1,0 +1,5 @@
+export * from './portfolios.contract.js';
+export * from './deals.contract.js';
+export * from './watchlists.contract.js';
+export * from './statistics.contract.js';
+export * from './membership.contract.js';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { assetRefSchema } from '../common/assets.js';
+import { isoTimestampSchema, resourceIdSchema } from './common.js';
+import { assetSummarySchema } from './deals.contract.js';
+
+export const watchlistItemSchema = z.object({
+  id: z.number().int(),
+  watchlist_id: z.number().int(),
+  assetable: assetRefSchema,
+  asset: assetSummarySchema.nullable(),
+  created_at: isoTimestampSchema,
+});
+export type WatchlistItem = z.infer<typeof watchlistItemSchema>;
+
+export const watchlistSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  items: z.array(watchlistItemSchema),
+  created_at: isoTimestampSchema,
+});
+export type Watchlist = z.infer<typeof watchlistSchema>;
+
+/** `portfolios.watchlists.list` (no payload): the user's watchlists with their items. */
+export interface ListWatchlistsReply {
+  data: Watchlist[];
+}
+
+/** Body of `POST /api/watchlists` and `portfolios.watchlists.create`. */
+export const createWatchlistRequestSchema = z.object({
+  name: z
+    .string({ error: 'The name must be a string.' })
+    .trim()
+    .min(1, 'The name field is required.')
+    .max(100, 'The name may not be greater than 100 characters.'),
+});
+export type CreateWatchlistRequest = z.infer<typeof createWatchlistRequestSchema>;
+
+/** `portfolios.watchlists.delete`. */
+export const watchlistIdRequestSchema = z.object({ id: resourceIdSchema });
+
+/** Body of `POST /api/watchlists/{id}/items`. */
+export const addWatchlistItemBodySchema = z.object({ assetable: assetRefSchema });
+
+/** `portfolios.watchlist-items.create`. */
+export const addWatchlistItemRequestSchema = addWatchlistItemBodySchema.extend({ watchlist_id: resourceIdSchema });
+export type AddWatchlistItemRequest = z.infer<typeof addWatchlistItemRequestSchema>;
+
+/** `portfolios.watchlist-items.delete`. */
+export const removeWatchlistItemRequestSchema = z.object({ watchlist_id: resourceIdSchema, item_id: resourceIdSchema });
+
+export interface WatchlistReply {
+  data: Watchlist;
+}
+export interface WatchlistItemReply {
+  data: WatchlistItem;
+}
