@@ -1,0 +1,35 @@
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { z } from 'zod';
+
+const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
+
+/** Environment of the portfolios service; every variable is named when its value is bad. */
+export const portfoliosEnvSchema = baseConfigSchema.extend({
+  DATABASE_URL: postgresUrl.optional(),
+  PORTFOLIOS_DATABASE_URL: postgresUrl.optional(),
+  BUS_PREFIX: z.string().default(''),
+  RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
+  STATISTICS_HYDRATED_TTL_SECONDS: positiveInt('STATISTICS_HYDRATED_TTL_SECONDS').default(50),
+  STATISTICS_STATE_TTL_SECONDS: positiveInt('STATISTICS_STATE_TTL_SECONDS').default(7 * 24 * 3600),
+});
+
+export interface PortfoliosConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  busPrefix: string;
+  logLevel: string;
+  rpcTimeoutMs: number;
+  cacheTtl: { hydratedSeconds: number; stateSeconds: number };
+}
+
+export function loadPortfoliosConfigOrExit(): PortfoliosConfig {
+  const env = loadConfigOrExit(portfoliosEnvSchema, 'portfolios');
+  return {
+    databaseUrl: serviceDatabaseUrl('portfolios', { DATABASE_URL: env.DATABASE_URL, PORTFOLIOS_DATABASE_URL: env.PORTFOLIOS_DATABASE_URL }),
+    natsUrl: env.NATS_URL,
+    busPrefix: env.BUS_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+    cacheTtl: { hydratedSeconds: env.STATISTICS_HYDRATED_TTL_SECONDS, stateSeconds: env.STATISTICS_STATE_TTL_SECONDS },
+  };
+}

@@ -1,0 +1,115 @@
+import type { AssetRef, AssetSummary, AssetType, Deal, DealType } from '@invest/contracts';
+import type { SqlClient } from '@invest/platform';
+import { iso, num, numOrNull, strOrNull } from '../common/sql-values.js';
+import type { HoldingDeal } from '../statistics/holding-timeline.js';
+import type { DealInput } from '../statistics/statistics.types.js';
+
+type Row = Record<string, unknown>;
+
+const DEAL_COLUMNS = `d.id::text, d.portfolio_id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text,
+  d.commission::text, d.date::text as date, d.created_at,
+  a.ticker, a.name as asset_name, a.currency as asset_currency, a.current_rate, a.price_change_24h`;
+
+export function assetSummaryOf(r: Row): AssetSummary | null {
+  if (r.ticker === null || r.ticker === undefined) return null;
+  return {
+    type: r.asset_type as AssetType,
+    id: num(r.asset_id),
+    ticker: String(r.ticker),
+    name: strOrNull(r.asset_name),
+    currency: strOrNull(r.asset_currency),
+    current_rate: numOrNull(r.current_rate),
+    price_change_percentage_24h: numOrNull(r.price_change_24h),
+  };
+}
+
+function toDeal(r: Row): Deal {
+  const quantity = num(r.quantity);
+  const price = num(r.price);
+  return {
+    id: num(r.id),
+    portfolio_id: num(r.portfolio_id),
+    type: r.type as DealType,
+    assetable: { type: r.asset_type as AssetType, id: num(r.asset_id) },
+    asset: assetSummaryOf(r),
+    quantity,
+    price,
+    commission: num(r.commission),
+    amount: Math.round(quantity * price * 1e8) / 1e8,
+    date: String(r.date),
+    created_at: iso(r.created_at),
+  };
+}
+
+export async function findDeal(db: SqlClient, portfolioId: number, dealId: number): Promise<Deal | undefined> {
+  const [row] = await db.query<Row>(
+    `select ${DEAL_COLUMNS} from deals d left join assets a on a.asset_type = d.asset_type and a.asset_id = d.asset_id
+     where d.portfolio_id = $1 and d.id = $2`,
+    [portfolioId, dealId],
+  );
+  return row ? toDeal(row) : undefined;
+}
+
+/** A page of a portfolio's deals, newest date first (then newest recorded first). */
+export async function listDeals(db: SqlClient, portfolioId: number, page: number, perPage: number): Promise<{ rows: Deal[]; total: number }> {
+  const [count] = await db.query<{ n: string }>('select count(*)::text as n from deals where portfolio_id = $1', [portfolioId]);
+  const rows = await db.query<Row>(
+    `select ${DEAL_COLUMNS} from deals d left join assets a on a.asset_type = d.asset_type and a.asset_id = d.asset_id
+     where d.portfolio_id = $1 order by d.date desc, d.id desc limit $2 offset $3`,
+    [portfolioId, perPage, (page - 1) * perPage],
+  );
+  return { rows: rows.map(toDeal), total: num(count?.n ?? 0) };
+}
+
+/** Every deal of one asset in a portfolio, as the holding timeline needs them. */
+export async function assetDeals(db: SqlClient, portfolioId: number, asset: AssetRef): Promise<HoldingDeal[]> {
+  const rows = await db.query<Row>(
+    `select id::text, type, quantity::text, date::text as date from deals
+     where portfolio_id = $1 and asset_type = $2 and asset_id = $3`,
+    [portfolioId, asset.type, asset.id],
+  );
+  return rows.map((r) => ({ id: num(r.id), type: r.type as DealType, quantity: num(r.quantity), date: String(r.date) }));
+}
+
+export async function insertDeal(
+  tx: SqlClient,
+  portfolioId: number,
+  d: { type: DealType; asset: AssetRef; quantity: number; price: number; commission: number; date: string },
+): Promise<number> {
+  const [row] = await tx.query<{ id: string }>(
+    `insert into deals (portfolio_id, asset_type, asset_id, type, quantity, price, commission, date)
+     values ($1, $2, $3, $4, $5::numeric, $6::numeric, $7::numeric, $8::date) returning id::text`,
+    // Decimal text, not the double: numeric keeps exactly what was sent.
+    [portfolioId, d.asset.type, d.asset.id, d.type, String(d.quantity), String(d.price), String(d.commission), d.date],
+  );
+  return num(row!.id);
+}
+
+/**
+ * All deals of a portfolio and its statistics version, read in ONE statement (one snapshot), so the
+ * version describes exactly these deals. `version` is undefined when the portfolio does not exist.
+ */
+export async function loadDealsForStatistics(db: SqlClient, portfolioId: number): Promise<{ version: number; deals: DealInput[] } | undefined> {
+  const rows = await db.query<Row>(
+    `select p.stats_version::text, d.id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text,
+       d.commission::text, d.date::text as date
+     from portfolios p left join deals d on d.portfolio_id = p.id
+     where p.id = $1`,
+    [portfolioId],
+  );
+  if (rows.length === 0) return undefined;
+  const deals: DealInput[] = [];
+  for (const r of rows) {
+    if (r.id === null || r.id === undefined) continue;
+    deals.push({
+      id: num(r.id),
+      type: r.type as DealType,
+      asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
+      quantity: num(r.quantity),
+      price: num(r.price),
+      commission: num(r.commission),
+      date: String(r.date),
+    });
+  }
+  return { version: num(rows[0]!.stats_version), deals };
+}

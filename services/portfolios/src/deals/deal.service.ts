@@ -1,0 +1,97 @@
+import {
+  createDealRequestSchema,
+  type DealReply,
+  type DeletedReply,
+  deleteDealRequestSchema,
+  type ListDealsReply,
+  listDealsRequestSchema,
+  pageMeta,
+} from '@invest/contracts';
+import { type Db, ServiceError, type Tx } from '@invest/platform';
+import { type Clock, latestAllowedDealDate } from '../common/clock.js';
+import { parseRequest } from '../common/request.js';
+import { recordPositionChange } from '../events/portfolio-events.recorder.js';
+import { invalidateStatistics, lockPortfolio } from '../portfolios/portfolio.repository.js';
+import type { AssetLookup } from '../prices/asset-lookup.service.js';
+import { finalHolding, findOversell, type HoldingDeal, type Oversell, positionTransition } from '../statistics/holding-timeline.js';
+import { assetDeals, findDeal, insertDeal, listDeals } from './deal.repository.js';
+
+const PORTFOLIO = 'Portfolio';
+const DEAL = 'Deal';
+const fmt = (n: number) => String(Math.round(n * 1e8) / 1e8);
+
+async function requireOwnedPortfolio(db: Db | Tx, userId: string, portfolioId: number): Promise<void> {
+  const rows = await db.query('select 1 from portfolios where id = $1 and user_id = $2', [portfolioId, userId]);
+  if (rows.length === 0) throw ServiceError.notFound(PORTFOLIO);
+}
+
+/** Deals of a portfolio. Every change is checked against the asset's history and invalidates the statistics caches. */
+export class DealService {
+  constructor(
+    private readonly db: Db,
+    private readonly assets: AssetLookup,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(userId: string, input: unknown): Promise<ListDealsReply> {
+    const req = parseRequest(listDealsRequestSchema, input, { portfolio_id: PORTFOLIO });
+    await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
+    const { rows, total } = await listDeals(this.db, req.portfolio_id, req.page, req.per_page);
+    return { data: rows, meta: pageMeta(req, total, rows.length) };
+  }
+
+  async create(userId: string, input: unknown): Promise<DealReply> {
+    const req = parseRequest(createDealRequestSchema, input, { portfolio_id: PORTFOLIO });
+    if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
+    // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
+    await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
+    await this.assets.require(req.assetable);
+
+    const dealId = await this.db.transaction(async (tx) => {
+      const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
+      if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
+      const history = await assetDeals(tx, portfolio.id, req.assetable);
+      const candidate: HoldingDeal = { id: Number.MAX_SAFE_INTEGER, type: req.type, quantity: req.quantity, date: req.date };
+      const oversell = findOversell([...history, candidate]);
+      if (oversell) throw ServiceError.validation({ quantity: [oversellMessage(oversell, oversell.dealId === candidate.id ? null : oversell)] });
+      const id = await insertDeal(tx, portfolio.id, { ...req, asset: req.assetable });
+      const transition = positionTransition(finalHolding(history), finalHolding([...history, candidate]));
+      if (transition) await recordPositionChange(tx, transition, { portfolioId: portfolio.id, userId, asset: req.assetable });
+      await invalidateStatistics(tx, portfolio.id);
+      return id;
+    });
+    const deal = await findDeal(this.db, req.portfolio_id, dealId);
+    if (!deal) throw ServiceError.notFound(DEAL);
+    return { data: deal };
+  }
+
+  async delete(userId: string, input: unknown): Promise<DeletedReply> {
+    const req = parseRequest(deleteDealRequestSchema, input, { portfolio_id: PORTFOLIO, deal_id: DEAL });
+    await this.db.transaction(async (tx) => {
+      const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
+      if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
+      const deal = await findDeal(tx, portfolio.id, req.deal_id);
+      if (!deal) throw ServiceError.notFound(DEAL);
+      const history = await assetDeals(tx, portfolio.id, deal.assetable);
+      const remaining = history.filter((d) => d.id !== deal.id);
+      const oversell = findOversell(remaining);
+      if (oversell) {
+        throw ServiceError.validation({
+          deal: [`Deleting this deal would leave the sell of ${fmt(oversell.sold)} on ${oversell.date} with only ${fmt(oversell.held)} held.`],
+        });
+      }
+      await tx.query('delete from deals where id = $1 and portfolio_id = $2', [deal.id, portfolio.id]);
+      const transition = positionTransition(finalHolding(history), finalHolding(remaining));
+      if (transition) await recordPositionChange(tx, transition, { portfolioId: portfolio.id, userId, asset: deal.assetable });
+      await invalidateStatistics(tx, portfolio.id);
+    });
+    return { data: { id: req.deal_id, deleted: true } };
+  }
+}
+
+/** The new sell itself is too large, or (a backdated buy/sell) it makes a later recorded sell too large. */
+function oversellMessage(o: Oversell, later: Oversell | null): string {
+  return later
+    ? `This deal would leave the sell of ${fmt(o.sold)} on ${o.date} with only ${fmt(o.held)} held.`
+    : `Cannot sell ${fmt(o.sold)}: only ${fmt(o.held)} held on ${o.date}.`;
+}

@@ -1,0 +1,1 @@
+export { createPortfoliosApp, type PortfoliosApp, type PortfoliosAppOptions } from './portfolios.app.js';

@@ -1,0 +1,129 @@
+import 'reflect-metadata';
+import type { INestMicroservice } from '@nestjs/common';
+import {
+  type Bus,
+  connectBus,
+  createLogger,
+  type Db,
+  type DurableConsumer,
+  ensureEventStream,
+  EventRelay,
+  type Logger,
+  openDatabase,
+  RpcClient,
+  startRpcService,
+} from '@invest/platform';
+import { type Clock, systemClock } from './common/clock.js';
+import { DealService } from './deals/deal.service.js';
+import { portfolioEventSubject } from './events/portfolio-events.recorder.js';
+import { MembershipService } from './membership/membership.service.js';
+import { migrations } from './migrations/index.js';
+import { PortfoliosModule } from './portfolios.module.js';
+import { PortfolioService } from './portfolios/portfolio.service.js';
+import { AssetLookup } from './prices/asset-lookup.service.js';
+import { createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
+import { DEFAULT_CACHE_TTL, StatisticsService, type StatisticsCacheTtl } from './statistics/statistics.service.js';
+import { WatchlistService } from './watchlists/watchlist.service.js';
+
+export interface PortfoliosAppOptions {
+  databaseUrl: string;
+  natsUrl: string;
+  /** `BUS_PREFIX` of this environment ('' in production; unique per test file). */
+  busPrefix: string;
+  logger?: Logger;
+  /** Timeout of calls to other services (the screener's asset look-up). */
+  rpcTimeoutMs?: number;
+  /** Now, for deal-date checks and the XIRR valuation date. */
+  clock?: Clock;
+  cacheTtl?: Partial<StatisticsCacheTtl>;
+  /** Relay fallback poll interval (commits also wake it). */
+  relayPollMs?: number;
+}
+
+export interface PortfoliosApp {
+  app: INestMicroservice;
+  db: Db;
+  bus: Bus;
+  relay: EventRelay;
+  ratesConsumer: DurableConsumer;
+  /** Stops the NATS handlers, the consumer and the relay, then closes NATS and the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the portfolios service: database (migrations), NATS handlers, the event relay to
+ * PORTFOLIOS_EVENTS and the RatesUpdated consumer that keeps the local price table current.
+ */
+export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<PortfoliosApp> {
+  const logger = opts.logger ?? createLogger('portfolios');
+  const clock = opts.clock ?? systemClock;
+  // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
+  // (Nest's shutdown hooks call stopResources) or a failed start.
+  const cleanup: (() => Promise<unknown> | unknown)[] = [];
+  let stopping: Promise<void> | undefined;
+  const stopResources = () =>
+    (stopping ??= (async () => {
+      for (const step of cleanup.reverse()) {
+        try {
+          await step();
+        } catch (err) {
+          logger.warn({ err }, 'error while stopping');
+        }
+      }
+    })());
+  let app: INestMicroservice | undefined;
+  const close = async () => {
+    if (app) await app.close();
+    await stopResources();
+  };
+  try {
+    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
+    cleanup.push(() => db.close());
+    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'portfolios', prefix: opts.busPrefix });
+    cleanup.push(() => bus.close());
+    await ensureEventStream(bus, 'portfolios');
+    // The consumer reads the market stream; creating it here (same definition as the screener's) lets
+    // the services start in any order.
+    await ensureEventStream(bus, 'market');
+
+    const rpc = RpcClient.create({ natsUrl: opts.natsUrl, name: 'portfolios-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
+    await rpc.connect();
+    cleanup.push(() => rpc.close());
+
+    const assets = new AssetLookup(db, rpc, logger);
+    app = await startRpcService(
+      PortfoliosModule.register({
+        logger,
+        stopResources,
+        portfolios: new PortfolioService(db),
+        deals: new DealService(db, assets, clock),
+        watchlists: new WatchlistService(db, assets),
+        statistics: new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl }),
+        membership: new MembershipService(db),
+      }),
+      { name: 'portfolios', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix },
+    );
+
+    // Background work starts after the handlers; it is stopped before the connections it uses.
+    const relay = new EventRelay({
+      db,
+      bus,
+      name: 'portfolios-relay',
+      logger,
+      subjectFor: portfolioEventSubject,
+      ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}),
+    });
+    await relay.start();
+    cleanup.push(() => relay.stop());
+
+    const ratesConsumer = createRatesUpdatedConsumer({ db, bus, logger });
+    await ratesConsumer.start();
+    cleanup.push(() => ratesConsumer.stop());
+
+    logger.info({ busPrefix: opts.busPrefix || undefined }, 'portfolios service started');
+    return { app, db, bus, relay, ratesConsumer, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,61 @@
+import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { createHealthController, type Logger } from '@invest/platform';
+import { DealsHandler } from './deals/deals.handler.js';
+import type { DealService } from './deals/deal.service.js';
+import { MembershipHandler } from './membership/membership.handler.js';
+import type { MembershipService } from './membership/membership.service.js';
+import { PortfoliosHandler } from './portfolios/portfolios.handler.js';
+import type { PortfolioService } from './portfolios/portfolio.service.js';
+import {
+  DEAL_SERVICE,
+  MEMBERSHIP_SERVICE,
+  PORTFOLIO_SERVICE,
+  PORTFOLIOS_LOGGER,
+  STATISTICS_SERVICE,
+  WATCHLIST_SERVICE,
+} from './portfolios.tokens.js';
+import { StatisticsHandler } from './statistics/statistics.handler.js';
+import type { StatisticsService } from './statistics/statistics.service.js';
+import { WatchlistsHandler } from './watchlists/watchlists.handler.js';
+import type { WatchlistService } from './watchlists/watchlist.service.js';
+
+export interface PortfoliosServices {
+  logger: Logger;
+  /** Stops what runs beside the handlers (relay, consumer, connections); Nest calls it on shutdown. */
+  stopResources(): Promise<void>;
+  portfolios: PortfolioService;
+  deals: DealService;
+  watchlists: WatchlistService;
+  statistics: StatisticsService;
+  membership: MembershipService;
+}
+
+const RESOURCES = Symbol('PORTFOLIOS_RESOURCES');
+
+/** Ties the service's background work to Nest's lifecycle: app.close() and SIGINT/SIGTERM stop it too. */
+class ResourcesShutdown implements OnApplicationShutdown {
+  constructor(private readonly stop: () => Promise<void>) {}
+  onApplicationShutdown(): Promise<void> {
+    return this.stop();
+  }
+}
+
+/** The NATS handlers of the service, wired to services built (and owned) by createPortfoliosApp. */
+@Module({})
+export class PortfoliosModule {
+  static register(s: PortfoliosServices): DynamicModule {
+    return {
+      module: PortfoliosModule,
+      controllers: [createHealthController('portfolios'), PortfoliosHandler, DealsHandler, WatchlistsHandler, StatisticsHandler, MembershipHandler],
+      providers: [
+        { provide: PORTFOLIOS_LOGGER, useValue: s.logger },
+        { provide: RESOURCES, useValue: new ResourcesShutdown(s.stopResources) },
+        { provide: PORTFOLIO_SERVICE, useValue: s.portfolios },
+        { provide: DEAL_SERVICE, useValue: s.deals },
+        { provide: WATCHLIST_SERVICE, useValue: s.watchlists },
+        { provide: STATISTICS_SERVICE, useValue: s.statistics },
+        { provide: MEMBERSHIP_SERVICE, useValue: s.membership },
+      ],
+    };
+  }
+}
