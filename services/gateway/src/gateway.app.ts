@@ -6,6 +6,7 @@ import { createLogger, PinoNestLogger, RpcClient, type Logger } from '@invest/pl
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { DEV_JWT_SECRET, type GatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
+import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
@@ -56,7 +57,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
 
-  const adapter = new FastifyAdapter({ logger: false, bodyLimit: config.bodyLimitBytes });
+  const adapter = new FastifyAdapter({ logger: false, bodyLimit: config.bodyLimitBytes, frameworkErrors: frameworkErrorHandler(logger) });
   installRequestContextHooks(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),

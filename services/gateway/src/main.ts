@@ -1,26 +1,37 @@
+import { createLogger } from '@invest/platform';
 import { loadGatewayConfigOrExit } from './config/gateway.config.js';
-import { createGatewayApp } from './gateway.app.js';
+import { createGatewayApp, type GatewayApp } from './gateway.app.js';
 
 const config = loadGatewayConfigOrExit();
-const gateway = await createGatewayApp(config);
-const url = await gateway.listen();
-gateway.logger.info({ url, docs: `${url}/api/docs`, readyServices: config.readyServices }, 'gateway listening');
+const logger = createLogger('gateway', config.logLevel);
+
+let gateway: GatewayApp;
+try {
+  gateway = await createGatewayApp({ ...config, logger });
+  const url = await gateway.listen();
+  logger.info({ url, docs: `${url}/api/docs`, readyServices: config.readyServices, busPrefix: config.busPrefix || undefined }, 'gateway listening');
+} catch (err) {
+  logger.fatal({ err }, 'gateway failed to start');
+  process.exit(1);
+}
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     if (stopping) return;
     stopping = true;
-    gateway.logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      gateway.logger.error('shutdown took too long; exiting');
+    logger.info({ signal }, 'gateway stopping');
+    setTimeout(() => {
+      logger.error('gateway did not stop within 10 s; exiting');
       process.exit(1);
-    }, 10_000);
-    force.unref();
+    }, 10_000).unref();
     gateway.close().then(
-      () => process.exit(0),
+      () => {
+        logger.info('gateway stopped');
+        process.exit(0);
+      },
       (err: unknown) => {
-        gateway.logger.error({ err }, 'shutdown failed');
+        logger.error({ err }, 'gateway failed to stop cleanly');
         process.exit(1);
       },
     );

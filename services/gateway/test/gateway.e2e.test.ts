@@ -202,6 +202,14 @@ describe("Fastify's own errors and unknown routes", () => {
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
+  it('malformed URL (rejected by the router before any hook) -> 400 {message} with a request id', async () => {
+    const res = await get('/api/public/shares/%zz', { 'x-request-id': 'bad-url-000001' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: 'The URL is malformed.' });
+    expect(res.headers.get('x-request-id')).toBe('bad-url-000001');
+    expect(logLines().some((l) => l.correlationId === 'bad-url-000001' && l.msg === 'request' && l.status === 400)).toBe(true);
+  });
+
   it('malformed JSON body -> 400 {message}', async () => {
     const res = await fetch(`${base}/api/public/shares`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
     expect(res.status).toBe(400);
@@ -275,8 +283,22 @@ describe('/health, /ready, OpenAPI', () => {
   });
 
   it('serves the OpenAPI document covering every route, and the UI', async () => {
-    const doc = (await (await get('/api/docs-json')).json()) as { paths: Record<string, Record<string, { parameters?: { name: string }[]; responses: Record<string, unknown>; security?: unknown[] }>> };
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/public/shares', '/api/public/shares/categories', '/api/public/shares/countries', '/api/shares', '/health', '/ready']);
+    type Operation = { parameters?: { name: string }[]; responses: Record<string, unknown>; security?: unknown[] };
+    const doc = (await (await get('/api/docs-json')).json()) as { paths: Record<string, Record<string, Operation>> };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/public/shares', '/api/public/shares/categories', '/api/public/shares/countries', '/api/shares', '/health', '/ready']),
+    );
+    // Every route Nest mapped (from its own start-up log) has a documented operation with a success response.
+    const mapped = logLines()
+      .map((l) => /^Mapped \{(.+), (\w+)\} route$/.exec(String(l.msg)))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ path: m[1]!.replace(/:(\w+)/g, '{$1}'), method: m[2]!.toLowerCase() }));
+    expect(mapped.length).toBeGreaterThanOrEqual(6);
+    for (const { path, method } of mapped) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method.toUpperCase()} ${path} is documented`).toBeDefined();
+      expect(Object.keys(op!.responses).some((s) => /^2\d\d$/.test(s)), `${method.toUpperCase()} ${path} documents its success`).toBe(true);
+    }
     const list = doc.paths['/api/public/shares']!.get!;
     expect(list.parameters!.map((p) => p.name).sort()).toEqual(['category', 'country_code', 'direction', 'page', 'per_page', 'search', 'sort']);
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '422', '503']));
