@@ -8,6 +8,10 @@ import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
 import type { ReadinessProbe } from './health/readiness.probe.js';
+import { DealsController } from './portfolios/deals.controller.js';
+import { PortfoliosController } from './portfolios/portfolios.controller.js';
+import { PortfolioStatisticsController } from './portfolios/statistics.controller.js';
+import { WatchlistsController } from './portfolios/watchlists.controller.js';
 import { SharesController } from './screener/shares.controller.js';
 
 /** What createGatewayApp builds outside Nest and hands to it. */
@@ -24,7 +28,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },

@@ -1,0 +1,68 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { createDealBodySchema, type Deal, type DealReply, dealSchema, type ListDealsReply, pageQuerySchema, Subjects } from '@invest/contracts';
+import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { FastifyRequest } from 'fastify';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { GatewayConfig } from '../config/gateway.config.js';
+import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
+import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
+import { type LinkedPage, withLinks } from '../paging/page-links.js';
+import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
+import { bodyObject } from './request-body.js';
+
+const deal = openApiSchema(dealSchema);
+
+/** Deals of one of the user's portfolios. */
+@ApiTags('portfolios')
+@UseGuards(JwtAuthGuard)
+@Controller('api/portfolios/:id/deals')
+export class DealsController {
+  constructor(
+    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: "A page of the portfolio's deals", description: 'Newest date first.' })
+  @ApiIdParam('id', 'Portfolio')
+  @ApiQueryFromSchema(pageQuerySchema, { page: 'Page number, from 1.', per_page: 'Rows per page (1-100).' })
+  @ApiOkResponse({ schema: pageSchema(deal) })
+  @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
+  async list(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<Deal>> {
+    const paging = parseOrThrow(pageQuerySchema, query);
+    const page = await this.rpc.request<ListDealsReply>(Subjects.portfolios.dealsList, { ...paging, portfolio_id: id });
+    return withLinks(page, request.url, this.config.publicBaseUrl);
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Record a deal',
+    description:
+      'Types: buy, sell, dividend, coupon, fee, tax; amount = quantity x price. Selling more than is held at the date, an unknown asset or a future date is a 422.',
+  })
+  @ApiIdParam('id', 'Portfolio')
+  @ApiBody({
+    schema: {
+      ...openApiSchema(createDealBodySchema, 'input'),
+      example: { type: 'buy', assetable: { type: 'share', id: 123 }, quantity: 10, price: 250, commission: 0, date: '2024-01-10' },
+    },
+  })
+  @ApiCreatedResponse({ schema: dataSchema(deal) })
+  @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
+  create(@Param('id') id: string, @Body() body: unknown): Promise<DealReply> {
+    const parsed = parseOrThrow(createDealBodySchema, bodyObject(body));
+    return this.rpc.request(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id });
+  }
+
+  @Delete(':dealId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a deal', description: 'A 422 when a later sell would then sell more than is held.' })
+  @ApiIdParam('id', 'Portfolio')
+  @ApiIdParam('dealId', 'Deal')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiOwnedResource({ validation: true, notFound: 'The portfolio or the deal' })
+  async delete(@Param('id') id: string, @Param('dealId') dealId: string): Promise<void> {
+    await this.rpc.request(Subjects.portfolios.dealsDelete, { portfolio_id: id, deal_id: dealId });
+  }
+}

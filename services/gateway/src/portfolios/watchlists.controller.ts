@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  addWatchlistItemBodySchema,
+  createWatchlistRequestSchema,
+  type ListWatchlistsReply,
+  Subjects,
+  type WatchlistItemReply,
+  watchlistItemSchema,
+  type WatchlistReply,
+  watchlistSchema,
+} from '@invest/contracts';
+import { parseOrThrow, type RpcClient } from '@invest/platform';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import { listSchema } from '../docs/openapi.schemas.js';
+import { RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
+import { bodyObject } from './request-body.js';
+
+const watchlist = openApiSchema(watchlistSchema);
+
+/** Watchlists of the signed-in user and their items (asset references). */
+@ApiTags('watchlists')
+@UseGuards(JwtAuthGuard)
+@Controller('api/watchlists')
+export class WatchlistsController {
+  constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
+
+  @Get()
+  @ApiOperation({ summary: "The user's watchlists with their items" })
+  @ApiOkResponse({ schema: listSchema(watchlist) })
+  @ApiOwnedResource()
+  list(): Promise<ListWatchlistsReply> {
+    return this.rpc.request(Subjects.portfolios.watchlistsList, {});
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a watchlist' })
+  @ApiBody({ schema: openApiSchema(createWatchlistRequestSchema, 'input') })
+  @ApiCreatedResponse({ schema: dataSchema(watchlist) })
+  @ApiOwnedResource({ validation: true })
+  create(@Body() body: unknown): Promise<WatchlistReply> {
+    return this.rpc.request(Subjects.portfolios.watchlistsCreate, parseOrThrow(createWatchlistRequestSchema, bodyObject(body)));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a watchlist with its items' })
+  @ApiIdParam('id', 'Watchlist')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiOwnedResource({ notFound: 'The watchlist' })
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.rpc.request(Subjects.portfolios.watchlistsDelete, { id });
+  }
+
+  @Post(':id/items')
+  @ApiOperation({ summary: 'Add an asset to a watchlist', description: 'An unknown asset, or one already in the watchlist, is a 422.' })
+  @ApiIdParam('id', 'Watchlist')
+  @ApiBody({ schema: { ...openApiSchema(addWatchlistItemBodySchema, 'input'), example: { assetable: { type: 'share', id: 123 } } } })
+  @ApiCreatedResponse({ schema: dataSchema(openApiSchema(watchlistItemSchema)) })
+  @ApiOwnedResource({ validation: true, notFound: 'The watchlist' })
+  addItem(@Param('id') id: string, @Body() body: unknown): Promise<WatchlistItemReply> {
+    const parsed = parseOrThrow(addWatchlistItemBodySchema, bodyObject(body));
+    return this.rpc.request(Subjects.portfolios.watchlistItemsCreate, { ...parsed, watchlist_id: id });
+  }
+
+  @Delete(':id/items/:itemId')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove an item from a watchlist' })
+  @ApiIdParam('id', 'Watchlist')
+  @ApiIdParam('itemId', 'Watchlist item')
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiOwnedResource({ notFound: 'The watchlist or the item' })
+  async removeItem(@Param('id') id: string, @Param('itemId') itemId: string): Promise<void> {
+    await this.rpc.request(Subjects.portfolios.watchlistItemsDelete, { watchlist_id: id, item_id: itemId });
+  }
+}
