@@ -38,7 +38,7 @@ export const gatewayDefaults: Omit<GatewayConfig, 'natsUrl'> = {
   logLevel: 'info',
   auth: { jwtSecret: DEV_JWT_SECRET },
   rpcTimeoutMs: 3000,
-  readyServices: ['screener'],
+  readyServices: ['screener', 'portfolios'],
   readyTimeoutMs: 1000,
   bodyLimitBytes: 1_048_576,
 };

@@ -19,7 +19,7 @@ describe('gateway config', () => {
       port: 3000,
       busPrefix: '',
       rpcTimeoutMs: 3000,
-      readyServices: ['screener'],
+      readyServices: ['screener', 'portfolios'],
       natsUrl: 'nats://127.0.0.1:4222',
       logLevel: 'info',
       auth: { jwtSecret: DEV_JWT_SECRET },

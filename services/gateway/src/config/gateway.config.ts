@@ -20,7 +20,7 @@ export const gatewayEnvSchema = baseConfigSchema
     READY_TIMEOUT_MS: positiveInt('READY_TIMEOUT_MS').default(1000),
     READY_SERVICES: z
       .string()
-      .default('screener')
+      .default('screener,portfolios')
       .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
       .pipe(z.array(z.string().regex(/^[a-z][a-z0-9_-]*$/, 'must be a comma list of service names'))),
     BUS_PREFIX: z.string().default(''),
