@@ -1,0 +1,368 @@
+/**
+ * Portfolios, deals and watchlists through HTTP: the real gateway, the real portfolios service and the
+ * real screener (demo data) over real NATS and Postgres (fresh databases, unique bus prefix). Covers
+ * every endpoint, isolation between two users, each 422/404 case, and the events published to
+ * JetStream. Statistics: portfolios-statistics.e2e.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { type BusEvent, eventSubject } from '@invest/contracts';
+import { type Bus, connectBus, createLogger } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
+import { readPortfolioEvents } from '@invest/portfolios/testing/portfolios-test-kit';
+import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintDevToken } from '../src/auth/dev-token.js';
+import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+
+const SECRET = 'portfolios-e2e-secret-0123456789-0123456789';
+const busPrefix = `${uniqueName('gwpf')}.`;
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
+/** The service's clock: deals dated after 2025-01-02 (today anywhere on Earth) are in the future. */
+const NOW = new Date('2025-01-01T12:00:00Z');
+
+let screener: ScreenerApp;
+let portfolios: PortfoliosApp;
+let gw: GatewayApp;
+let bus: Bus;
+let base: string;
+const drops: (() => Promise<void>)[] = [];
+const tokens: Record<string, string> = {};
+const asset: Record<string, number> = {};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
+interface Answer<T = any> {
+  status: number;
+  body: T;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+async function api<T = any>(method: string, path: string, opts: { as?: string; body?: unknown; raw?: string } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = {};
+  if (opts.as) headers.authorization = `Bearer ${tokens[opts.as]}`;
+  if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(new URL(path, base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+const share = (ticker: string) => ({ type: 'share', id: asset[ticker] });
+const buy = (ticker: string, quantity: number, price: number, date: string) => ({ type: 'buy', assetable: share(ticker), quantity, price, commission: 0, date });
+
+beforeAll(async () => {
+  const screenerDb = await createTestDatabase('gwpf_scr');
+  const portfoliosDb = await createTestDatabase('gwpf');
+  drops.push(screenerDb.drop, portfoliosDb.drop);
+  const silent = createLogger('test', 'silent');
+  screener = await createScreenerApp({ databaseUrl: screenerDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, loadDemoData: true });
+  for (const r of await screener.db.query<{ id: string; ticker: string }>(
+    "select id::text, ticker from assets where type = 'share' and ticker in ('SBER', 'GAZP', 'LKOH', 'YNDX')",
+  )) {
+    asset[r.ticker] = Number(r.id);
+  }
+  expect(Object.keys(asset)).toHaveLength(4);
+  portfolios = await createPortfoliosApp({ databaseUrl: portfoliosDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, clock: () => NOW, relayPollMs: 100 });
+  gw = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix, auth: { jwtSecret: SECRET }, rpcTimeoutMs: 5000, readyServices: ['screener', 'portfolios'], logger: silent });
+  base = await gw.listen(0, '127.0.0.1');
+  bus = await connectBus({ natsUrl: testNatsUrl(), name: 'gwpf-test', prefix: busPrefix });
+  tokens.alice = await mintDevToken(ALICE, SECRET);
+  tokens.bob = await mintDevToken(BOB, SECRET);
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await portfolios?.close();
+  await screener?.close();
+  if (bus) {
+    const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
+    for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
+    await bus.close();
+  }
+  for (const drop of drops) await drop();
+});
+
+describe('portfolios', () => {
+  it('is ready once the portfolios service answers its health ping', async () => {
+    const ready = await api('GET', '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks).toMatchObject({ portfolios: 'ok' });
+  });
+
+  it('requires a bearer token on every route', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/portfolios'],
+      ['POST', '/api/portfolios'],
+      ['GET', '/api/portfolios/1/statistics'],
+      ['DELETE', '/api/portfolios/1/deals/1'],
+      ['GET', '/api/watchlists'],
+      ['POST', '/api/watchlists/1/items'],
+    ]) {
+      expect((await api(method!, path!)).status, `${method} ${path}`).toBe(401);
+    }
+  });
+
+  it('creates, lists, reads, renames and deletes a portfolio', async () => {
+    const created = await api('POST', '/api/portfolios', { as: 'alice', body: { name: '  Pension  ', currency_code: 'usd' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'Pension', currency_code: 'USD', positions_count: 0, deals_count: 0 });
+    const id = created.body.data.id as number;
+
+    const list = await api('GET', '/api/portfolios', { as: 'alice' });
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((p: { id: number }) => p.id)).toContain(id);
+
+    expect((await api('GET', `/api/portfolios/${id}`, { as: 'alice' })).body.data.name).toBe('Pension');
+    const renamed = await api('PATCH', `/api/portfolios/${id}`, { as: 'alice', body: { name: 'Retirement', currency_code: 'EUR' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data).toMatchObject({ id, name: 'Retirement', currency_code: 'EUR' });
+
+    const deleted = await api('DELETE', `/api/portfolios/${id}`, { as: 'alice' });
+    expect(deleted.status).toBe(204);
+    expect((await api('GET', `/api/portfolios/${id}`, { as: 'alice' })).status).toBe(404);
+    expect((await api('DELETE', `/api/portfolios/${id}`, { as: 'alice' })).status).toBe(404);
+  });
+
+  it('rejects bad portfolio input with 422 naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ name: 'X', currency_code: 'XYZ' }, 'currency_code'],
+      [{ name: 'X' }, 'currency_code'],
+      [{ name: '', currency_code: 'RUB' }, 'name'],
+      [{ name: 'x'.repeat(101), currency_code: 'RUB' }, 'name'],
+      [[1, 2], 'name'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await api('POST', '/api/portfolios', { as: 'alice', body });
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(r.body.errors), JSON.stringify(body)).toContain(field);
+    }
+    const p = await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Keep', currency_code: 'RUB' } });
+    const patch = await api('PATCH', `/api/portfolios/${p.body.data.id}`, { as: 'alice', body: { currency_code: 'DOGE' } });
+    expect(patch.status).toBe(422);
+    expect(patch.body.errors).toHaveProperty('currency_code');
+    expect((await api('PATCH', `/api/portfolios/${p.body.data.id}`, { as: 'alice', body: {} })).status).toBe(422);
+    const bad = await api('POST', '/api/portfolios', { as: 'alice', raw: '{"name": ' });
+    expect(bad.status).toBe(400);
+  });
+
+  it("keeps users apart: another user's portfolio is not found, never forbidden", async () => {
+    const mine = await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Alice only', currency_code: 'RUB' } });
+    const id = mine.body.data.id as number;
+    const dealed = await api('POST', `/api/portfolios/${id}/deals`, { as: 'alice', body: buy('SBER', 5, 250, '2024-01-10') });
+    expect(dealed.status).toBe(201);
+    const dealId = dealed.body.data.id as number;
+
+    const bobList = await api('GET', '/api/portfolios', { as: 'bob' });
+    expect(bobList.status).toBe(200);
+    expect(bobList.body.data).toEqual([]);
+    const attempts: [string, string, unknown?][] = [
+      ['GET', `/api/portfolios/${id}`],
+      ['PATCH', `/api/portfolios/${id}`, { name: 'Mine now' }],
+      ['DELETE', `/api/portfolios/${id}`],
+      ['GET', `/api/portfolios/${id}/deals`],
+      ['POST', `/api/portfolios/${id}/deals`, buy('SBER', 1, 250, '2024-01-10')],
+      ['DELETE', `/api/portfolios/${id}/deals/${dealId}`],
+      ['GET', `/api/portfolios/${id}/statistics`],
+    ];
+    for (const [method, path, body] of attempts) {
+      const r = await api(method, path, { as: 'bob', ...(body ? { body } : {}) });
+      expect(r.status, `${method} ${path}`).toBe(404);
+      expect(r.body).toEqual({ message: 'Portfolio not found.' });
+    }
+    // Nothing of Alice's changed.
+    const still = await api('GET', `/api/portfolios/${id}`, { as: 'alice' });
+    expect(still.body.data).toMatchObject({ name: 'Alice only', deals_count: 1, positions_count: 1 });
+  });
+
+  it('answers 404 for ids that do not exist or are not ids', async () => {
+    for (const path of ['/api/portfolios/99999999', '/api/portfolios/abc', '/api/portfolios/-1', '/api/portfolios/1.5', '/api/portfolios/99999999/statistics']) {
+      expect((await api('GET', path, { as: 'alice' })).status, path).toBe(404);
+    }
+  });
+});
+
+describe('deals', () => {
+  let pid: number;
+  beforeAll(async () => {
+    pid = (await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Deals', currency_code: 'RUB' } })).body.data.id;
+  });
+
+  it('records deals of every type and lists them newest first with Laravel paging', async () => {
+    const bodies = [
+      { type: 'buy', assetable: share('SBER'), quantity: 10, price: 250, commission: 1.5, date: '2024-01-10' },
+      { type: 'sell', assetable: share('SBER'), quantity: '4', price: '275.25', date: '2024-02-01' },
+      { type: 'dividend', assetable: share('SBER'), quantity: 6, price: 33.3, date: '2024-07-20' },
+      { type: 'tax', assetable: share('SBER'), quantity: 1, price: 26, date: '2024-07-20' },
+      { type: 'coupon', assetable: share('GAZP'), quantity: 1, price: 10, date: '2024-03-01' },
+      { type: 'fee', assetable: share('GAZP'), quantity: 1, price: 99, date: '2025-01-02' },
+    ];
+    for (const body of bodies) {
+      const r = await api('POST', `/api/portfolios/${pid}/deals`, { as: 'alice', body });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expect(r.body.data).toMatchObject({ portfolio_id: pid, type: body.type, date: body.date, quantity: Number(body.quantity), price: Number(body.price) });
+    }
+    const sell = (await api('GET', `/api/portfolios/${pid}/deals?per_page=100`, { as: 'alice' })).body.data.find((d: { type: string }) => d.type === 'sell');
+    expect(sell).toMatchObject({ quantity: 4, price: 275.25, amount: 1101, commission: 0, asset: { ticker: 'SBER' } });
+
+    const page1 = await api('GET', `/api/portfolios/${pid}/deals?per_page=4`, { as: 'alice' });
+    expect(page1.status).toBe(200);
+    expect(page1.body.meta).toEqual({ current_page: 1, per_page: 4, total: 6, last_page: 2, from: 1, to: 4 });
+    expect(page1.body.data.map((d: { date: string }) => d.date)).toEqual(['2025-01-02', '2024-07-20', '2024-07-20', '2024-03-01']);
+    expect(new URL(page1.body.links.next, base).searchParams.get('page')).toBe('2');
+    const page2 = await api('GET', page1.body.links.next, { as: 'alice' });
+    expect(page2.body.data.map((d: { date: string }) => d.date)).toEqual(['2024-02-01', '2024-01-10']);
+    expect(page2.body.links.next).toBeNull();
+    expect((await api('GET', `/api/portfolios/${pid}/deals?per_page=500`, { as: 'alice' })).status).toBe(422);
+  });
+
+  const invalid: [string, Record<string, unknown>, string][] = [
+    ['an unknown asset', { assetable: { type: 'share', id: 987654321 } }, 'assetable.id'],
+    ['an unknown asset type', { assetable: { type: 'stock', id: 1 } }, 'assetable.type'],
+    ['a negative quantity', { quantity: -5 }, 'quantity'],
+    ['a zero quantity', { quantity: 0 }, 'quantity'],
+    ['a non-numeric quantity', { quantity: 'ten' }, 'quantity'],
+    ['a negative price', { price: -1 }, 'price'],
+    ['a negative commission', { commission: -0.5 }, 'commission'],
+    ['a date in the future', { date: '2025-01-03' }, 'date'],
+    ['a date far in the future', { date: '2099-12-31' }, 'date'],
+    ['a date that does not exist', { date: '2024-02-30' }, 'date'],
+    ['a date in another format', { date: '10.01.2024' }, 'date'],
+    ['an unknown deal type', { type: 'split' }, 'type'],
+  ];
+  for (const [what, change, field] of invalid) {
+    it(`rejects ${what} with 422 on ${field}`, async () => {
+      const r = await api('POST', `/api/portfolios/${pid}/deals`, { as: 'alice', body: { ...buy('LKOH', 1, 100, '2024-05-05'), ...change } });
+      expect(r.status, JSON.stringify(r.body)).toBe(422);
+      expect(Object.keys(r.body.errors)).toContain(field);
+    });
+  }
+
+  it('rejects selling more than is held at the date (422) and accepts selling exactly what is held', async () => {
+    const p = (await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Oversell', currency_code: 'RUB' } })).body.data.id;
+    await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: buy('YNDX', 10, 3000, '2024-03-01') });
+    const tooMany = await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: { ...buy('YNDX', 11, 3100, '2024-04-01'), type: 'sell' } });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.errors.quantity[0]).toMatch(/only 10 held/);
+    // Before the buy, nothing was held.
+    const early = await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: { ...buy('YNDX', 1, 2900, '2024-02-01'), type: 'sell' } });
+    expect(early.status).toBe(422);
+    // Never held at all.
+    expect((await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: { ...buy('GAZP', 1, 150, '2024-04-01'), type: 'sell' } })).status).toBe(422);
+    const all = await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: { ...buy('YNDX', 10, 3100, '2024-04-01'), type: 'sell' } });
+    expect(all.status).toBe(201);
+    expect((await api('GET', `/api/portfolios/${p}`, { as: 'alice' })).body.data).toMatchObject({ positions_count: 0, deals_count: 2 });
+  });
+
+  it('rejects deleting a buy that a later sell depends on (422), then deletes in a valid order (204)', async () => {
+    const p = (await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Delete order', currency_code: 'RUB' } })).body.data.id;
+    const b1 = (await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: buy('LKOH', 5, 7000, '2024-01-15') })).body.data.id;
+    const b2 = (await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: buy('LKOH', 5, 7100, '2024-02-15') })).body.data.id;
+    const s = (await api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', body: { ...buy('LKOH', 8, 7200, '2024-03-15'), type: 'sell' } })).body.data.id;
+    const refused = await api('DELETE', `/api/portfolios/${p}/deals/${b1}`, { as: 'alice' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toHaveProperty('deal');
+    expect((await api('GET', `/api/portfolios/${p}/deals`, { as: 'alice' })).body.meta.total).toBe(3);
+    expect((await api('DELETE', `/api/portfolios/${p}/deals/${s}`, { as: 'alice' })).status).toBe(204);
+    expect((await api('DELETE', `/api/portfolios/${p}/deals/${b1}`, { as: 'alice' })).status).toBe(204);
+    expect((await api('DELETE', `/api/portfolios/${p}/deals/${b1}`, { as: 'alice' })).status).toBe(404);
+    expect((await api('DELETE', `/api/portfolios/${p}/deals/abc`, { as: 'alice' })).status).toBe(404);
+    // A deal of another portfolio is not found through this one.
+    expect((await api('DELETE', `/api/portfolios/${pid}/deals/${b2}`, { as: 'alice' })).status).toBe(404);
+    expect((await api('GET', `/api/portfolios/${p}/deals`, { as: 'alice' })).body.data.map((d: { id: number }) => d.id)).toEqual([b2]);
+  });
+});
+
+describe('watchlists', () => {
+  it('creates a watchlist, adds and removes items, lists it, deletes it', async () => {
+    const created = await api('POST', '/api/watchlists', { as: 'alice', body: { name: 'Energy' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'Energy', items: [] });
+    const wid = created.body.data.id as number;
+
+    const gazp = await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: { assetable: share('GAZP') } });
+    expect(gazp.status).toBe(201);
+    expect(gazp.body.data).toMatchObject({ watchlist_id: wid, assetable: share('GAZP'), asset: { ticker: 'GAZP' } });
+    const lkoh = await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: { assetable: share('LKOH') } });
+    expect(lkoh.status).toBe(201);
+    const dup = await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: { assetable: share('GAZP') } });
+    expect(dup.status).toBe(422);
+    const unknown = await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: { assetable: { type: 'share', id: 987654321 } } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toHaveProperty(['assetable.id']);
+    expect((await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: {} })).status).toBe(422);
+
+    const list = await api('GET', '/api/watchlists', { as: 'alice' });
+    const mine = list.body.data.find((w: { id: number }) => w.id === wid);
+    expect(mine.items.map((i: { asset: { ticker: string } }) => i.asset.ticker)).toEqual(['GAZP', 'LKOH']);
+
+    expect((await api('DELETE', `/api/watchlists/${wid}/items/${gazp.body.data.id}`, { as: 'alice' })).status).toBe(204);
+    expect((await api('DELETE', `/api/watchlists/${wid}/items/${gazp.body.data.id}`, { as: 'alice' })).status).toBe(404);
+    const after = (await api('GET', '/api/watchlists', { as: 'alice' })).body.data.find((w: { id: number }) => w.id === wid);
+    expect(after.items.map((i: { asset: { ticker: string } }) => i.asset.ticker)).toEqual(['LKOH']);
+
+    expect((await api('DELETE', `/api/watchlists/${wid}`, { as: 'alice' })).status).toBe(204);
+    expect((await api('GET', '/api/watchlists', { as: 'alice' })).body.data.find((w: { id: number }) => w.id === wid)).toBeUndefined();
+    expect((await api('DELETE', `/api/watchlists/${wid}`, { as: 'alice' })).status).toBe(404);
+  });
+
+  it("keeps users apart: another user's watchlist and items are not found", async () => {
+    const wid = (await api('POST', '/api/watchlists', { as: 'alice', body: { name: 'Private' } })).body.data.id;
+    const item = (await api('POST', `/api/watchlists/${wid}/items`, { as: 'alice', body: { assetable: share('SBER') } })).body.data.id;
+    expect((await api('GET', '/api/watchlists', { as: 'bob' })).body.data).toEqual([]);
+    expect((await api('POST', `/api/watchlists/${wid}/items`, { as: 'bob', body: { assetable: share('GAZP') } })).status).toBe(404);
+    expect((await api('DELETE', `/api/watchlists/${wid}/items/${item}`, { as: 'bob' })).status).toBe(404);
+    expect((await api('DELETE', `/api/watchlists/${wid}`, { as: 'bob' })).status).toBe(404);
+    const still = (await api('GET', '/api/watchlists', { as: 'alice' })).body.data.find((w: { id: number }) => w.id === wid);
+    expect(still.items).toHaveLength(1);
+  });
+
+  it('rejects a watchlist without a name (422)', async () => {
+    const r = await api('POST', '/api/watchlists', { as: 'alice', body: { name: '   ' } });
+    expect(r.status).toBe(422);
+    expect(r.body.errors).toHaveProperty('name');
+  });
+});
+
+describe('events on PORTFOLIOS_EVENTS', () => {
+  it('publishes creation, position changes, deletion and watchlist membership, each once, in order', async () => {
+    const p = (await api('POST', '/api/portfolios', { as: 'bob', body: { name: 'Events', currency_code: 'RUB' } })).body.data.id as number;
+    await api('POST', `/api/portfolios/${p}/deals`, { as: 'bob', body: buy('SBER', 3, 250, '2024-01-10') });
+    // A second buy of a held asset and a dividend do not change membership.
+    await api('POST', `/api/portfolios/${p}/deals`, { as: 'bob', body: buy('SBER', 2, 260, '2024-01-11') });
+    await api('POST', `/api/portfolios/${p}/deals`, { as: 'bob', body: { ...buy('SBER', 5, 1, '2024-06-01'), type: 'dividend' } });
+    const gazpBuy = (await api('POST', `/api/portfolios/${p}/deals`, { as: 'bob', body: buy('GAZP', 10, 150, '2024-02-01') })).body.data.id;
+    await api('POST', `/api/portfolios/${p}/deals`, { as: 'bob', body: { ...buy('SBER', 5, 270, '2024-03-01'), type: 'sell' } });
+    await api('DELETE', `/api/portfolios/${p}/deals/${gazpBuy}`, { as: 'bob' });
+    const w = (await api('POST', '/api/watchlists', { as: 'bob', body: { name: 'Events' } })).body.data.id as number;
+    const i1 = (await api('POST', `/api/watchlists/${w}/items`, { as: 'bob', body: { assetable: share('LKOH') } })).body.data.id as number;
+    const i2 = (await api('POST', `/api/watchlists/${w}/items`, { as: 'bob', body: { assetable: share('YNDX') } })).body.data.id as number;
+    await api('DELETE', `/api/watchlists/${w}/items/${i1}`, { as: 'bob' });
+    await api('DELETE', `/api/watchlists/${w}`, { as: 'bob' });
+    expect((await api('DELETE', `/api/portfolios/${p}`, { as: 'bob' })).status).toBe(204);
+
+    const expected: [string, number, Record<string, unknown>][] = [
+      ['PortfolioCreated', p, { portfolioId: p, userId: BOB, name: 'Events', currencyCode: 'RUB' }],
+      ['PositionOpened', p, { portfolioId: p, userId: BOB, asset: share('SBER') }],
+      ['PositionOpened', p, { portfolioId: p, userId: BOB, asset: share('GAZP') }],
+      ['PositionClosed', p, { portfolioId: p, userId: BOB, asset: share('SBER') }],
+      ['PositionClosed', p, { portfolioId: p, userId: BOB, asset: share('GAZP') }],
+      ['WatchlistItemAdded', w, { watchlistId: w, itemId: i1, userId: BOB, asset: share('LKOH') }],
+      ['WatchlistItemAdded', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
+      ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i1, userId: BOB, asset: share('LKOH') }],
+      ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
+      ['PortfolioDeleted', p, { portfolioId: p, userId: BOB }],
+    ];
+    const mine = (events: { subject: string; event: BusEvent }[]) =>
+      events.filter((e) => (e.event.data as { userId?: string }).userId === BOB);
+    await expect.poll(async () => mine(await readPortfolioEvents(bus)).length, { timeout: 5000, interval: 100 }).toBeGreaterThanOrEqual(expected.length);
+    // Let a late duplicate show up if there were one.
+    await new Promise((r) => setTimeout(r, 300));
+    const got = mine(await readPortfolioEvents(bus));
+    expect(got.map((e) => e.subject)).toEqual(expected.map(([type, id]) => eventSubject('portfolios', type, id)));
+    expected.forEach(([type, , data], n) => {
+      expect(got[n]!.event.type).toBe(type);
+      expect(got[n]!.event.data).toEqual({ version: 1, ...data });
+    });
+    expect(new Set(got.map((e) => e.event.id)).size).toBe(got.length);
+  });
+});
