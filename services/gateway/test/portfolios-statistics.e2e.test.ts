@@ -248,7 +248,7 @@ describe('statistics: worked example', () => {
     expect(stats.data.health.herfindahlIndex).toBeCloseTo(0.658203, 5);
   });
 
-  it('a portfolio of buys without any price: XIRR has no solution and says why', async () => {
+  it('a single buy dated on the valuation day, and an empty portfolio: XIRR has no solution and says why', async () => {
     const p = (await api('POST', '/api/portfolios', { name: 'Only today', currency_code: 'RUB' })).body.data.id;
     await deal(p, { type: 'buy', assetable: share('LKOH'), quantity: 1, price: 7000, date: '2025-01-01' });
     const s = await statistics(p);
