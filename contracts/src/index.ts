@@ -6,6 +6,7 @@ export * from './common/events.js';
 export * from './common/assets.js';
 export * from './market/rates-updated.event.js';
 export * from './market/assets.contract.js';
+export * from './market/custom-assets.contract.js';
 export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';
 export * from './screener/index.js';

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { currencyCodeSchema } from '../common/assets.js';
+
+/** Request/reply subjects of custom assets (assets whose price their owner sets); every request acts for `meta.userId`. */
+export const CustomAssetSubjects = {
+  create: 'screener.custom-assets.create',
+  update: 'screener.custom-assets.update',
+  list: 'screener.custom-assets.list',
+} as const;
+
+const name = z.string({ error: 'The name must be a string.' }).trim().min(1, 'The name is required.').max(120, 'The name may not be greater than 120 characters.');
+const ticker = z
+  .string({ error: 'The ticker must be a string.' })
+  .trim()
+  .min(1, 'The ticker may not be empty.')
+  .max(20, 'The ticker may not be greater than 20 characters.')
+  .regex(/^[\p{L}\p{N}._-]+$/u, 'The ticker may contain letters, digits, ".", "_" and "-" only.');
+/** A price as the owner sets it: a positive number (a numeric string is accepted, as HTML forms send them). */
+const price = z.coerce
+  .number({ error: 'The price must be a number.' })
+  .refine((v) => Number.isFinite(v), 'The price must be a number.')
+  .positive('The price must be greater than 0.')
+  .max(1e15, 'The price is too large.');
+const description = z.string({ error: 'The description must be a string.' }).trim().max(1000, 'The description may not be greater than 1000 characters.');
+const currency = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), currencyCodeSchema);
+
+/** `screener.custom-assets.create` (HTTP `POST /api/custom-assets`). The ticker defaults to the name. */
+export const createCustomAssetRequestSchema = z.object({
+  name,
+  ticker: ticker.optional(),
+  currency,
+  price,
+  description: description.nullish(),
+});
+export type CreateCustomAssetRequest = z.infer<typeof createCustomAssetRequestSchema>;
+
+/** `screener.custom-assets.update` (HTTP `PATCH /api/custom-assets/{id}`): any of the fields; a new price emits RatesUpdated. */
+export const updateCustomAssetRequestSchema = z
+  .object({
+    id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
+    name: name.optional(),
+    ticker: ticker.optional(),
+    currency: currency.optional(),
+    price: price.optional(),
+    description: description.nullish(),
+  })
+  .refine((r) => r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined, {
+    message: 'Give at least one of name, ticker, currency, price, description.',
+    path: ['_'],
+  });
+export type UpdateCustomAssetRequest = z.infer<typeof updateCustomAssetRequestSchema>;
+
+/** `screener.custom-assets.list`: the user's custom assets (no parameters). */
+export const listCustomAssetsRequestSchema = z.object({});
+
+export const customAssetSchema = z.object({
+  id: z.number().int(),
+  type: z.literal('custom_asset'),
+  ticker: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  currency: z.string(),
+  current_rate: z.number().nullable(),
+  /** Change against the last price of the previous market day (null on the first day). */
+  price_change_percentage_24h: z.number().nullable(),
+  rate_updated_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type CustomAsset = z.infer<typeof customAssetSchema>;
+
+export interface CustomAssetReply {
+  data: CustomAsset;
+}
+export interface ListCustomAssetsReply {
+  data: CustomAsset[];
+}
