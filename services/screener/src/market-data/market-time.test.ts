@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMonths, marketToday, zonedTimeToUtc } from './market-time.js';
+import { addDays, addMonths, marketToday, zonedTimeToUtc } from './market-time.js';
 
 describe('marketToday', () => {
   it('is the calendar date in the market time zone', () => {
@@ -28,5 +28,20 @@ describe('addMonths', () => {
     expect(addMonths('2023-01-31', 1)).toBe('2023-02-28');
     expect(addMonths('2024-12-15', 12)).toBe('2025-12-15');
     expect(addMonths('2024-11-30', 3)).toBe('2025-02-28');
+  });
+});
+
+describe('addDays', () => {
+  it('crosses month, year and leap-day boundaries', () => {
+    expect(addDays('2024-02-15', -7)).toBe('2024-02-08');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
+    expect(addDays('2023-12-31', 1)).toBe('2024-01-01');
+  });
+});
+
+describe('zonedTimeToUtc strictness', () => {
+  it('rejects days that do not exist', () => {
+    expect(zonedTimeToUtc('2023-02-29 10:00:00', 'Europe/Moscow')).toBeNull();
+    expect(zonedTimeToUtc('2024-02-29 10:00', 'Europe/Moscow')?.toISOString()).toBe('2024-02-29T07:00:00.000Z');
   });
 });
