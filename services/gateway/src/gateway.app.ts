@@ -4,7 +4,7 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
-import { DEV_JWT_SECRET, type GatewayConfig } from './config/gateway.config.js';
+import { type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
@@ -31,17 +31,8 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export const gatewayDefaults: Omit<GatewayConfig, 'natsUrl'> = {
-  port: 3000,
-  host: '0.0.0.0',
-  busPrefix: '',
-  logLevel: 'info',
-  auth: { jwtSecret: DEV_JWT_SECRET },
-  rpcTimeoutMs: 3000,
-  readyServices: ['screener', 'portfolios'],
-  readyTimeoutMs: 1000,
-  bodyLimitBytes: 1_048_576,
-};
+/** Every option's default: the defaults of the environment variables (one source, gateway.config.ts). */
+export const gatewayDefaults: GatewayConfig = loadGatewayConfig({});
 
 /**
  * Builds the HTTP gateway (NestJS on Fastify): routes, auth, validation, error shape, correlation,
