@@ -96,6 +96,27 @@ describe('loadDemoData', () => {
     expect(sberDividend).toEqual({ record_date: '2024-07-11', value: '33.3' });
   });
 
+  it('records the seeded rates as one RatesUpdated, so other services learn them', async () => {
+    const events = await db.query<{ type: string; stream_name: string; data: { version: number; source: string; rates: Record<string, unknown>[] } }>(
+      'select type, stream_name, data from es_events',
+    );
+    expect(events).toHaveLength(1);
+    const [event] = events;
+    expect(event).toMatchObject({ type: 'RatesUpdated', stream_name: 'rates-share', data: { version: 1, source: DEMO_DATA_LOAD } });
+    expect(event!.data.rates).toHaveLength(expected.shares);
+    const [sber] = await db.query<{ id: string }>(`select id::text from assets where ticker = 'SBER'`);
+    // LAST of SBER on TQBR in the capture, LASTTOPREVPRICE 0.27, UPDATETIME 17:54:06 MSK.
+    expect(event!.data.rates.find((r) => r.ticker === 'SBER')).toEqual({
+      assetType: 'share',
+      assetId: Number(sber!.id),
+      ticker: 'SBER',
+      currency: 'RUB',
+      rate: 289.83,
+      priceChangePercentage24h: 0.27,
+      asOf: '2024-02-15T14:54:06.000Z',
+    });
+  });
+
   it('does nothing on a later start: changed data is kept, nothing is duplicated', async () => {
     const before = await counts();
     await db.query(`update assets set current_rate = 300 where ticker = 'SBER'`);
@@ -105,5 +126,6 @@ describe('loadDemoData', () => {
     expect(await counts()).toEqual({ ...before, dividends: before.dividends! - 2 });
     const [sber] = await db.query<{ rate: string }>(`select current_rate::text as rate from assets where ticker = 'SBER'`);
     expect(sber?.rate).toBe('300');
+    expect(await db.query('select 1 from es_events')).toHaveLength(1);
   });
 });

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import type { Db, Logger, SqlClient } from '@invest/platform';
+import type { RateChange } from '@invest/contracts';
+import type { Db, Logger, SqlClient, Tx } from '@invest/platform';
 import { MAIN_SHARE_BOARDS, parseMoexShares } from '../market-data/moex-iss.parser.js';
 import { screenerDataFile } from '../package-root.js';
+import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 import { demoDividendsFileSchema, placeDemoDividends } from './demo-dividends.js';
 import { type DemoShare, demoSharesFromQuotes } from './demo-shares.js';
 
@@ -86,7 +88,10 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
     const missing = knownDividendTickers.filter((t) => !synced.some((s) => s.ticker === t));
     if (missing.length) opts.logger?.warn({ tickers: missing }, 'demo dividends name tickers that are not among the demo shares');
 
-    const details = { shares: shares.length, dividends: inserted.length, skipped: skipped.length, today: opts.today };
+    // Other services (portfolios' price table, alerts) learn the seeded rates like any others: one RatesUpdated.
+    const rates = await recordSeededRates(tx);
+
+    const details = { shares: shares.length, dividends: inserted.length, skipped: skipped.length, today: opts.today, rates };
     await tx.query('insert into data_loads (name, details) values ($1, $2::jsonb)', [DEMO_DATA_LOAD, JSON.stringify(details)]);
     if (skipped.length) opts.logger?.info({ skipped }, 'demo data: main-board securities that are not shares were skipped');
     return { loaded: true, shares: shares.length, dividends: inserted.length, skipped: skipped.length };
@@ -98,6 +103,27 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
     opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
   }
   return result;
+}
+
+/** Records the demo shares' rates as one RatesUpdated (source `demo-data`), in the load's transaction. */
+async function recordSeededRates(tx: Tx): Promise<number> {
+  await lockRateWrites(tx);
+  const rows = await tx.query<{ id: string; ticker: string; currency: string; current_rate: string; ch24: string | null; as_of: string }>(
+    `select id::text, ticker, currency, current_rate::text, price_change_percentage_24h::text as ch24,
+            to_char(coalesce(rate_updated_at, now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of
+     from assets where type = 'share' and current_rate is not null order by id`,
+  );
+  const changes: RateChange[] = rows.map((r) => ({
+    assetType: 'share',
+    assetId: Number(r.id),
+    ticker: r.ticker,
+    currency: r.currency,
+    rate: Number(r.current_rate),
+    priceChangePercentage24h: r.ch24 === null ? null : Number(r.ch24),
+    asOf: r.as_of,
+  }));
+  await recordRatesUpdated(tx, 'share', DEMO_DATA_LOAD, changes);
+  return changes.length;
 }
 
 async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promise<void> {
@@ -138,7 +164,7 @@ async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promis
      from jsonb_to_recordset($1::jsonb) as x(ticker text, board text, isin text, name text, short_name text, latin_name text,
                                             currency text, current_rate numeric, change_24h numeric, price_source text,
                                             rate_updated_at timestamptz)
-     on conflict (type, ticker) do nothing`,
+     on conflict (type, ticker) where type not in ('token', 'custom_asset') do nothing`,
     [rows],
   );
   await tx.query(

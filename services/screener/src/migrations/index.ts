@@ -1,4 +1,13 @@
+import { eventStoreMigration } from '@invest/platform';
 import { ScreenerSchema } from './0001-screener-schema.js';
+import { MarketDataSchema } from './0002-market-data.js';
 
-/** Every migration of the screener database, in order. Names are stable: never rename one that shipped. */
-export const migrations = [{ name: '0001-screener-schema', class: ScreenerSchema }];
+/**
+ * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
+ * there, in the transaction of the rates), then the service's own. Names are stable: never rename one that shipped.
+ */
+export const migrations = [
+  eventStoreMigration,
+  { name: '0001-screener-schema', class: ScreenerSchema },
+  { name: '0002-market-data', class: MarketDataSchema },
+];

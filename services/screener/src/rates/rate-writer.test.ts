@@ -1,0 +1,143 @@
+import { type Db, openDatabase } from '@invest/platform';
+import { createTestDatabase } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../migrations/index.js';
+import { type RateInput, writeRateBatch } from './rate-writer.js';
+
+const TZ = 'Europe/Moscow';
+
+describe('writeRateBatch', () => {
+  let db: Db;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const t = await createTestDatabase('scr_rates');
+    drop = t.drop;
+    db = await openDatabase({ url: t.url, migrations });
+  });
+  afterAll(async () => {
+    await db?.close();
+    await drop?.();
+  });
+  beforeEach(async () => {
+    await db.query('truncate assets, es_events cascade');
+  });
+
+  const item = (key: string, rate: number, extra: Partial<RateInput> = {}): RateInput => ({
+    key,
+    ticker: key,
+    name: `${key} name`,
+    currency: 'RUB',
+    rate,
+    priceSource: 'LAST',
+    priceChangePercentage24h: 1.5,
+    asOf: new Date('2024-02-15T14:54:06Z'),
+    ...extra,
+  });
+  const asset = async (ticker: string) =>
+    (
+      await db.query<{ rate: string; d24: string | null; d7: string | null; at: string }>(
+        `select current_rate::text as rate, price_change_percentage_24h::text as d24, price_change_percentage_7d::text as d7,
+                to_char(rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at
+         from assets where ticker = $1`,
+        [ticker],
+      )
+    )[0];
+  const events = () => db.query<{ data: { source: string; rates: { ticker: string; rate: number }[] } }>('select data from es_events order by global_position');
+
+  it('creates missing assets, records one event for the batch, and nothing when the same data comes again', async () => {
+    const batch = { assetType: 'etf' as const, source: 'test', insertMissing: true, items: [item('AAA', 10), item('BBB', 20)] };
+    const first = await writeRateBatch(db, batch, { marketTz: TZ });
+    expect(first).toMatchObject({ inserted: 2, events: 1, skipped: [] });
+    expect(first.changed.map((c) => [c.ticker, c.rate])).toEqual([
+      ['AAA', 10],
+      ['BBB', 20],
+    ]);
+    const [event] = await events();
+    expect(event!.data.rates.map((r) => r.ticker)).toEqual(['AAA', 'BBB']);
+
+    const second = await writeRateBatch(db, batch, { marketTz: TZ });
+    expect(second).toMatchObject({ inserted: 0, events: 0, changed: [] });
+    expect(await events()).toHaveLength(1);
+  });
+
+  it('publishes only what changed; a null change keeps the stored one; unknown keys are skipped when not inserting', async () => {
+    await writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('AAA', 10), item('BBB', 20)] }, { marketTz: TZ });
+    const later = new Date('2024-02-15T15:00:00Z');
+    const r = await writeRateBatch(
+      db,
+      {
+        assetType: 'etf',
+        source: 'test',
+        insertMissing: false,
+        items: [item('AAA', 10.5, { asOf: later, priceChangePercentage24h: null }), item('BBB', 20, { asOf: later }), item('NEW', 1)],
+      },
+      { marketTz: TZ },
+    );
+    expect(r.changed.map((c) => c.ticker)).toEqual(['AAA']);
+    expect(r.changed[0]).toMatchObject({ rate: 10.5, priceChangePercentage24h: 1.5, asOf: '2024-02-15T15:00:00.000Z' });
+    expect(r.skipped).toEqual([{ key: 'NEW', reason: 'not a known asset' }]);
+    expect(await asset('AAA')).toMatchObject({ rate: '10.5', d24: '1.5', at: '2024-02-15T15:00:00Z' });
+    // BBB's time moved on (fresh data), its rate did not: it is not in the event.
+    expect(await asset('BBB')).toMatchObject({ rate: '20', at: '2024-02-15T15:00:00Z' });
+    expect((await events()).at(-1)!.data.rates.map((x) => x.ticker)).toEqual(['AAA']);
+  });
+
+  it('never lets older data overwrite newer', async () => {
+    await writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('AAA', 10)] }, { marketTz: TZ });
+    const r = await writeRateBatch(
+      db,
+      { assetType: 'etf', source: 'test', insertMissing: false, items: [item('AAA', 1, { asOf: new Date('2024-02-14T10:00:00Z') })] },
+      { marketTz: TZ },
+    );
+    expect(r).toMatchObject({ changed: [], skipped: [{ key: 'AAA', reason: 'older than the stored rate' }] });
+    expect((await asset('AAA'))?.rate).toBe('10');
+  });
+
+  it('computes the 7-day change from the close 7 days back, null without history, the provider value when given', async () => {
+    const at = (d: string) => new Date(`${d}T12:00:00Z`);
+    const write = (rate: number, d: string, extra: Partial<RateInput> = {}) =>
+      writeRateBatch(db, { assetType: 'share', source: 'test', insertMissing: true, items: [item('SHR', rate, { asOf: at(d), ...extra })] }, { marketTz: TZ });
+    // Shares need their sibling row to be created; the writer only needs the asset for rates.
+    await write(100, '2024-02-01');
+    expect((await asset('SHR'))?.d7).toBeNull();
+    await write(110, '2024-02-05');
+    // 2024-02-08 - 7 days = 2024-02-01: close 100.
+    await write(120, '2024-02-08');
+    expect((await asset('SHR'))?.d7).toBe('20.0000');
+    // 2024-02-12 - 7 = 2024-02-05: close 110; 99 / 110 - 1 = -10 %.
+    await write(99, '2024-02-12');
+    expect((await asset('SHR'))?.d7).toBe('-10.0000');
+    // A provider's own 7-day change wins.
+    await write(99, '2024-02-13', { priceChangePercentage7d: 3.25 });
+    expect((await asset('SHR'))?.d7).toBe('3.25');
+    const closes = await db.query<{ d: string; close: string }>(`select to_char(trade_date, 'YYYY-MM-DD') as d, close::text from asset_daily_closes order by trade_date`);
+    expect(closes).toEqual([
+      { d: '2024-02-01', close: '100' },
+      { d: '2024-02-05', close: '110' },
+      { d: '2024-02-08', close: '120' },
+      { d: '2024-02-12', close: '99' },
+      { d: '2024-02-13', close: '99' },
+    ]);
+  });
+
+  it('keys tokens by coin id, so two coins with one symbol stay apart', async () => {
+    const r = await writeRateBatch(
+      db,
+      {
+        assetType: 'token',
+        source: 'test',
+        insertMissing: true,
+        items: [item('usd-coin', 1.001, { ticker: 'USDC', currency: 'USD' }), item('bridged-usdc', 0.999, { ticker: 'USDC', currency: 'USD' })],
+      },
+      { marketTz: TZ },
+    );
+    expect(r.inserted).toBe(2);
+    const rows = await db.query<{ source_id: string; ticker: string; rate: string }>(
+      `select source_id, ticker, current_rate::text as rate from assets where type = 'token' order by source_id`,
+    );
+    expect(rows).toEqual([
+      { source_id: 'bridged-usdc', ticker: 'USDC', rate: '0.999' },
+      { source_id: 'usd-coin', ticker: 'USDC', rate: '1.001' },
+    ]);
+  });
+});
