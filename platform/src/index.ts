@@ -16,3 +16,4 @@ export * from './time/zoned-time.js';
 export * from './jobs/schedule.js';
 export * from './jobs/job-runner.js';
 export * from './http/fetch-json.js';
+export * from './cache/coalescing-cache.js';

@@ -37,6 +37,17 @@ describe('openDatabase', () => {
     expect(await db.query('select id from things where id = 2')).toEqual([]);
   });
 
+  it('runs hot reads as named prepared statements on the same pool and type parsers', async () => {
+    // Executed as a named statement, the query sees itself in this session's prepared statements.
+    const [own] = await db.query<{ n: number }>("select count(*)::int as n from pg_prepared_statements where name like 'q\\_%'", [], {
+      prepare: true,
+    });
+    expect(own!.n).toBeGreaterThanOrEqual(1);
+    const plain = await db.query('select 1.50::numeric as x, $1::text as t', ['a']);
+    const prepared = await db.query('select 1.50::numeric as x, $1::text as t', ['a'], { prepare: true });
+    expect(prepared).toEqual(plain);
+  });
+
   it('does not re-run applied migrations on a second open', async () => {
     const again = await openDatabase({ url: db.url, migrations: [{ name: '0001-things', class: CreateThings }] });
     expect(await again.query<{ n: string }>('select count(*)::text as n from things')).toEqual([{ n: '1' }]);

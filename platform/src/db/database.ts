@@ -2,12 +2,22 @@ import { type Constructor, type EntitySchema } from '@mikro-orm/core';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 
 /** Plain SQL with `$1` parameters, bound by the server. Implemented by Db and by a transaction. */
 export interface SqlClient {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], opts?: QueryOptions): Promise<T[]>;
+}
+
+export interface QueryOptions {
+  /**
+   * Run as a named prepared statement, so each pooled connection plans it once. For hot reads whose SQL
+   * text comes from a small, fixed set of shapes (never for text that varies without bound).
+   * Ignored inside a transaction.
+   */
+  prepare?: boolean;
 }
 
 /** A SqlClient bound to one transaction, with the ORM EntityManager of that same transaction. */
@@ -39,9 +49,15 @@ export class Db implements SqlClient {
   constructor(
     readonly orm: MikroORM,
     readonly url: string,
+    /** The pg pool under MikroORM (same connections, same type parsers). */
+    private readonly pool?: pg.Pool,
   ) {}
 
-  query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  async query<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = [], opts: QueryOptions = {}): Promise<T[]> {
+    if (opts.prepare && this.pool) {
+      const res = await this.pool.query({ name: statementName(sql), text: sql, values: params as unknown[] });
+      return res.rows as T[];
+    }
     return sqlClientOf(this.orm.em).query<T>(sql, params);
   }
 
@@ -58,6 +74,17 @@ export class Db implements SqlClient {
   close(): Promise<void> {
     return this.orm.close(true);
   }
+}
+
+const statementNames = new Map<string, string>();
+/** A stable statement name per SQL text (pg caches plans per connection by name). */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `q_${createHash('sha1').update(sql).digest('hex').slice(0, 16)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }
 
 export interface OpenDatabaseOptions {
@@ -96,7 +123,9 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
 /** Opens a service database: creates it if missing, connects MikroORM, and runs pending migrations. */
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Db> {
   await ensureDatabaseExists(opts.url);
+  let pool: pg.Pool | undefined;
   const orm = await MikroORM.init({
+    driverOptions: { onPoolCreated: (p: pg.Pool) => void (pool = p) },
     clientUrl: opts.url,
     entities: opts.entities ?? [],
     discovery: { warnWhenNoEntities: false },
@@ -109,5 +138,5 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Db> {
   });
   const applied = await orm.migrator.up();
   if (applied.length && opts.logger) opts.logger.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
-  return new Db(orm, opts.url);
+  return new Db(orm, opts.url, pool);
 }

@@ -69,7 +69,7 @@ describe('relay and durable consumer (contract)', () => {
     try {
       const before = await streamMessages();
       await record(3);
-      await expect.poll(streamMessages, { timeout: 5_000, interval: 50 }).toBe(before + 1);
+      await expect.poll(streamMessages, { timeout: 20_000, interval: 50 }).toBe(before + 1);
     } finally {
       await r.stop();
     }
@@ -97,14 +97,14 @@ describe('relay and durable consumer (contract)', () => {
     const c = consumer(`test__dup_${randomUUID().slice(0, 8)}`);
     await c.start();
     try {
-      await expect.poll(appliedCount, { timeout: 5_000 }).toBe(3);
+      await expect.poll(appliedCount, { timeout: 20_000 }).toBe(3);
       // Publish an already-delivered event again under a new msgID (as after the duplicate window).
       const [one] = await db.query<{ event_id: string; data: unknown }>(`select event_id, data from es_events order by global_position limit 1`);
       const dup = { id: one!.event_id, type: 'RatesUpdated', streamName: 's', streamPosition: 1, recordedAt: new Date().toISOString(), data: one!.data, metadata: {} };
       await bus.js.publish(`${prefix}market.events.RatesUpdated`, JSON.stringify(dup), { msgID: randomUUID() });
       await record(4);
       await relay().runOnce();
-      await expect.poll(appliedCount, { timeout: 5_000 }).toBe(4);
+      await expect.poll(appliedCount, { timeout: 20_000 }).toBe(4);
       const perEvent = await db.query<{ n: number }>('select count(*)::int as n from applied group by event_id having count(*) > 1');
       expect(perEvent).toEqual([]);
     } finally {
@@ -124,7 +124,7 @@ describe('relay and durable consumer (contract)', () => {
       },
     });
     await dying.start();
-    await expect.poll(() => committed, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => committed, { timeout: 20_000 }).toBeGreaterThan(0);
     const appliedBeforeCrash = await appliedCount();
     expect(appliedBeforeCrash).toBeGreaterThan(0);
     void dying.stop();
@@ -134,7 +134,7 @@ describe('relay and durable consumer (contract)', () => {
     const healthy = consumer(durable);
     await healthy.start();
     try {
-      await expect.poll(appliedCount, { timeout: 10_000, interval: 100 }).toBe(total);
+      await expect.poll(appliedCount, { timeout: 30_000, interval: 100 }).toBe(total);
       const dupes = await db.query('select event_id from applied group by event_id having count(*) > 1');
       expect(dupes).toEqual([]);
     } finally {

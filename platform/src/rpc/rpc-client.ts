@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type ClientProxy, ClientProxyFactory, NatsRecordBuilder, Transport } from '@nestjs/microservices';
-import { headers as natsHeaders } from '@nats-io/nats-core';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { CORRELATION_HEADER, ErrorCode, type RequestMeta } from '@invest/contracts';
-import { firstValueFrom, type Observable, TimeoutError, catchError, throwError, timeout } from 'rxjs';
+import { type Observable, TimeoutError, catchError, throwError, timeout } from 'rxjs';
 import { currentContext } from '../context/request-context.js';
 import { ServiceError } from './service-error.js';
 
@@ -37,19 +37,49 @@ export class RpcClient {
     return this.proxy.close();
   }
 
-  /** One request, one reply. */
-  request<T>(subject: string, data: unknown, opts: RpcCallOptions = {}): Promise<T> {
-    return firstValueFrom(this.stream<T>(subject, data, opts));
+  /**
+   * One request, one reply. Goes straight through `nc.request` (one shared reply subscription) in the
+   * packet format of Nest's NATS transport, instead of Nest's client, which subscribes and unsubscribes
+   * an inbox for every call; replies that are streams use `stream()`.
+   */
+  async request<T>(subject: string, data: unknown, opts: RpcCallOptions = {}): Promise<T> {
+    const { meta, headers } = this.envelope(opts);
+    const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const service = subject.split('.')[0] ?? subject;
+    const target = this.busPrefix + subject;
+    try {
+      this.nc ??= await this.connectNats();
+      const reply = await this.nc.request(target, JSON.stringify({ pattern: target, data: { meta, data }, id: randomUUID() }), {
+        timeout: ms,
+        headers,
+      });
+      const packet = reply.json<{ response?: T; err?: unknown }>();
+      if (packet.err !== undefined && packet.err !== null) throw toServiceError(packet.err, service, ms);
+      return packet.response as T;
+    } catch (err) {
+      throw toServiceError(err, service, ms);
+    }
+  }
+
+  private nc: NatsConnection | undefined;
+  private async connectNats(): Promise<NatsConnection> {
+    await this.proxy.connect();
+    return this.proxy.unwrap<NatsConnection>();
+  }
+
+  private envelope(opts: RpcCallOptions): { meta: RequestMeta; headers: MsgHdrs } {
+    const ctx = currentContext();
+    const userId = opts.userId ?? ctx?.userId;
+    const meta: RequestMeta = { correlationId: ctx?.correlationId ?? randomUUID(), ...(userId ? { userId } : {}) };
+    const headers = natsHeaders();
+    headers.set(CORRELATION_HEADER, meta.correlationId);
+    return { meta, headers };
   }
 
   /** One request, a stream of replies (the handler returns an Observable). The timeout bounds each gap. */
   stream<T>(subject: string, data: unknown, opts: RpcCallOptions = {}): Observable<T> {
-    const ctx = currentContext();
-    const userId = opts.userId ?? ctx?.userId;
-    const meta: RequestMeta = { correlationId: ctx?.correlationId ?? randomUUID(), ...(userId ? { userId } : {}) };
-    const h = natsHeaders();
-    h.set(CORRELATION_HEADER, meta.correlationId);
-    const record = new NatsRecordBuilder({ meta, data }).setHeaders(h).build();
+    const { meta, headers } = this.envelope(opts);
+    const record = new NatsRecordBuilder({ meta, data }).setHeaders(headers).build();
     const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
     const service = subject.split('.')[0] ?? subject;
     return this.proxy.send<T>(this.busPrefix + subject, record).pipe(
@@ -61,14 +91,16 @@ export class RpcClient {
 
 function toServiceError(err: unknown, service: string, ms: number): ServiceError {
   if (err instanceof ServiceError) return err;
-  if (err instanceof TimeoutError) return ServiceError.unavailable(`The ${service} service did not answer within ${ms} ms.`);
+  const name = err instanceof Error ? err.name : '';
+  if (err instanceof TimeoutError || name === 'TimeoutError' || (err instanceof Error && err.cause instanceof Error && err.cause.name === 'TimeoutError')) {
+    return ServiceError.unavailable(`The ${service} service did not answer within ${ms} ms.`);
+  }
   const fromRpc = ServiceError.fromRpc(err);
   if (fromRpc) return fromRpc;
   const text = err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err);
   // nats.js v3 reports a refused connection as `ConnectionError: connection refused`; Nest's client
   // fails pending requests with "Connection closed" when the connection goes away.
-  const name = err instanceof Error ? err.name : '';
-  if (name === 'ConnectionError' || /no subscribers|no responders|connection[ _]refused|connection closed|disconnect/i.test(text)) {
+  if (name === 'ConnectionError' || name === 'NoRespondersError' || (err as { isNoResponders?: () => boolean }).isNoResponders?.() || /no subscribers|no responders|connection[ _]refused|connection closed|disconnect/i.test(text)) {
     return ServiceError.unavailable(`The ${service} service is not available.`);
   }
   return new ServiceError(ErrorCode.Internal, 'Internal error.');

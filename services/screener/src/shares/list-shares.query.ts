@@ -145,7 +145,7 @@ select (select count(*) from filtered)::int as total,
 /** Runs the list statement and wraps it as a page (`{ data, meta }`; the gateway adds `links`). */
 export async function listShares(db: SqlClient, query: ListSharesQuery, today: string): Promise<ListSharesReply> {
   const { sql, params } = buildListSharesSql(query, today);
-  const [row] = await db.query<ListSharesResultRow>(sql, params);
+  const [row] = await db.query<ListSharesResultRow>(sql, params, { prepare: true });
   const data = row?.data ?? [];
   return { data, meta: pageMeta(query, row?.total ?? 0, data.length) };
 }
