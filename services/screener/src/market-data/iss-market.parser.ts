@@ -306,3 +306,34 @@ export function issMarketPath(spec: MoexMarketSpec, board: string | null, secids
   if (secids?.length) q.set('securities', secids.join(','));
   return `${path}?${q.toString()}`;
 }
+
+/** Market stats of one security on one board (the marketdata block, keyed by SECID). Undefined: the column is absent. */
+export interface IssMarketStats {
+  secid: string;
+  board: string;
+  marketCap: number | null | undefined;
+  tradingVolume: number | null | undefined;
+}
+
+/**
+ * ISSUECAPITALIZATION and VALTODAY of the `marketdata` block of one board's response, keyed by SECID. Rows of
+ * other boards are ignored. Throws MoexIssFormatError when the block or its SECID column is missing.
+ */
+export function parseIssMarketStats(doc: unknown, board: string): IssMarketStats[] {
+  if (!hasIssBlock(doc, 'marketdata')) throw new MoexIssFormatError('ISS response has no "marketdata" block');
+  const rows = readIssBlock(doc, 'marketdata');
+  requireBlockColumns(rows, 'marketdata', REQUIRED);
+  const out = new Map<string, IssMarketStats>();
+  for (const row of rows) {
+    const secid = issString(row.SECID);
+    const rowBoard = issString(row.BOARDID) ?? board;
+    if (!secid || rowBoard !== board || out.has(secid)) continue;
+    out.set(secid, {
+      secid,
+      board,
+      marketCap: 'ISSUECAPITALIZATION' in row ? issNumber(row.ISSUECAPITALIZATION) : undefined,
+      tradingVolume: 'VALTODAY' in row ? issNumber(row.VALTODAY) : undefined,
+    });
+  }
+  return [...out.values()];
+}
