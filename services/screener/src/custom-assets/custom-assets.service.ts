@@ -1,0 +1,203 @@
+import {
+  type CustomAsset,
+  type CustomAssetReply,
+  type ListCustomAssetsReply,
+  type RateChange,
+  createCustomAssetRequestSchema,
+  updateCustomAssetRequestSchema,
+} from '@invest/contracts';
+import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow } from '@invest/platform';
+import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
+
+const NOT_FOUND = 'Custom asset';
+/** `source` of the RatesUpdated events a price change by the owner records. */
+export const CUSTOM_ASSET_PRICE_SOURCE = 'screener.custom-assets';
+
+const ASSET_JSON = `json_build_object(
+  'id', a.id,
+  'type', a.type,
+  'ticker', a.ticker,
+  'name', a.name,
+  'description', ca.description,
+  'currency', a.currency,
+  'current_rate', a.current_rate,
+  'price_change_percentage_24h', a.price_change_percentage_24h,
+  'rate_updated_at', to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'created_at', to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+)`;
+
+/** The 24h change of a custom asset: against its last close of an earlier market day; null on its first day. */
+const DAY_CHANGE_SQL = (rate: string, id: string, today: string) => `(
+  select round((${rate} / c.close - 1) * 100, 4) from asset_daily_closes c
+  where c.asset_id = ${id} and c.trade_date < ${today}::date order by c.trade_date desc limit 1)`;
+
+interface ChangedRow {
+  id: string;
+  ticker: string;
+  currency: string;
+  current_rate: string | null;
+  ch24: string | null;
+  as_of: string;
+}
+
+const toChange = (r: ChangedRow): RateChange => ({
+  assetType: 'custom_asset',
+  assetId: Number(r.id),
+  ticker: r.ticker,
+  currency: r.currency,
+  rate: r.current_rate === null ? null : Number(r.current_rate),
+  priceChangePercentage24h: r.ch24 === null ? null : Number(r.ch24),
+  asOf: r.as_of,
+});
+
+const CHANGED_COLUMNS = `a.id::text, a.ticker, a.currency, a.current_rate::text, a.price_change_percentage_24h::text as ch24,
+  to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of`;
+
+async function storeClose(tx: SqlClient, id: string, today: string): Promise<void> {
+  await tx.query(
+    `insert into asset_daily_closes (asset_id, trade_date, close)
+     select id, $2::date, current_rate from assets where id = $1 and current_rate > 0
+     on conflict (asset_id, trade_date) do update set close = excluded.close`,
+    [id, today],
+  );
+}
+
+async function readOwned(db: SqlClient, userId: string, id: number): Promise<CustomAsset | undefined> {
+  const [row] = await db.query<{ asset: CustomAsset }>(
+    `select ${ASSET_JSON} as asset from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2`,
+    [id, userId],
+  );
+  return row?.asset;
+}
+
+/**
+ * Assets whose price their owner sets (a flat, a private company share). Every price change is a rate change
+ * like any other: written with its day close, and recorded as RatesUpdated in the same transaction.
+ */
+export class CustomAssetsService {
+  constructor(
+    private readonly db: Db,
+    private readonly today: () => string,
+  ) {}
+
+  async list(userId: string): Promise<ListCustomAssetsReply> {
+    const rows = await this.db.query<{ asset: CustomAsset }>(
+      `select ${ASSET_JSON} as asset from custom_assets ca join assets a on a.id = ca.asset_id where ca.owner_user_id = $1 order by a.id`,
+      [userId],
+    );
+    return { data: rows.map((r) => r.asset) };
+  }
+
+  async create(userId: string, input: unknown): Promise<CustomAssetReply> {
+    const req = parseOrThrow(createCustomAssetRequestSchema, input);
+    const today = this.today();
+    const id = await this.db.transaction(async (tx) => {
+      await lockRateWrites(tx);
+      const [row] = await tx.query<ChangedRow>(
+        `with a as (
+           insert into assets (type, ticker, name, currency, current_rate, quoted_price, price_source, rate_updated_at)
+           values ('custom_asset', $1, $2, $3, $4::numeric, $4::numeric, 'owner', now())
+           returning *
+         ), ca as (insert into custom_assets (asset_id, owner_user_id, description) select id, $5, $6 from a)
+         select ${CHANGED_COLUMNS} from a`,
+        [req.ticker ?? tickerFromName(req.name), req.name, req.currency, req.price, userId, req.description ?? null],
+      );
+      await storeClose(tx, row!.id, today);
+      await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(row!)]);
+      return Number(row!.id);
+    });
+    return { data: (await readOwned(this.db, userId, id))! };
+  }
+
+  async update(userId: string, input: unknown): Promise<CustomAssetReply> {
+    const raw = (input ?? {}) as Record<string, unknown>;
+    // A malformed id names no resource of this user: 404, like an id of somebody else's asset.
+    if (!/^\d{1,18}$/.test(String(raw.id ?? ''))) throw ServiceError.notFound(NOT_FOUND);
+    const req = parseOrThrow(updateCustomAssetRequestSchema, raw);
+    const today = this.today();
+    await this.db.transaction(async (tx) => {
+      await lockRateWrites(tx);
+      const [before] = await tx.query<{ current_rate: string | null; ch24: string | null; currency: string }>(
+        `select a.current_rate::text, a.price_change_percentage_24h::text as ch24, a.currency
+         from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 for update of a`,
+        [req.id, userId],
+      );
+      if (!before) throw ServiceError.notFound(NOT_FOUND);
+      const priceGiven = req.price !== undefined;
+      const [after] = await tx.query<ChangedRow>(
+        `update assets a set
+           name = coalesce($2, a.name),
+           ticker = coalesce($3, a.ticker),
+           currency = coalesce($4, a.currency),
+           current_rate = coalesce($5::numeric, a.current_rate),
+           quoted_price = coalesce($5::numeric, a.quoted_price),
+           price_source = case when $5::numeric is null then a.price_source else 'owner' end,
+           rate_updated_at = case when $5::numeric is null then a.rate_updated_at else now() end,
+           price_change_percentage_24h = case when $5::numeric is null then a.price_change_percentage_24h
+                                              else ${DAY_CHANGE_SQL('$5::numeric', 'a.id', '$6')} end,
+           updated_at = now()
+         where a.id = $1
+         returning ${CHANGED_COLUMNS}`,
+        [req.id, req.name ?? null, req.ticker ?? null, req.currency ?? null, priceGiven ? req.price : null, today],
+      );
+      if (req.description !== undefined) {
+        await tx.query('update custom_assets set description = $2 where asset_id = $1', [req.id, req.description]);
+      }
+      if (priceGiven) await storeClose(tx, after!.id, today);
+      const changed =
+        numOrNull(before.current_rate) !== numOrNull(after!.current_rate) || numOrNull(before.ch24) !== numOrNull(after!.ch24) || before.currency !== after!.currency;
+      if (changed) await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(after!)]);
+    });
+    return { data: (await readOwned(this.db, userId, req.id))! };
+  }
+}
+
+const numOrNull = (v: string | null) => (v === null ? null : Number(v));
+
+/** A ticker for an asset created without one: its name, upper-cased, other characters as `-` (`Flat in Kazan` → `FLAT-IN-KAZAN`). */
+export function tickerFromName(name: string): string {
+  const t = name
+    .toUpperCase()
+    .replace(/[^\p{L}\p{N}._-]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 20)
+    .replace(/-+$/, '');
+  return t || 'CUSTOM';
+}
+
+/**
+ * Moves the custom assets' 24h change on with the market day (yesterday's close becomes the reference), stores
+ * today's close, and records RatesUpdated for those whose change moved. Part of `get:assetRates`.
+ */
+export async function refreshCustomAssetChanges(
+  db: Db,
+  opts: { today: string; source: string; assetIds?: readonly number[] },
+): Promise<{ fetched: number; changed: RateChange[] }> {
+  return db.transaction(async (tx: Tx) => {
+    await lockRateWrites(tx);
+    const ids = opts.assetIds ? [opts.assetIds] : [];
+    const onlyIds = (param: string) => (opts.assetIds ? `and a.id = any(${param}::bigint[])` : '');
+    const [{ n } = { n: 0 }] = await tx.query<{ n: number }>(
+      `select count(*)::int as n from assets a join custom_assets ca on ca.asset_id = a.id where a.current_rate is not null ${onlyIds('$1')}`,
+      ids,
+    );
+    const rows = await tx.query<ChangedRow>(
+      `with cur as (
+         select a.id, ${DAY_CHANGE_SQL('a.current_rate', 'a.id', '$1')} as ch24
+         from assets a join custom_assets ca on ca.asset_id = a.id
+         where a.current_rate is not null ${onlyIds('$2')}
+       ), closes as (
+         insert into asset_daily_closes (asset_id, trade_date, close)
+         select a.id, $1::date, a.current_rate from assets a join cur on cur.id = a.id where a.current_rate > 0
+         on conflict (asset_id, trade_date) do nothing
+       )
+       update assets a set price_change_percentage_24h = cur.ch24, rate_updated_at = now(), updated_at = now()
+       from cur where a.id = cur.id and a.price_change_percentage_24h is distinct from cur.ch24
+       returning ${CHANGED_COLUMNS}`,
+      [opts.today, ...ids],
+    );
+    const changed = rows.map(toChange);
+    await recordRatesUpdated(tx, 'custom_asset', opts.source, changed);
+    return { fetched: n, changed };
+  });
+}

@@ -1,0 +1,36 @@
+import { type Db, createLogger, nextRun } from '@invest/platform';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PROVIDERS } from '../screener.app.js';
+import { JOB_COMMANDS } from './cli.js';
+import { createJobDeps } from './job-deps.js';
+import { createScreenerJobs } from './screener-jobs.js';
+
+describe('screener jobs', () => {
+  const jobs = createScreenerJobs(
+    createJobDeps({ db: {} as Db, logger: createLogger('test', 'silent'), marketTz: 'Europe/Moscow', providers: DEFAULT_PROVIDERS }),
+  );
+
+  it('are named as in the spec and scheduled as it says', () => {
+    expect(jobs.scheduled.map((s) => [s.job.name, ...s.args].join(' ') + ' @ ' + JSON.stringify(s.schedule))).toEqual([
+      'update:shares-market-stats @ {"dailyAt":"01:45","timeZone":"Europe/Moscow"}',
+      'update:shares-dividends @ {"dailyAt":"02:15","timeZone":"Europe/Moscow"}',
+      'get:assetRates --only_used_assets @ {"everyMinutes":1}',
+      'get:assetRates @ {"everyMinutes":15}',
+      'command:GetMainCoinsRates @ {"everyMinutes":1}',
+    ]);
+    // Every job is also a command of `npm run cmd`.
+    expect(Object.keys(jobs.byName).sort()).toEqual([...JOB_COMMANDS].sort());
+  });
+
+  it('runs the stats job at 01:45 Moscow time', () => {
+    const stats = jobs.scheduled.find((s) => s.job.name === 'update:shares-market-stats')!;
+    // 2026-11-21 20:00 UTC is 23:00 in Moscow: next is 01:45 MSK on the 22nd = 22:45 UTC on the 21st.
+    expect(nextRun(stats.schedule, new Date('2026-11-21T20:00:00Z')).toISOString()).toBe('2026-11-21T22:45:00.000Z');
+  });
+
+  it('refuses unknown options', async () => {
+    await expect(jobs.byName['get:assetRates']!.run(['--only-used-assets'])).rejects.toThrow(/unknown option/);
+    await expect(jobs.byName['update:shares-market-stats']!.run(['x'])).rejects.toThrow(/takes no options/);
+    await expect(jobs.byName['update:shares-dividends']!.run(['--only'])).rejects.toThrow(/unknown option/);
+  });
+});

@@ -1,0 +1,44 @@
+import { type Job, JobScheduler, type Schedule } from '@invest/platform';
+import { ASSET_RATES_JOB, ONLY_USED_ASSETS, createAssetRatesJob } from './asset-rates.job.js';
+import type { ScreenerJobDeps } from './job-deps.js';
+import { MAIN_COINS_JOB, createMainCoinsRatesJob } from './main-coins-rates.job.js';
+import { SHARES_DIVIDENDS_JOB, createSharesDividendsJob } from './shares-dividends.job.js';
+import { SHARES_MARKET_STATS_JOB, createSharesMarketStatsJob } from './shares-market-stats.job.js';
+
+export interface ScheduledRun {
+  job: Job;
+  args: string[];
+  schedule: Schedule;
+}
+
+export interface ScreenerJobs {
+  /** Every job by its command name (`npm run cmd -- <name>`). */
+  byName: Record<string, Job>;
+  /** What the running service schedules. */
+  scheduled: ScheduledRun[];
+}
+
+/** The screener's jobs, named as in the spec, and their schedules (MARKET_TZ for the daily ones). */
+export function createScreenerJobs(deps: ScreenerJobDeps): ScreenerJobs {
+  const rates = createAssetRatesJob(deps);
+  const coins = createMainCoinsRatesJob(deps);
+  const stats = createSharesMarketStatsJob(deps);
+  const dividends = createSharesDividendsJob(deps);
+  return {
+    byName: { [ASSET_RATES_JOB]: rates, [MAIN_COINS_JOB]: coins, [SHARES_MARKET_STATS_JOB]: stats, [SHARES_DIVIDENDS_JOB]: dividends },
+    scheduled: [
+      { job: stats, args: [], schedule: { dailyAt: '01:45', timeZone: deps.marketTz } },
+      { job: dividends, args: [], schedule: { dailyAt: '02:15', timeZone: deps.marketTz } },
+      { job: rates, args: [ONLY_USED_ASSETS], schedule: { everyMinutes: 1 } },
+      { job: rates, args: [], schedule: { everyMinutes: 15 } },
+      { job: coins, args: [], schedule: { everyMinutes: 1 } },
+    ],
+  };
+}
+
+/** Starts a scheduler with every scheduled run; `stop()` waits for runs in progress. */
+export function scheduleScreenerJobs(deps: ScreenerJobDeps, jobs: ScreenerJobs): JobScheduler {
+  const scheduler = new JobScheduler(deps.db, deps.logger);
+  for (const run of jobs.scheduled) scheduler.schedule(run.job, run.args, run.schedule);
+  return scheduler;
+}
