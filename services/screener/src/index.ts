@@ -1,7 +1,11 @@
-export { createScreenerApp, type ScreenerApp, type ScreenerAppOptions } from './screener.app.js';
+export { createScreenerApp, DEFAULT_PROVIDERS, type ScreenerApp, type ScreenerAppOptions } from './screener.app.js';
 export { buildListSharesSql, listShares, escapeLike, normalizeSearch, type ListSharesResultRow, type SqlStatement } from './shares/list-shares.query.js';
 export { dividendYield, dividendWindow, type DividendRecord, type DividendYieldInput } from './shares/dividend-yield.js';
 export { marketToday } from './market-data/market-time.js';
 export * from './market-data/moex-iss.parser.js';
+export * from './market-data/iss-market.parser.js';
 export { countryFromIsin, countryName } from './market-data/country.js';
+export { writeRateBatch, type RateBatch, type RateInput, type RateBatchResult } from './rates/rate-writer.js';
+export { screenerEventSubject, MAX_RATES_PER_EVENT } from './rates/rates-updated.recorder.js';
+export { createScreenerJobs, type ScreenerJobs } from './jobs/screener-jobs.js';
 export { migrations } from './migrations/index.js';

@@ -14,12 +14,17 @@ try {
     logger,
     loadDemoData: config.DEMO_DATA,
     marketTz: config.MARKET_TZ,
+    providers: config,
+    jobs: config.JOBS_ENABLED,
   });
-  logger.info({ busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ }, 'screener started');
+  logger.info(
+    { busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ, jobs: config.JOBS_ENABLED, moexIssUrl: config.MOEX_ISS_URL, coingeckoUrl: config.COINGECKO_URL },
+    'screener started',
+  );
 
   // Nest's shutdown hooks (enabled by startRpcService) also react to these signals: they close the app and
-  // then re-raise the signal. Both paths share one shutdown (NATS first, then the database, see
-  // ScreenerModule); this persistent handler absorbs the re-raised signal so the process ends here, with 0.
+  // then re-raise the signal. Both paths share one shutdown (NATS first, then jobs, relay and consumer, then
+  // the bus and the database, see ScreenerModule); this persistent handler absorbs the re-raised signal so the process ends here, with 0.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;

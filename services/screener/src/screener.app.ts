@@ -1,10 +1,42 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import { type Db, type Logger, createLogger, openDatabase, startRpcService } from '@invest/platform';
+import {
+  type Bus,
+  type Db,
+  type DurableConsumer,
+  EventRelay,
+  type JobOutcome,
+  type JobScheduler,
+  type Logger,
+  connectBus,
+  createLogger,
+  ensureEventStream,
+  openDatabase,
+  runJob,
+  startRpcService,
+} from '@invest/platform';
+import { DEFAULT_MAIN_COINS } from './config.js';
 import { loadDemoData } from './demo-data/demo-data.loader.js';
+import { type ProviderSettings, createJobDeps } from './jobs/job-deps.js';
+import { type ScreenerJobs, createScreenerJobs, scheduleScreenerJobs } from './jobs/screener-jobs.js';
+import { DEFAULT_COINGECKO_URL } from './market-data/coingecko.client.js';
 import { marketToday } from './market-data/market-time.js';
+import { DEFAULT_MOEX_ISS_URL } from './market-data/moex-iss.client.js';
 import { migrations } from './migrations/index.js';
+import { screenerEventSubject } from './rates/rates-updated.recorder.js';
 import { ScreenerModule } from './screener.module.js';
+import { createUsedAssetsConsumer } from './used-assets/used-assets.consumer.js';
+
+/** Provider settings when none are given (the configuration's defaults: the real MOEX ISS and CoinGecko). */
+export const DEFAULT_PROVIDERS: ProviderSettings = {
+  MOEX_ISS_URL: DEFAULT_MOEX_ISS_URL,
+  MOEX_ISS_MIN_INTERVAL_MS: 200,
+  COINGECKO_URL: DEFAULT_COINGECKO_URL,
+  MAIN_COINS: DEFAULT_MAIN_COINS,
+  PROVIDER_TIMEOUT_MS: 10_000,
+  PROVIDER_RETRIES: 3,
+  PROVIDER_BACKOFF_MS: 500,
+};
 
 export interface ScreenerAppOptions {
   databaseUrl: string;
@@ -14,42 +46,123 @@ export interface ScreenerAppOptions {
   logger?: Logger;
   /** Load the demo shares and dividends on first start (default true). */
   loadDemoData?: boolean;
-  /** Time zone of the market day (dividend window, demo dividend dates). Default Europe/Moscow. */
+  /** Time zone of the market day (dividend window, daily closes, the 01:45 job). Default Europe/Moscow. */
   marketTz?: string;
+  /** Provider URLs, keys and call settings (default: DEFAULT_PROVIDERS). */
+  providers?: Partial<ProviderSettings>;
+  /** Run the jobs on their schedules (`JOBS_ENABLED`). Default false here; main.ts passes the configuration (default true). */
+  jobs?: boolean;
+  /** Publish recorded events to JetStream (default true). */
+  relay?: boolean;
+  relayPollMs?: number;
+  /** Consume PORTFOLIOS_EVENTS into the used-assets set (default true). */
+  usedAssetsConsumer?: boolean;
 }
 
 export interface ScreenerApp {
   app: INestMicroservice;
   db: Db;
-  /** Stops answering on NATS, then closes the database. Safe to call more than once. */
+  bus: Bus;
+  relay?: EventRelay;
+  usedAssets?: DurableConsumer;
+  scheduler?: JobScheduler;
+  jobs: ScreenerJobs;
+  /** Runs one job now, as the scheduler would (advisory lock, one-line summary). */
+  runJob(name: string, args?: string[]): Promise<JobOutcome>;
+  /** Stops answering on NATS, then the jobs, relay and consumer, then closes the bus and the database. Safe to call more than once. */
   close(): Promise<void>;
 }
 
 /**
  * Opens the screener database (creating it and running migrations), loads the demo data once if asked,
- * and starts the NATS handlers. Used by `main.ts` and by tests.
+ * starts the NATS handlers, then the event relay (RatesUpdated to MARKET_EVENTS), the used-assets consumer
+ * (PORTFOLIOS_EVENTS) and, if asked, the job scheduler. Used by `main.ts` and by tests.
  */
 export async function createScreenerApp(opts: ScreenerAppOptions): Promise<ScreenerApp> {
   const logger = opts.logger ?? createLogger('screener');
   const marketTz = opts.marketTz ?? 'Europe/Moscow';
-  const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-  let app: INestMicroservice;
+  const stopping = new AbortController();
+  // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
+  // (Nest's shutdown hook) or a failed start.
+  const cleanup: (() => Promise<unknown> | unknown)[] = [];
+  let stopped: Promise<void> | undefined;
+  const stopResources = () =>
+    (stopped ??= (async () => {
+      stopping.abort(new Error('screener stopping'));
+      for (const step of cleanup.reverse()) {
+        try {
+          await step();
+        } catch (err) {
+          logger.warn({ err }, 'error while stopping');
+        }
+      }
+    })());
+
+  let app: INestMicroservice | undefined;
   try {
+    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
+    cleanup.push(() => db.close());
     if (opts.loadDemoData ?? true) await loadDemoData(db, { today: marketToday(marketTz), logger });
-    app = await startRpcService(ScreenerModule.register({ db, marketTz }), {
+
+    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'screener', prefix: opts.busPrefix ?? '' });
+    cleanup.push(() => bus.close());
+    await ensureEventStream(bus, 'market');
+    // The consumer reads the portfolios' stream; creating it here (same definition) lets services start in any order.
+    await ensureEventStream(bus, 'portfolios');
+
+    const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
+    const jobs = createScreenerJobs(deps);
+
+    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources }), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,
       busPrefix: opts.busPrefix ?? '',
     });
+
+    // Background work starts after the handlers; it is stopped before the connections it uses.
+    let relay: EventRelay | undefined;
+    if (opts.relay ?? true) {
+      relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject, ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}) });
+      await relay.start();
+      const started = relay;
+      cleanup.push(() => started.stop());
+    }
+    let usedAssets: DurableConsumer | undefined;
+    if (opts.usedAssetsConsumer ?? true) {
+      usedAssets = createUsedAssetsConsumer({ db, bus, logger });
+      await usedAssets.start();
+      const started = usedAssets;
+      cleanup.push(() => started.stop());
+    }
+    let scheduler: JobScheduler | undefined;
+    if (opts.jobs) {
+      scheduler = scheduleScreenerJobs(deps, jobs);
+      const started = scheduler;
+      cleanup.push(() => started.stop());
+      logger.info({ jobs: jobs.scheduled.map((s) => [s.job.name, ...s.args].join(' ')) }, 'screener jobs scheduled');
+    }
+
+    const started = app;
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      db,
+      bus,
+      ...(relay ? { relay } : {}),
+      ...(usedAssets ? { usedAssets } : {}),
+      ...(scheduler ? { scheduler } : {}),
+      jobs,
+      runJob: (name, args = []) => {
+        const job = jobs.byName[name];
+        if (!job) throw new Error(`unknown job ${name}`);
+        return runJob(db, job, args, logger);
+      },
+      close: () => (closing ??= started.close().then(stopResources)),
+    };
   } catch (err) {
-    await db.close();
+    if (app) await app.close().catch(() => undefined);
+    await stopResources();
     throw err;
   }
-  let closing: Promise<void> | undefined;
-  return {
-    app,
-    db,
-    close: () => (closing ??= app.close()),
-  };
 }

@@ -3,21 +3,28 @@ import { type Db, createHealthController } from '@invest/platform';
 import { GetAssetsHandler } from './assets/get-assets.handler.js';
 import { ListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ListCountriesHandler } from './countries/list-countries.handler.js';
+import { CustomAssetsHandler } from './custom-assets/custom-assets.handler.js';
+import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
 import { marketToday } from './market-data/market-time.js';
-import { MARKET_CLOCK, type MarketClock, SCREENER_DB } from './screener.tokens.js';
+import { CUSTOM_ASSETS, MARKET_CLOCK, type MarketClock, SCREENER_DB } from './screener.tokens.js';
 import { ListSharesHandler } from './shares/list-shares.handler.js';
 
 export interface ScreenerModuleDeps {
   db: Db;
   marketTz: string;
+  /**
+   * Stops what runs beside the handlers (jobs, relay, consumer) and closes the bus and the database. Called
+   * once the NATS server has stopped, whichever way the app is shut down (close() or a signal).
+   */
+  stopResources: () => Promise<void>;
 }
 
-/** Closes the database after the NATS server stopped, whichever way the app is shut down (close() or a signal). */
-class DatabaseCloser implements OnApplicationShutdown {
-  private closed?: Promise<void>;
-  constructor(@Inject(SCREENER_DB) private readonly db: Db) {}
+const STOP = Symbol('STOP_RESOURCES');
+
+class ResourcesCloser implements OnApplicationShutdown {
+  constructor(@Inject(STOP) private readonly stop: () => Promise<void>) {}
   onApplicationShutdown(): Promise<void> {
-    return (this.closed ??= this.db.close());
+    return this.stop();
   }
 }
 
@@ -27,8 +34,14 @@ export class ScreenerModule {
     const clock: MarketClock = { timeZone: deps.marketTz, today: () => marketToday(deps.marketTz) };
     return {
       module: ScreenerModule,
-      controllers: [ListSharesHandler, ListCategoriesHandler, ListCountriesHandler, GetAssetsHandler, createHealthController('screener')],
-      providers: [{ provide: SCREENER_DB, useValue: deps.db }, { provide: MARKET_CLOCK, useValue: clock }, DatabaseCloser],
+      controllers: [ListSharesHandler, ListCategoriesHandler, ListCountriesHandler, GetAssetsHandler, CustomAssetsHandler, createHealthController('screener')],
+      providers: [
+        { provide: SCREENER_DB, useValue: deps.db },
+        { provide: MARKET_CLOCK, useValue: clock },
+        { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today) },
+        { provide: STOP, useValue: deps.stopResources },
+        ResourcesCloser,
+      ],
     };
   }
 }

@@ -9,3 +9,5 @@ export interface MarketClock {
   /** `YYYY-MM-DD` in the market time zone. */
   today(): string;
 }
+/** DI token of the CustomAssetsService. */
+export const CUSTOM_ASSETS = Symbol('CUSTOM_ASSETS');

@@ -11,7 +11,7 @@ import {
   Subjects,
   shareRowSchema,
 } from '@invest/contracts';
-import { RpcClient, ServiceError, createLogger } from '@invest/platform';
+import { RpcClient, ServiceError, createLogger, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScreenerApp, createScreenerApp } from '../src/screener.app.js';
@@ -83,6 +83,8 @@ describe('screener over NATS (demo data)', () => {
   });
   afterAll(async () => {
     await rpc?.close();
+    // The app created this prefix's event streams (and published the demo rates): leave nothing behind.
+    for (const ctx of ['market', 'portfolios'] as const) await screener?.bus.jsm.streams.delete(streamNameOf(screener.bus, ctx)).catch(() => undefined);
     await screener?.close();
     await db?.drop();
   });
