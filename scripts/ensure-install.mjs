@@ -16,7 +16,10 @@ const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
 
 if (have !== wanted || !existsSync(nodeBin)) {
-  const cmd = existsSync(lock) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
+  // `npm install`, not `npm ci`: it installs the locked versions too, and npm 11 (with lock files that
+  // record no registry addresses) writes locks without other platforms' optional packages, which
+  // `npm ci` then rejects as out of sync.
+  const cmd = 'npm install --no-audit --no-fund';
   console.log(`[setup] installing dependencies: ${cmd}`);
   execSync(cmd, { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, wanted + '\n');
