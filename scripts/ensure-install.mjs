@@ -9,9 +9,13 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 const lock = join(root, 'package-lock.json');
 const stamp = join(root, 'node_modules', '.install-stamp');
-const wanted = createHash('sha256')
-  .update(existsSync(lock) ? readFileSync(lock) : readFileSync(join(root, 'package.json')))
-  .digest('hex');
+// The stamp covers package.json and the lock file; it is taken after the install, which may touch the lock.
+const fingerprint = () =>
+  createHash('sha256')
+    .update(readFileSync(join(root, 'package.json')))
+    .update(existsSync(lock) ? readFileSync(lock) : '')
+    .digest('hex');
+const wanted = fingerprint();
 const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
 const nodeBin = join(root, 'node_modules', '.bin', 'node');
 
@@ -22,5 +26,5 @@ if (have !== wanted || !existsSync(nodeBin)) {
   const cmd = 'npm install --no-audit --no-fund';
   console.log(`[setup] installing dependencies: ${cmd}`);
   execSync(cmd, { cwd: root, stdio: 'inherit' });
-  writeFileSync(stamp, wanted + '\n');
+  writeFileSync(stamp, fingerprint() + '\n');
 }
