@@ -45,3 +45,13 @@ describe('zonedTimeToUtc strictness', () => {
     expect(zonedTimeToUtc('2024-02-29 10:00', 'Europe/Moscow')?.toISOString()).toBe('2024-02-29T07:00:00.000Z');
   });
 });
+
+describe('zonedTimeToUtc across a DST change (offsets cached per minute)', () => {
+  it('gives each minute its own offset', () => {
+    // Berlin, 2024-03-31: 02:00 CET jumps to 03:00 CEST.
+    expect(zonedTimeToUtc('2024-03-31 01:59:59', 'Europe/Berlin')?.toISOString()).toBe('2024-03-31T00:59:59.000Z');
+    expect(zonedTimeToUtc('2024-03-31 03:00:01', 'Europe/Berlin')?.toISOString()).toBe('2024-03-31T01:00:01.000Z');
+    expect(zonedTimeToUtc('2024-03-31 01:59:30', 'Europe/Berlin')?.toISOString()).toBe('2024-03-31T00:59:30.000Z');
+    expect(zonedTimeToUtc('2024-10-27 12:00:00', 'Europe/Berlin')?.toISOString()).toBe('2024-10-27T11:00:00.000Z');
+  });
+});

@@ -23,8 +23,19 @@ export function zonedTimeToUtc(local: string, tz: string): Date | null {
   if (!m) return null;
   const [year, month, day, hour, minute, second] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return null;
-  return zonedToUtc({ year, month, day, hour, minute, second }, tz);
+  // The zone's offset is looked up once per local minute (zone transitions fall on whole minutes): an ISS
+  // response has thousands of rows whose times share a few minutes, and each look-up costs two Intl calls.
+  const key = `${tz}|${year}-${month}-${day} ${hour}:${minute}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = zonedToUtc({ year, month, day, hour, minute }, tz).getTime() - Date.UTC(year, month - 1, day, hour, minute);
+    if (offsets.size >= 20_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return new Date(Date.UTC(year, month - 1, day, hour, minute, second) + offset);
 }
+
+const offsets = new Map<string, number>();
 
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();

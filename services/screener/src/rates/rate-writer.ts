@@ -111,7 +111,7 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
   return db.transaction(async (tx) => {
     await lockRateWrites(tx);
     const inserted = batch.insertMissing ? await insertMissing(tx, batch.assetType, json) : 0;
-    await writeDetails(tx, batch.assetType, items);
+    await writeDetails(tx, batch.assetType, items, { newAssets: inserted > 0 });
 
     const updated = await tx.query<UpdatedRow>(
       `with x as (
@@ -206,10 +206,13 @@ async function insertMissing(tx: Tx, type: AssetType, json: string): Promise<num
   return rows.length;
 }
 
-/** Sibling-table rows: shares only when new (the stats job owns market cap and volume), bonds and tokens every time. */
-async function writeDetails(tx: Tx, type: AssetType, items: readonly RateInput[]): Promise<void> {
+/**
+ * Sibling-table rows: shares only for assets this batch created (the stats job owns market cap and volume;
+ * an asset and its share row are always created together), bonds and tokens every time (face values amortise).
+ */
+async function writeDetails(tx: Tx, type: AssetType, items: readonly RateInput[], opts: { newAssets: boolean }): Promise<void> {
   const key = keyColumn(type);
-  const shares = items.flatMap((i) => (i.details?.kind === 'share' ? [{ key: i.key, ...i.details }] : []));
+  const shares = opts.newAssets ? items.flatMap((i) => (i.details?.kind === 'share' ? [{ key: i.key, ...i.details }] : [])) : [];
   if (shares.length) {
     const countries = new Map(shares.flatMap((s) => (s.country ? [[s.country.code, s.country.name] as const] : [])));
     if (countries.size) {
