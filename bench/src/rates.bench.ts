@@ -1,0 +1,182 @@
+/**
+ * `npm run bench -- rates [--assets N] [--rounds N]`: one MOEX board of N shares (default 3,000) whose prices
+ * all change every round, through the screener's own code:
+ *   parse          - provider body (JSON text) to rate inputs: JSON.parse, ISS blocks by column name, price chain;
+ *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
+ *   to JetStream   - from the provider response being received to the RatesUpdated event being readable
+ *                    on MARKET_EVENTS (parse + upsert + relay woken by LISTEN/NOTIFY + publish + delivery).
+ * Also: an unchanged batch (what every quiet refresh costs). Runs against a fresh database and a unique bus
+ * prefix (both removed afterwards) and the fake provider serving a synthetic board in the real ISS layout.
+ */
+import { createLogger, connectBus, ensureEventStream, EventRelay, openDatabase, streamNameOf } from '@invest/platform';
+import { testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
+import type { BusEvent, RatesUpdatedV1 } from '@invest/contracts';
+import { loadShareCategories } from '@invest/screener/jobs/asset-rates.job';
+import { MOEX_MARKETS, issMarketPath, parseIssMarket } from '@invest/screener/market-data/iss-market.parser';
+import { migrations } from '@invest/screener/migrations/index';
+import { moexRateInputs } from '@invest/screener/rates/moex-rates.source';
+import { writeRateBatch } from '@invest/screener/rates/rate-writer';
+import { screenerEventSubject } from '@invest/screener/rates/rates-updated.recorder';
+import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-providers';
+import pg from 'pg';
+
+interface Options {
+  assets: number;
+  rounds: number;
+}
+
+function parseArgs(args: string[]): Options {
+  const opts: Options = { assets: 3000, rounds: 20 };
+  for (let i = 0; i < args.length; i++) {
+    const key = args[i]?.replace(/^--/, '') as keyof Options;
+    const value = Number(args[i + 1]);
+    if (key in opts && Number.isInteger(value) && value > 0) {
+      opts[key] = value;
+      i++;
+    } else {
+      throw new Error(`unknown or bad argument "${args[i]}" (use --assets N --rounds N)`);
+    }
+  }
+  return opts;
+}
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+};
+const fmt = (ms: number) => `${ms.toFixed(1).padStart(8)} ms`;
+
+/** N shares on TQBR, cloned from SBER's rows of the real capture (same columns, same block layout). */
+function syntheticBoard(fake: FakeProviders, n: number): void {
+  const doc = fake.doc('shares');
+  for (const name of ['securities', 'marketdata'] as const) {
+    const block = doc[name] as IssBlock;
+    const col = (c: string) => block.columns.indexOf(c);
+    const template = block.data.find((r) => r[col('SECID')] === 'SBER' && r[col('BOARDID')] === 'TQBR')!;
+    block.data = Array.from({ length: n }, (_, i) => {
+      const row = [...template];
+      row[col('SECID')] = `BN${String(i).padStart(5, '0')}`;
+      if (name === 'securities') row[col('ISIN')] = `RU${String(i).padStart(9, '0')}0`;
+      else row[col('LAST')] = 100 + (i % 500);
+      return row;
+    });
+  }
+}
+
+function bumpPrices(fake: FakeProviders, round: number): void {
+  const md = fake.doc('shares').marketdata as IssBlock;
+  const last = md.columns.indexOf('LAST');
+  md.data.forEach((row, i) => {
+    row[last] = +(100 + (i % 500) + round * 0.01).toFixed(2);
+  });
+}
+
+export async function run(args: string[]): Promise<void> {
+  const opts = parseArgs(args);
+  const logger = createLogger('bench-rates', 'warn');
+  const dbName = uniqueName('bench_rates');
+  const url = testPostgresUrl(dbName);
+  const prefix = `${uniqueName('benchrates')}.`;
+  const fake = await FakeProviders.start();
+  syntheticBoard(fake, opts.assets);
+  const db = await openDatabase({ url, migrations, logger, poolMax: 4 });
+  const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-rates', prefix });
+  const stream = await ensureEventStream(bus, 'market');
+  const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
+  await relay.start();
+
+  // Every published RatesUpdated, by its batch source, with the time it became readable here.
+  const arrived = new Map<string, { at: number; rates: number }>();
+  const waiters = new Map<string, () => void>();
+  const consumer = await bus.js.consumers.get(stream);
+  const messages = await consumer.consume();
+  const reading = (async () => {
+    for await (const m of messages) {
+      const event = m.json<BusEvent<RatesUpdatedV1>>();
+      arrived.set(event.data.source, { at: performance.now(), rates: event.data.rates.length });
+      waiters.get(event.data.source)?.();
+    }
+  })();
+  const readable = (source: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (arrived.has(source)) return resolve();
+      const t = setTimeout(() => reject(new Error(`no RatesUpdated for ${source} within 30 s`)), 30_000);
+      waiters.set(source, () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+
+  const spec = MOEX_MARKETS.shares;
+  const categories = await loadShareCategories(db);
+  const endpoint = `${fake.moexUrl}${issMarketPath(spec, 'TQBR')}`;
+
+  /** One refresh as the job does it, timed: fetch, parse, write. */
+  async function refresh(source: string) {
+    const res = await fetch(endpoint);
+    const body = await res.text();
+    const received = performance.now();
+    const parsed = parseIssMarket(JSON.parse(body), spec, { board: 'TQBR' });
+    const { items } = moexRateInputs(spec, parsed.quotes, categories, new Date());
+    const parsedAt = performance.now();
+    const result = await writeRateBatch(db, { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
+    const writtenAt = performance.now();
+    return { received, parseMs: parsedAt - received, upsertMs: writtenAt - parsedAt, result, bytes: body.length };
+  }
+
+  try {
+    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}`);
+    // Warm-up: creates the assets (and their sibling rows), then one changed round.
+    const first = await refresh('bench:create');
+    await readable('bench:create');
+    bumpPrices(fake, 1);
+    await refresh('bench:warm');
+    await readable('bench:warm');
+    console.log(`provider body ${(first.bytes / 1024).toFixed(0)} KiB; first batch created ${first.result.inserted} assets`);
+
+    const parse: number[] = [];
+    const upsert: number[] = [];
+    const endToEnd: number[] = [];
+    for (let round = 2; round < opts.rounds + 2; round++) {
+      bumpPrices(fake, round);
+      const source = `bench:round-${round}`;
+      const r = await refresh(source);
+      if (r.result.changed.length !== opts.assets || r.result.events !== 1) {
+        throw new Error(`round ${round}: expected ${opts.assets} changes in one event, got ${r.result.changed.length} in ${r.result.events}`);
+      }
+      await readable(source);
+      const got = arrived.get(source)!;
+      if (got.rates !== opts.assets) throw new Error(`round ${round}: the published event carries ${got.rates} rates`);
+      parse.push(r.parseMs);
+      upsert.push(r.upsertMs);
+      endToEnd.push(got.at - r.received);
+    }
+
+    const unchanged: number[] = [];
+    for (let i = 0; i < Math.min(5, opts.rounds); i++) {
+      const r = await refresh(`bench:unchanged-${i}`);
+      if (r.result.changed.length !== 0) throw new Error('an unchanged batch reported changes');
+      unchanged.push(r.upsertMs);
+    }
+
+    console.log('');
+    console.log(`${'figure'.padEnd(44)}${'p50'.padStart(11)}${'p99'.padStart(11)}`);
+    const line = (name: string, xs: number[]) => console.log(`${name.padEnd(44)}${fmt(percentile(xs, 50))}${fmt(percentile(xs, 99))}`);
+    line(`parse (${opts.assets} rows)`, parse);
+    line(`upsert + RatesUpdated (${opts.assets} changed)`, upsert);
+    line('provider response -> event on JetStream', endToEnd);
+    line(`unchanged batch (${opts.assets} rows, nothing published)`, unchanged);
+  } finally {
+    await messages.close().catch(() => undefined);
+    await reading.catch(() => undefined);
+    await relay.stop();
+    await bus.jsm.streams.delete(streamNameOf(bus, 'market')).catch(() => undefined);
+    await bus.close();
+    await db.close();
+    await fake.close();
+    const admin = new pg.Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+    await admin.query(`drop database if exists "${dbName}" with (force)`);
+    await admin.end();
+  }
+}
