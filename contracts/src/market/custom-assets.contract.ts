@@ -34,20 +34,24 @@ export const createCustomAssetRequestSchema = z.object({
 });
 export type CreateCustomAssetRequest = z.infer<typeof createCustomAssetRequestSchema>;
 
-/** `screener.custom-assets.update` (HTTP `PATCH /api/custom-assets/{id}`): any of the fields; a new price emits RatesUpdated. */
-export const updateCustomAssetRequestSchema = z
-  .object({
-    id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
-    name: name.optional(),
-    ticker: ticker.optional(),
-    currency: currency.optional(),
-    price: price.optional(),
-    description: description.nullish(),
-  })
-  .refine((r) => r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined, {
-    message: 'Give at least one of name, ticker, currency, price, description.',
-    path: ['_'],
-  });
+const updateFields = z.object({
+  name: name.optional(),
+  ticker: ticker.optional(),
+  currency: currency.optional(),
+  price: price.optional(),
+  description: description.nullish(),
+});
+const someField = (r: z.infer<typeof updateFields>) =>
+  r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined;
+const someFieldError = { message: 'Give at least one of name, ticker, currency, price, description.', path: ['_'] };
+
+/** Body of HTTP `PATCH /api/custom-assets/{id}`: any of the fields; a new price emits RatesUpdated. */
+export const updateCustomAssetBodySchema = updateFields.refine(someField, someFieldError);
+
+/** `screener.custom-assets.update`: the body plus the asset id (from the path). */
+export const updateCustomAssetRequestSchema = updateFields
+  .extend({ id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.') })
+  .refine(someField, someFieldError);
 export type UpdateCustomAssetRequest = z.infer<typeof updateCustomAssetRequestSchema>;
 
 /** `screener.custom-assets.list`: the user's custom assets (no parameters). */
