@@ -1,0 +1,63 @@
+import { Body, Controller, Get, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, type SchemaObject } from '@nestjs/swagger';
+import {
+  type CustomAssetReply,
+  CustomAssetSubjects,
+  type ListCustomAssetsReply,
+  createCustomAssetRequestSchema,
+  customAssetSchema,
+  updateCustomAssetBodySchema,
+} from '@invest/contracts';
+import { parseOrThrow, type RpcClient } from '@invest/platform';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
+import { RPC_CLIENT } from '../gateway.tokens.js';
+
+const asset = openApiSchema(customAssetSchema);
+const dataOf = (row: SchemaObject): SchemaObject => ({ type: 'object', required: ['data'], properties: { data: row } });
+/** A JSON body as an object; anything else validates as `{}` so every missing field is named. */
+const bodyObject = (body: unknown): Record<string, unknown> =>
+  body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+
+/**
+ * Custom assets of the signed-in user: things without a market price (a flat, a private stake) whose price the
+ * owner sets. Bodies are validated here with the contract schemas (422 before any NATS traffic); the screener
+ * validates again and scopes everything to the user (another user's asset is a 404). A new price is a rate
+ * change like any other: the screener publishes RatesUpdated.
+ */
+@ApiTags('custom-assets')
+@ApiBearerAuth()
+@UseGuards(JwtAuthGuard)
+@Controller('api/custom-assets')
+export class CustomAssetsController {
+  constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
+
+  @Get()
+  @ApiOperation({ summary: "The user's custom assets", description: 'Oldest first.' })
+  @ApiOkResponse({ schema: listSchema(asset) })
+  @ApiCommonErrors({ auth: true })
+  list(): Promise<ListCustomAssetsReply> {
+    return this.rpc.request(CustomAssetSubjects.list, {});
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a custom asset with its price', description: 'The ticker defaults to the name, upper-cased.' })
+  @ApiBody({ schema: openApiSchema(createCustomAssetRequestSchema, 'input') })
+  @ApiCreatedResponse({ schema: dataOf(asset) })
+  @ApiCommonErrors({ auth: true, validation: true })
+  create(@Body() body: unknown): Promise<CustomAssetReply> {
+    return this.rpc.request(CustomAssetSubjects.create, parseOrThrow(createCustomAssetRequestSchema, bodyObject(body)));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a custom asset (name, ticker, currency, description) or set its price' })
+  @ApiParam({ name: 'id', description: 'Custom asset id.', schema: { type: 'integer', minimum: 1 } })
+  @ApiBody({ schema: openApiSchema(updateCustomAssetBodySchema, 'input') })
+  @ApiOkResponse({ schema: dataOf(asset) })
+  @ApiCommonErrors({ auth: true, validation: true })
+  @ApiResponse({ status: 404, description: 'The custom asset does not exist or belongs to another user.' })
+  update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
+    const changes = parseOrThrow(updateCustomAssetBodySchema, bodyObject(body));
+    return this.rpc.request(CustomAssetSubjects.update, { ...changes, id });
+  }
+}
