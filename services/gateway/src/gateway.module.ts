@@ -4,6 +4,7 @@ import type { Logger, RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { GatewayConfig } from './config/gateway.config.js';
+import { CustomAssetsController } from './custom-assets/custom-assets.controller.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
@@ -28,7 +29,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },
