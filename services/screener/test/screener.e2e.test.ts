@@ -296,6 +296,7 @@ describe('screener without demo data', () => {
       expect(await rpc.request(Subjects.screener.countriesList, {})).toEqual({ data: [] });
     } finally {
       await rpc.close();
+      for (const ctx of ['market', 'portfolios'] as const) await app.bus.jsm.streams.delete(streamNameOf(app.bus, ctx)).catch(() => undefined);
       await app.close();
       await db.drop();
     }
