@@ -16,6 +16,7 @@ try {
     marketTz: config.MARKET_TZ,
     providers: config,
     jobs: config.JOBS_ENABLED,
+    listCacheTtlMs: config.SCREENER_CACHE_TTL_MS,
   });
   logger.info(
     { busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ, jobs: config.JOBS_ENABLED, moexIssUrl: config.MOEX_ISS_URL, coingeckoUrl: config.COINGECKO_URL },

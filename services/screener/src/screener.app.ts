@@ -57,6 +57,11 @@ export interface ScreenerAppOptions {
   relayPollMs?: number;
   /** Consume PORTFOLIOS_EVENTS into the used-assets set (default true). */
   usedAssetsConsumer?: boolean;
+  /**
+   * How long a screener page may be served from memory (`SCREENER_CACHE_TTL_MS`). Identical concurrent
+   * requests always share one query; 0 (the default here) caches nothing beyond that.
+   */
+  listCacheTtlMs?: number;
 }
 
 export interface ScreenerApp {
@@ -113,7 +118,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
     const jobs = createScreenerJobs(deps);
 
-    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources }), {
+    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCacheTtlMs: opts.listCacheTtlMs ?? 0 }), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,

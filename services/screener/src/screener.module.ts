@@ -1,12 +1,12 @@
 import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { type Db, createHealthController } from '@invest/platform';
+import { CoalescingCache, type Db, createHealthController } from '@invest/platform';
 import { GetAssetsHandler } from './assets/get-assets.handler.js';
 import { ListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ListCountriesHandler } from './countries/list-countries.handler.js';
 import { CustomAssetsHandler } from './custom-assets/custom-assets.handler.js';
 import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
 import { marketToday } from './market-data/market-time.js';
-import { CUSTOM_ASSETS, MARKET_CLOCK, type MarketClock, SCREENER_DB } from './screener.tokens.js';
+import { CUSTOM_ASSETS, LIST_SHARES_CACHE, MARKET_CLOCK, type MarketClock, SCREENER_DB } from './screener.tokens.js';
 import { ListSharesHandler } from './shares/list-shares.handler.js';
 
 export interface ScreenerModuleDeps {
@@ -17,6 +17,8 @@ export interface ScreenerModuleDeps {
    * once the NATS server has stopped, whichever way the app is shut down (close() or a signal).
    */
   stopResources: () => Promise<void>;
+  /** TTL of the screener page cache; identical concurrent requests share one query either way. */
+  listCacheTtlMs: number;
 }
 
 const STOP = Symbol('STOP_RESOURCES');
@@ -38,6 +40,7 @@ export class ScreenerModule {
       providers: [
         { provide: SCREENER_DB, useValue: deps.db },
         { provide: MARKET_CLOCK, useValue: clock },
+        { provide: LIST_SHARES_CACHE, useValue: new CoalescingCache({ ttlMs: deps.listCacheTtlMs, maxEntries: 500 }) },
         { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today) },
         { provide: STOP, useValue: deps.stopResources },
         ResourcesCloser,

@@ -11,3 +11,5 @@ export interface MarketClock {
 }
 /** DI token of the CustomAssetsService. */
 export const CUSTOM_ASSETS = Symbol('CUSTOM_ASSETS');
+/** DI token of the screener page cache (CoalescingCache<ListSharesReply>). */
+export const LIST_SHARES_CACHE = Symbol('LIST_SHARES_CACHE');
