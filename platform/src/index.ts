@@ -17,3 +17,4 @@ export * from './jobs/schedule.js';
 export * from './jobs/job-runner.js';
 export * from './http/fetch-json.js';
 export * from './cache/coalescing-cache.js';
+export * from './lifecycle/shutdown.js';

@@ -1,4 +1,4 @@
-import { createLogger } from '@invest/platform';
+import { createLogger, exitOnSignals } from '@invest/platform';
 import { loadGatewayConfigOrExit } from './config/gateway.config.js';
 import { createGatewayApp, type GatewayApp } from './gateway.app.js';
 
@@ -15,25 +15,4 @@ try {
   process.exit(1);
 }
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'gateway stopping');
-    setTimeout(() => {
-      logger.error('gateway did not stop within 10 s; exiting');
-      process.exit(1);
-    }, 10_000).unref();
-    gateway.close().then(
-      () => {
-        logger.info('gateway stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'gateway failed to stop cleanly');
-        process.exit(1);
-      },
-    );
-  });
-}
+exitOnSignals({ name: 'gateway', logger, close: () => gateway.close() });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger } from '@invest/platform';
+import { createLogger, exitOnSignals } from '@invest/platform';
 import { loadPortfoliosConfigOrExit } from './config/portfolios.config.js';
 import { createPortfoliosApp } from './portfolios.app.js';
 
@@ -21,29 +21,5 @@ try {
   process.exit(1);
 }
 
-// Nest's shutdown hooks (enabled by startRpcService) also react to these signals: they close the app (its
-// shutdown hook stops the relay, the consumer and the connections) and then re-raise the signal. Both
-// paths share one shutdown; this persistent handler absorbs the re-raised signal so the process ends
-// here, with 0.
-let stopping = false;
-const stop = (signal: NodeJS.Signals) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'portfolios stopping');
-  setTimeout(() => {
-    logger.error('portfolios did not stop within 15 s; exiting');
-    process.exit(1);
-  }, 15_000).unref();
-  service.close().then(
-    () => {
-      logger.info('portfolios stopped');
-      process.exit(0);
-    },
-    (err: unknown) => {
-      logger.error({ err }, 'portfolios failed to stop cleanly');
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+// Nest's shutdown hooks also react to the signals and re-raise them; exitOnSignals absorbs the repeat.
+exitOnSignals({ name: 'portfolios', logger, close: () => service.close(), timeoutMs: 15_000 });

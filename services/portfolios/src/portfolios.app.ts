@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import {
+  ShutdownStack,
   type Bus,
   connectBus,
   createLogger,
@@ -59,18 +60,8 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
   const clock = opts.clock ?? systemClock;
   // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
   // (Nest's shutdown hooks call stopResources) or a failed start.
-  const cleanup: (() => Promise<unknown> | unknown)[] = [];
-  let stopping: Promise<void> | undefined;
-  const stopResources = () =>
-    (stopping ??= (async () => {
-      for (const step of cleanup.reverse()) {
-        try {
-          await step();
-        } catch (err) {
-          logger.warn({ err }, 'error while stopping');
-        }
-      }
-    })());
+  const cleanup = new ShutdownStack(logger);
+  const stopResources = () => cleanup.stop();
   let app: INestMicroservice | undefined;
   const close = async () => {
     if (app) await app.close();

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, loadConfigOrExit, serviceDatabaseUrl } from '@invest/platform';
+import { createLogger, exitOnSignals, loadConfigOrExit, serviceDatabaseUrl } from '@invest/platform';
 import { screenerConfigSchema } from './config.js';
 import { createScreenerApp } from './screener.app.js';
 
@@ -23,31 +23,9 @@ try {
     'screener started',
   );
 
-  // Nest's shutdown hooks (enabled by startRpcService) also react to these signals: they close the app and
-  // then re-raise the signal. Both paths share one shutdown (NATS first, then jobs, relay and consumer, then
-  // the bus and the database, see ScreenerModule); this persistent handler absorbs the re-raised signal so the process ends here, with 0.
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'screener stopping');
-    setTimeout(() => {
-      logger.error('screener did not stop within 10 s; exiting');
-      process.exit(1);
-    }, 10_000).unref();
-    screener.close().then(
-      () => {
-        logger.info('screener stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'screener failed to stop cleanly');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  // Nest's shutdown hooks also react to the signals (closing NATS first, then jobs, relay and consumer, then
+  // the bus and the database, see ScreenerModule) and re-raise them; exitOnSignals absorbs the repeat.
+  exitOnSignals({ name: 'screener', logger, close: () => screener.close() });
 } catch (err) {
   logger.fatal({ err }, 'screener failed to start');
   process.exit(1);

@@ -13,6 +13,7 @@ import {
   ensureEventStream,
   openDatabase,
   runJob,
+  ShutdownStack,
   startRpcService,
 } from '@invest/platform';
 import { DEFAULT_MAIN_COINS } from './config.js';
@@ -88,20 +89,12 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
   const marketTz = opts.marketTz ?? 'Europe/Moscow';
   const stopping = new AbortController();
   // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
-  // (Nest's shutdown hook) or a failed start.
-  const cleanup: (() => Promise<unknown> | unknown)[] = [];
-  let stopped: Promise<void> | undefined;
-  const stopResources = () =>
-    (stopped ??= (async () => {
-      stopping.abort(new Error('screener stopping'));
-      for (const step of cleanup.reverse()) {
-        try {
-          await step();
-        } catch (err) {
-          logger.warn({ err }, 'error while stopping');
-        }
-      }
-    })());
+  // (Nest's shutdown hooks call stopResources) or a failed start. Jobs in flight are aborted first.
+  const cleanup = new ShutdownStack(logger);
+  const stopResources = () => {
+    stopping.abort(new Error('screener stopping'));
+    return cleanup.stop();
+  };
 
   let app: INestMicroservice | undefined;
   try {
