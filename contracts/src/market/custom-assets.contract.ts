@@ -8,7 +8,14 @@ export const CustomAssetSubjects = {
   list: 'screener.custom-assets.list',
 } as const;
 
-const name = z.string({ error: 'The name must be a string.' }).trim().min(1, 'The name is required.').max(120, 'The name may not be greater than 120 characters.');
+/** Postgres text cannot hold NUL; without this check such a value is a 500 instead of a 422. */
+const noNul = (field: string) => [(s: string) => !s.includes('\u0000'), `The ${field} may not contain NUL characters.`] as const;
+const name = z
+  .string({ error: 'The name must be a string.' })
+  .trim()
+  .min(1, 'The name is required.')
+  .max(120, 'The name may not be greater than 120 characters.')
+  .refine(...noNul('name'));
 const ticker = z
   .string({ error: 'The ticker must be a string.' })
   .trim()
@@ -21,7 +28,11 @@ const price = z.coerce
   .refine((v) => Number.isFinite(v), 'The price must be a number.')
   .positive('The price must be greater than 0.')
   .max(1e15, 'The price is too large.');
-const description = z.string({ error: 'The description must be a string.' }).trim().max(1000, 'The description may not be greater than 1000 characters.');
+const description = z
+  .string({ error: 'The description must be a string.' })
+  .trim()
+  .max(1000, 'The description may not be greater than 1000 characters.')
+  .refine(...noNul('description'));
 const currency = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), currencyCodeSchema);
 
 /** `screener.custom-assets.create` (HTTP `POST /api/custom-assets`). The ticker defaults to the name. */

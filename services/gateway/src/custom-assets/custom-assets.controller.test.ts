@@ -103,6 +103,16 @@ describe('/api/custom-assets', () => {
     expect(empty.body.message).toMatch(/at least one of/);
   });
 
+  it('answers 422, not 500, for text Postgres cannot store (NUL)', async () => {
+    const created = await api('POST', '/api/custom-assets', { as: 'alice', body: { name: 'a\u0000b', currency: 'RUB', price: 1, description: 'x\u0000' } });
+    expect(created.status).toBe(422);
+    expect(Object.keys(created.body.errors).sort()).toEqual(['description', 'name']);
+    const id = (await api('POST', '/api/custom-assets', { as: 'alice', body: { name: 'Nul', currency: 'RUB', price: 1 } })).body.data.id as number;
+    const patched = await api('PATCH', `/api/custom-assets/${id}`, { as: 'alice', body: { name: 'x\u0000', description: '\u0000' } });
+    expect(patched.status).toBe(422);
+    expect(Object.keys(patched.body.errors).sort()).toEqual(['description', 'name']);
+  });
+
   it('is documented in the OpenAPI document', async () => {
     const doc = (await (await fetch(new URL('/api/docs-json', base))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/api/custom-assets'] ?? {}).sort()).toEqual(['get', 'post']);
