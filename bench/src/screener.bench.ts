@@ -7,7 +7,8 @@
  * the same machine noise. Prints the ratio.
  */
 import autocannon from 'autocannon';
-import { createTestDatabase, uniqueName } from '@invest/platform/testing/index';
+import { connectBus, ensureEventStream } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 interface Figures {
@@ -74,5 +75,12 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await Promise.all([stop(gateway), stop(screener), stop(plain)]);
     await db.drop();
+    // The services created this run's streams; leave nothing behind on the shared NATS.
+    const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
+    for (const ctx of ['market', 'portfolios'] as const) {
+      const name = await ensureEventStream(bus, ctx);
+      await bus.jsm.streams.delete(name).catch(() => undefined);
+    }
+    await bus.close();
   }
 }

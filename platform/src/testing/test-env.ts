@@ -13,9 +13,13 @@ export function testNatsUrl(): string {
   return process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 }
 
-/** A name unique to this run, safe for databases, streams and consumers. */
+/**
+ * A name unique to this run, safe for databases, streams and consumers. It carries the run id set by the
+ * global setup (`TEST_RUN_ID`), so the global teardown can remove whatever a run left behind.
+ */
 export function uniqueName(prefix: string): string {
-  return `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`.toLowerCase();
+  const run = process.env.TEST_RUN_ID ?? `x${Date.now().toString(36)}`;
+  return `${prefix}_${run}_${randomBytes(4).toString('hex')}`.toLowerCase();
 }
 
 /**
