@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type CustomAssetReply,
+  CustomAssetSubjects,
   ErrorCode,
   type GetAssetsReply,
   type ListCountriesReply,
@@ -267,6 +269,19 @@ describe('screener over NATS (demo data)', () => {
     ]);
     const err = await rpc.request(Subjects.screener.assetsGet, { refs: [] }).catch((e: unknown) => e);
     expect((err as ServiceError).code).toBe(ErrorCode.Validation);
+  });
+
+  it("never describes another user's custom asset by reference", async () => {
+    const { data: flat } = await rpc.request<CustomAssetReply>(
+      CustomAssetSubjects.create,
+      { name: 'Private flat', currency: 'RUB', price: 100 },
+      { userId: 'owner-1' },
+    );
+    const ask = (userId?: string) =>
+      rpc.request<GetAssetsReply>(Subjects.screener.assetsGet, { refs: [{ type: 'custom_asset', id: flat.id }] }, userId ? { userId } : {});
+    expect((await ask('owner-1')).data.map((a) => a.id)).toEqual([flat.id]);
+    expect((await ask('intruder')).data).toEqual([]);
+    expect((await ask()).data).toEqual([]);
   });
 
   it('keeps its data over a restart without loading the demo data again', async () => {

@@ -9,10 +9,10 @@ import { getAssets } from './get-assets.query.js';
 export class GetAssetsHandler {
   constructor(@Inject(SCREENER_DB) private readonly db: Db) {}
 
-  /** Looks assets up by `{ type, id }` reference; references not in the reply do not exist. */
+  /** Looks assets up by `{ type, id }` reference; references not in the reply do not exist (for this user). */
   @MessagePattern(Subjects.screener.assetsGet)
   get(@Payload() request: RpcRequest<unknown>): Promise<GetAssetsReply> {
     const { refs } = parseOrThrow(getAssetsRequestSchema, request?.data);
-    return getAssets(this.db, refs);
+    return getAssets(this.db, refs, request?.meta?.userId);
   }
 }
