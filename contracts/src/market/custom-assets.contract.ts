@@ -22,12 +22,19 @@ const ticker = z
   .min(1, 'The ticker may not be empty.')
   .max(20, 'The ticker may not be greater than 20 characters.')
   .regex(/^[\p{L}\p{N}._-]+$/u, 'The ticker may contain letters, digits, ".", "_" and "-" only.');
-/** A price as the owner sets it: a positive number (a numeric string is accepted, as HTML forms send them). */
-const price = z.coerce
-  .number({ error: 'The price must be a number.' })
-  .refine((v) => Number.isFinite(v), 'The price must be a number.')
-  .positive('The price must be greater than 0.')
-  .max(1e15, 'The price is too large.');
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+/**
+ * A price as the owner sets it: a positive number (a decimal string is accepted, as HTML forms send them). Not a
+ * blanket coercion, which would turn `true`, `[5]` or `"0x10"` into prices.
+ */
+const price = z.preprocess(
+  (v) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v.trim()) : v),
+  z
+    .number({ error: 'The price must be a number.' })
+    .refine((v) => Number.isFinite(v), 'The price must be a number.')
+    .positive('The price must be greater than 0.')
+    .max(1e15, 'The price is too large.'),
+);
 const description = z
   .string({ error: 'The description must be a string.' })
   .trim()

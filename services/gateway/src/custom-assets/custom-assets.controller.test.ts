@@ -113,6 +113,17 @@ describe('/api/custom-assets', () => {
     expect(Object.keys(patched.body.errors).sort()).toEqual(['description', 'name']);
   });
 
+  it('answers 422 for a price that is not a number or a numeric string', async () => {
+    for (const price of [true, [5], { v: 5 }, '0x10', '', ' ']) {
+      const res = await api('POST', '/api/custom-assets', { as: 'alice', body: { name: 'Typed', currency: 'RUB', price } });
+      expect(res.status, JSON.stringify(price)).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual(['price']);
+    }
+    const ok = await api('POST', '/api/custom-assets', { as: 'alice', body: { name: 'Typed', currency: 'RUB', price: ' 12.5 ' } });
+    expect(ok.status).toBe(201);
+    expect(ok.body.data.current_rate).toBe(12.5);
+  });
+
   it('is documented in the OpenAPI document', async () => {
     const doc = (await (await fetch(new URL('/api/docs-json', base))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/api/custom-assets'] ?? {}).sort()).toEqual(['get', 'post']);
