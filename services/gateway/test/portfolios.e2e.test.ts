@@ -316,6 +316,28 @@ describe('watchlists', () => {
     expect(still.items).toHaveLength(1);
   });
 
+  it("never lets a user reference another user's custom asset (deal or watchlist item: 422, nothing of it shown)", async () => {
+    const made = await api('POST', '/api/custom-assets', { as: 'alice', body: { name: 'Alice flat', currency: 'RUB', price: 12345678 } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const ref = { type: 'custom_asset', id: made.body.data.id as number };
+    // The owner may use it.
+    const own = (await api('POST', '/api/watchlists', { as: 'alice', body: { name: 'Own flat' } })).body.data.id;
+    expect((await api('POST', `/api/watchlists/${own}/items`, { as: 'alice', body: { assetable: ref } })).status).toBe(201);
+
+    // A user of its own, so the events test (which follows Bob) is not disturbed.
+    tokens.carol = await mintDevToken(`carol-${randomUUID()}`, SECRET);
+    const wid = (await api('POST', '/api/watchlists', { as: 'carol', body: { name: 'Snoop' } })).body.data.id;
+    const item = await api('POST', `/api/watchlists/${wid}/items`, { as: 'carol', body: { assetable: ref } });
+    expect(item.status).toBe(422);
+    expect(item.body.errors).toHaveProperty(['assetable.id']);
+    expect(JSON.stringify(item.body)).not.toContain('Alice flat');
+    const pid = (await api('POST', '/api/portfolios', { as: 'carol', body: { name: 'Snoop', currency_code: 'RUB' } })).body.data.id;
+    const deal = await api('POST', `/api/portfolios/${pid}/deals`, { as: 'carol', body: { type: 'buy', assetable: ref, quantity: 1, price: 1, date: '2024-01-10' } });
+    expect(deal.status).toBe(422);
+    expect(JSON.stringify(deal.body)).not.toContain('Alice flat');
+    expect((await api('GET', `/api/portfolios/${pid}`, { as: 'carol' })).body.data.deals_count).toBe(0);
+  });
+
   it('rejects a watchlist without a name (422)', async () => {
     const r = await api('POST', '/api/watchlists', { as: 'alice', body: { name: '   ' } });
     expect(r.status).toBe(422);

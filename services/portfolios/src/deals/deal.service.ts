@@ -45,7 +45,7 @@ export class DealService {
     if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
     // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
     await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
-    await this.assets.require(req.assetable);
+    await this.assets.require(req.assetable, userId);
 
     const dealId = await this.db.transaction(async (tx) => {
       const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);

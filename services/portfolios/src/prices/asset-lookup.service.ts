@@ -1,10 +1,11 @@
-import { type AssetRef, assetInfoSchema, type GetAssetsReply, Subjects } from '@invest/contracts';
+import { type AssetRef, assetInfoSchema, CustomAssetSubjects, type GetAssetsReply, type ListCustomAssetsReply, Subjects } from '@invest/contracts';
 import { type Db, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import { z } from 'zod';
 import { assetKey } from '../statistics/statistics.types.js';
 import { type CatalogAsset, findAssets, upsertFromScreener } from './asset-catalog.repository.js';
 
 const replySchema = z.object({ data: z.array(assetInfoSchema) });
+const customAssetsReplySchema = z.object({ data: z.array(z.object({ id: z.number().int() })) });
 
 /**
  * Validates asset references against the local catalog first; asks the screener (`screener.assets.get`)
@@ -44,11 +45,27 @@ export class AssetLookup {
     return { found, missing: unique.filter((r) => !found.has(assetKey(r))) };
   }
 
-  /** Resolves one reference or throws a 422 naming `field`. */
-  async require(ref: AssetRef, field = 'assetable'): Promise<CatalogAsset> {
+  /**
+   * Resolves one reference for `userId` or throws a 422 naming `field`. A custom asset belongs to its
+   * owner: another user's is treated as not existing (the catalog and `screener.assets.get` know every
+   * user's, so ownership is asked of the screener's per-user list).
+   */
+  async require(ref: AssetRef, userId: string, field = 'assetable'): Promise<CatalogAsset> {
+    const missing = () => ServiceError.validation({ [`${field}.id`]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
+    if (ref.type === 'custom_asset' && !(await this.ownsCustomAsset(userId, ref.id))) throw missing();
     const { found } = await this.resolve([ref]);
     const asset = found.get(assetKey(ref));
-    if (!asset) throw ServiceError.validation({ [`${field}.id`]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
+    if (!asset) throw missing();
     return asset;
+  }
+
+  private async ownsCustomAsset(userId: string, id: number): Promise<boolean> {
+    const raw = await this.rpc.request<ListCustomAssetsReply>(CustomAssetSubjects.list, {}, { userId });
+    const reply = customAssetsReplySchema.safeParse(raw);
+    if (!reply.success) {
+      this.logger.error({ issues: reply.error.issues.slice(0, 5) }, 'screener.custom-assets.list answered in an unexpected shape');
+      throw ServiceError.unavailable('The screener service answered unexpectedly.');
+    }
+    return reply.data.data.some((a) => a.id === id);
   }
 }

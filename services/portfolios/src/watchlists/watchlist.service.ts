@@ -63,7 +63,7 @@ export class WatchlistService {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
     const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
     if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
-    await this.assets.require(req.assetable);
+    await this.assets.require(req.assetable, userId);
     const itemId = await this.db.transaction(async (tx) => {
       if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
       const [row] = await tx.query<{ id: string }>(
