@@ -21,5 +21,15 @@ export function decimalSchema(label: string) {
   );
 }
 
+/**
+ * A stored free-text name: Postgres text cannot hold NUL and jsonb (the event store) rejects a lone UTF-16
+ * surrogate; without this check such a name is a 500 instead of a 422.
+ */
+export function storableText<T extends z.ZodType<string>>(schema: T, label: string) {
+  return schema
+    .refine((s) => !s.includes('\u0000'), `The ${label} may not contain NUL characters.`)
+    .refine((s) => !/\p{Cs}/u.test(s), `The ${label} must be valid Unicode text.`);
+}
+
 /** ISO timestamps as the services send them. */
 export const isoTimestampSchema = z.string();

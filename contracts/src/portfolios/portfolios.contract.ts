@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { CURRENCY_CODES, currencyCodeSchema } from '../common/assets.js';
-import { isoTimestampSchema, resourceIdSchema } from './common.js';
+import { isoTimestampSchema, resourceIdSchema, storableText } from './common.js';
 
 const upperTrimmed = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
 
 /** A portfolio's name: 1-100 characters after trimming. */
-export const portfolioNameSchema = z
-  .string({ error: 'The name must be a string.' })
-  .trim()
-  .min(1, 'The name field is required.')
-  .max(100, 'The name may not be greater than 100 characters.');
+export const portfolioNameSchema = storableText(
+  z
+    .string({ error: 'The name must be a string.' })
+    .trim()
+    .min(1, 'The name field is required.')
+    .max(100, 'The name may not be greater than 100 characters.'),
+  'name',
+);
 
 /** ISO 4217 code of a portfolio, any case in, upper case out (`rub` -> `RUB`). */
 export const portfolioCurrencySchema = z.preprocess(upperTrimmed, currencyCodeSchema);

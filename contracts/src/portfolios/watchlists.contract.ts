@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assetRefSchema } from '../common/assets.js';
-import { isoTimestampSchema, resourceIdSchema } from './common.js';
+import { isoTimestampSchema, resourceIdSchema, storableText } from './common.js';
 import { assetSummarySchema } from './deals.contract.js';
 
 export const watchlistItemSchema = z.object({
@@ -27,11 +27,14 @@ export interface ListWatchlistsReply {
 
 /** Body of `POST /api/watchlists` and `portfolios.watchlists.create`. */
 export const createWatchlistRequestSchema = z.object({
-  name: z
-    .string({ error: 'The name must be a string.' })
-    .trim()
-    .min(1, 'The name field is required.')
-    .max(100, 'The name may not be greater than 100 characters.'),
+  name: storableText(
+    z
+      .string({ error: 'The name must be a string.' })
+      .trim()
+      .min(1, 'The name field is required.')
+      .max(100, 'The name may not be greater than 100 characters.'),
+    'name',
+  ),
 });
 export type CreateWatchlistRequest = z.infer<typeof createWatchlistRequestSchema>;
 

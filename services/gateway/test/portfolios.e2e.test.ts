@@ -130,6 +130,9 @@ describe('portfolios', () => {
       [{ name: '', currency_code: 'RUB' }, 'name'],
       [{ name: 'x'.repeat(101), currency_code: 'RUB' }, 'name'],
       [[1, 2], 'name'],
+      // Postgres text cannot hold NUL, nor jsonb a lone surrogate: a 422, not a 500.
+      [{ name: 'a\u0000b', currency_code: 'RUB' }, 'name'],
+      [{ name: '\ud800', currency_code: 'RUB' }, 'name'],
     ];
     for (const [body, field] of cases) {
       const r = await api('POST', '/api/portfolios', { as: 'alice', body });
@@ -140,6 +143,9 @@ describe('portfolios', () => {
     const patch = await api('PATCH', `/api/portfolios/${p.body.data.id}`, { as: 'alice', body: { currency_code: 'DOGE' } });
     expect(patch.status).toBe(422);
     expect(patch.body.errors).toHaveProperty('currency_code');
+    const nul = await api('PATCH', `/api/portfolios/${p.body.data.id}`, { as: 'alice', body: { name: 'a\u0000' } });
+    expect(nul.status).toBe(422);
+    expect(nul.body.errors).toHaveProperty('name');
     expect((await api('PATCH', `/api/portfolios/${p.body.data.id}`, { as: 'alice', body: {} })).status).toBe(422);
     const bad = await api('POST', '/api/portfolios', { as: 'alice', raw: '{"name": ' });
     expect(bad.status).toBe(400);
@@ -342,6 +348,11 @@ describe('watchlists', () => {
     const r = await api('POST', '/api/watchlists', { as: 'alice', body: { name: '   ' } });
     expect(r.status).toBe(422);
     expect(r.body.errors).toHaveProperty('name');
+    for (const name of ['a\u0000b', 'x\udc00']) {
+      const bad = await api('POST', '/api/watchlists', { as: 'alice', body: { name } });
+      expect(bad.status, JSON.stringify(name)).toBe(422);
+      expect(bad.body.errors).toHaveProperty('name');
+    }
   });
 });
 
