@@ -8,7 +8,12 @@ export type AssetType = z.infer<typeof assetTypeSchema>;
 /** A reference to one asset (`assetable`): its type and the screener's asset id. */
 export const assetRefSchema = z.object({
   type: assetTypeSchema,
-  id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
+  // A JSON number or a string of digits (`"123"`); anything else (true, [1], "0x1", "") is not an id, where
+  // plain coercion would turn it into one (true -> 1).
+  id: z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : v),
+    z.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
+  ),
 });
 export type AssetRef = z.infer<typeof assetRefSchema>;
 

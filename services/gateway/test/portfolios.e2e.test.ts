@@ -224,6 +224,9 @@ describe('deals', () => {
   const invalid: [string, Record<string, unknown>, string][] = [
     ['an unknown asset', { assetable: { type: 'share', id: 987654321 } }, 'assetable.id'],
     ['an unknown asset type', { assetable: { type: 'stock', id: 1 } }, 'assetable.type'],
+    ['a boolean asset id', { assetable: { type: 'share', id: true } }, 'assetable.id'],
+    ['an array asset id', { assetable: { type: 'share', id: [1] } }, 'assetable.id'],
+    ['a hexadecimal asset id', { assetable: { type: 'share', id: '0x1' } }, 'assetable.id'],
     ['a negative quantity', { quantity: -5 }, 'quantity'],
     ['a zero quantity', { quantity: 0 }, 'quantity'],
     ['a non-numeric quantity', { quantity: 'ten' }, 'quantity'],
