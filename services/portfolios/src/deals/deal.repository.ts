@@ -86,12 +86,16 @@ export async function insertDeal(
 }
 
 /**
- * All deals of a portfolio and its statistics version, read in ONE statement (one snapshot), so the
- * version describes exactly these deals. `version` is undefined when the portfolio does not exist.
+ * All deals of a portfolio, its statistics version and its currency, read in ONE statement (one
+ * snapshot), so the version describes exactly these deals and this currency. Undefined when the
+ * portfolio does not exist.
  */
-export async function loadDealsForStatistics(db: SqlClient, portfolioId: number): Promise<{ version: number; deals: DealInput[] } | undefined> {
+export async function loadDealsForStatistics(
+  db: SqlClient,
+  portfolioId: number,
+): Promise<{ version: number; currencyCode: string; deals: DealInput[] } | undefined> {
   const rows = await db.query<Row>(
-    `select p.stats_version::text, d.id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text,
+    `select p.stats_version::text, p.currency_code, d.id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text,
        d.commission::text, d.date::text as date
      from portfolios p left join deals d on d.portfolio_id = p.id
      where p.id = $1`,
@@ -111,5 +115,5 @@ export async function loadDealsForStatistics(db: SqlClient, portfolioId: number)
       date: String(r.date),
     });
   }
-  return { version: num(rows[0]!.stats_version), deals };
+  return { version: num(rows[0]!.stats_version), currencyCode: String(rows[0]!.currency_code), deals };
 }

@@ -45,6 +45,8 @@ export class StatisticsService {
     } else {
       let source: StatisticsSource = 'state';
       let statsVersion = probe.statsVersion;
+      // The version and the currency go together: a currency change bumps the version.
+      let currency = probe.currencyCode;
       let state: PortfolioState;
       let stateComputedAt: string;
       const cached = await loadState(this.db, portfolioId, statsVersion);
@@ -55,13 +57,14 @@ export class StatisticsService {
         const loaded = await loadDealsForStatistics(this.db, portfolioId);
         if (!loaded) throw ServiceError.notFound('Portfolio');
         statsVersion = loaded.version;
+        currency = loaded.currencyCode;
         state = aggregateDeals(loaded.deals);
         stateComputedAt = await saveState(this.db, portfolioId, statsVersion, state, this.ttl.stateSeconds);
       }
       const refs = state.assets.map((a) => a.asset);
       const quotes = await findAssets(this.db, refs);
       const pricesVersion = Math.max(0, ...[...quotes.values()].map((q) => q.priceSeq));
-      const body = hydrateStatistics({ state, quotes, currency: probe.currencyCode, valuationDate: utcDate(this.clock()) });
+      const body = hydrateStatistics({ state, quotes, currency, valuationDate: utcDate(this.clock()) });
       const computedAt = await saveHydrated(this.db, {
         portfolioId,
         statsVersion,
