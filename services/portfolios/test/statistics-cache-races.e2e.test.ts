@@ -56,4 +56,27 @@ describe('statistics cache races', () => {
     const next = await new StatisticsService(db, logger, () => new Date()).get(USER, { portfolio_id: p.id });
     expect(next.data.totals.currency).toBe('USD');
   });
+
+  it('a portfolio deleted while its statistics are being stored is a 404 or an answer, never an internal error', async () => {
+    const portfolios = new PortfolioService(db);
+    const { data: p } = await portfolios.create(USER, { name: 'Gone', currency_code: 'RUB' });
+    let deleting: Promise<unknown> | undefined;
+    // The delete has removed the row but not yet committed when the state cache row is written.
+    const racing = withHookBefore('insert into statistics_state', async () => {
+      let removed!: () => void;
+      const rowGone = new Promise<void>((resolve) => (removed = resolve));
+      deleting = db.transaction(async (tx) => {
+        await tx.query('delete from portfolios where id = $1', [p.id]);
+        removed();
+        await new Promise((r) => setTimeout(r, 200));
+      });
+      await rowGone;
+    });
+    const outcome = await new StatisticsService(racing, logger, () => new Date()).get(USER, { portfolio_id: p.id }).then(
+      (reply) => reply.meta.source,
+      (err: unknown) => (err as { code?: string }).code ?? String(err),
+    );
+    await deleting;
+    expect(['computed', 'not_found']).toContain(outcome);
+  });
 });

@@ -5,6 +5,20 @@ import { type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js
 
 type Row = Record<string, unknown>;
 
+/**
+ * Runs a cache write; a portfolio deleted concurrently (its delete commits while the row's foreign key is
+ * checked) is not an error: there is nothing left to cache for, like the `where exists` guard's no-op.
+ */
+async function cacheWrite(write: () => Promise<Row[]>): Promise<string> {
+  try {
+    const rows = await write();
+    return rows[0] ? iso(rows[0].computed_at) : new Date().toISOString();
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '23503') return new Date().toISOString();
+    throw err;
+  }
+}
+
 /** A portfolio as the statistics read sees it, with its hydrated cache row if that is still valid. */
 export interface StatisticsProbe {
   portfolioId: number;
@@ -59,17 +73,18 @@ export async function loadState(db: SqlClient, portfolioId: number, statsVersion
  * row of a version a deal change has since replaced is simply never matched again.
  */
 export async function saveState(db: SqlClient, portfolioId: number, statsVersion: number, state: PortfolioState, ttlSeconds: number): Promise<string> {
-  const rows = await db.query<Row>(
-    `insert into statistics_state (portfolio_id, stats_version, state, expires_at)
-     select $1, $2, $3::jsonb, now() + make_interval(secs => $4)
-     where exists (select 1 from portfolios where id = $1)
-     on conflict (portfolio_id) do update set stats_version = excluded.stats_version, state = excluded.state,
-       computed_at = now(), expires_at = excluded.expires_at
-     where statistics_state.stats_version <= excluded.stats_version
-     returning computed_at`,
-    [portfolioId, statsVersion, JSON.stringify(state), ttlSeconds],
+  return cacheWrite(() =>
+    db.query<Row>(
+      `insert into statistics_state (portfolio_id, stats_version, state, expires_at)
+       select $1, $2, $3::jsonb, now() + make_interval(secs => $4)
+       where exists (select 1 from portfolios where id = $1)
+       on conflict (portfolio_id) do update set stats_version = excluded.stats_version, state = excluded.state,
+         computed_at = now(), expires_at = excluded.expires_at
+       where statistics_state.stats_version <= excluded.stats_version
+       returning computed_at`,
+      [portfolioId, statsVersion, JSON.stringify(state), ttlSeconds],
+    ),
   );
-  return rows[0] ? iso(rows[0].computed_at) : new Date().toISOString();
 }
 
 export async function saveHydrated(
@@ -84,25 +99,26 @@ export async function saveHydrated(
     ttlSeconds: number;
   },
 ): Promise<string> {
-  const rows = await db.query<Row>(
-    `insert into statistics_hydrated (portfolio_id, stats_version, prices_version, asset_types, asset_ids, body, state_computed_at, expires_at)
-     select $1, $2, $3, $4::text[], $5::bigint[], $6::jsonb, $7::timestamptz, now() + make_interval(secs => $8)
-     where exists (select 1 from portfolios where id = $1)
-     on conflict (portfolio_id) do update set stats_version = excluded.stats_version, prices_version = excluded.prices_version,
-       asset_types = excluded.asset_types, asset_ids = excluded.asset_ids, body = excluded.body,
-       state_computed_at = excluded.state_computed_at, computed_at = now(), expires_at = excluded.expires_at
-     where (statistics_hydrated.stats_version, statistics_hydrated.prices_version) <= (excluded.stats_version, excluded.prices_version)
-     returning computed_at`,
-    [
-      h.portfolioId,
-      h.statsVersion,
-      h.pricesVersion,
-      h.assets.map((a) => a.type),
-      h.assets.map((a) => a.id),
-      JSON.stringify(h.body),
-      h.stateComputedAt,
-      h.ttlSeconds,
-    ],
+  return cacheWrite(() =>
+    db.query<Row>(
+      `insert into statistics_hydrated (portfolio_id, stats_version, prices_version, asset_types, asset_ids, body, state_computed_at, expires_at)
+       select $1, $2, $3, $4::text[], $5::bigint[], $6::jsonb, $7::timestamptz, now() + make_interval(secs => $8)
+       where exists (select 1 from portfolios where id = $1)
+       on conflict (portfolio_id) do update set stats_version = excluded.stats_version, prices_version = excluded.prices_version,
+         asset_types = excluded.asset_types, asset_ids = excluded.asset_ids, body = excluded.body,
+         state_computed_at = excluded.state_computed_at, computed_at = now(), expires_at = excluded.expires_at
+       where (statistics_hydrated.stats_version, statistics_hydrated.prices_version) <= (excluded.stats_version, excluded.prices_version)
+       returning computed_at`,
+      [
+        h.portfolioId,
+        h.statsVersion,
+        h.pricesVersion,
+        h.assets.map((a) => a.type),
+        h.assets.map((a) => a.id),
+        JSON.stringify(h.body),
+        h.stateComputedAt,
+        h.ttlSeconds,
+      ],
+    ),
   );
-  return rows[0] ? iso(rows[0].computed_at) : new Date().toISOString();
 }
