@@ -41,6 +41,24 @@ describe('holding timeline', () => {
     expect(finalHolding(deals)).toBe(0);
   });
 
+  it('never lets a sell exceed the holding by a tiny amount, and counts a tiny holding as held', () => {
+    expect(findOversell([{ id: 1, type: 'sell', quantity: 1e-10, date: '2024-01-01' }])).toEqual({ dealId: 1, date: '2024-01-01', held: 0, sold: 1e-10 });
+    expect(
+      findOversell([
+        { id: 1, type: 'buy', quantity: 1, date: '2024-01-01' },
+        { id: 2, type: 'sell', quantity: 1.0000000001, date: '2024-01-02' },
+      ])?.dealId,
+    ).toBe(2);
+    // 1 - 0.9999999999 = 1e-10 is still held (the database's exact sum says so too).
+    const left = [
+      { id: 1, type: 'buy' as const, quantity: 1, date: '2024-01-01' },
+      { id: 2, type: 'sell' as const, quantity: 0.9999999999, date: '2024-01-02' },
+    ];
+    expect(finalHolding(left)).toBeCloseTo(1e-10, 20);
+    expect(finalHolding([{ id: 1, type: 'buy', quantity: 1e-10, date: '2024-01-01' }])).toBe(1e-10);
+    expect(finalHolding([{ id: 1, type: 'buy', quantity: 5e-324, date: '2024-01-01' }])).toBe(5e-324);
+  });
+
   it('names position transitions', () => {
     expect(positionTransition(0, 5)).toBe('opened');
     expect(positionTransition(5, 0)).toBe('closed');

@@ -1,5 +1,5 @@
 import type { DealType } from '@invest/contracts';
-import { compareDeals, isZeroQuantity, QUANTITY_EPSILON } from './deal-order.js';
+import { compareDeals } from './deal-order.js';
 
 export interface HoldingDeal {
   id: number;
@@ -18,29 +18,50 @@ export interface Oversell {
 }
 
 /**
+ * Quantities as exact decimals: a quantity is stored as its shortest decimal text (`String(n)`), so the
+ * holding is summed exactly, as the database's numeric sum does, with no tolerance that would let a
+ * tiny oversell through or hide a tiny holding. Each quantity becomes an integer at one common scale.
+ */
+function exactQuantities(quantities: readonly number[]): { units: bigint[]; exponent: number } {
+  const parsed = quantities.map((q) => {
+    const m = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i.exec(String(Math.abs(q)));
+    if (!m) throw new RangeError(`not a finite quantity: ${q}`);
+    const fraction = m[2] ?? '';
+    return { digits: BigInt((q < 0 ? '-' : '') + m[1] + fraction), exponent: Number(m[3] ?? 0) - fraction.length };
+  });
+  const exponent = Math.min(0, ...parsed.map((p) => p.exponent));
+  return { units: parsed.map((p) => p.digits * 10n ** BigInt(p.exponent - exponent)), exponent };
+}
+
+const toNumber = (units: bigint, exponent: number): number => Number.parseFloat(`${units}e${exponent}`);
+
+/**
  * Walks one asset's deals in order (see compareDeals) and returns the first sell that sells more than is
  * held at that point, or null when the history is possible.
  */
 export function findOversell(deals: readonly HoldingDeal[]): Oversell | null {
-  let held = 0;
-  for (const d of [...deals].sort(compareDeals)) {
-    if (d.type === 'buy') held += d.quantity;
+  const ordered = [...deals].sort(compareDeals);
+  const { units, exponent } = exactQuantities(ordered.map((d) => d.quantity));
+  let held = 0n;
+  for (const [i, d] of ordered.entries()) {
+    if (d.type === 'buy') held += units[i]!;
     else if (d.type === 'sell') {
-      if (d.quantity - held > QUANTITY_EPSILON) return { dealId: d.id, date: d.date, held: isZeroQuantity(held) ? 0 : held, sold: d.quantity };
-      held -= d.quantity;
+      if (units[i]! > held) return { dealId: d.id, date: d.date, held: toNumber(held, exponent), sold: d.quantity };
+      held -= units[i]!;
     }
   }
   return null;
 }
 
-/** Units held after all the deals (zero when within rounding of zero). */
+/** Units held after all the deals (exactly; zero only when buys and sells cancel out). */
 export function finalHolding(deals: readonly HoldingDeal[]): number {
-  let held = 0;
-  for (const d of deals) {
-    if (d.type === 'buy') held += d.quantity;
-    else if (d.type === 'sell') held -= d.quantity;
-  }
-  return isZeroQuantity(held) ? 0 : held;
+  const { units, exponent } = exactQuantities(deals.map((d) => d.quantity));
+  let held = 0n;
+  deals.forEach((d, i) => {
+    if (d.type === 'buy') held += units[i]!;
+    else if (d.type === 'sell') held -= units[i]!;
+  });
+  return toNumber(held, exponent);
 }
 
 /** What a change of an asset's deals does to the portfolio's membership of that asset. */
