@@ -13,6 +13,14 @@ export interface RpcCallOptions {
 }
 
 /**
+ * Options of a NATS client connection for RpcClient: reconnect forever, so an outage longer than nats.js'
+ * default budget (10 attempts, 2 s apart) does not leave the client failing until the process restarts.
+ */
+export function natsClientOptions(natsUrl: string, name: string) {
+  return { servers: natsUrl, name, maxReconnectAttempts: -1 };
+}
+
+/**
  * Sends NATS requests to services: wraps the payload with `meta` (user, correlation id), sets the
  * correlation header, bounds the wait, and turns replies that are errors into ServiceError.
  */
@@ -25,7 +33,7 @@ export class RpcClient {
   ) {}
 
   static create(opts: { natsUrl: string; name: string; defaultTimeoutMs: number; busPrefix?: string }): RpcClient {
-    const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: opts.natsUrl, name: opts.name } });
+    const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(opts.natsUrl, opts.name) });
     return new RpcClient(proxy, opts.defaultTimeoutMs, opts.busPrefix ?? '');
   }
 
@@ -48,7 +56,8 @@ export class RpcClient {
     const service = subject.split('.')[0] ?? subject;
     const target = this.busPrefix + subject;
     try {
-      this.nc ??= await this.connectNats();
+      // A connection that was closed (by close(), or one that gave up reconnecting) is never used again.
+      if (!this.nc || this.nc.isClosed()) this.nc = await this.connectNats();
       const reply = await this.nc.request(target, JSON.stringify({ pattern: target, data: { meta, data }, id: randomUUID() }), {
         timeout: ms,
         headers,
@@ -100,7 +109,7 @@ function toServiceError(err: unknown, service: string, ms: number): ServiceError
   const text = err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err);
   // nats.js v3 reports a refused connection as `ConnectionError: connection refused`; Nest's client
   // fails pending requests with "Connection closed" when the connection goes away.
-  if (name === 'ConnectionError' || name === 'NoRespondersError' || (err as { isNoResponders?: () => boolean }).isNoResponders?.() || /no subscribers|no responders|connection[ _]refused|connection closed|disconnect/i.test(text)) {
+  if (name === 'ConnectionError' || name === 'NoRespondersError' || (err as { isNoResponders?: () => boolean }).isNoResponders?.() || /no subscribers|no responders|connection[ _]refused|connection closed|closed connection|disconnect/i.test(text)) {
     return ServiceError.unavailable(`The ${service} service is not available.`);
   }
   return new ServiceError(ErrorCode.Internal, 'Internal error.');

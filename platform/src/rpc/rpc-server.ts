@@ -94,7 +94,8 @@ export class PrefixedNatsServer extends ServerNats {
 /** Boots a NestJS module as a NATS microservice with context propagation and error mapping. */
 export async function startRpcService(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module as never, {
-    strategy: new PrefixedNatsServer({ servers: opts.natsUrl, queue: opts.name, name: opts.name }, opts.busPrefix ?? ''),
+    // Reconnect forever: with nats.js' default (10 attempts) an outage of ~20 s leaves the service deaf until restarted.
+    strategy: new PrefixedNatsServer({ servers: opts.natsUrl, queue: opts.name, name: opts.name, maxReconnectAttempts: -1 }, opts.busPrefix ?? ''),
     logger: new PinoNestLogger(opts.logger),
     bufferLogs: false,
   });

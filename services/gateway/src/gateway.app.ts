@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
+import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
@@ -43,7 +43,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const config: GatewayConfig = { ...gatewayDefaults, ...overrides };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
-  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: { servers: config.natsUrl, name: 'gateway' } });
+  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(config.natsUrl, 'gateway') });
   const rpc = new RpcClient(proxy, config.rpcTimeoutMs, config.busPrefix);
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
