@@ -41,12 +41,16 @@ describe('HS256', () => {
     await rejects(verifier.verify(await hs256({ sub: 'u', exp: now() + 60 }, 'another-secret-0123456789-0123456789')), /signature/);
   });
 
+  it('rejects a token without exp (it would be valid forever)', async () => {
+    await rejects(verifier.verify(await hs256({ sub: 'u' })), /exp/);
+  });
+
   it('rejects a token without sub', async () => {
     await rejects(verifier.verify(await hs256({ exp: now() + 60 })), /sub/);
   });
 
   it('rejects a not-yet-valid token', async () => {
-    await rejects(verifier.verify(await hs256({ sub: 'u', nbf: now() + 600 })), /nbf/);
+    await rejects(verifier.verify(await hs256({ sub: 'u', nbf: now() + 600, exp: now() + 3600 })), /nbf/);
   });
 
   it('rejects alg none and garbage', async () => {

@@ -48,7 +48,8 @@ export function createJwtVerifier(config: AuthConfig): JwtVerifier {
   return {
     async verify(token: string): Promise<AuthenticatedUser> {
       try {
-        const { payload } = await jwtVerify(token, getKey, { algorithms, clockTolerance: CLOCK_TOLERANCE_S });
+        // exp is required: jose checks it only when present, and a token without one would never expire.
+        const { payload } = await jwtVerify(token, getKey, { algorithms, clockTolerance: CLOCK_TOLERANCE_S, requiredClaims: ['exp'] });
         if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 128) {
           throw new InvalidTokenError('sub missing or malformed');
         }
