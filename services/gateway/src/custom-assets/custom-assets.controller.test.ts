@@ -83,6 +83,9 @@ describe('/api/custom-assets', () => {
     expect((await api('GET', '/api/custom-assets', { as: 'bob' })).body).toEqual({ data: [] });
     expect((await api('PATCH', `/api/custom-assets/${id}`, { as: 'bob', body: { price: 1 } })).status).toBe(404);
     expect((await api('PATCH', '/api/custom-assets/not-a-number', { as: 'alice', body: { price: 1 } })).status).toBe(404);
+    for (const bad of ['0', '00', '-1', '1.5', '1e3', '999999999999999999']) {
+      expect((await api('PATCH', `/api/custom-assets/${bad}`, { as: 'alice', body: { price: 1 } })).status, bad).toBe(404);
+    }
 
     const repriced = await api('PATCH', `/api/custom-assets/${id}`, { as: 'alice', body: { price: '9700000', description: 'two rooms' } });
     expect(repriced.status).toBe(200);

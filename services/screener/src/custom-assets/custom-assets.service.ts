@@ -111,8 +111,10 @@ export class CustomAssetsService {
 
   async update(userId: string, input: unknown): Promise<CustomAssetReply> {
     const raw = (input ?? {}) as Record<string, unknown>;
-    // A malformed id names no resource of this user: 404, like an id of somebody else's asset.
-    if (!/^\d{1,18}$/.test(String(raw.id ?? ''))) throw ServiceError.notFound(NOT_FOUND);
+    // A malformed id (also 0, or beyond what a JS number holds exactly) names no resource of this user: 404,
+    // like an id of somebody else's asset.
+    const id = String(raw.id ?? '');
+    if (!/^[1-9]\d{0,15}$/.test(id) || !Number.isSafeInteger(Number(id))) throw ServiceError.notFound(NOT_FOUND);
     const req = parseOrThrow(updateCustomAssetRequestSchema, raw);
     const today = this.today();
     await this.db.transaction(async (tx) => {
