@@ -22,6 +22,21 @@ describe('parseIssDividends', () => {
     expect(result.nextStart).toBeNull();
   });
 
+  it('drops rows whose record date is not a real date (Postgres would reject the whole share, and the run with it)', () => {
+    const doc = {
+      dividends: {
+        columns: ['secid', 'isin', 'registryclosedate', 'value', 'currencyid'],
+        data: [
+          ['X', null, '0000-00-00', 1, 'RUB'],
+          ['X', null, '2024-02-30', 2, 'RUB'],
+          ['X', null, '2024-13-01', 3, 'RUB'],
+          ['X', null, '2024-02-29', 4, 'RUB'],
+        ],
+      },
+    };
+    expect(parseIssDividends(doc, 'X')).toMatchObject({ known: true, dropped: 3, dividends: [{ recordDate: '2024-02-29', value: 4, currency: 'RUB' }] });
+  });
+
   it('treats a response without the dividends block as unknown', () => {
     const result = parseIssDividends(load('LKOH.json'), 'LKOH');
     expect(result).toMatchObject({ known: false });
