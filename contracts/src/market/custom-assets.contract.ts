@@ -33,6 +33,8 @@ const price = z.preprocess(
     .number({ error: 'The price must be a number.' })
     .refine((v) => Number.isFinite(v), 'The price must be a number.')
     .positive('The price must be greater than 0.')
+    // Bounded on both sides so the day change (new ÷ old price) always stays a finite number.
+    .min(1e-8, 'The price must be at least 0.00000001.')
     .max(1e15, 'The price is too large.'),
 );
 const description = z

@@ -52,6 +52,18 @@ describe('custom assets', () => {
     expect((await service.list('u1')).data.map((a) => a.ticker)).toEqual(['DACHA', 'CAR']);
   });
 
+  it('refuses prices so small that a later day change overflows (500 instead of 422)', async () => {
+    today = '2024-04-01';
+    const err = await service.create('u3', { name: 'Dust', currency: 'RUB', price: 1e-300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).errors).toHaveProperty('price');
+    // The smallest accepted price and the largest still give a finite change the next day.
+    const { data } = await service.create('u3', { name: 'Dust', currency: 'RUB', price: 1e-8 });
+    today = '2024-04-02';
+    const { data: after } = await service.update('u3', { id: data.id, price: 1e15 });
+    expect(Number.isFinite(after.price_change_percentage_24h)).toBe(true);
+  });
+
   it('makes a ticker from a name', () => {
     expect(tickerFromName('Квартира на Тверской, 12')).toBe('КВАРТИРА-НА-ТВЕРСКОЙ');
     expect(tickerFromName('  ')).toBe('CUSTOM');
