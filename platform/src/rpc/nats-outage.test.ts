@@ -5,10 +5,12 @@
  */
 import { Module, type INestMicroservice } from '@nestjs/common';
 import { Subjects } from '@invest/contracts';
+import { ErrorCode } from '@invest/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHealthController } from '../health/health.controller.js';
 import { createLogger } from '../logging/logger.js';
 import { PrivateNats, privateNatsAvailable } from '../testing/private-nats.js';
+import { testNatsUrl } from '../testing/test-env.js';
 import { RpcClient } from './rpc-client.js';
 import { startRpcService } from './rpc-server.js';
 
@@ -42,4 +44,16 @@ describe.skipIf(!privateNatsAvailable)('NATS outage', () => {
       .poll(() => client.request(Subjects.healthPing('outage'), {}).then(() => 'answered', (e: unknown) => String(e)), { timeout: 10_000, interval: 500 })
       .toBe('answered');
   }, 60_000);
+});
+
+describe('RpcClient after close()', () => {
+  it('answers unavailable instead of opening a new connection', async () => {
+    const rpc = RpcClient.create({ natsUrl: testNatsUrl(), name: 'closed-client', defaultTimeoutMs: 500 });
+    await rpc.connect();
+    await rpc.close();
+    const err = await rpc.request(Subjects.healthPing('nobody'), {}).catch((e: unknown) => e);
+    expect((err as { code?: unknown }).code).toBe(ErrorCode.Unavailable);
+    // Nothing was reopened: unwrapping the proxy's connection still fails.
+    expect(() => (rpc as unknown as { proxy: { unwrap(): unknown } }).proxy.unwrap()).toThrow();
+  });
 });

@@ -42,6 +42,7 @@ export class RpcClient {
   }
 
   close(): Promise<unknown> | unknown {
+    this.closed = true;
     return this.proxy.close();
   }
 
@@ -55,6 +56,8 @@ export class RpcClient {
     const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
     const service = subject.split('.')[0] ?? subject;
     const target = this.busPrefix + subject;
+    // After close() (shutdown) a late request must not open a new connection that nothing would close.
+    if (this.closed) throw ServiceError.unavailable(`The ${service} service is not available.`);
     try {
       // A connection that was closed (by close(), or one that gave up reconnecting) is never used again.
       if (!this.nc || this.nc.isClosed()) this.nc = await this.connectNats();
@@ -71,6 +74,7 @@ export class RpcClient {
   }
 
   private nc: NatsConnection | undefined;
+  private closed = false;
   private async connectNats(): Promise<NatsConnection> {
     await this.proxy.connect();
     return this.proxy.unwrap<NatsConnection>();
