@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- screener [--duration 10] [--connections 50]`
+ * `npm run bench -- screener [--duration 10] [--connections 50] [--rounds 2] [--cache-ttl 1000]`
  *
  * Requests per second and p50/p99 latency of `GET /api/public/shares` through the whole stack
  * (gateway → NATS → screener → Postgres, each its own process) against a plain Fastify + pg process
@@ -36,19 +36,21 @@ export async function run(args: string[]): Promise<void> {
   const duration = arg(args, 'duration', 10);
   const connections = arg(args, 'connections', 50);
   const rounds = arg(args, 'rounds', 2);
+  // The screener's page cache TTL (`--cache-ttl 0`: identical concurrent requests still share one query).
+  const cacheTtl = arg(args, 'cache-ttl', 1000);
   const db = await createTestDatabase('bench_screener');
   const prefix = `${uniqueName('bench')}.`;
   const gatewayPort = String(3900 + Math.floor(Math.random() * 50));
   const plainPort = String(3950 + Math.floor(Math.random() * 50));
   const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', JOBS_ENABLED: 'false' };
-  const screener = startNode(`${repoRoot}services/screener/dist/main.js`, { ...common, SCREENER_DATABASE_URL: db.url, DEMO_DATA: 'true' }, 'screener');
+  const screener = startNode(`${repoRoot}services/screener/dist/main.js`, { ...common, SCREENER_DATABASE_URL: db.url, DEMO_DATA: 'true', SCREENER_CACHE_TTL_MS: String(cacheTtl) }, 'screener');
   const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: gatewayPort, READY_SERVICES: 'screener' }, 'gateway');
   const plain = startNode(`${repoRoot}bench/dist/baseline/plain-screener.server.js`, { PORT: plainPort, DATABASE_URL: db.url }, 'plain');
   try {
     await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
     await waitForOk(`http://127.0.0.1:${plainPort}/health`);
     const paths = ['/api/public/shares', '/api/public/shares?sort=dividend_yield&direction=desc&per_page=50'];
-    console.log(`${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept`);
+    console.log(`${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept; screener page cache TTL ${cacheTtl} ms`);
     for (const path of paths) {
       // Same answer from both, or the comparison is meaningless.
       const [a, b] = await Promise.all([
