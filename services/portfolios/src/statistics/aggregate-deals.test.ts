@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateDeals } from './aggregate-deals.js';
+import { finalHolding } from './holding-timeline.js';
 import type { DealInput } from './statistics.types.js';
 
 const share = { type: 'share' as const, id: 1 };
@@ -81,6 +82,28 @@ describe('aggregateDeals', () => {
       deal({ type: 'buy', asset: share, quantity: 0.1, price: 10, date: '2024-01-01' }),
       deal({ type: 'buy', asset: share, quantity: 0.2, price: 10, date: '2024-01-02' }),
       deal({ type: 'sell', asset: share, quantity: 0.3, price: 10, date: '2024-01-03' }),
+    ]).assets[0]!;
+    expect(a.quantity).toBe(0);
+    expect(a.costBasis).toBe(0);
+  });
+  it('keeps a 1e-10 leftover open, as the deal service does (exact sums, no tolerance)', () => {
+    const deals = [
+      deal({ type: 'buy', asset: share, quantity: 1, price: 10, date: '2024-01-01' }),
+      deal({ type: 'sell', asset: share, quantity: 0.9999999999, price: 12, date: '2024-01-02' }),
+    ];
+    const a = aggregateDeals(deals).assets[0]!;
+    // The deal service's rule: finalHolding of these deals is 1e-10 > 0, so a PositionClosed was never recorded.
+    expect(finalHolding(deals)).toBeGreaterThan(0);
+    expect(a.quantity).toBeGreaterThan(0);
+    expect(a.quantity).toBeCloseTo(1e-10, 20);
+    expect(a.costBasis).toBeCloseTo(1e-9, 15);
+  });
+
+  it('holds exactly zero after decimal quantities that cancel out exactly', () => {
+    const a = aggregateDeals([
+      deal({ type: 'buy', asset: share, quantity: 0.7, price: 10, date: '2024-01-01' }),
+      deal({ type: 'buy', asset: share, quantity: 0.1, price: 10, date: '2024-01-01' }),
+      deal({ type: 'sell', asset: share, quantity: 0.8, price: 10, date: '2024-01-03' }),
     ]).assets[0]!;
     expect(a.quantity).toBe(0);
     expect(a.costBasis).toBe(0);

@@ -12,8 +12,3 @@ export function compareDeals(a: { date: string; type: DealType; id: number }, b:
   const r = RANK[a.type] - RANK[b.type];
   return r !== 0 ? r : a.id - b.id;
 }
-
-/** Quantities closer to zero than this count as zero (decimal inputs summed as doubles). */
-export const QUANTITY_EPSILON = 1e-9;
-
-export const isZeroQuantity = (q: number): boolean => Math.abs(q) <= QUANTITY_EPSILON;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalHolding, findOversell, positionTransition } from './holding-timeline.js';
+import { finalHolding, findOversell, positionTransition, runningHoldings } from './holding-timeline.js';
 
 describe('holding timeline', () => {
   it('accepts a history that never sells more than is held', () => {
@@ -64,5 +64,19 @@ describe('holding timeline', () => {
     expect(positionTransition(5, 0)).toBe('closed');
     expect(positionTransition(5, 3)).toBeNull();
     expect(positionTransition(0, 0)).toBeNull();
+  });
+  it('gives the exact holding after each deal, a sell beyond it emptying it', () => {
+    const held = runningHoldings([
+      { id: 1, type: 'buy', quantity: 1, date: '2024-01-01' },
+      { id: 2, type: 'dividend', quantity: 1, date: '2024-01-02' },
+      { id: 3, type: 'sell', quantity: 0.9999999999, date: '2024-01-03' },
+      { id: 4, type: 'sell', quantity: 1e-10, date: '2024-01-04' },
+      { id: 5, type: 'sell', quantity: 5, date: '2024-01-05' },
+    ]);
+    expect(held[0]).toBe(1);
+    expect(held[1]).toBe(1);
+    expect(held[2]).toBeCloseTo(1e-10, 20);
+    expect(held[2]).toBeGreaterThan(0);
+    expect(held.slice(3)).toEqual([0, 0]);
   });
 });

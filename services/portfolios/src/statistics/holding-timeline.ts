@@ -64,6 +64,22 @@ export function finalHolding(deals: readonly HoldingDeal[]): number {
   return toNumber(held, exponent);
 }
 
+/**
+ * Units held after each deal, in the order given (one asset's deals, already ordered by compareDeals), summed
+ * exactly like `finalHolding`: zero only when buys and sells cancel out exactly. A sell beyond the holding
+ * (the API never records one) empties it rather than going negative, as the statistics aggregation does.
+ * Statistics use this so their open/closed positions agree with the deal service's position events.
+ */
+export function runningHoldings(deals: readonly HoldingDeal[]): number[] {
+  const { units, exponent } = exactQuantities(deals.map((d) => d.quantity));
+  let held = 0n;
+  return deals.map((d, i) => {
+    if (d.type === 'buy') held += units[i]!;
+    else if (d.type === 'sell') held = units[i]! > held ? 0n : held - units[i]!;
+    return toNumber(held, exponent);
+  });
+}
+
 /** What a change of an asset's deals does to the portfolio's membership of that asset. */
 export function positionTransition(before: number, after: number): 'opened' | 'closed' | null {
   if (before <= 0 && after > 0) return 'opened';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hydrateStatistics } from './hydrate-statistics.js';
-import type { AssetAggregate, AssetQuote, PortfolioState } from './statistics.types.js';
+import { type AssetAggregate, type AssetQuote, type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js';
 
 const agg = (a: Partial<AssetAggregate> & Pick<AssetAggregate, 'asset'>): AssetAggregate => ({
   quantity: 0,
@@ -24,7 +24,7 @@ const quote = (q: Partial<AssetQuote> & Pick<AssetQuote, 'type' | 'id' | 'ticker
 
 // A hand-made state: an open share, a closed bond, an open ETF without a price.
 const state: PortfolioState = {
-  formatVersion: 1,
+  formatVersion: STATE_FORMAT_VERSION,
   assets: [
     agg({ asset: { type: 'share', id: 1 }, quantity: 15, costBasis: 1725, fixed: 175, accruals: 30, expenses: 10, commissions: 3, taxes: 4, invested: 2300, dealsCount: 6 }),
     agg({ asset: { type: 'bond', id: 2 }, quantity: 0, costBasis: 0, fixed: 20, invested: 2000, dealsCount: 2 }),

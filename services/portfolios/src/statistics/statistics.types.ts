@@ -51,7 +51,8 @@ export interface PortfolioState {
   cashFlows: CashFlow[];
   dealsCount: number;
 }
-export const STATE_FORMAT_VERSION = 1;
+/** 2: holdings summed exactly (a leftover of any size is held), as the deal service does; states of 1 are recomputed. */
+export const STATE_FORMAT_VERSION = 2;
 
 /** What hydration needs to know about an asset: the local catalog row with its latest price. */
 export interface AssetQuote {
