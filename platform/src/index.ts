@@ -18,3 +18,6 @@ export * from './jobs/job-runner.js';
 export * from './http/fetch-json.js';
 export * from './cache/coalescing-cache.js';
 export * from './lifecycle/shutdown.js';
+export * from './idempotency/idempotency.js';
+export * from './idempotency/idempotency.migration.js';
+export * from './quota/quota.js';

@@ -10,6 +10,8 @@ export interface RpcCallOptions {
   userId?: string;
   /** Overrides the client's default timeout. */
   timeoutMs?: number;
+  /** The client's `Idempotency-Key` of a create request; sent as `meta.idempotencyKey` (omitted when unset). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -83,7 +85,11 @@ export class RpcClient {
   private envelope(opts: RpcCallOptions): { meta: RequestMeta; headers: MsgHdrs } {
     const ctx = currentContext();
     const userId = opts.userId ?? ctx?.userId;
-    const meta: RequestMeta = { correlationId: ctx?.correlationId ?? randomUUID(), ...(userId ? { userId } : {}) };
+    const meta: RequestMeta = {
+      correlationId: ctx?.correlationId ?? randomUUID(),
+      ...(userId ? { userId } : {}),
+      ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+    };
     const headers = natsHeaders();
     headers.set(CORRELATION_HEADER, meta.correlationId);
     return { meta, headers };

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '@invest/contracts';
+import { type Db, Migration, openDatabase, type SqlClient } from '../db/database.js';
+import { ServiceError } from '../rpc/service-error.js';
+import { createTestDatabase } from '../testing/test-env.js';
+import { canonicalJson, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
+import { IdempotencyKeysMigration } from './idempotency.migration.js';
+
+class CreateThings extends Migration {
+  override up() {
+    this.addSql('create table things (id int generated always as identity primary key, name text not null)');
+  }
+}
+
+const SUBJECT = 'test.things.create';
+let db: Db;
+let drop: () => Promise<void>;
+
+beforeAll(async () => {
+  const t = await createTestDatabase('idem');
+  drop = t.drop;
+  db = await openDatabase({
+    url: t.url,
+    migrations: [
+      { name: '0001-things', class: CreateThings },
+      { name: '0002-idempotency-keys', class: IdempotencyKeysMigration },
+    ],
+  });
+});
+afterAll(async () => {
+  await db?.close();
+  await drop?.();
+});
+beforeEach(async () => {
+  await db.query('truncate things, idempotency_keys');
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const req = (key: string | undefined, body: unknown, userId = 'u1'): IdempotencyRequest => ({ scope: SUBJECT, userId, key, fingerprint: requestFingerprint(SUBJECT, body) });
+
+/** A create as a service writes it: a row, and its answer read back in the same transaction. */
+async function createThing(tx: SqlClient, name: string, pauseMs = 0): Promise<{ data: { id: number; name: string } }> {
+  const [row] = await tx.query<{ id: number }>('insert into things (name) values ($1) returning id', [name]);
+  if (pauseMs) await sleep(pauseMs);
+  return { data: { id: row!.id, name } };
+}
+
+function post(key: string | undefined, body: { name: string }, opts: { userId?: string; pauseMs?: number; fail?: boolean } = {}) {
+  return db.transaction((tx) =>
+    withIdempotency(tx, req(key, body, opts.userId), async () => {
+      const answer = await createThing(tx, body.name, opts.pauseMs);
+      if (opts.fail) throw ServiceError.validation({ name: ['nope'] });
+      return answer;
+    }),
+  );
+}
+
+const count = async (table: string) => (await db.query<{ n: number }>(`select count(*)::int as n from ${table}`))[0]!.n;
+
+describe('withIdempotency', () => {
+  it('without a key creates every time and stores nothing', async () => {
+    const a = await post(undefined, { name: 'a' });
+    const b = await post(undefined, { name: 'a' });
+    expect(a.data.id).not.toBe(b.data.id);
+    expect(await count('things')).toBe(2);
+    expect(await count('idempotency_keys')).toBe(0);
+  });
+
+  it('same key, same body: the stored response, one row', async () => {
+    const first = await post('k-1', { name: 'a' });
+    const again = await post('k-1', { name: 'a' });
+    expect(again).toEqual(first);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+    expect(await count('things')).toBe(1);
+    const [row] = await db.query<{ status: number; fingerprint: string }>('select status, fingerprint from idempotency_keys');
+    expect(row).toEqual({ status: 201, fingerprint: requestFingerprint(SUBJECT, { name: 'a' }) });
+  });
+
+  it('same key, different body: 422 naming Idempotency-Key, nothing created', async () => {
+    await post('k-2', { name: 'a' });
+    const err = await post('k-2', { name: 'b' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).code).toBe(ErrorCode.Validation);
+    expect((err as ServiceError).errors).toEqual({ 'Idempotency-Key': ['This Idempotency-Key was already used with a different request.'] });
+    expect(await count('things')).toBe(1);
+  });
+
+  it('keys belong to a user and a scope', async () => {
+    const alice = await post('shared', { name: 'a' }, { userId: 'alice' });
+    const bob = await post('shared', { name: 'a' }, { userId: 'bob' });
+    expect(bob.data.id).not.toBe(alice.data.id);
+    const other = await db.transaction((tx) =>
+      withIdempotency(tx, { scope: 'test.other.create', userId: 'alice', key: 'shared', fingerprint: requestFingerprint('test.other.create', { name: 'a' }) }, () =>
+        createThing(tx, 'a'),
+      ),
+    );
+    expect(other.data.id).not.toBe(alice.data.id);
+    expect(await count('things')).toBe(3);
+  });
+
+  it('concurrent duplicates: one create, every caller gets its response', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post('k-race', { name: 'race' }, { pauseMs: 100 })));
+    expect(await count('things')).toBe(1);
+    for (const a of answers) expect(a).toEqual(answers[0]);
+  });
+
+  it('concurrent requests with the same key and different bodies: one create, the others 422', async () => {
+    const results = await Promise.allSettled([post('k-mix', { name: 'x' }, { pauseMs: 100 }), post('k-mix', { name: 'y' }, { pauseMs: 100 })]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(await count('things')).toBe(1);
+  });
+
+  it('a failed create leaves the key unused: the retry creates', async () => {
+    await expect(post('k-fail', { name: 'a' }, { fail: true })).rejects.toThrow('nope');
+    expect(await count('idempotency_keys')).toBe(0);
+    const ok = await post('k-fail', { name: 'a' });
+    expect(ok.data.name).toBe('a');
+    expect(await count('things')).toBe(1);
+  });
+
+  it('an expired key is a new request (also with another body) and expired rows are swept', async () => {
+    const first = await post('k-old', { name: 'a' });
+    await post('k-other', { name: 'b' });
+    await db.query("update idempotency_keys set created_at = now() - interval '24 hours 1 second'");
+    const again = await post('k-old', { name: 'a' });
+    expect(again.data.id).not.toBe(first.data.id);
+    expect(await count('things')).toBe(3);
+    // k-other expired too and was swept by that write; k-old is the new row.
+    expect(await db.query('select key from idempotency_keys')).toEqual([{ key: 'k-old' }]);
+    await db.query("update idempotency_keys set created_at = now() - interval '25 hours'");
+    expect((await post('k-old', { name: 'changed' })).data.name).toBe('changed');
+  });
+
+  it('a key younger than 24 h still replays', async () => {
+    const first = await post('k-young', { name: 'a' });
+    await db.query("update idempotency_keys set created_at = now() - interval '23 hours 59 minutes'");
+    expect(await post('k-young', { name: 'a' })).toEqual(first);
+    expect(await count('things')).toBe(1);
+  });
+});
+
+describe('requestFingerprint', () => {
+  it('ignores key order and undefined members, not values, nesting or the subject', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } })).toBe('{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    const f = requestFingerprint('s', { a: 1, b: 'x' });
+    expect(requestFingerprint('s', { b: 'x', a: 1 })).toBe(f);
+    expect(requestFingerprint('s', { a: 1, b: 'x', c: undefined })).toBe(f);
+    expect(requestFingerprint('s', { a: 2, b: 'x' })).not.toBe(f);
+    expect(requestFingerprint('s', { a: '1', b: 'x' })).not.toBe(f);
+    expect(requestFingerprint('t', { a: 1, b: 'x' })).not.toBe(f);
+    expect(f).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import type { SqlClient } from '../db/database.js';
+import { ServiceError } from '../rpc/service-error.js';
+
+/** How long a key is remembered: a repeat after that is a new request (IETF draft: the server decides; 24 h is common). */
+export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 3600;
+/** Expired rows removed by one keyed create, beside its own key's (keeps the table bounded without a job). */
+export const IDEMPOTENCY_SWEEP_LIMIT = 100;
+/** The field a key problem is reported under (422 `errors`). */
+export const IDEMPOTENCY_KEY_FIELD = 'Idempotency-Key';
+
+export interface IdempotencyRequest {
+  /** The operation the key belongs to (the NATS subject of the create); one key space per scope and user. */
+  scope: string;
+  userId: string;
+  /** The client's key; undefined = no header: the create runs as if this helper were not there. */
+  key: string | undefined;
+  /** requestFingerprint(subject, payload): a repeat must carry the same request. */
+  fingerprint: string;
+}
+
+export interface IdempotencyOptions {
+  /** The status the stored response is answered with (default 201). */
+  status?: number;
+  ttlSeconds?: number;
+}
+
+/**
+ * JSON with object keys sorted at every level (undefined members dropped, as JSON.stringify does), so two
+ * payloads that differ only in key order have the same text.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)) ?? 'null';
+}
+
+function sortKeys(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return sortKeys((value as { toJSON(): unknown }).toJSON());
+  }
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : sortKeys(v)));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** sha256 (hex) of the subject and the canonical JSON of the request payload. */
+export function requestFingerprint(subject: string, payload: unknown): string {
+  return createHash('sha256').update(subject).update('\n').update(canonicalJson(payload)).digest('hex');
+}
+
+const MAX_CLAIM_ATTEMPTS = 3;
+
+/**
+ * Runs `create` at most once per (scope, user, key), inside the caller's transaction `tx`:
+ *
+ * - no key: just `create()`;
+ * - a new key: claims it (insert), runs `create`, stores its result with the status; all commit or roll
+ *   back together, so a failed create (a 422, a 404, a crash) leaves the key unused and can be retried;
+ * - a key already stored with the same fingerprint: returns the stored response; `create` does not run
+ *   (no second row, no second event);
+ * - a key stored with another fingerprint: 422 naming `Idempotency-Key`;
+ * - a concurrent request with the same key: its insert waits on the primary key until the first
+ *   transaction ends, then replays its response (or, if it rolled back, claims the key itself). The IETF
+ *   draft allows a 409 here; waiting gives the client the answer instead.
+ *
+ * Keys expire after `ttlSeconds` (24 h): an expired row of this key is deleted before the claim, and each
+ * keyed call also deletes up to IDEMPOTENCY_SWEEP_LIMIT other expired rows (skipping locked ones), so the
+ * table stays bounded without a job.
+ */
+export async function withIdempotency<T>(tx: SqlClient, req: IdempotencyRequest, create: () => Promise<T>, opts: IdempotencyOptions = {}): Promise<T> {
+  if (req.key === undefined) return create();
+  const ttl = opts.ttlSeconds ?? IDEMPOTENCY_KEY_TTL_SECONDS;
+  const id = [req.scope, req.userId, req.key];
+  await tx.query(
+    `delete from idempotency_keys where scope = $1 and user_id = $2 and key = $3 and created_at <= now() - make_interval(secs => $4)`,
+    [...id, ttl],
+  );
+  await tx.query(
+    `delete from idempotency_keys where (scope, user_id, key) in (
+       select scope, user_id, key from idempotency_keys where created_at <= now() - make_interval(secs => $1)
+       order by created_at limit $2 for update skip locked)`,
+    [ttl, IDEMPOTENCY_SWEEP_LIMIT],
+  );
+  for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+    const claimed = await tx.query(
+      `insert into idempotency_keys (scope, user_id, key, fingerprint) values ($1, $2, $3, $4)
+       on conflict (scope, user_id, key) do nothing returning 1`,
+      [...id, req.fingerprint],
+    );
+    if (claimed.length > 0) {
+      const result = await create();
+      await tx.query('update idempotency_keys set status = $4, response = $5::json where scope = $1 and user_id = $2 and key = $3', [
+        ...id,
+        opts.status ?? 201,
+        JSON.stringify(result) ?? null,
+      ]);
+      return result;
+    }
+    const [stored] = await tx.query<{ fingerprint: string; response: T }>(
+      'select fingerprint, response from idempotency_keys where scope = $1 and user_id = $2 and key = $3',
+      id,
+    );
+    // Gone between the insert and the select (expired and swept by another request): claim again.
+    if (!stored) continue;
+    if (stored.fingerprint !== req.fingerprint) {
+      throw ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: [`This ${IDEMPOTENCY_KEY_FIELD} was already used with a different request.`] });
+    }
+    return stored.response;
+  }
+  throw ServiceError.conflict(`This ${IDEMPOTENCY_KEY_FIELD} is being used by another request; retry.`);
+}
