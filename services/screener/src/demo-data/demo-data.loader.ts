@@ -73,7 +73,7 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
        select a.id, x.record_date, x.value, x.currency, 'demo'
        from jsonb_to_recordset($1::jsonb) as x(ticker text, record_date date, value numeric, currency text)
        join assets a on a.type = 'share' and a.ticker = x.ticker
-       on conflict (asset_id, record_date, value) do nothing
+       on conflict (asset_id, record_date, value, currency) do nothing
        returning asset_id`,
       [JSON.stringify(dividends.map((d) => ({ ticker: d.ticker, record_date: d.recordDate, value: d.value, currency: d.currency })))],
     );

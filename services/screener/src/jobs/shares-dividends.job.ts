@@ -61,7 +61,14 @@ export function createSharesDividendsJob(deps: ScreenerJobDeps): Job {
           continue;
         }
         report.fetched += dividends.length;
-        if (await replaceDividends(deps, share.id, dividends)) report.changed++;
+        try {
+          if (await replaceDividends(deps, share.id, dividends)) report.changed++;
+        } catch (err) {
+          // One share's write failing (its transaction is rolled back: records and sync mark as they were)
+          // must not end the run for the others. Not a provider failure, so it does not count towards the stop.
+          report.blockFailed(`dividends ${share.ticker}`, err);
+          deps.logger.error({ job: SHARES_DIVIDENDS_JOB, ticker: share.ticker, err }, 'dividends: storing failed; share skipped');
+        }
       }
       return report.finish(SHARES_DIVIDENDS_JOB, { shares: shares.length, unknown });
     },
@@ -98,11 +105,14 @@ async function replaceDividends(deps: ScreenerJobDeps, assetId: string, dividend
        returning 1`,
       [assetId, rows],
     );
+    // `distinct` on the table's key (as the database compares it): the list never names one row twice, so the
+    // upsert cannot hit "ON CONFLICT DO UPDATE command cannot affect row a second time".
     const added = await tx.query(
       `insert into dividends (asset_id, record_date, value, currency, source)
-       select $1, x.record_date, x.value, x.currency, 'moex' from jsonb_to_recordset($2::jsonb) as x(record_date date, value numeric, currency text)
-       on conflict (asset_id, record_date, value) do update set currency = excluded.currency, source = 'moex'
-         where (dividends.currency, dividends.source) is distinct from (excluded.currency, 'moex')
+       select distinct $1::bigint, x.record_date, x.value, x.currency, 'moex'
+       from jsonb_to_recordset($2::jsonb) as x(record_date date, value numeric, currency text)
+       on conflict (asset_id, record_date, value, currency) do update set source = 'moex'
+         where dividends.source is distinct from 'moex'
        returning 1`,
       [assetId, rows],
     );

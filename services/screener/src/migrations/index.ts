@@ -1,6 +1,7 @@
 import { eventStoreMigration } from '@invest/platform';
 import { ScreenerSchema } from './0001-screener-schema.js';
 import { MarketDataSchema } from './0002-market-data.js';
+import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -10,4 +11,5 @@ export const migrations = [
   eventStoreMigration,
   { name: '0001-screener-schema', class: ScreenerSchema },
   { name: '0002-market-data', class: MarketDataSchema },
+  { name: '0003-dividends-currency-key', class: DividendsCurrencyKey },
 ];
