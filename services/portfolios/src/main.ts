@@ -15,6 +15,7 @@ try {
     logger,
     rpcTimeoutMs: config.rpcTimeoutMs,
     cacheTtl: config.cacheTtl,
+    limits: config.limits,
   });
 } catch (err) {
   logger.fatal({ err }, 'portfolios service failed to start');

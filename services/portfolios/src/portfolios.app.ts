@@ -15,6 +15,7 @@ import {
   startRpcService,
 } from '@invest/platform';
 import { type Clock, systemClock } from './common/clock.js';
+import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealService } from './deals/deal.service.js';
 import { portfolioEventSubject } from './events/portfolio-events.recorder.js';
 import { MembershipService } from './membership/membership.service.js';
@@ -39,6 +40,8 @@ export interface PortfoliosAppOptions {
   cacheTtl?: Partial<StatisticsCacheTtl>;
   /** Relay fallback poll interval (commits also wake it). */
   relayPollMs?: number;
+  /** Per-user quotas (DEFAULT_LIMITS for what is not given). */
+  limits?: Partial<PortfoliosLimits>;
 }
 
 export interface PortfoliosApp {
@@ -82,13 +85,14 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     cleanup.push(() => rpc.close());
 
     const assets = new AssetLookup(db, rpc, logger);
+    const limits: PortfoliosLimits = { ...DEFAULT_LIMITS, ...opts.limits };
     app = await startRpcService(
       PortfoliosModule.register({
         logger,
         stopResources,
-        portfolios: new PortfolioService(db),
-        deals: new DealService(db, assets, clock),
-        watchlists: new WatchlistService(db, assets),
+        portfolios: new PortfolioService(db, limits),
+        deals: new DealService(db, assets, clock, limits),
+        watchlists: new WatchlistService(db, assets, limits),
         statistics: new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl }),
         membership: new MembershipService(db),
       }),

@@ -1,5 +1,5 @@
-import { ErrorCode, type RequestMeta } from '@invest/contracts';
-import { parseOrThrow, ServiceError } from '@invest/platform';
+import { ErrorCode, idempotencyKeySchema, type RequestMeta } from '@invest/contracts';
+import { IDEMPOTENCY_KEY_FIELD, parseOrThrow, ServiceError } from '@invest/platform';
 import { z } from 'zod';
 
 /** The acting user of a request; every request of this service acts for one. */
@@ -20,4 +20,13 @@ export function parseRequest<S extends z.ZodObject>(schema: S, input: unknown, i
     if (!idSchema || !idSchema.safeParse(raw[field]).success) throw ServiceError.notFound(what);
   }
   return parseOrThrow(schema, raw);
+}
+
+/** The request's `Idempotency-Key` (checked again here: a bad one is a 422 naming the header), or undefined. */
+export function idempotencyKeyOf(meta: Partial<RequestMeta> | undefined): string | undefined {
+  const key: unknown = meta?.idempotencyKey;
+  if (key === undefined) return undefined;
+  const parsed = idempotencyKeySchema.safeParse(key);
+  if (!parsed.success) throw ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: parsed.error.issues.map((i) => i.message) });
+  return parsed.data;
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
 import { z } from 'zod';
 
@@ -11,6 +12,10 @@ export const portfoliosEnvSchema = baseConfigSchema.extend({
   RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
   STATISTICS_HYDRATED_TTL_SECONDS: positiveInt('STATISTICS_HYDRATED_TTL_SECONDS').default(50),
   STATISTICS_STATE_TTL_SECONDS: positiveInt('STATISTICS_STATE_TTL_SECONDS').default(7 * 24 * 3600),
+  PORTFOLIOS_MAX_PER_USER: positiveInt('PORTFOLIOS_MAX_PER_USER').default(DEFAULT_LIMITS.portfoliosPerUser),
+  DEALS_MAX_PER_PORTFOLIO: positiveInt('DEALS_MAX_PER_PORTFOLIO').default(DEFAULT_LIMITS.dealsPerPortfolio),
+  WATCHLISTS_MAX_PER_USER: positiveInt('WATCHLISTS_MAX_PER_USER').default(DEFAULT_LIMITS.watchlistsPerUser),
+  WATCHLIST_ITEMS_MAX: positiveInt('WATCHLIST_ITEMS_MAX').default(DEFAULT_LIMITS.itemsPerWatchlist),
 });
 
 export interface PortfoliosConfig {
@@ -20,6 +25,7 @@ export interface PortfoliosConfig {
   logLevel: string;
   rpcTimeoutMs: number;
   cacheTtl: { hydratedSeconds: number; stateSeconds: number };
+  limits: PortfoliosLimits;
 }
 
 export function loadPortfoliosConfigOrExit(): PortfoliosConfig {
@@ -31,5 +37,11 @@ export function loadPortfoliosConfigOrExit(): PortfoliosConfig {
     logLevel: env.LOG_LEVEL,
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
     cacheTtl: { hydratedSeconds: env.STATISTICS_HYDRATED_TTL_SECONDS, stateSeconds: env.STATISTICS_STATE_TTL_SECONDS },
+    limits: {
+      portfoliosPerUser: env.PORTFOLIOS_MAX_PER_USER,
+      dealsPerPortfolio: env.DEALS_MAX_PER_PORTFOLIO,
+      watchlistsPerUser: env.WATCHLISTS_MAX_PER_USER,
+      itemsPerWatchlist: env.WATCHLIST_ITEMS_MAX,
+    },
   };
 }

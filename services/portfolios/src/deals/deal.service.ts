@@ -6,9 +6,11 @@ import {
   type ListDealsReply,
   listDealsRequestSchema,
   pageMeta,
+  Subjects,
 } from '@invest/contracts';
-import { type Db, ServiceError, type Tx } from '@invest/platform';
+import { type Db, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
+import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { recordPositionChange } from '../events/portfolio-events.recorder.js';
 import { invalidateStatistics, lockPortfolio } from '../portfolios/portfolio.repository.js';
@@ -31,6 +33,7 @@ export class DealService {
     private readonly db: Db,
     private readonly assets: AssetLookup,
     private readonly clock: Clock,
+    private readonly limits: Pick<PortfoliosLimits, 'dealsPerPortfolio'> = DEFAULT_LIMITS,
   ) {}
 
   async list(userId: string, input: unknown): Promise<ListDealsReply> {
@@ -40,29 +43,41 @@ export class DealService {
     return { data: rows, meta: pageMeta(req, total, rows.length) };
   }
 
-  async create(userId: string, input: unknown): Promise<DealReply> {
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  async create(userId: string, input: unknown, idempotencyKey?: string): Promise<DealReply> {
     const req = parseRequest(createDealRequestSchema, input, { portfolio_id: PORTFOLIO });
     if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
     // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
     await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
     await this.assets.require(req.assetable, userId);
 
-    const dealId = await this.db.transaction(async (tx) => {
-      const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
-      if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
-      const history = await assetDeals(tx, portfolio.id, req.assetable);
-      const candidate: HoldingDeal = { id: Number.MAX_SAFE_INTEGER, type: req.type, quantity: req.quantity, date: req.date };
-      const oversell = findOversell([...history, candidate]);
-      if (oversell) throw ServiceError.validation({ quantity: [oversellMessage(oversell, oversell.dealId === candidate.id ? null : oversell)] });
-      const id = await insertDeal(tx, portfolio.id, { ...req, asset: req.assetable });
-      const transition = positionTransition(finalHolding(history), finalHolding([...history, candidate]));
-      if (transition) await recordPositionChange(tx, transition, { portfolioId: portfolio.id, userId, asset: req.assetable });
-      await invalidateStatistics(tx, portfolio.id);
-      return id;
-    });
-    const deal = await findDeal(this.db, req.portfolio_id, dealId);
-    if (!deal) throw ServiceError.notFound(DEAL);
-    return { data: deal };
+    const subject = Subjects.portfolios.dealsCreate;
+    const limit = this.limits.dealsPerPortfolio;
+    return this.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
+        if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
+        // Under the portfolio's row lock: concurrent deals of this portfolio cannot overshoot.
+        await requireBelowQuota(tx, {
+          limit,
+          rowsSql: 'select 1 from deals where portfolio_id = $1',
+          params: [portfolio.id],
+          field: 'deals',
+          message: `A portfolio can have at most ${limit} deals (the deals per portfolio limit).`,
+        });
+        const history = await assetDeals(tx, portfolio.id, req.assetable);
+        const candidate: HoldingDeal = { id: Number.MAX_SAFE_INTEGER, type: req.type, quantity: req.quantity, date: req.date };
+        const oversell = findOversell([...history, candidate]);
+        if (oversell) throw ServiceError.validation({ quantity: [oversellMessage(oversell, oversell.dealId === candidate.id ? null : oversell)] });
+        const id = await insertDeal(tx, portfolio.id, { ...req, asset: req.assetable });
+        const transition = positionTransition(finalHolding(history), finalHolding([...history, candidate]));
+        if (transition) await recordPositionChange(tx, transition, { portfolioId: portfolio.id, userId, asset: req.assetable });
+        await invalidateStatistics(tx, portfolio.id);
+        const deal = await findDeal(tx, portfolio.id, id);
+        if (!deal) throw ServiceError.notFound(DEAL);
+        return { data: deal };
+      }),
+    );
   }
 
   async delete(userId: string, input: unknown): Promise<DeletedReply> {

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '../common/request.js';
+import { idempotencyKeyOf, requireUser } from '../common/request.js';
 import { DEAL_SERVICE } from '../portfolios.tokens.js';
 import type { DealService } from './deal.service.js';
 
@@ -17,7 +17,7 @@ export class DealsHandler {
 
   @MessagePattern(Subjects.portfolios.dealsCreate)
   create(@Payload() req: RpcRequest<unknown>) {
-    return this.deals.create(requireUser(req.meta), req.data);
+    return this.deals.create(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.portfolios.dealsDelete)

@@ -4,9 +4,11 @@ import {
   type ListPortfoliosReply,
   portfolioIdRequestSchema,
   type PortfolioReply,
+  Subjects,
   updatePortfolioRequestSchema,
 } from '@invest/contracts';
-import { type Db, parseOrThrow, ServiceError } from '@invest/platform';
+import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, withIdempotency } from '@invest/platform';
+import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
 import { recordPortfolioCreated, recordPortfolioDeleted } from '../events/portfolio-events.recorder.js';
@@ -16,24 +18,40 @@ const NOT_FOUND = 'Portfolio';
 
 /** Portfolios of one user: a user only ever sees and changes their own (others' are "not found"). */
 export class PortfolioService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly limits: Pick<PortfoliosLimits, 'portfoliosPerUser'> = DEFAULT_LIMITS,
+  ) {}
 
   async list(userId: string): Promise<ListPortfoliosReply> {
     return { data: await listPortfolios(this.db, userId) };
   }
 
-  async create(userId: string, input: unknown): Promise<PortfolioReply> {
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  async create(userId: string, input: unknown, idempotencyKey?: string): Promise<PortfolioReply> {
     const req = parseOrThrow(createPortfolioRequestSchema, input);
-    const id = await this.db.transaction(async (tx) => {
-      const [row] = await tx.query<{ id: string }>(
-        'insert into portfolios (user_id, name, currency_code) values ($1, $2, $3) returning id::text',
-        [userId, req.name, req.currency_code],
-      );
-      const portfolioId = num(row!.id);
-      await recordPortfolioCreated(tx, { portfolioId, userId, name: req.name, currencyCode: req.currency_code });
-      return portfolioId;
-    });
-    return this.get(userId, { id });
+    const subject = Subjects.portfolios.portfoliosCreate;
+    const limit = this.limits.portfoliosPerUser;
+    return this.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        // The user's creates queue here, so the count cannot go stale before the insert commits.
+        await lockQuotaOwner(tx, `portfolios:${userId}`);
+        await requireBelowQuota(tx, {
+          limit,
+          rowsSql: 'select 1 from portfolios where user_id = $1',
+          params: [userId],
+          field: 'portfolios',
+          message: `You can have at most ${limit} portfolios (the portfolios per user limit).`,
+        });
+        const [row] = await tx.query<{ id: string }>(
+          'insert into portfolios (user_id, name, currency_code) values ($1, $2, $3) returning id::text',
+          [userId, req.name, req.currency_code],
+        );
+        const portfolioId = num(row!.id);
+        await recordPortfolioCreated(tx, { portfolioId, userId, name: req.name, currencyCode: req.currency_code });
+        return { data: (await findPortfolio(tx, userId, portfolioId))! };
+      }),
+    );
   }
 
   async get(userId: string, input: unknown): Promise<PortfolioReply> {

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '../common/request.js';
+import { idempotencyKeyOf, requireUser } from '../common/request.js';
 import { PORTFOLIO_SERVICE } from '../portfolios.tokens.js';
 import type { PortfolioService } from './portfolio.service.js';
 
@@ -17,7 +17,7 @@ export class PortfoliosHandler {
 
   @MessagePattern(Subjects.portfolios.portfoliosCreate)
   create(@Payload() req: RpcRequest<unknown>) {
-    return this.portfolios.create(requireUser(req.meta), req.data);
+    return this.portfolios.create(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.portfolios.portfoliosGet)

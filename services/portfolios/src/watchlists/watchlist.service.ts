@@ -8,8 +8,10 @@ import {
   watchlistIdRequestSchema,
   type WatchlistItemReply,
   type WatchlistReply,
+  Subjects,
 } from '@invest/contracts';
-import { type Db, parseOrThrow, ServiceError } from '@invest/platform';
+import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, withIdempotency } from '@invest/platform';
+import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
 import { recordWatchlistItems } from '../events/portfolio-events.recorder.js';
@@ -24,17 +26,33 @@ export class WatchlistService {
   constructor(
     private readonly db: Db,
     private readonly assets: AssetLookup,
+    private readonly limits: Pick<PortfoliosLimits, 'watchlistsPerUser' | 'itemsPerWatchlist'> = DEFAULT_LIMITS,
   ) {}
 
   async list(userId: string): Promise<ListWatchlistsReply> {
     return { data: await listWatchlists(this.db, userId) };
   }
 
-  async create(userId: string, input: unknown): Promise<WatchlistReply> {
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  async create(userId: string, input: unknown, idempotencyKey?: string): Promise<WatchlistReply> {
     const req = parseOrThrow(createWatchlistRequestSchema, input);
-    const [row] = await this.db.query<{ id: string }>('insert into watchlists (user_id, name) values ($1, $2) returning id::text', [userId, req.name]);
-    const [watchlist] = await listWatchlists(this.db, userId, num(row!.id));
-    return { data: watchlist! };
+    const subject = Subjects.portfolios.watchlistsCreate;
+    const limit = this.limits.watchlistsPerUser;
+    return this.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        await lockQuotaOwner(tx, `watchlists:${userId}`);
+        await requireBelowQuota(tx, {
+          limit,
+          rowsSql: 'select 1 from watchlists where user_id = $1',
+          params: [userId],
+          field: 'watchlists',
+          message: `You can have at most ${limit} watchlists (the watchlists per user limit).`,
+        });
+        const [row] = await tx.query<{ id: string }>('insert into watchlists (user_id, name) values ($1, $2) returning id::text', [userId, req.name]);
+        const [watchlist] = await listWatchlists(tx, userId, num(row!.id));
+        return { data: watchlist! };
+      }),
+    );
   }
 
   async delete(userId: string, input: unknown): Promise<DeletedReply> {
@@ -59,26 +77,38 @@ export class WatchlistService {
     return { data: { id, deleted: true } };
   }
 
-  async addItem(userId: string, input: unknown): Promise<WatchlistItemReply> {
+  /** `idempotencyKey`: as in create. */
+  async addItem(userId: string, input: unknown, idempotencyKey?: string): Promise<WatchlistItemReply> {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
     const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
     if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
     await this.assets.require(req.assetable, userId);
-    const itemId = await this.db.transaction(async (tx) => {
-      if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
-      const [row] = await tx.query<{ id: string }>(
-        `insert into watchlist_items (watchlist_id, asset_type, asset_id) values ($1, $2, $3)
-         on conflict (watchlist_id, asset_type, asset_id) do nothing returning id::text`,
-        [req.watchlist_id, req.assetable.type, req.assetable.id],
-      );
-      if (!row) throw ServiceError.validation({ assetable: ['The asset is already in this watchlist.'] });
-      const id = num(row.id);
-      await recordWatchlistItems(tx, 'added', req.watchlist_id, [{ itemId: id, userId, asset: req.assetable }]);
-      return id;
-    });
-    const item = await findItem(this.db, req.watchlist_id, itemId);
-    if (!item) throw ServiceError.notFound(ITEM);
-    return { data: item };
+    const subject = Subjects.portfolios.watchlistItemsCreate;
+    const limit = this.limits.itemsPerWatchlist;
+    return this.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
+        // Under the watchlist's row lock: concurrent adds cannot overshoot.
+        await requireBelowQuota(tx, {
+          limit,
+          rowsSql: 'select 1 from watchlist_items where watchlist_id = $1',
+          params: [req.watchlist_id],
+          field: 'watchlist_items',
+          message: `A watchlist can have at most ${limit} items (the items per watchlist limit).`,
+        });
+        const [row] = await tx.query<{ id: string }>(
+          `insert into watchlist_items (watchlist_id, asset_type, asset_id) values ($1, $2, $3)
+           on conflict (watchlist_id, asset_type, asset_id) do nothing returning id::text`,
+          [req.watchlist_id, req.assetable.type, req.assetable.id],
+        );
+        if (!row) throw ServiceError.validation({ assetable: ['The asset is already in this watchlist.'] });
+        const id = num(row.id);
+        await recordWatchlistItems(tx, 'added', req.watchlist_id, [{ itemId: id, userId, asset: req.assetable }]);
+        const item = await findItem(tx, req.watchlist_id, id);
+        if (!item) throw ServiceError.notFound(ITEM);
+        return { data: item };
+      }),
+    );
   }
 
   async removeItem(userId: string, input: unknown): Promise<DeletedReply> {

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '../common/request.js';
+import { idempotencyKeyOf, requireUser } from '../common/request.js';
 import { WATCHLIST_SERVICE } from '../portfolios.tokens.js';
 import type { WatchlistService } from './watchlist.service.js';
 
@@ -17,7 +17,7 @@ export class WatchlistsHandler {
 
   @MessagePattern(Subjects.portfolios.watchlistsCreate)
   create(@Payload() req: RpcRequest<unknown>) {
-    return this.watchlists.create(requireUser(req.meta), req.data);
+    return this.watchlists.create(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.portfolios.watchlistsDelete)
@@ -27,7 +27,7 @@ export class WatchlistsHandler {
 
   @MessagePattern(Subjects.portfolios.watchlistItemsCreate)
   addItem(@Payload() req: RpcRequest<unknown>) {
-    return this.watchlists.addItem(requireUser(req.meta), req.data);
+    return this.watchlists.addItem(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.portfolios.watchlistItemsDelete)
