@@ -299,8 +299,13 @@ describe('provider failures never corrupt stored data', () => {
 });
 
 describe('used assets (PositionOpened/PositionClosed from PORTFOLIOS_EVENTS)', () => {
+  // Each portfolio's events are one stream: positions grow per portfolio, as the event store numbers them.
+  const positions = new Map<string, number>();
   const publishPortfolioEvent = async (type: string, data: Record<string, unknown>) => {
-    const event = { id: randomUUID(), type, streamName: `portfolio-${String(data.portfolioId)}`, streamPosition: 1, recordedAt: new Date().toISOString(), data, metadata: {} };
+    const streamName = `portfolio-${String(data.portfolioId)}`;
+    const streamPosition = (positions.get(streamName) ?? 0) + 1;
+    positions.set(streamName, streamPosition);
+    const event = { id: randomUUID(), type, streamName, streamPosition, recordedAt: new Date().toISOString(), data, metadata: {} };
     await bus.js.publish(`${busPrefix}${eventSubject('portfolios', type, Number(data.portfolioId))}`, JSON.stringify(event), { msgID: event.id });
   };
   const used = () => screener.db.query<{ source: string; ref: string; asset_id: string }>('select source, ref, asset_id::text from used_assets order by ref');
