@@ -43,5 +43,7 @@ export const screenerConfigSchema = baseConfigSchema.extend({
   PROVIDER_BACKOFF_MS: positiveInt.default(500),
   /** How long a screener page may be served from memory; MOEX data is ~15 minutes delayed anyway. 0 = only share concurrent identical queries. */
   SCREENER_CACHE_TTL_MS: positiveInt.max(60_000, 'must be at most 60000').default(1000),
+  /** Custom assets one user may have; creating one more is a 422. */
+  CUSTOM_ASSETS_MAX_PER_USER: positiveInt.min(1, 'must be at least 1').default(200),
 });
 export type ScreenerConfig = z.infer<typeof screenerConfigSchema>;

@@ -17,6 +17,7 @@ try {
     providers: config,
     jobs: config.JOBS_ENABLED,
     listCacheTtlMs: config.SCREENER_CACHE_TTL_MS,
+    customAssetsMaxPerUser: config.CUSTOM_ASSETS_MAX_PER_USER,
   });
   logger.info(
     { busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ, jobs: config.JOBS_ENABLED, moexIssUrl: config.MOEX_ISS_URL, coingeckoUrl: config.COINGECKO_URL },

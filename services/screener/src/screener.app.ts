@@ -63,6 +63,8 @@ export interface ScreenerAppOptions {
    * requests always share one query; 0 (the default here) caches nothing beyond that.
    */
   listCacheTtlMs?: number;
+  /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`, default 200). */
+  customAssetsMaxPerUser?: number;
 }
 
 export interface ScreenerApp {
@@ -111,7 +113,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
     const jobs = createScreenerJobs(deps);
 
-    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCacheTtlMs: opts.listCacheTtlMs ?? 0 }), {
+    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCacheTtlMs: opts.listCacheTtlMs ?? 0, customAssetsMaxPerUser: opts.customAssetsMaxPerUser }), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,

@@ -19,6 +19,8 @@ export interface ScreenerModuleDeps {
   stopResources: () => Promise<void>;
   /** TTL of the screener page cache; identical concurrent requests share one query either way. */
   listCacheTtlMs: number;
+  /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`; default DEFAULT_CUSTOM_ASSETS_PER_USER). */
+  customAssetsMaxPerUser?: number;
 }
 
 const STOP = Symbol('STOP_RESOURCES');
@@ -41,7 +43,7 @@ export class ScreenerModule {
         { provide: SCREENER_DB, useValue: deps.db },
         { provide: MARKET_CLOCK, useValue: clock },
         { provide: LIST_SHARES_CACHE, useValue: new CoalescingCache({ ttlMs: deps.listCacheTtlMs, maxEntries: 500 }) },
-        { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today) },
+        { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today, deps.customAssetsMaxPerUser) },
         { provide: STOP, useValue: deps.stopResources },
         ResourcesCloser,
       ],

@@ -3,13 +3,16 @@ import {
   type CustomAssetReply,
   type ListCustomAssetsReply,
   type RateChange,
+  CustomAssetSubjects,
   createCustomAssetRequestSchema,
   updateCustomAssetRequestSchema,
 } from '@invest/contracts';
-import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow } from '@invest/platform';
+import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow, requestFingerprint, requireBelowQuota, withIdempotency } from '@invest/platform';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 
 const NOT_FOUND = 'Custom asset';
+/** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`). */
+export const DEFAULT_CUSTOM_ASSETS_PER_USER = 200;
 /** `source` of the RatesUpdated events a price change by the owner records. */
 export const CUSTOM_ASSET_PRICE_SOURCE = 'screener.custom-assets';
 
@@ -78,6 +81,7 @@ export class CustomAssetsService {
   constructor(
     private readonly db: Db,
     private readonly today: () => string,
+    private readonly maxPerUser = DEFAULT_CUSTOM_ASSETS_PER_USER,
   ) {}
 
   async list(userId: string): Promise<ListCustomAssetsReply> {
@@ -88,25 +92,37 @@ export class CustomAssetsService {
     return { data: rows.map((r) => r.asset) };
   }
 
-  async create(userId: string, input: unknown): Promise<CustomAssetReply> {
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  async create(userId: string, input: unknown, idempotencyKey?: string): Promise<CustomAssetReply> {
     const req = parseOrThrow(createCustomAssetRequestSchema, input);
     const today = this.today();
-    const id = await this.db.transaction(async (tx) => {
-      await lockRateWrites(tx);
-      const [row] = await tx.query<ChangedRow>(
-        `with a as (
-           insert into assets (type, ticker, name, currency, current_rate, quoted_price, price_source, rate_updated_at)
-           values ('custom_asset', $1, $2, $3, $4::numeric, $4::numeric, 'owner', now())
-           returning *
-         ), ca as (insert into custom_assets (asset_id, owner_user_id, description) select id, $5, $6 from a)
-         select ${CHANGED_COLUMNS} from a`,
-        [req.ticker ?? tickerFromName(req.name), req.name, req.currency, req.price, userId, req.description ?? null],
-      );
-      await storeClose(tx, row!.id, today);
-      await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(row!)]);
-      return Number(row!.id);
-    });
-    return { data: (await readOwned(this.db, userId, id))! };
+    const subject = CustomAssetSubjects.create;
+    const limit = this.maxPerUser;
+    return this.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        await lockRateWrites(tx);
+        // Every custom asset write holds the rate-writes lock, so this count cannot go stale before the insert commits.
+        await requireBelowQuota(tx, {
+          limit,
+          rowsSql: 'select 1 from custom_assets where owner_user_id = $1',
+          params: [userId],
+          field: 'custom_assets',
+          message: `You can have at most ${limit} custom assets (the custom assets per user limit).`,
+        });
+        const [row] = await tx.query<ChangedRow>(
+          `with a as (
+             insert into assets (type, ticker, name, currency, current_rate, quoted_price, price_source, rate_updated_at)
+             values ('custom_asset', $1, $2, $3, $4::numeric, $4::numeric, 'owner', now())
+             returning *
+           ), ca as (insert into custom_assets (asset_id, owner_user_id, description) select id, $5, $6 from a)
+           select ${CHANGED_COLUMNS} from a`,
+          [req.ticker ?? tickerFromName(req.name), req.name, req.currency, req.price, userId, req.description ?? null],
+        );
+        await storeClose(tx, row!.id, today);
+        await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(row!)]);
+        return { data: (await readOwned(tx, userId, Number(row!.id)))! };
+      }),
+    );
   }
 
   async update(userId: string, input: unknown): Promise<CustomAssetReply> {
