@@ -3,7 +3,7 @@ import { ScreenerSchema } from './0001-screener-schema.js';
 import { MarketDataSchema } from './0002-market-data.js';
 import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
 import { UsedAssetChanges } from './0004-used-asset-changes.js';
-import { CustomAssetsIdempotencyKeys } from './0004-custom-assets-idempotency-keys.js';
+import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-keys.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -15,5 +15,5 @@ export const migrations = [
   { name: '0002-market-data', class: MarketDataSchema },
   { name: '0003-dividends-currency-key', class: DividendsCurrencyKey },
   { name: '0004-used-asset-changes', class: UsedAssetChanges },
-  { name: '0004-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
+  { name: '0005-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
 ];
