@@ -161,7 +161,7 @@ export async function moexBatch(
     deps.logger.warn({ job: opts.source, market: spec.kind, board, reason }, `${label}: provider block skipped; last values kept`);
     return;
   }
-  const result = await writeRateBatch(deps.db, { assetType: spec.assetType, source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz });
+  const result = await writeRateBatch(deps.db, { assetType: spec.assetType, source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz, logger: deps.logger });
   report.changed += result.changed.length;
   report.rowsSkipped(label, result.skipped);
 }
@@ -183,7 +183,7 @@ export async function tokenBatch(deps: ScreenerJobDeps, report: RunReport, ids: 
     deps.logger.warn({ job: opts.source, provider: 'coingecko', reason }, `${label}: provider block skipped; last values kept`);
     return;
   }
-  const result = await writeRateBatch(deps.db, { assetType: 'token', source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz });
+  const result = await writeRateBatch(deps.db, { assetType: 'token', source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz, logger: deps.logger });
   report.changed += result.changed.length;
   report.rowsSkipped(label, result.skipped);
 }

@@ -162,6 +162,25 @@ describe('parseIssMarket: futures and currencies (their own column sets)', () =>
     expect(quotes.find((q) => q.secid === 'HKDRUB_TOM')).toMatchObject({ rate: 11.73, priceSource: 'MARKETPRICE', priceChangePercentage24h: null });
   });
 
+  it('never yields a non-finite change or rate from a (near) zero divisor', () => {
+    const setCell = (doc: Doc, block: string, secid: string, column: string, value: unknown) => {
+      const b = doc[block]!;
+      for (const row of b.data.filter((r) => r[b.columns.indexOf('SECID')] === secid)) row[b.columns.indexOf(column)] = value;
+    };
+    // CETS derives the change from PREVPRICE: a denormal PREVPRICE (> 0) would make it Infinity.
+    const cets = load('currency-selt-cets.json');
+    setCell(cets, 'securities', 'USD000UTSTOM', 'PREVPRICE', 1e-320);
+    const usd = parseIssMarket(cets, MOEX_MARKETS.currencies, { board: 'CETS' }).quotes.find((q) => q.secid === 'USD000UTSTOM');
+    expect(usd).toMatchObject({ rate: 91.7325, priceChangePercentage24h: null });
+    // Futures divide by MINSTEP: a denormal step makes the contract value Infinity; such a row is skipped.
+    const forts = load('futures-forts.json');
+    setCell(forts, 'securities', 'RIH4', 'MINSTEP', 1e-320);
+    const parsed = parseIssMarket(forts, MOEX_MARKETS.futures);
+    expect(parsed.quotes.find((q) => q.secid === 'RIH4')).toBeUndefined();
+    expect(parsed.skipped.find((q) => q.secid === 'RIH4')?.reason).toMatch(/not a finite positive/);
+    for (const q of parsed.quotes) expect(Number.isFinite(q.rate) && (q.priceChangePercentage24h === null || Number.isFinite(q.priceChangePercentage24h))).toBe(true);
+  });
+
   it('tolerates a futures response without STEPPRICE by skipping its rows with a reason', () => {
     const doc = load('futures-forts.json');
     const { quotes, skipped } = parseIssMarket({ ...doc, securities: reshape(doc.securities!, ['STEPPRICE']) }, MOEX_MARKETS.futures);

@@ -247,6 +247,8 @@ function toQuote(spec: MoexMarketSpec, secid: string, board: string, s: IssRow, 
       currency = settlement ?? faceUnit;
   }
   if (!currency) return skip('no currency (CURRENCYID/FACEUNIT empty)');
+  // A (near) zero divisor or an overflow upstream: never pass NaN/Infinity (or a rate rounded to 0) on.
+  if (!(Number.isFinite(rate) && rate > 0)) return skip(`rate ${rate} is not a finite positive number`);
 
   return {
     secid,
@@ -282,7 +284,11 @@ function change(spec: MoexMarketSpec, rows: { marketdata: IssRow | undefined; se
   if (!spec.intradayPrices.includes(source)) return null;
   for (const cell of spec.previousPrice) {
     const prev = issNumber(cellValue(cell, rows));
-    if (prev !== null && prev > 0) return round((price / prev - 1) * 100, 4);
+    if (prev !== null && prev > 0) {
+      const pct = round((price / prev - 1) * 100, 4);
+      // A denormal PREVPRICE (> 0 yet a zero divisor in effect) gives Infinity: unknown rather than infinite.
+      return Number.isFinite(pct) ? pct : null;
+    }
   }
   return null;
 }

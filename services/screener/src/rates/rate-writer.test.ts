@@ -140,4 +140,35 @@ describe('writeRateBatch', () => {
       { source_id: 'usd-coin', ticker: 'USDC', rate: '1.001' },
     ]);
   });
+
+  it('never writes a non-finite or non-positive rate; a non-finite change or quoted price counts as unknown', async () => {
+    await writeRateBatch(db, { assetType: 'currency', source: 'test', insertMissing: true, items: ['INF', 'NAN', 'ZERO', 'OK'].map((k) => item(k, 5)) }, { marketTz: TZ });
+    const later = new Date('2024-02-15T15:00:00Z');
+    const r = await writeRateBatch(
+      db,
+      {
+        assetType: 'currency',
+        source: 'test',
+        insertMissing: true,
+        items: [
+          // e.g. a price divided by a (near) zero PREVPRICE or MINSTEP upstream.
+          item('INF', Number.POSITIVE_INFINITY, { asOf: later }),
+          item('NAN', Number.NaN, { asOf: later }),
+          item('ZERO', 0, { asOf: later }),
+          item('OK', 6, { asOf: later, priceChangePercentage24h: Number.POSITIVE_INFINITY, priceChangePercentage7d: Number.NaN, quotedPrice: Number.NEGATIVE_INFINITY }),
+        ],
+      },
+      { marketTz: TZ },
+    );
+    expect(r.skipped).toEqual([
+      { key: 'INF', reason: 'no finite positive rate' },
+      { key: 'NAN', reason: 'no finite positive rate' },
+      { key: 'ZERO', reason: 'no finite positive rate' },
+    ]);
+    for (const k of ['INF', 'NAN', 'ZERO']) expect(await asset(k)).toMatchObject({ rate: '5', d24: '1.5', at: '2024-02-15T14:54:06Z' });
+    expect(await asset('OK')).toMatchObject({ rate: '6', d24: '1.5' });
+    expect(r.changed).toEqual([expect.objectContaining({ ticker: 'OK', rate: 6, priceChangePercentage24h: 1.5 })]);
+    const data = (await events()).map((e) => e.data);
+    expect(JSON.stringify(data)).not.toMatch(/null,"asOf"|Infinity|NaN/);
+  });
 });

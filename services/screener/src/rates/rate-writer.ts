@@ -1,5 +1,5 @@
 import type { AssetType, RateChange } from '@invest/contracts';
-import { type Db, type Tx, dateInZone } from '@invest/platform';
+import { type Db, type Logger, type Tx, dateInZone } from '@invest/platform';
 import { lockRateWrites, recordRatesUpdated } from './rates-updated.recorder.js';
 
 /** What only some asset types carry; written to their sibling table. */
@@ -84,10 +84,14 @@ const num = (v: string | null): number | null => (v === null ? null : Number(v))
  * RatesUpdated event with the assets whose rate or 24h change actually changed. Unchanged rows are not
  * rewritten and publish nothing.
  */
-export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz: string }): Promise<RateBatchResult> {
+export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz: string; logger?: Logger }): Promise<RateBatchResult> {
   const empty: RateBatchResult = { changed: [], inserted: 0, skipped: [], events: 0 };
   if (batch.items.length === 0) return empty;
-  const items = dedupe(batch.items);
+  const { usable, unusable } = finiteItems(batch.items, (key, field, value) =>
+    opts.logger?.warn({ source: batch.source, assetType: batch.assetType, key, field, value: String(value) }, 'rate input not finite; taken as unknown'),
+  );
+  if (usable.length === 0) return { ...empty, skipped: unusable };
+  const items = dedupe(usable);
   const rows = items.map((i) => ({
     key: i.key,
     ticker: i.ticker,
@@ -161,7 +165,7 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
       [batch.assetType, items.map((i) => i.key)],
     );
     const knownKeys = new Map(known.map((k) => [k.key, k.rate_updated_at]));
-    const skipped: RateBatchResult['skipped'] = [];
+    const skipped: RateBatchResult['skipped'] = [...unusable];
     const writtenOrSame = new Set(updated.map((u) => u.key));
     for (const item of items) {
       if (!knownKeys.has(item.key)) skipped.push({ key: item.key, reason: 'not a known asset' });
@@ -184,6 +188,39 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
     const events = await recordRatesUpdated(tx, batch.assetType, batch.source, changed);
     return { changed, inserted, skipped, events };
   });
+}
+
+/**
+ * Guards the database and the event against NaN/Infinity (a division by a zero or near-zero price upstream):
+ * JSON would turn them into null, i.e. a null rate. An item without a finite positive rate is not written
+ * (its stored rate stays); a non-finite 24h/7d change or quoted price becomes null ("unknown", the stored value
+ * is kept), reported through `onDropped`.
+ */
+function finiteItems(
+  items: readonly RateInput[],
+  onDropped: (key: string, field: string, value: number) => void,
+): { usable: RateInput[]; unusable: { key: string; reason: string }[] } {
+  const usable: RateInput[] = [];
+  const unusable: { key: string; reason: string }[] = [];
+  for (const item of items) {
+    if (!(Number.isFinite(item.rate) && item.rate > 0)) {
+      unusable.push({ key: item.key, reason: 'no finite positive rate' });
+      continue;
+    }
+    const finite = (field: 'priceChangePercentage24h' | 'priceChangePercentage7d' | 'quotedPrice'): number | null | undefined => {
+      const v = item[field];
+      if (typeof v !== 'number' || Number.isFinite(v)) return v;
+      onDropped(item.key, field, v);
+      return null;
+    };
+    usable.push({
+      ...item,
+      priceChangePercentage24h: finite('priceChangePercentage24h') ?? null,
+      priceChangePercentage7d: finite('priceChangePercentage7d') ?? null,
+      quotedPrice: finite('quotedPrice') ?? null,
+    });
+  }
+  return { usable, unusable };
 }
 
 /** One item per key (the first wins): a provider listing a security twice must not update it twice. */
