@@ -185,7 +185,7 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
         priceChangePercentage24h: num(u.price_change_percentage_24h),
         asOf: u.as_of,
       }));
-    const events = await recordRatesUpdated(tx, batch.assetType, batch.source, changed);
+    const events = await recordRatesUpdated(tx, batch.assetType, batch.source, changed, opts.logger);
     return { changed, inserted, skipped, events };
   });
 }

@@ -1,5 +1,5 @@
 import { type AssetType, RATES_UPDATED, type RateChange, ratesUpdatedV1Schema } from '@invest/contracts';
-import { type RecordedEvent, type Tx, appendToStream, lockKey } from '@invest/platform';
+import { type Logger, type RecordedEvent, type Tx, appendToStream, createLogger, lockKey } from '@invest/platform';
 import { eventSubject } from '@invest/contracts';
 
 /**
@@ -18,15 +18,41 @@ export async function lockRateWrites(tx: Tx): Promise<void> {
 /** Event store stream of the rate events of one asset type. */
 export const ratesStream = (type: AssetType) => `rates-${type}`;
 
+let defaultLogger: Logger | undefined;
+
+/**
+ * A rate or change that is not a finite number (NaN, ±Infinity: e.g. a stored numeric beyond a double's range,
+ * as a custom asset's day change against a close stored before the price minimum) is sent as null, "unknown",
+ * and logged. The event schema rejects such numbers, which would otherwise fail the writer's whole transaction.
+ */
+function finiteChange(change: RateChange, source: string, logger: Logger): RateChange {
+  let out = change;
+  for (const field of ['rate', 'priceChangePercentage24h'] as const) {
+    const v = change[field];
+    if (v === null || Number.isFinite(v)) continue;
+    logger.warn({ source, assetType: change.assetType, assetId: change.assetId, ticker: change.ticker, field, value: String(v) }, 'rate not finite; published as null');
+    out = { ...out, [field]: null };
+  }
+  return out;
+}
+
 /**
  * Records the changed rates of one batch as `RatesUpdated` v1, inside the caller's transaction (the one that
- * wrote the rates), after `lockRateWrites`. Returns the number of events (0 when nothing changed).
+ * wrote the rates), after `lockRateWrites`. Returns the number of events (0 when nothing changed). Non-finite
+ * numbers are published as null and logged (`logger`, the service's logger when not given).
  */
-export async function recordRatesUpdated(tx: Tx, assetType: AssetType, source: string, changes: readonly RateChange[]): Promise<number> {
+export async function recordRatesUpdated(
+  tx: Tx,
+  assetType: AssetType,
+  source: string,
+  changes: readonly RateChange[],
+  logger: Logger = (defaultLogger ??= createLogger('screener')),
+): Promise<number> {
   if (changes.length === 0) return 0;
+  const finite = changes.map((c) => finiteChange(c, source, logger));
   const events = [];
-  for (let i = 0; i < changes.length; i += MAX_RATES_PER_EVENT) {
-    const data = ratesUpdatedV1Schema.parse({ version: 1, source, rates: changes.slice(i, i + MAX_RATES_PER_EVENT) });
+  for (let i = 0; i < finite.length; i += MAX_RATES_PER_EVENT) {
+    const data = ratesUpdatedV1Schema.parse({ version: 1, source, rates: finite.slice(i, i + MAX_RATES_PER_EVENT) });
     events.push({ type: RATES_UPDATED, data });
   }
   await appendToStream(tx, ratesStream(assetType), events, 'any');
