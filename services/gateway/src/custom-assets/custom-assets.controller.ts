@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, type SchemaObject } from '@nestjs/swagger';
 import {
   type CustomAssetReply,
@@ -12,6 +12,7 @@ import { parseOrThrow, type RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 
 const asset = openApiSchema(customAssetSchema);
 const dataOf = (row: SchemaObject): SchemaObject => ({ type: 'object', required: ['data'], properties: { data: row } });
@@ -45,8 +46,10 @@ export class CustomAssetsController {
   @ApiBody({ schema: openApiSchema(createCustomAssetRequestSchema, 'input') })
   @ApiCreatedResponse({ schema: dataOf(asset) })
   @ApiCommonErrors({ auth: true, validation: true })
-  create(@Body() body: unknown): Promise<CustomAssetReply> {
-    return this.rpc.request(CustomAssetSubjects.create, parseOrThrow(createCustomAssetRequestSchema, bodyObject(body)));
+  @ApiIdempotencyKey()
+  create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
+    const opts = idempotencyOptions(key);
+    return this.rpc.request(CustomAssetSubjects.create, parseOrThrow(createCustomAssetRequestSchema, bodyObject(body)), opts);
   }
 
   @Patch(':id')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createDealBodySchema, type Deal, type DealReply, dealSchema, type ListDealsReply, pageQuerySchema, Subjects } from '@invest/contracts';
 import { parseOrThrow, type RpcClient } from '@invest/platform';
@@ -7,6 +7,7 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
 import { bodyObject } from './request-body.js';
@@ -50,9 +51,11 @@ export class DealsController {
   })
   @ApiCreatedResponse({ schema: dataSchema(deal) })
   @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
-  create(@Param('id') id: string, @Body() body: unknown): Promise<DealReply> {
+  @ApiIdempotencyKey()
+  create(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<DealReply> {
+    const opts = idempotencyOptions(key);
     const parsed = parseOrThrow(createDealBodySchema, bodyObject(body));
-    return this.rpc.request(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id });
+    return this.rpc.request(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id }, opts);
   }
 
   @Delete(':dealId')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   createPortfolioRequestSchema,
@@ -12,6 +12,7 @@ import { parseOrThrow, type RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { listSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
 import { bodyObject } from './request-body.js';
 
@@ -40,8 +41,10 @@ export class PortfoliosController {
   @ApiBody({ schema: openApiSchema(createPortfolioRequestSchema, 'input') })
   @ApiCreatedResponse({ schema: dataSchema(portfolio) })
   @ApiOwnedResource({ validation: true })
-  create(@Body() body: unknown): Promise<PortfolioReply> {
-    return this.rpc.request(Subjects.portfolios.portfoliosCreate, parseOrThrow(createPortfolioRequestSchema, bodyObject(body)));
+  @ApiIdempotencyKey()
+  create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<PortfolioReply> {
+    const opts = idempotencyOptions(key);
+    return this.rpc.request(Subjects.portfolios.portfoliosCreate, parseOrThrow(createPortfolioRequestSchema, bodyObject(body)), opts);
   }
 
   @Get(':id')

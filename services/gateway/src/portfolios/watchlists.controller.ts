@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   addWatchlistItemBodySchema,
@@ -14,6 +14,7 @@ import { parseOrThrow, type RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { listSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
 import { bodyObject } from './request-body.js';
 
@@ -39,8 +40,10 @@ export class WatchlistsController {
   @ApiBody({ schema: openApiSchema(createWatchlistRequestSchema, 'input') })
   @ApiCreatedResponse({ schema: dataSchema(watchlist) })
   @ApiOwnedResource({ validation: true })
-  create(@Body() body: unknown): Promise<WatchlistReply> {
-    return this.rpc.request(Subjects.portfolios.watchlistsCreate, parseOrThrow(createWatchlistRequestSchema, bodyObject(body)));
+  @ApiIdempotencyKey()
+  create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<WatchlistReply> {
+    const opts = idempotencyOptions(key);
+    return this.rpc.request(Subjects.portfolios.watchlistsCreate, parseOrThrow(createWatchlistRequestSchema, bodyObject(body)), opts);
   }
 
   @Delete(':id')
@@ -59,9 +62,11 @@ export class WatchlistsController {
   @ApiBody({ schema: { ...openApiSchema(addWatchlistItemBodySchema, 'input'), example: { assetable: { type: 'share', id: 123 } } } })
   @ApiCreatedResponse({ schema: dataSchema(openApiSchema(watchlistItemSchema)) })
   @ApiOwnedResource({ validation: true, notFound: 'The watchlist' })
-  addItem(@Param('id') id: string, @Body() body: unknown): Promise<WatchlistItemReply> {
+  @ApiIdempotencyKey()
+  addItem(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<WatchlistItemReply> {
+    const opts = idempotencyOptions(key);
     const parsed = parseOrThrow(addWatchlistItemBodySchema, bodyObject(body));
-    return this.rpc.request(Subjects.portfolios.watchlistItemsCreate, { ...parsed, watchlist_id: id });
+    return this.rpc.request(Subjects.portfolios.watchlistItemsCreate, { ...parsed, watchlist_id: id }, opts);
   }
 
   @Delete(':id/items/:itemId')
