@@ -59,5 +59,8 @@ describe('recordRatesUpdated: non-finite numbers', () => {
     expect(result.fetched).toBe(1);
     const [event] = await events();
     expect(event!.data.rates).toEqual([expect.objectContaining({ ticker: 'OLD', rate: 1e10, priceChangePercentage24h: null })]);
+    // The stored change is unknown too, not a number no reader can represent.
+    const [stored] = await db.query<{ ch: string | null }>('select price_change_percentage_24h::text as ch from assets where id = $1', [a!.id]);
+    expect(stored!.ch).toBeNull();
   });
 });
