@@ -30,10 +30,10 @@ const ASSET_JSON = `json_build_object(
 )`;
 
 /** The 24h change of a custom asset: against its last close of an earlier market day; null on its first day. */
-// A change beyond ±1e12 % only comes from a degenerate old close (e.g. prices stored before the 1e-8
-// minimum); it is unknown, not a number no reader (a JS double) could represent.
+// A change a JS double cannot hold (beyond ±1e300 %) only comes from a degenerate old close (prices
+// stored before the 1e-8 minimum); it is unknown, not a number no reader could represent.
 const DAY_CHANGE_SQL = (rate: string, id: string, today: string) => `(
-  select case when c.close > 0 and abs((${rate} / c.close - 1) * 100) < 1e12 then round((${rate} / c.close - 1) * 100, 4) end
+  select case when c.close > 0 and abs((${rate} / c.close - 1) * 100) < 1e300 then round((${rate} / c.close - 1) * 100, 4) end
   from asset_daily_closes c
   where c.asset_id = ${id} and c.trade_date < ${today}::date order by c.trade_date desc limit 1)`;
 
