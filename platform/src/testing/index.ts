@@ -1,2 +1,3 @@
 export * from './test-env.js';
 export * from './private-nats.js';
+export * from './use-test-database.js';

@@ -1,6 +1,6 @@
-import { type Db, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Db } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { type RateInput, writeRateBatch } from './rate-writer.js';
 
@@ -8,16 +8,7 @@ const TZ = 'Europe/Moscow';
 
 describe('writeRateBatch', () => {
   let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const t = await createTestDatabase('scr_rates');
-    drop = t.drop;
-    db = await openDatabase({ url: t.url, migrations });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  useTestDatabase('scr_rates', migrations, (opened) => (db = opened));
   beforeEach(async () => {
     await db.query('truncate assets, es_events cascade');
   });

@@ -1,22 +1,13 @@
-import { type Db, type Logger, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Db, type Logger } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { refreshCustomAssetChanges } from '../custom-assets/custom-assets.service.js';
 import { migrations } from '../migrations/index.js';
 import { lockRateWrites, recordRatesUpdated } from './rates-updated.recorder.js';
 
 describe('recordRatesUpdated: non-finite numbers', () => {
   let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const t = await createTestDatabase('scr_recorder');
-    drop = t.drop;
-    db = await openDatabase({ url: t.url, migrations });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  useTestDatabase('scr_recorder', migrations, (opened) => (db = opened));
   beforeEach(async () => {
     await db.query('truncate assets, es_events cascade');
   });

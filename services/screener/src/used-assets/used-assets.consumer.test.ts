@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { BusEvent } from '@invest/contracts';
-import { type Db, createLogger, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Db, createLogger } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { applyPortfolioEvent } from './used-assets.consumer.js';
 
@@ -10,16 +10,7 @@ const logger = createLogger('screener-used-assets-test', 'silent');
 
 describe('screener__used-assets effects', () => {
   let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const t = await createTestDatabase('scr_used');
-    drop = t.drop;
-    db = await openDatabase({ url: t.url, migrations });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  useTestDatabase('scr_used', migrations, (opened) => (db = opened));
   beforeEach(async () => {
     await db.query('truncate used_assets');
   });
