@@ -5,27 +5,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BusEvent, RatesUpdatedV1 } from '@invest/contracts';
-import { type Bus, connectBus, createLogger, streamNameOf } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
+import { type Bus, streamNameOf } from '@invest/platform';
+import { type PortfoliosApp } from '@invest/portfolios/portfolios.app';
 import { readPortfolioEvents } from '@invest/portfolios/testing/portfolios-test-kit';
-import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
+import { type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
-import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+import { type FullStack, startFullStack } from './support/full-stack.js';
 
 const SECRET = 'idempotency-e2e-secret-0123456789-0123456789';
-const busPrefix = `${uniqueName('gwidem')}.`;
 const NOW = new Date('2025-01-01T12:00:00Z');
 const LIMITS = { portfoliosPerUser: 2, watchlistsPerUser: 2, itemsPerWatchlist: 2, dealsPerPortfolio: 3 };
 const CUSTOM_ASSETS_LIMIT = 2;
 
 let screener: ScreenerApp;
 let portfolios: PortfoliosApp;
-let gw: GatewayApp;
 let bus: Bus;
 let base: string;
-const drops: (() => Promise<void>)[] = [];
 const asset: Record<string, number> = {};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
@@ -64,40 +60,20 @@ async function ratesOf(assetId: number) {
 const positionEvents = async (portfolioId: number) =>
   (await readPortfolioEvents(bus)).filter((e) => e.event.type === 'PositionOpened' && (e.event.data as { portfolioId: number }).portfolioId === portfolioId);
 
+let stack: FullStack;
 beforeAll(async () => {
-  const screenerDb = await createTestDatabase('gwidem_scr');
-  const portfoliosDb = await createTestDatabase('gwidem');
-  drops.push(screenerDb.drop, portfoliosDb.drop);
-  const silent = createLogger('test', 'silent');
-  screener = await createScreenerApp({
-    databaseUrl: screenerDb.url,
-    natsUrl: testNatsUrl(),
-    busPrefix,
-    logger: silent,
-    loadDemoData: true,
-    relayPollMs: 100,
-    customAssetsMaxPerUser: CUSTOM_ASSETS_LIMIT,
+  stack = await startFullStack({
+    name: 'gwidem',
+    tickers: ['SBER', 'GAZP', 'LKOH'],
+    screener: { relayPollMs: 100, customAssetsMaxPerUser: CUSTOM_ASSETS_LIMIT },
+    portfolios: { clock: () => NOW, relayPollMs: 100, limits: LIMITS },
+    gateway: { auth: { jwtSecret: SECRET }, readyServices: [] },
   });
-  for (const r of await screener.db.query<{ id: string; ticker: string }>("select id::text, ticker from assets where type = 'share' and ticker in ('SBER', 'GAZP', 'LKOH')")) {
-    asset[r.ticker] = Number(r.id);
-  }
-  portfolios = await createPortfoliosApp({ databaseUrl: portfoliosDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, clock: () => NOW, relayPollMs: 100, limits: LIMITS });
-  gw = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix, auth: { jwtSecret: SECRET }, rpcTimeoutMs: 5000, readyServices: [], logger: silent });
-  base = await gw.listen(0, '127.0.0.1');
-  bus = await connectBus({ natsUrl: testNatsUrl(), name: 'gwidem-test', prefix: busPrefix });
+  ({ screener, portfolios, base, bus } = stack);
+  Object.assign(asset, stack.shareIds);
 });
 
-afterAll(async () => {
-  await gw?.close();
-  await portfolios?.close();
-  await screener?.close();
-  if (bus) {
-    const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-    for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
-    await bus.close();
-  }
-  for (const drop of drops) await drop();
-});
+afterAll(() => stack?.close());
 
 describe('Idempotency-Key', () => {
   it('a repeated deal with the key answers the first response: one row, one event on JetStream', async () => {

@@ -5,28 +5,22 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type GetStatisticsReply, getStatisticsReplySchema } from '@invest/contracts';
-import { type Bus, connectBus, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
+import { type Bus } from '@invest/platform';
+import { type PortfoliosApp } from '@invest/portfolios/portfolios.app';
 import { publishRates } from '@invest/portfolios/testing/portfolios-test-kit';
-import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
-import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+import { type FullStack, startFullStack } from './support/full-stack.js';
 
 const SECRET = 'statistics-e2e-secret-0123456789-0123456789';
-const busPrefix = `${uniqueName('gwst')}.`;
 const ALICE = `alice-${randomUUID()}`;
 /** The portfolios service's clock: the valuation date (terminal XIRR flow) is 2025-01-01. */
 const NOW = new Date('2025-01-01T09:00:00Z');
 
-let screener: ScreenerApp;
 let portfolios: PortfoliosApp;
-let gw: GatewayApp;
 let bus: Bus;
 let base: string;
 let token: string;
-const drops: (() => Promise<void>)[] = [];
 const id: Record<string, number> = {};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
@@ -85,34 +79,20 @@ function npv(flows: [string, number][], r: number): number {
   return flows.reduce((s, [d, cf]) => s + cf / (1 + r) ** ((Date.parse(d) - t0) / 86_400_000 / 365), 0);
 }
 
+let stack: FullStack;
 beforeAll(async () => {
-  const screenerDb = await createTestDatabase('gwst_scr');
-  const portfoliosDb = await createTestDatabase('gwst');
-  drops.push(screenerDb.drop, portfoliosDb.drop);
-  const silent = createLogger('test', 'silent');
-  screener = await createScreenerApp({ databaseUrl: screenerDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, loadDemoData: true });
-  for (const r of await screener.db.query<{ id: string; ticker: string }>("select id::text, ticker from assets where type = 'share' and ticker in ('SBER', 'GAZP', 'LKOH')")) {
-    id[r.ticker] = Number(r.id);
-  }
-  expect(Object.keys(id)).toHaveLength(3);
-  portfolios = await createPortfoliosApp({ databaseUrl: portfoliosDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, clock: () => NOW });
-  gw = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix, auth: { jwtSecret: SECRET }, rpcTimeoutMs: 5000, readyServices: ['portfolios'], logger: silent });
-  base = await gw.listen(0, '127.0.0.1');
-  bus = await connectBus({ natsUrl: testNatsUrl(), name: 'gwst-test', prefix: busPrefix });
+  stack = await startFullStack({
+    name: 'gwst',
+    tickers: ['SBER', 'GAZP', 'LKOH'],
+    portfolios: { clock: () => NOW },
+    gateway: { auth: { jwtSecret: SECRET }, readyServices: ['portfolios'] },
+  });
+  ({ portfolios, base, bus } = stack);
+  Object.assign(id, stack.shareIds);
   token = await mintDevToken(ALICE, SECRET);
 });
 
-afterAll(async () => {
-  await gw?.close();
-  await portfolios?.close();
-  await screener?.close();
-  if (bus) {
-    const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-    for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
-    await bus.close();
-  }
-  for (const drop of drops) await drop();
-});
+afterAll(() => stack?.close());
 
 describe('statistics: worked example', () => {
   let pid: number;

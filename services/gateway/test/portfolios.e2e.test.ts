@@ -6,28 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type BusEvent, eventSubject } from '@invest/contracts';
-import { type Bus, connectBus, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
+import { type Bus } from '@invest/platform';
 import { readPortfolioEvents } from '@invest/portfolios/testing/portfolios-test-kit';
-import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
-import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+import { type FullStack, startFullStack } from './support/full-stack.js';
 
 const SECRET = 'portfolios-e2e-secret-0123456789-0123456789';
-const busPrefix = `${uniqueName('gwpf')}.`;
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 /** The service's clock: deals dated after 2025-01-02 (today anywhere on Earth) are in the future. */
 const NOW = new Date('2025-01-01T12:00:00Z');
 
-let screener: ScreenerApp;
-let portfolios: PortfoliosApp;
-let gw: GatewayApp;
 let bus: Bus;
 let base: string;
-const drops: (() => Promise<void>)[] = [];
 const tokens: Record<string, string> = {};
 const asset: Record<string, number> = {};
 
@@ -50,37 +42,21 @@ async function api<T = any>(method: string, path: string, opts: { as?: string; b
 const share = (ticker: string) => ({ type: 'share', id: asset[ticker] });
 const buy = (ticker: string, quantity: number, price: number, date: string) => ({ type: 'buy', assetable: share(ticker), quantity, price, commission: 0, date });
 
+let stack: FullStack;
 beforeAll(async () => {
-  const screenerDb = await createTestDatabase('gwpf_scr');
-  const portfoliosDb = await createTestDatabase('gwpf');
-  drops.push(screenerDb.drop, portfoliosDb.drop);
-  const silent = createLogger('test', 'silent');
-  screener = await createScreenerApp({ databaseUrl: screenerDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, loadDemoData: true });
-  for (const r of await screener.db.query<{ id: string; ticker: string }>(
-    "select id::text, ticker from assets where type = 'share' and ticker in ('SBER', 'GAZP', 'LKOH', 'YNDX')",
-  )) {
-    asset[r.ticker] = Number(r.id);
-  }
-  expect(Object.keys(asset)).toHaveLength(4);
-  portfolios = await createPortfoliosApp({ databaseUrl: portfoliosDb.url, natsUrl: testNatsUrl(), busPrefix, logger: silent, clock: () => NOW, relayPollMs: 100 });
-  gw = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix, auth: { jwtSecret: SECRET }, rpcTimeoutMs: 5000, readyServices: ['screener', 'portfolios'], logger: silent });
-  base = await gw.listen(0, '127.0.0.1');
-  bus = await connectBus({ natsUrl: testNatsUrl(), name: 'gwpf-test', prefix: busPrefix });
+  stack = await startFullStack({
+    name: 'gwpf',
+    tickers: ['SBER', 'GAZP', 'LKOH', 'YNDX'],
+    portfolios: { clock: () => NOW, relayPollMs: 100 },
+    gateway: { auth: { jwtSecret: SECRET }, readyServices: ['screener', 'portfolios'] },
+  });
+  ({ base, bus } = stack);
+  Object.assign(asset, stack.shareIds);
   tokens.alice = await mintDevToken(ALICE, SECRET);
   tokens.bob = await mintDevToken(BOB, SECRET);
 });
 
-afterAll(async () => {
-  await gw?.close();
-  await portfolios?.close();
-  await screener?.close();
-  if (bus) {
-    const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-    for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
-    await bus.close();
-  }
-  for (const drop of drops) await drop();
-});
+afterAll(() => stack?.close());
 
 describe('portfolios', () => {
   it('is ready once the portfolios service answers its health ping', async () => {
