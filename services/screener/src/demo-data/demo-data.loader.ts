@@ -4,6 +4,7 @@ import type { Db, Logger, SqlClient, Tx } from '@invest/platform';
 import { MAIN_SHARE_BOARDS, parseMoexShares } from '../market-data/moex-iss.parser.js';
 import { screenerDataFile } from '../package-root.js';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
+import { insertShareRows } from '../shares/share-rows.js';
 import { demoDividendsFileSchema, placeDemoDividends } from './demo-dividends.js';
 import { type DemoShare, demoSharesFromQuotes } from './demo-shares.js';
 
@@ -127,13 +128,6 @@ async function recordSeededRates(tx: Tx): Promise<number> {
 }
 
 async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promise<void> {
-  const countries = new Map(shares.flatMap((s) => (s.country ? [[s.country.code, s.country.name] as const] : [])));
-  await tx.query(
-    `insert into countries (code, name)
-     select x.code, x.name from jsonb_to_recordset($1::jsonb) as x(code text, name text)
-     on conflict (code) do nothing`,
-    [JSON.stringify([...countries].map(([code, name]) => ({ code, name })))],
-  );
   const rows = JSON.stringify(
     shares.map((s) => ({
       ticker: s.ticker,
@@ -147,13 +141,6 @@ async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promis
       price_source: s.priceSource,
       change_24h: s.priceChangePercentage24h,
       rate_updated_at: s.rateUpdatedAt,
-      category_id: s.categoryId,
-      country_code: s.country?.code ?? null,
-      market_cap: s.marketCap,
-      trading_volume: s.tradingVolume,
-      lot_size: s.lotSize,
-      list_level: s.listLevel,
-      issue_size: s.issueSize,
     })),
   );
   await tx.query(
@@ -167,13 +154,5 @@ async function insertShares(tx: SqlClient, shares: readonly DemoShare[]): Promis
      on conflict (type, ticker) where type not in ('token', 'custom_asset') do nothing`,
     [rows],
   );
-  await tx.query(
-    `insert into shares (asset_id, category_id, country_code, market_cap, trading_volume, lot_size, list_level, issue_size)
-     select a.id, x.category_id, x.country_code, x.market_cap, x.trading_volume, x.lot_size, x.list_level, x.issue_size
-     from jsonb_to_recordset($1::jsonb) as x(ticker text, category_id int, country_code text, market_cap numeric,
-                                            trading_volume numeric, lot_size int, list_level smallint, issue_size bigint)
-     join assets a on a.type = 'share' and a.ticker = x.ticker
-     on conflict (asset_id) do nothing`,
-    [rows],
-  );
+  await insertShareRows(tx, shares);
 }

@@ -1,5 +1,6 @@
 import type { AssetType, RateChange } from '@invest/contracts';
 import { type Db, type Logger, type Tx, dateInZone } from '@invest/platform';
+import { insertShareRows } from '../shares/share-rows.js';
 import { lockRateWrites, recordRatesUpdated } from './rates-updated.recorder.js';
 
 /** What only some asset types carry; written to their sibling table. */
@@ -249,38 +250,8 @@ async function insertMissing(tx: Tx, type: AssetType, json: string): Promise<num
  */
 async function writeDetails(tx: Tx, type: AssetType, items: readonly RateInput[], opts: { newAssets: boolean }): Promise<void> {
   const key = keyColumn(type);
-  const shares = opts.newAssets ? items.flatMap((i) => (i.details?.kind === 'share' ? [{ key: i.key, ...i.details }] : [])) : [];
-  if (shares.length) {
-    const countries = new Map(shares.flatMap((s) => (s.country ? [[s.country.code, s.country.name] as const] : [])));
-    if (countries.size) {
-      await tx.query(
-        `insert into countries (code, name) select x.code, x.name from jsonb_to_recordset($1::jsonb) as x(code text, name text)
-         on conflict (code) do nothing`,
-        [JSON.stringify([...countries].map(([code, name]) => ({ code, name })))],
-      );
-    }
-    await tx.query(
-      `insert into shares (asset_id, category_id, country_code, market_cap, trading_volume, lot_size, list_level, issue_size)
-       select a.id, x.category_id, x.country_code, x.market_cap, x.trading_volume, x.lot_size, x.list_level, x.issue_size
-       from jsonb_to_recordset($1::jsonb) as x(key text, category_id int, country_code text, market_cap numeric, trading_volume numeric,
-                                              lot_size int, list_level smallint, issue_size bigint)
-       join assets a on a.type = 'share' and a.ticker = x.key
-       on conflict (asset_id) do nothing`,
-      [
-        JSON.stringify(
-          shares.map((s) => ({
-            key: s.key,
-            category_id: s.categoryId,
-            country_code: s.country?.code ?? null,
-            market_cap: s.marketCap,
-            trading_volume: s.tradingVolume,
-            lot_size: s.lotSize,
-            list_level: s.listLevel,
-            issue_size: s.issueSize,
-          })),
-        ),
-      ],
-    );
+  if (opts.newAssets) {
+    await insertShareRows(tx, items.flatMap((i) => (i.details?.kind === 'share' ? [{ ticker: i.key, ...i.details }] : [])));
   }
   const bonds = items.flatMap((i) => (i.details?.kind === 'bond' ? [{ key: i.key, ...i.details }] : []));
   if (bonds.length) {
