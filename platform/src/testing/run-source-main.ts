@@ -16,13 +16,13 @@ const HOOKS = fileURLToPath(new URL('./ts-source-hooks.mjs', import.meta.url));
 const PROJECT_NODE = fileURLToPath(new URL('../../../node_modules/.bin/node', import.meta.url));
 
 /**
- * Runs a TypeScript entry point (a service's `main.ts`) as a real Node process from source, with `env`
- * added to this process's environment, and waits for it to exit. A process still running after
- * `timeoutMs` is killed and reported as `timedOut`.
+ * Runs a TypeScript entry point (a service's `main.ts`, a command) as a real Node process from source,
+ * with `env` added to this process's environment and `args` as its arguments, and waits for it to exit.
+ * A process still running after `timeoutMs` is killed and reported as `timedOut`.
  */
-export function runSourceMain(entry: string, env: Record<string, string>, timeoutMs = 30_000): Promise<ProcessOutcome> {
+export function runSourceMain(entry: string, env: Record<string, string>, timeoutMs = 30_000, args: readonly string[] = []): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(existsSync(PROJECT_NODE) ? PROJECT_NODE : process.execPath, ['--conditions=development', '--import', HOOKS, entry], {
+    const child = spawn(existsSync(PROJECT_NODE) ? PROJECT_NODE : process.execPath, ['--conditions=development', '--import', HOOKS, entry, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
