@@ -17,11 +17,11 @@ describe('a bad configuration exits with status 78 and names the variable', () =
     ['portfolios', 'services/portfolios/src/main.ts', { RPC_TIMEOUT_MS: 'soon' }, 'RPC_TIMEOUT_MS'],
     ['screener', 'services/screener/src/main.ts', { MOEX_ISS_MIN_INTERVAL_MS: '-5' }, 'MOEX_ISS_MIN_INTERVAL_MS'],
   ])('%s main, %o', async (service, entry, bad, variable) => {
-    const out = await runSourceMain(repo(entry), { ...nowhere, ...bad }, 20_000);
+    const out = await runSourceMain(repo(entry), { ...nowhere, ...bad }, 45_000);
     expect(out.timedOut, out.stderr).toBe(false);
     expect(out.code, out.stderr + out.stdout).toBe(78);
     const line = JSON.parse(out.stderr.trim().split('\n').at(-1)!) as { level: string; service: string; issues: string[] };
     expect(line).toMatchObject({ level: 'fatal', service });
     expect(line.issues.some((i) => i.startsWith(`${variable}: `)), line.issues.join('; ')).toBe(true);
-  });
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { DEV_JWT_SECRET } from '../config/gateway.config.js';
 import { createJwtVerifier } from './jwt-verifier.js';
 
 const COMMAND = fileURLToPath(new URL('./mint-token.command.ts', import.meta.url));
-const token = (env: Record<string, string>, ...args: string[]) => runSourceMain(COMMAND, { LOG_LEVEL: 'silent', ...env }, 20_000, args);
+const token = (env: Record<string, string>, ...args: string[]) => runSourceMain(COMMAND, { LOG_LEVEL: 'silent', ...env }, 45_000, args);
 
 describe('npm run token', () => {
   it('mints a token whose lifetime is exactly the ttl, accepted by the gateway', async () => {
@@ -20,7 +20,7 @@ describe('npm run token', () => {
     const claims = decodeJwt(jwt);
     expect(claims.exp! - claims.iat!).toBe(7200);
     expect(await createJwtVerifier({ jwtSecret: DEV_JWT_SECRET }).verify(jwt)).toEqual({ id: 'dev-user' });
-  });
+  }, 60_000);
 
   it('refuses a ttl longer than AUTH_MAX_TOKEN_TTL, and a user id the gateway would refuse', async () => {
     // The default ttl (12h) over a configured maximum of 1h.
@@ -29,5 +29,5 @@ describe('npm run token', () => {
     expect(configured.stderr).toMatch(/longer than AUTH_MAX_TOKEN_TTL \(3600s\)/);
     expect(padded.code).toBe(64);
     expect(padded.stderr).toMatch(/white space/);
-  });
+  }, 60_000);
 });
