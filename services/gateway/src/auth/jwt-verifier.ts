@@ -29,7 +29,7 @@ export interface JwtVerifier {
 }
 
 /** Seconds of clock skew tolerated for `exp`, `nbf` and `iat` (the README says 5 s; the tests hold it to that). */
-export const CLOCK_TOLERANCE_S = 5;
+const CLOCK_TOLERANCE_S = 5;
 
 /**
  * Verifies bearer tokens: HS256 with the shared secret, RS256 against the JWKS, or either when both
