@@ -25,6 +25,8 @@ export interface FetchJsonOptions {
   retries?: number;
   /** First backoff; doubles each attempt (a Retry-After header wins). */
   backoffMs?: number;
+  /** Shortest wait before a retry, whatever the backoff or Retry-After says (a provider's minimum request spacing). */
+  minRetryWaitMs?: number;
   init?: RequestInit;
   signal?: AbortSignal;
 }
@@ -55,7 +57,7 @@ export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions
         opts.logger?.warn({ provider: opts.provider, url: redactUrl(url), reason: e.reason, status: e.status, attempts: attempt + 1 }, e.message);
         throw e;
       }
-      const wait = (e as ProviderError & { retryAfterMs?: number }).retryAfterMs ?? delay;
+      const wait = Math.max((e as ProviderError & { retryAfterMs?: number }).retryAfterMs ?? delay, opts.minRetryWaitMs ?? 0);
       opts.logger?.info({ provider: opts.provider, reason: e.reason, status: e.status, attempt: attempt + 1, waitMs: wait }, `${opts.provider}: retrying`);
       await sleep(wait, opts.signal);
       delay *= 2;

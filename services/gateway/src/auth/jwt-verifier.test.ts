@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintDevToken } from './dev-token.js';
 import { AuthKeysUnavailableError, bearerToken, createJwtVerifier, InvalidTokenError } from './jwt-verifier.js';
 
@@ -63,6 +63,94 @@ describe('HS256', () => {
     const { privateKey } = await generateKeyPair('RS256');
     const token = await new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'RS256' }).setExpirationTime('1m').sign(privateKey);
     await rejects(verifier.verify(token), /alg|algorithm/i);
+  });
+});
+
+describe('clock skew: 5 s, as the README says', () => {
+  const verifier = createJwtVerifier({ jwtSecret: SECRET });
+  // A frozen clock, so "just inside" and "just outside" are exact seconds, not a race with the test.
+  const T = 1_800_000_000;
+  beforeAll(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T * 1000 + 500);
+  });
+  afterAll(() => vi.useRealTimers());
+
+  it('accepts a token expired less than 5 s ago, refuses one expired 5 s ago or more', async () => {
+    expect(await verifier.verify(await hs256({ sub: 'u', iat: T - 60, exp: T - 4 }))).toEqual({ id: 'u' });
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: T - 60, exp: T - 5 })), /expired/);
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: T - 60, exp: T - 6 })), /expired/);
+  });
+
+  it('accepts a token valid from up to 5 s from now, refuses one valid from later', async () => {
+    expect(await verifier.verify(await hs256({ sub: 'u', nbf: T + 5, exp: T + 60 }))).toEqual({ id: 'u' });
+    await rejects(verifier.verify(await hs256({ sub: 'u', nbf: T + 6, exp: T + 60 })), /nbf/);
+  });
+
+  it('accepts a token issued up to 5 s from now, refuses one issued later', async () => {
+    expect(await verifier.verify(await hs256({ sub: 'u', iat: T + 5, exp: T + 60 }))).toEqual({ id: 'u' });
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: T + 6, exp: T + 60 })), /iat/);
+  });
+});
+
+describe('sub: a user id that can be stored and told apart', () => {
+  const verifier = createJwtVerifier({ jwtSecret: SECRET });
+  const token = (sub: unknown) => hs256({ sub, exp: now() + 60 });
+
+  it('refuses NUL and other controls, lone surrogates and U+FFFD (they were one user, or a 500)', async () => {
+    for (const sub of ['a\u0000b', 'a\ud800b', 'a\udc00b', 'a\ufffdb', 'a\u001fb', 'a\u007fb', 'a\u0085b', 'a\nb', '\ud83d']) {
+      await rejects(verifier.verify(await token(sub)), /sub/);
+    }
+  });
+
+  it('refuses an empty, a too long, a padded or a non-string sub', async () => {
+    for (const sub of ['', 'x'.repeat(129), ' u', 'u ', 42, ['u'], { id: 'u' }, null]) {
+      await rejects(verifier.verify(await token(sub)), /sub/);
+    }
+  });
+
+  it('accepts ordinary ids, including any well-formed Unicode up to 128 code units', async () => {
+    for (const sub of ['u', '42', 'auth0|5f7c8ec7c33c6c004bbafe82', 'user@example.com', 'Пётр 😀', 'x'.repeat(128)]) {
+      expect(await verifier.verify(await token(sub))).toEqual({ id: sub });
+    }
+  });
+});
+
+describe('lifetime: at most AUTH_MAX_TOKEN_TTL (default 30 days)', () => {
+  const DAY = 86_400;
+  afterEach(() => vi.useRealTimers());
+
+  it('refuses exp: 1e20 and any lifetime over 30 days by default', async () => {
+    const verifier = createJwtVerifier({ jwtSecret: SECRET });
+    await rejects(verifier.verify(await hs256({ sub: 'u', exp: 1e20 })), /lifetime/);
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: now(), exp: 1e20 })), /lifetime/);
+    await rejects(verifier.verify(await hs256({ sub: 'u', exp: now() + 30 * DAY + 10 })), /lifetime/);
+    // An old iat counts: issued 29 days ago, valid for 2 more, is a 31-day token.
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: now() - 29 * DAY, exp: now() + 2 * DAY })), /lifetime/);
+    expect(await verifier.verify(await hs256({ sub: 'u', exp: now() + 30 * DAY - 10 }))).toEqual({ id: 'u' });
+  });
+
+  it('measures exp - iat exactly when iat is given', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const T = 1_800_000_000;
+    vi.setSystemTime(T * 1000);
+    const verifier = createJwtVerifier({ jwtSecret: SECRET, maxTokenTtlS: 3600 });
+    expect(await verifier.verify(await hs256({ sub: 'u', iat: T - 100, exp: T - 100 + 3600 }))).toEqual({ id: 'u' });
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: T - 100, exp: T - 100 + 3601 })), /lifetime/);
+    // Without iat the lifetime is what is left of it.
+    expect(await verifier.verify(await hs256({ sub: 'u', exp: T + 3600 }))).toEqual({ id: 'u' });
+    await rejects(verifier.verify(await hs256({ sub: 'u', exp: T + 3601 })), /lifetime/);
+  });
+
+  it('an iat far in the future cannot hide a far exp', async () => {
+    const verifier = createJwtVerifier({ jwtSecret: SECRET });
+    await rejects(verifier.verify(await hs256({ sub: 'u', iat: 1e20 - 60, exp: 1e20 })), /iat/);
+  });
+
+  it('a minted development token of the longest allowed lifetime passes', async () => {
+    const verifier = createJwtVerifier({ jwtSecret: SECRET, maxTokenTtlS: 7 * DAY });
+    expect(await verifier.verify(await mintDevToken('7', SECRET, 7 * DAY))).toEqual({ id: '7' });
+    await rejects(verifier.verify(await mintDevToken('7', SECRET, 7 * DAY + 1)), /lifetime/);
   });
 });
 

@@ -65,10 +65,20 @@ describe('gateway config', () => {
     expect(issues({ NODE_ENV: 'production' })).toEqual(['AUTH_JWT_SECRET: is required in production unless AUTH_JWKS_URL is set']);
     expect(issues({ NODE_ENV: 'production', AUTH_JWT_SECRET: DEV_JWT_SECRET })[0]).toMatch(/^AUTH_JWT_SECRET: must not be the development default/);
     const jwksOnly = loadGatewayConfig({ NODE_ENV: 'production', AUTH_JWKS_URL: 'https://id.example.com/jwks' });
-    expect(jwksOnly.auth).toEqual({ jwksUrl: 'https://id.example.com/jwks' });
+    expect(jwksOnly.auth).toEqual({ jwksUrl: 'https://id.example.com/jwks', maxTokenTtlS: 30 * 86_400 });
   });
 
   it('outside production, a JWKS-only setup does not silently accept the development secret', () => {
-    expect(loadGatewayConfig({ AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth).toEqual({ jwksUrl: 'http://127.0.0.1:9/jwks' });
+    expect(loadGatewayConfig({ AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth).toEqual({ jwksUrl: 'http://127.0.0.1:9/jwks', maxTokenTtlS: 30 * 86_400 });
+  });
+
+  it('AUTH_MAX_TOKEN_TTL: 30 days by default, seconds or a duration, refused when not positive', () => {
+    expect(loadGatewayConfig({}).auth.maxTokenTtlS).toBe(30 * 86_400);
+    expect(loadGatewayConfig({ AUTH_MAX_TOKEN_TTL: '3600' }).auth.maxTokenTtlS).toBe(3600);
+    expect(loadGatewayConfig({ AUTH_MAX_TOKEN_TTL: '12h' }).auth.maxTokenTtlS).toBe(12 * 3600);
+    expect(loadGatewayConfig({ AUTH_MAX_TOKEN_TTL: '2w' }).auth.maxTokenTtlS).toBe(14 * 86_400);
+    for (const bad of ['0', '-1', '1.5d', 'forever', '30 days']) {
+      expect(issues({ AUTH_MAX_TOKEN_TTL: bad })[0], bad).toMatch(/^AUTH_MAX_TOKEN_TTL: /);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform';
 import { z } from 'zod';
+import { DEFAULT_MAX_TOKEN_TTL, parseDurationSeconds } from '../auth/token-rules.js';
 
 /**
  * Development-only HS256 secret, so `npm start` and `npm run token` work without any setup.
@@ -16,6 +17,17 @@ export const gatewayEnvSchema = baseConfigSchema
     HOST: z.string().min(1).default('0.0.0.0'),
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
     AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    AUTH_MAX_TOKEN_TTL: z
+      .string()
+      .default(DEFAULT_MAX_TOKEN_TTL)
+      .transform((v, ctx) => {
+        const seconds = parseDurationSeconds(v);
+        if (!seconds) {
+          ctx.addIssue({ code: 'custom', message: 'must be a positive duration: seconds (86400) or 30m, 12h, 30d, 2w' });
+          return z.NEVER;
+        }
+        return seconds;
+      }),
     RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
     READY_TIMEOUT_MS: positiveInt('READY_TIMEOUT_MS').default(1000),
     READY_SERVICES: z
@@ -42,6 +54,8 @@ export interface AuthConfig {
   jwtSecret?: string;
   /** JWKS endpoint for RS256 tokens. */
   jwksUrl?: string;
+  /** Longest lifetime a token may claim, in seconds (`exp - iat`, or `exp - now` without `iat`); default 30 days. */
+  maxTokenTtlS?: number;
 }
 
 /** What `createGatewayApp` needs; `loadGatewayConfig` builds it from the environment. */
@@ -70,7 +84,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     natsUrl: env.NATS_URL,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
-    auth: { ...(jwtSecret ? { jwtSecret } : {}), ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}) },
+    auth: { ...(jwtSecret ? { jwtSecret } : {}), ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}), maxTokenTtlS: env.AUTH_MAX_TOKEN_TTL },
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
     readyServices: env.READY_SERVICES,
     readyTimeoutMs: env.READY_TIMEOUT_MS,

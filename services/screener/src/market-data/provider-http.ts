@@ -42,7 +42,7 @@ async function withChildSignal<T>(parent: AbortSignal | undefined, fn: (signal: 
 
 /**
  * A JSON provider at a configurable base URL, called one request at a time with at least `minIntervalMs`
- * between requests (MOEX publishes no limit and asks clients to throttle themselves).
+ * between requests, retries included (MOEX publishes no limit and asks clients to throttle themselves).
  */
 export class ProviderClient {
   private last = 0;
@@ -67,6 +67,8 @@ export class ProviderClient {
           timeoutMs: http.timeoutMs,
           retries: http.retries,
           backoffMs: http.backoffMs,
+          // A retry is a request too: never sooner than the spacing, however short the backoff.
+          minRetryWaitMs: this.opts.minIntervalMs ?? 0,
           ...(this.opts.headers ? { init: { headers: this.opts.headers } } : {}),
           ...(signal ? { signal } : {}),
         });

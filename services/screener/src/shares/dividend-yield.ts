@@ -1,46 +1,33 @@
-import { addMonths } from '../market-data/market-time.js';
+/**
+ * The dividend yield rule. It lives in SQL only (`dividendYieldSql`), because the screener sorts and
+ * pages by it in Postgres; its tests run that SQL (dividend-yield.test.ts), not a copy of the rule.
+ */
 
 /** Months ahead whose dividends count towards the yield. */
 export const DIVIDEND_YIELD_WINDOW_MONTHS = 12;
 
-export interface DividendRecord {
-  /** Record (registry close) date, `YYYY-MM-DD`. */
-  recordDate: string;
-  /** Amount per share. */
-  value: number;
+/** Column expressions the yield needs. */
+export interface YieldColumns {
+  id: string;
   currency: string;
-}
-
-export interface DividendYieldInput {
-  /** Current price per share; null or non-positive means "no price". */
-  price: number | null;
-  /** Currency of the price. */
-  currency: string;
-  /** Known dividends of the share, or null when its dividends are unknown (never fetched). */
-  dividends: readonly DividendRecord[] | null;
-  /** Today in MARKET_TZ, `YYYY-MM-DD`. */
-  today: string;
-}
-
-/** Window of record dates that count: from today (inclusive) to today + 12 months (exclusive). */
-export function dividendWindow(today: string): { from: string; until: string } {
-  return { from: today, until: addMonths(today, DIVIDEND_YIELD_WINDOW_MONTHS) };
+  price: string;
+  dividendsSyncedAt: string;
 }
 
 /**
- * Dividend yield in percent: the dividends whose record date falls within the next 12 months (today
- * inclusive, the same day a year ahead exclusive, so an annual payment counts once), divided by the
- * current price × 100. Only dividends in the price's currency count: converting would need FX rates the
- * screener does not keep, and a dividend in another currency is not comparable to the price as is.
- * Null when there is no price, or when the share's dividends are unknown; 0 when they are known and none
- * falls in the window. The list SQL (`list-shares.query.ts`) implements the same rule.
+ * Dividend yield in percent, as float8: the dividends whose record date falls within the next 12 months
+ * (today inclusive, the same day a year ahead exclusive, so an annual payment counts once; Feb 29 + 12
+ * months is Feb 28, as Postgres adds months), divided by the current price × 100. Only dividends in the
+ * price's currency count: converting would need FX rates the screener does not keep, and a dividend in
+ * another currency is not comparable to the price as is. Null when there is no price (null or ≤ 0), or
+ * when the share's dividends were never loaded; 0 when they were and none falls in the window.
+ * `todayParam` is the SQL parameter holding today in MARKET_TZ (`YYYY-MM-DD`).
  */
-export function dividendYield(input: DividendYieldInput): number | null {
-  if (input.price === null || !(input.price > 0) || input.dividends === null) return null;
-  const { from, until } = dividendWindow(input.today);
-  let sum = 0;
-  for (const d of input.dividends) {
-    if (d.currency === input.currency && d.recordDate >= from && d.recordDate < until) sum += d.value;
-  }
-  return (sum / input.price) * 100;
+export function dividendYieldSql(c: YieldColumns, todayParam: string): string {
+  return `case when ${c.dividendsSyncedAt} is null or ${c.price} is null or ${c.price} <= 0 then null
+      else (coalesce((select sum(d.value) from dividends d
+                      where d.asset_id = ${c.id} and d.currency = ${c.currency}
+                        and d.record_date >= ${todayParam}::date
+                        and d.record_date < (${todayParam}::date + interval '${DIVIDEND_YIELD_WINDOW_MONTHS} months')::date), 0)
+            / ${c.price} * 100)::float8 end`;
 }

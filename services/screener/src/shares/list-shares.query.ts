@@ -1,6 +1,6 @@
 import { type ListSharesQuery, type ListSharesReply, type ShareRow, type ShareSortColumn, pageMeta } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
-import { DIVIDEND_YIELD_WINDOW_MONTHS } from './dividend-yield.js';
+import { dividendYieldSql, type YieldColumns } from './dividend-yield.js';
 
 export interface SqlStatement {
   sql: string;
@@ -30,28 +30,6 @@ export function escapeLike(term: string): string {
 /** The search term as stored in `assets.search_text`: lower case, `ё` folded to `е`. */
 export function normalizeSearch(term: string): string {
   return term.toLowerCase().replace(/ё/g, 'е');
-}
-
-/** Column expressions the yield needs. */
-interface YieldColumns {
-  id: string;
-  currency: string;
-  price: string;
-  dividendsSyncedAt: string;
-}
-
-/**
- * Dividend yield in percent, as float8. Same rule as `dividendYield()`: dividends in the share's currency
- * with record date in [today, today + 12 months); null without a price or when the share's dividends were
- * never loaded (0 when they were and none falls in the window).
- */
-function dividendYieldSql(c: YieldColumns, todayParam: string): string {
-  return `case when ${c.dividendsSyncedAt} is null or ${c.price} is null or ${c.price} <= 0 then null
-      else (coalesce((select sum(d.value) from dividends d
-                      where d.asset_id = ${c.id} and d.currency = ${c.currency}
-                        and d.record_date >= ${todayParam}::date
-                        and d.record_date < (${todayParam}::date + interval '${DIVIDEND_YIELD_WINDOW_MONTHS} months')::date), 0)
-            / ${c.price} * 100)::float8 end`;
 }
 
 const columnsOf = (alias: string): YieldColumns => ({
