@@ -38,6 +38,7 @@ export const gatewayEnvSchema = baseConfigSchema
     BUS_PREFIX: z.string().default(''),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
+    CHAT_HEARTBEAT_MS: positiveInt('CHAT_HEARTBEAT_MS').default(15_000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -72,6 +73,8 @@ export interface GatewayConfig {
   /** When set, paging links are absolute URLs on this base; otherwise path URLs. */
   publicBaseUrl?: string;
   bodyLimitBytes: number;
+  /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
+  chatHeartbeatMs: number;
 }
 
 export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayConfig {
@@ -90,6 +93,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     readyTimeoutMs: env.READY_TIMEOUT_MS,
     ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    chatHeartbeatMs: env.CHAT_HEARTBEAT_MS,
   };
 }
 

@@ -1,0 +1,136 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
+import { type Logger, parseOrThrow, type RpcClient } from '@invest/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { GatewayConfig } from '../config/gateway.config.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiOwnedResource } from '../portfolios/portfolios.openapi.js';
+import { bodyObject } from '../portfolios/request-body.js';
+import { CHAT_STREAM_READER } from './chat.tokens.js';
+import type { ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
+import { ApiChatId, ApiChatLimited } from './chats.controller.js';
+import { openSse, parseLastEventId, writeSse } from './sse.js';
+
+const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
+const SSE_DESCRIPTION =
+  '`text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.';
+
+/**
+ * Streamed answers. The chat service generates in the background and publishes each event on
+ * `chat.stream.<messageId>` (JetStream); this relays them as SSE. A client that goes away only stops
+ * its reader: the answer keeps generating, and `.../stream` with Last-Event-ID picks it up again.
+ */
+@ApiTags('ai-chat')
+@UseGuards(JwtAuthGuard)
+@Controller('api/ai-chat/:id/messages')
+export class ChatMessagesController {
+  constructor(
+    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(CHAT_STREAM_READER) private readonly reader: ChatStreamReader,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Send a message; the answer streams back', description: `${SSE_DESCRIPTION} \`context_data\` (portfolio_health): the client's metrics, numbers; volatility and max_drawdown enter the prompt.` })
+  @ApiChatId()
+  @ApiBody({ schema: openApiSchema(sendMessageBodySchema, 'input') })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: SSE_DESCRIPTION })
+  @ApiChatLimited()
+  @ApiOwnedResource({ validation: true, notFound: 'The chat' })
+  async send(@Param('id') id: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const input = parseOrThrow(sendMessageBodySchema, bodyObject(body));
+    // Errors up to here (422, 404, 429) are ordinary JSON answers through the error filter.
+    const sent = await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000) });
+    await this.relay(req, reply, sent.message_id, 0);
+  }
+
+  @Get(':messageId/stream')
+  @ApiOperation({ summary: 'Resume an answer', description: `Replays the answer's events after \`Last-Event-ID\` (header, or \`last_event_id\` query) and continues live; a finished answer replays and closes. ${SSE_DESCRIPTION}` })
+  @ApiChatId()
+  @ApiMessageId()
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The `id:` of the last event received.' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: SSE_DESCRIPTION })
+  @ApiOwnedResource({ notFound: 'The chat or message' })
+  async resume(
+    @Param('id') id: string,
+    @Param('messageId') messageId: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { data: msg } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
+    const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
+    if (msg.status !== 'streaming' && !(await this.reader.hasEvents(msg.id))) {
+      // The replay buffer has expired: the stored answer, whole.
+      reply.hijack();
+      openSse(reply.raw);
+      for (const e of storedAnswerEvents(msg)) writeSse(reply.raw, e);
+      reply.raw.end();
+      return;
+    }
+    await this.relay(req, reply, msg.id, after);
+  }
+
+  @Post(':messageId/stop')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop an answer', description: 'Cancels the model call (the request to the model server is aborted) and keeps the partial answer with `status: stopped`. Stopping a finished answer changes nothing.' })
+  @ApiChatId()
+  @ApiMessageId()
+  @ApiOkResponse({ schema: openApiSchema(messageReplySchema) })
+  @ApiOwnedResource({ validation: true, notFound: 'The chat or message' })
+  stop(@Param('id') id: string, @Param('messageId') messageId: string): Promise<MessageReply> {
+    return this.rpc.request(Subjects.chat.messagesStop, { chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 10_000) });
+  }
+
+  /** Relays the answer's events as SSE until its final event or the client leaves; heartbeats in silences. */
+  private async relay(req: FastifyRequest, reply: FastifyReply, messageId: string, afterSeq: number): Promise<void> {
+    reply.hijack();
+    const res = reply.raw;
+    openSse(res);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    let heartbeat: NodeJS.Timeout | undefined;
+    const beat = () => {
+      clearTimeout(heartbeat);
+      heartbeat = setTimeout(() => {
+        if (!res.writableEnded) res.write(': ping\n\n');
+        beat();
+      }, this.config.chatHeartbeatMs);
+    };
+    beat();
+    try {
+      for await (const e of this.reader.events(messageId, afterSeq, gone.signal)) {
+        writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
+        beat();
+      }
+    } catch (err) {
+      if (!gone.signal.aborted) {
+        this.logger.error({ err, messageId, url: req.url }, 'chat: relaying the answer failed');
+        if (!res.writableEnded) writeSse(res, { event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+      }
+    } finally {
+      clearTimeout(heartbeat);
+      if (!res.writableEnded) res.end();
+    }
+  }
+}
+
+/** A stored answer as the events a live client would have seen (used once the replay buffer has expired). */
+export function storedAnswerEvents(msg: MessageReply['data']): { id: number; event: ChatStreamEvent['type']; data: unknown }[] {
+  const events: { id: number; event: ChatStreamEvent['type']; data: unknown }[] = [{ id: 1, event: 'start', data: { message_id: msg.id, user_message_id: null } }];
+  if (msg.content) events.push({ id: 2, event: 'chunk', data: { content: msg.content } });
+  events.push(
+    msg.status === 'failed'
+      ? { id: 3, event: 'error', data: { message_id: msg.id, message: 'The assistant could not answer. Please try again.' } }
+      : { id: 3, event: 'done', data: { message_id: msg.id, status: msg.status, usage: msg.usage, remaining: null } },
+  );
+  return events;
+}
+
+export type { SequencedEvent };
