@@ -19,7 +19,7 @@ import {
 import { type Bus, type Db, lockQuotaOwner, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
-import { ChatLimits } from '../limits/chat-limits.js';
+import { ChatLimits, COUNTED_ANSWERS } from '../limits/chat-limits.js';
 import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
 import { titleFromMessage } from './chat-title.js';
@@ -104,34 +104,46 @@ export class ChatService {
     const chat = await this.ownChat(userId, req.chat_id);
     const provider = this.d.providers.require(chat.context_type);
     const clientData = provider.parseClientData(req.context_data);
-    const limit = await this.d.limits.limitFor(userId, provider);
     const ref: ChatRef = { id: chat.id, userId, contextType: chat.context_type, contextId: chat.context_id };
-    const loaded = await provider.load(ref, { rpc: this.d.rpc });
+    // Independent reads side by side: they are most of the time before the model is called.
+    const [limit, loaded, earlier] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc }), this.history(chat.id)]);
     const model = this.d.providers.modelFor(provider);
     const userMessageId = randomUUID();
     const messageId = randomUUID();
 
     const startedAt = await this.d.db.transaction(async (tx) => {
+      // Concurrent sends of one user and context queue here, so the count below cannot overshoot.
       await lockQuotaOwner(tx, `chat:${userId}:${provider.type}`);
-      ChatLimits.requireRemaining(await this.d.limits.state(tx, userId, provider, limit), provider);
       const now = this.d.clock();
+      const period = this.d.limits.period();
       // The assistant's row is a millisecond later, so the two always sort user-first by time as well.
       const answerAt = new Date(now.getTime() + 1);
-      await tx.query(
-        `insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, created_at, completed_at)
-         values ($1, $2, $3, $4, 'user', $5, 'complete', $6, $6)`,
-        [userMessageId, chat.id, userId, provider.type, req.message, now.toISOString()],
+      // Count and insert in one statement (its snapshot is taken after the lock): one round trip fewer
+      // before the model is called.
+      const [row] = await tx.query<{ used: number; inserted: number }>(
+        `with used as (
+           select count(*)::int as n from chat_messages
+            where user_id = $4 and context_type = $5 and created_at >= $11 and ${COUNTED_ANSWERS}
+         ), ins as (
+           insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, model, created_at, completed_at)
+           select v.* from (values ($1::uuid, $3::uuid, $4, $5, 'user', $6, 'complete', null::text, $7::timestamptz, $7::timestamptz),
+                                   ($2::uuid, $3::uuid, $4, $5, 'assistant', '', 'streaming', $8, $9::timestamptz, null::timestamptz)) v
+            where $12::int is null or (select n from used) < $12::int
+           returning 1
+         ), upd as (
+           update chats set title = coalesce(title, $10), updated_at = $7 where id = $3 and exists (select 1 from ins)
+         )
+         select (select n from used) as used, (select count(*)::int from ins) as inserted`,
+        [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, answerAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
       );
-      await tx.query(
-        `insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, model, created_at)
-         values ($1, $2, $3, $4, 'assistant', '', 'streaming', $5, $6)`,
-        [messageId, chat.id, userId, provider.type, model, answerAt.toISOString()],
-      );
-      await tx.query('update chats set title = coalesce(title, $2), updated_at = $3 where id = $1', [chat.id, titleFromMessage(req.message), now.toISOString()]);
+      if (!row || row.inserted === 0) {
+        ChatLimits.requireRemaining({ limit, used: row?.used ?? 0, resetsAt: period.resetsAt }, provider);
+        throw new Error('chat: the messages were not stored although the limit allows them');
+      }
       return answerAt;
     });
 
-    const history = await this.history(chat.id, messageId);
+    const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];
     const messages: ModelMessage[] = [{ role: 'system', content: provider.buildSystemPrompt({ chat: ref, loaded, clientData }) }, ...history];
     this.d.generator.start({
       messageId,
@@ -143,13 +155,13 @@ export class ChatService {
     return { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
   }
 
-  /** The newest HISTORY_LIMIT messages with content (oldest first), without the answer being generated. */
-  private async history(chatId: string, answerId: string): Promise<ModelMessage[]> {
+  /** The chat's newest messages with content (oldest first), before the one being sent. */
+  private async history(chatId: string): Promise<ModelMessage[]> {
     const rows = await this.d.db.query<{ role: 'user' | 'assistant'; content: string }>(
       `select role, content from chat_messages
-        where chat_id = $1 and id <> $2 and content <> '' and status in ('complete', 'stopped')
+        where chat_id = $1 and content <> '' and status in ('complete', 'stopped')
         order by seq desc limit ${HISTORY_LIMIT}`,
-      [chatId, answerId],
+      [chatId],
     );
     return rows.reverse().map((r) => ({ role: r.role, content: r.content }));
   }

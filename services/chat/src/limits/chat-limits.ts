@@ -8,7 +8,7 @@ import { dayPeriod } from './limit-period.js';
  * streaming (so concurrent sends cannot overshoot; a stream that then fails stops counting). Failed calls
  * never count.
  */
-const COUNTED = `role = 'assistant' and (status in ('complete', 'streaming') or (status = 'stopped' and content <> ''))`;
+export const COUNTED_ANSWERS = `role = 'assistant' and (status in ('complete', 'streaming') or (status = 'stopped' and content <> ''))`;
 
 export interface LimitState {
   limit: number | null;
@@ -20,15 +20,30 @@ export interface LimitState {
 
 /** Free limits per user, context and `MARKET_TZ` day; the numbers come from billing's entitlements. */
 export class ChatLimits {
+  /** Entitlements per user, kept for `entitlementsTtlMs` (billing's README: callers cache briefly). */
+  private readonly cache = new Map<string, { at: number; value: Promise<Entitlements> }>();
+
   constructor(
     private readonly rpc: RpcClient,
-    private readonly opts: { marketTz: string; clock: () => Date; logger: Logger },
+    private readonly opts: { marketTz: string; clock: () => Date; logger: Logger; entitlementsTtlMs?: number },
   ) {}
+
+  private entitlements(userId: string): Promise<Entitlements> {
+    const ttl = this.opts.entitlementsTtlMs ?? 5000;
+    const now = Date.now();
+    const hit = this.cache.get(userId);
+    if (hit && now - hit.at < ttl) return hit.value;
+    if (this.cache.size > 10_000) this.cache.clear();
+    const value = this.rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId }, { userId, timeoutMs: 3000 });
+    this.cache.set(userId, { at: now, value });
+    value.catch(() => this.cache.delete(userId));
+    return value;
+  }
 
   /** Answers a period allowed for the user in this context (null: unlimited). */
   async limitFor(userId: string, provider: ContextProvider): Promise<number | null> {
     try {
-      const e = await this.rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId }, { userId, timeoutMs: 3000 });
+      const e = await this.entitlements(userId);
       const v = e.limits.chatMessagesPerDay[provider.type];
       return v === undefined ? provider.freeLimit : v;
     } catch (err) {
@@ -41,10 +56,15 @@ export class ChatLimits {
     }
   }
 
+  /** The current period (the `MARKET_TZ` day by the injected clock). */
+  period(): { start: Date; resetsAt: Date } {
+    return dayPeriod(this.opts.clock(), this.opts.marketTz);
+  }
+
   async state(db: SqlClient, userId: string, provider: ContextProvider, limit: number | null): Promise<LimitState> {
-    const { start, resetsAt } = dayPeriod(this.opts.clock(), this.opts.marketTz);
+    const { start, resetsAt } = this.period();
     const [row] = await db.query<{ n: number }>(
-      `select count(*)::int as n from chat_messages where user_id = $1 and context_type = $2 and created_at >= $3 and ${COUNTED}`,
+      `select count(*)::int as n from chat_messages where user_id = $1 and context_type = $2 and created_at >= $3 and ${COUNTED_ANSWERS}`,
       [userId, provider.type, start.toISOString()],
     );
     const used = row?.n ?? 0;
@@ -52,7 +72,7 @@ export class ChatLimits {
   }
 
   /** 429 with `limit` and `resets_at` when the period's answers are used up. Run under the owner's lock. */
-  static requireRemaining(state: LimitState, provider: ContextProvider): void {
+  static requireRemaining(state: Pick<LimitState, 'limit' | 'used' | 'resetsAt'>, provider: ContextProvider): void {
     if (state.limit !== null && state.used >= state.limit) {
       throw new ServiceError(
         ErrorCode.RateLimited,

@@ -23,6 +23,10 @@ export interface FakeRequest {
   authorization: string | undefined;
   /** Content chunks written so far. */
   sent: number;
+  /** `performance.now()` when the request arrived. */
+  receivedAt: number;
+  /** `performance.now()` when each content chunk was written (benchmarks measure relay overhead from it). */
+  sentAt: number[];
   /** The client went away before the stream ended (an abort reached the server). */
   aborted: boolean;
   finished: boolean;
@@ -94,6 +98,8 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       body: JSON.parse(Buffer.concat(raw).toString('utf8')) as FakeRequest['body'],
       authorization: req.headers.authorization,
       sent: 0,
+      receivedAt: performance.now(),
+      sentAt: [],
       aborted: false,
       finished: false,
       ended: new Promise((r) => (endedResolve = r)),
@@ -146,6 +152,7 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       if (script.delayMs) await sleep(script.delayMs);
       if (res.destroyed) return;
       write(chunk({ content: chunks[i] }));
+      record.sentAt.push(performance.now());
       record.sent++;
     }
     write(chunk({}, 'stop'));
