@@ -8,6 +8,7 @@ export * from './db/database.js';
 export * from './jobs/advisory-lock.js';
 export * from './health/health.controller.js';
 export * from './event-store/event-store.js';
+export * from './event-store/command-handling.js';
 export * from './event-store/event-store.migration.js';
 export * from './messaging/bus.js';
 export * from './messaging/event-relay.js';

@@ -14,6 +14,7 @@ import { CORRELATION_HEADER, ErrorCode, type RequestMeta, type RpcError } from '
 import { Observable, throwError } from 'rxjs';
 import { runWithContext } from '../context/request-context.js';
 import { type Logger, PinoNestLogger } from '../logging/logger.js';
+import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -53,9 +54,20 @@ export class RpcContextInterceptor implements NestInterceptor {
   }
 }
 
-/** Converts anything a handler throws into an RpcError; unexpected errors are logged and never leak details. */
+/**
+ * Converts anything a handler throws into an RpcError; unexpected errors are logged and never leak details.
+ * A version conflict that outlived `handleCommand`'s retries is the client's race, not our fault: 409.
+ */
 export function toRpcError(exception: unknown, logger: Logger): RpcError {
   if (exception instanceof ServiceError) return exception.toRpc();
+  if (exception instanceof ConcurrencyError) {
+    logger.info({ stream: exception.streamName, expected: exception.expected, actual: exception.actual }, 'version conflict answered 409');
+    return { code: ErrorCode.Conflict, message: 'The resource was changed by another request. Reload it and try again.' };
+  }
+  if (exception instanceof EventIdConflictError) {
+    logger.info({ eventIds: exception.eventIds }, 'event id reused answered 409');
+    return { code: ErrorCode.Conflict, message: 'This request reuses an identifier that belongs to something else.' };
+  }
   logger.error({ err: exception }, 'unhandled error in rpc handler');
   return { code: ErrorCode.Internal, message: 'Internal error.' };
 }
