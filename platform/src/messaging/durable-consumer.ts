@@ -4,6 +4,7 @@ import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
+import { busName, busSubject } from './bus-prefix.js';
 
 export interface DurableConsumerOptions {
   db: Db;
@@ -36,7 +37,7 @@ export class DurableConsumer {
   private readonly name: string;
 
   constructor(private readonly opts: DurableConsumerOptions) {
-    this.name = `${opts.bus.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${opts.durableName}`;
+    this.name = busName(opts.bus.prefix, opts.durableName);
   }
 
   /** Creates the durable consumer on the server if missing (idempotent). */
@@ -48,7 +49,7 @@ export class DurableConsumer {
       deliver_policy: DeliverPolicy.All,
       ack_wait: (this.opts.ackWaitMs ?? 30_000) * 1_000_000,
       max_deliver: this.opts.maxDeliver ?? 20,
-      ...(this.opts.filterSubject ? { filter_subject: bus.prefix + this.opts.filterSubject } : {}),
+      ...(this.opts.filterSubject ? { filter_subject: busSubject(bus.prefix, this.opts.filterSubject) } : {}),
     };
     try {
       await bus.jsm.consumers.info(stream, this.name);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, eventSubject, type GetStatisticsReply, getStatisticsReplySchema, type DealReply, type PortfolioReply, Subjects } from '@invest/contracts';
-import { type Bus, connectBus, createLogger, RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, connectBus, createLogger, RpcClient, ServiceError, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ afterAll(async () => {
   await screener?.close();
   if (bus) {
     for (const ctx of ['portfolios', 'market'] as const) {
-      await bus.jsm.streams.delete(`${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${ctx.toUpperCase()}_EVENTS`).catch(() => undefined);
+      await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
     }
     await bus.close();
   }
