@@ -40,7 +40,8 @@ export class RpcContextInterceptor implements NestInterceptor {
         const sub = next.handle().subscribe({
           next: (v) => subscriber.next(v),
           error: (e: unknown) => {
-            const code = e instanceof ServiceError ? e.code : ErrorCode.Internal;
+            const code =
+              e instanceof ServiceError ? e.code : e instanceof ConcurrencyError || e instanceof EventIdConflictError ? ErrorCode.Conflict : ErrorCode.Internal;
             this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
             subscriber.error(e);
           },
