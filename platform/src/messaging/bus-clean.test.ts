@@ -6,7 +6,7 @@ import { createLogger } from '../logging/logger.js';
 import { startRpcService } from '../rpc/rpc-server.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureEventStream, streamNameOf } from './bus.js';
-import { cleanBusPrefix } from './bus-clean.js';
+import { busCleanCommand, cleanBusPrefix } from './bus-clean.js';
 import { busName } from './bus-prefix.js';
 
 @Module({ controllers: [createHealthController('probe')] })
@@ -73,5 +73,22 @@ describe('a bus prefix on the real NATS', () => {
   it('refuses an empty prefix, which names the unprefixed streams', async () => {
     await expect(cleanBusPrefix(bus.jsm, '')).rejects.toThrow(/empty prefix/);
     await expect(cleanBusPrefix(bus.jsm, '.')).rejects.toThrow(/empty prefix/);
+  });
+
+  it('runs as a command: usage errors exit 64, a dry run lists, a run removes', async () => {
+    const lines: string[] = [];
+    const deps = { natsUrl: testNatsUrl(), out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };
+    expect(await busCleanCommand([], deps)).toBe(64);
+    expect(await busCleanCommand(['', '--dry-run'], deps)).toBe(64);
+    expect(await busCleanCommand([prefix, '--force'], deps)).toBe(64);
+    expect(lines.every((l) => l.startsWith('ERR usage'))).toBe(true);
+
+    await ensureEventStream(bus, 'market');
+    lines.length = 0;
+    expect(await busCleanCommand([prefix, '--dry-run'], deps)).toBe(0);
+    expect(lines).toEqual([`would remove stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`]);
+    expect(await busCleanCommand([prefix], deps)).toBe(0);
+    expect(await busCleanCommand([prefix], deps)).toBe(0);
+    expect(lines.slice(1)).toEqual([`removed stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`, `no streams of prefix "${prefix}" on ${testNatsUrl()}`]);
   });
 });

@@ -1,4 +1,5 @@
-import type { JetStreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { EventStreams } from '@invest/contracts';
 import { busName, normalizeBusPrefix } from './bus-prefix.js';
 
@@ -38,4 +39,33 @@ export async function cleanBusPrefix(jsm: JetStreamManager, prefix: string, opts
     report.streams.push({ name, messages: info.state.messages, consumers: consumers.sort() });
   }
   return report;
+}
+
+/**
+ * `npm run bus:clean -- <prefix> [--dry-run]` without the process around it: writes what it removed to
+ * `out` and returns the exit status (64 for a usage error, such as a missing or empty prefix).
+ */
+export async function busCleanCommand(
+  args: readonly string[],
+  deps: { natsUrl: string; out: (line: string) => void; err: (line: string) => void },
+): Promise<number> {
+  const dryRun = args.includes('--dry-run');
+  const unknown = args.filter((a) => a.startsWith('--') && a !== '--dry-run');
+  const positional = args.filter((a) => !a.startsWith('--'));
+  const prefix = normalizeBusPrefix(positional[0]);
+  if (unknown.length || positional.length !== 1 || !prefix) {
+    deps.err('usage: npm run bus:clean -- <prefix> [--dry-run]   (an empty prefix is refused: it names the unprefixed streams)');
+    return 64;
+  }
+  const nc = await connect({ servers: deps.natsUrl, name: 'bus-clean' });
+  try {
+    const report = await cleanBusPrefix(await jetstreamManager(nc), prefix, { dryRun });
+    if (!report.streams.length) deps.out(`no streams of prefix "${prefix}" on ${deps.natsUrl}`);
+    for (const s of report.streams) {
+      deps.out(`${dryRun ? 'would remove' : 'removed'} stream ${s.name} (${s.messages} messages; consumers: ${s.consumers.join(', ') || 'none'})`);
+    }
+    return 0;
+  } finally {
+    await nc.close();
+  }
 }
