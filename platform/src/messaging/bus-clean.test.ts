@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHealthController } from '../health/health.controller.js';
 import { createLogger } from '../logging/logger.js';
 import { startRpcService } from '../rpc/rpc-server.js';
+import { runSourceMain } from '../testing/run-source-main.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureEventStream, streamNameOf } from './bus.js';
 import { busCleanCommand, cleanBusPrefix } from './bus-clean.js';
@@ -91,4 +92,14 @@ describe('a bus prefix on the real NATS', () => {
     expect(await busCleanCommand([prefix], deps)).toBe(0);
     expect(lines.slice(1)).toEqual([`removed stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`, `no streams of prefix "${prefix}" on ${testNatsUrl()}`]);
   });
+
+  it('runs as the real process npm run bus:clean starts', async () => {
+    await ensureEventStream(bus, 'portfolios');
+    const entry = new URL('./bus-clean.command.ts', import.meta.url).pathname;
+    const run = await runSourceMain(entry, { NATS_URL: testNatsUrl() }, 45_000, [prefix]);
+    expect(run).toMatchObject({ code: 0, timedOut: false });
+    expect(run.stdout).toContain(`removed stream ${prefix}_PORTFOLIOS_EVENTS`);
+    await expect(bus.jsm.streams.info(streamNameOf(bus, 'portfolios'))).rejects.toThrow(/not found/i);
+    expect(await runSourceMain(entry, { NATS_URL: testNatsUrl() }, 45_000, [''])).toMatchObject({ code: 64 });
+  }, 100_000);
 });
