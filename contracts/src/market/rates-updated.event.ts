@@ -25,4 +25,3 @@ export const ratesUpdatedV1Schema = z.object({
   rates: z.array(rateChangeSchema).min(1),
 });
 export type RatesUpdatedV1 = z.infer<typeof ratesUpdatedV1Schema>;
-export const RATES_UPDATED = 'RatesUpdated';

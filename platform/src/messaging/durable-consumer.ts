@@ -1,12 +1,12 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { type BusEvent, busEventSchema, CORRELATION_HEADER } from '@invest/contracts';
+import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { type BusEvent, busEventSchema, CORRELATION_HEADER, isUnknownEvent, type UnknownEvent } from '@invest/contracts';
 import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
 import { busName, busSubject } from './bus-prefix.js';
 
-export interface DurableConsumerOptions {
+export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   db: Db;
   bus: Bus;
   /** Stream to read (full name, e.g. from `streamNameOf`). */
@@ -15,104 +15,395 @@ export interface DurableConsumerOptions {
   durableName: string;
   /** Subject filter without the bus prefix (one subject: nats-server 2.9 has no multi-filter). */
   filterSubject?: string;
+  /**
+   * The typed event of an envelope (a stream's `decode<Stream>Event` from contracts), or `UnknownEvent` when
+   * this release does not understand its type or version. Default: every well-formed envelope, untyped.
+   */
+  decode?(event: BusEvent): E | UnknownEvent;
   /** Applies the event's effect inside the transaction that also records it in the inbox. */
-  handle(event: BusEvent, tx: Tx): Promise<void>;
+  handle(event: E, tx: Tx): Promise<void>;
   logger: Logger;
+  /** Server ack wait (default 30 s). A running handler keeps its messages alive with `working()`. */
   ackWaitMs?: number;
+  /** Deliveries of a message whose handler keeps failing before it is dead-lettered (default 20). */
   maxDeliver?: number;
+  /** Redelivery delay after the first failure of a handler; doubles per delivery up to 60 s (default 500 ms). */
+  retryBaseMs?: number;
+  /** Delay before an event this release does not understand is offered again (default 5 min). */
+  unknownRetryMs?: number;
+  /** Most messages held by this consumer at once (one pull request; default 50). */
+  batchSize?: number;
+  /** How long one pull request waits on the server for messages (default 30 s, at least 1 s). */
+  pullExpiresMs?: number;
+  /** Server heartbeat of a waiting pull (default half of `pullExpiresMs`, at least 500 ms); two missed end the pull. */
+  idleHeartbeatMs?: number;
+  /** Delay before pulling again after a failed pull; doubles per failure up to 30 s (default 250 ms). */
+  reconnectBaseMs?: number;
+  /** How often replays requested in `es_dead_letters` are looked for (default 10 s). */
+  replayPollMs?: number;
+  /** Re-creates the stream when it is missing (services pass `() => ensureEventStream(bus, ctx)`). */
+  ensureStream?(): Promise<unknown>;
   /** Test hook: runs after the effect committed and before the ack. */
-  afterCommit?(event: BusEvent): Promise<void> | void;
+  afterCommit?(event: E): Promise<void> | void;
 }
 
-export type ProcessOutcome = 'applied' | 'duplicate' | 'invalid' | 'failed';
+export type ProcessOutcome = 'applied' | 'duplicate' | 'unknown' | 'invalid' | 'failed' | 'dead-lettered';
+
+/** What a consumer did since it was created (also in its log lines). */
+export interface DurableConsumerStats {
+  applied: number;
+  duplicates: number;
+  /** Distinct events not understood (each logged once), left on the stream for a later reader. */
+  unknown: number;
+  /** Handler failures (each one redelivered later or dead-lettered). */
+  failed: number;
+  /** Messages written to `es_dead_letters` (malformed, or failing on every delivery). */
+  deadLettered: number;
+  /** Pulls that ended in an error and were started again (consumer or stream gone, NATS away, heartbeats missed). */
+  restarts: number;
+  /** Dead letters applied by a requested replay. */
+  replayed: number;
+}
+
+const ABANDON = Symbol('abandon');
 
 /**
  * A durable pull consumer with an inbox: the effect and the inbox row (consumer, message id) commit in
  * one transaction, then the message is acked. A redelivery of a message whose effect committed (a crash
  * before the ack, or a duplicate publish) finds the inbox row and is only acked.
+ *
+ * It keeps consuming through what a long-running service meets: every pull that ends in an error (the
+ * consumer deleted or recreated on the server, the stream recreated, NATS restarting, heartbeats missed)
+ * leads to `ensure()` and a new pull, with backoff. Every message it holds is kept alive with `working()`
+ * until it is acked, so a slow handler does not burn deliveries. A message that cannot be applied
+ * (malformed, or its handler failed `maxDeliver` times) is written to `es_dead_letters` and terminated;
+ * an event this release does not understand is neither applied nor recorded: it is offered again later.
  */
-export class DurableConsumer {
-  private messages: ConsumerMessages | undefined;
-  private loop: Promise<void> | undefined;
+export class DurableConsumer<E extends BusEvent = BusEvent> {
   private readonly name: string;
+  private readonly decode: (event: BusEvent) => E | UnknownEvent;
+  private readonly inFlight = new Set<JsMsg>();
+  private readonly unknownLogged = new Set<string>();
+  private readonly counts: DurableConsumerStats = { applied: 0, duplicates: 0, unknown: 0, failed: 0, deadLettered: 0, restarts: 0, replayed: 0 };
+  private batch: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wakeSleep: (() => void) | undefined;
+  private workingTimer: NodeJS.Timeout | undefined;
+  private replayTimer: NodeJS.Timeout | undefined;
+  private replaying: Promise<number> | undefined;
 
-  constructor(private readonly opts: DurableConsumerOptions) {
+  constructor(private readonly opts: DurableConsumerOptions<E>) {
     this.name = busName(opts.bus.prefix, opts.durableName);
+    this.decode = opts.decode ?? ((event) => event as E);
   }
 
-  /** Creates the durable consumer on the server if missing (idempotent). */
+  private get maxDeliver(): number {
+    return this.opts.maxDeliver ?? 20;
+  }
+
+  private get ackWaitMs(): number {
+    return this.opts.ackWaitMs ?? 30_000;
+  }
+
+  /** Counters since this instance was created. */
+  stats(): DurableConsumerStats {
+    return { ...this.counts };
+  }
+
+  /**
+   * Creates the durable consumer on the server if missing, or brings its settings up to date (idempotent).
+   * A missing stream is re-created with `ensureStream` when given; otherwise this throws until it is back.
+   */
   async ensure(): Promise<void> {
     const { bus, stream } = this.opts;
+    // The server never drops a message on its own (max_deliver -1): this consumer decides when a failing
+    // message is dead-lettered, and an event not understood yet waits for a later reader.
     const config = {
       durable_name: this.name,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
-      ack_wait: (this.opts.ackWaitMs ?? 30_000) * 1_000_000,
-      max_deliver: this.opts.maxDeliver ?? 20,
+      ack_wait: this.ackWaitMs * 1_000_000,
+      max_deliver: -1,
       ...(this.opts.filterSubject ? { filter_subject: busSubject(bus.prefix, this.opts.filterSubject) } : {}),
     };
     try {
       await bus.jsm.consumers.info(stream, this.name);
       await bus.jsm.consumers.update(stream, this.name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
+      return;
     } catch (err) {
-      if (!/not found/i.test(String((err as Error).message))) throw err;
-      await bus.jsm.consumers.add(stream, config);
+      if (!(err instanceof JetStreamApiError)) throw err;
+      if (err.code === JetStreamApiCodes.StreamNotFound) {
+        if (!this.opts.ensureStream) throw err;
+        await this.opts.ensureStream();
+      } else if (err.code !== JetStreamApiCodes.ConsumerNotFound) {
+        throw err;
+      }
     }
+    // Creating a durable with the same configuration twice is accepted, so racing instances are fine.
+    await bus.jsm.consumers.add(stream, config);
   }
 
   async start(): Promise<void> {
     await this.ensure();
-    const consumer = await this.opts.bus.js.consumers.get(this.opts.stream, this.name);
-    this.messages = await consumer.consume({ max_messages: 100 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) await this.process(msg);
-    })().catch((err) => this.opts.logger.error({ err, consumer: this.name }, 'consumer loop ended with an error'));
+    this.stopping = false;
+    const every = Math.max(50, Math.floor(this.ackWaitMs / 3));
+    this.workingTimer = setInterval(() => {
+      for (const msg of this.inFlight) msg.working();
+    }, every);
+    this.workingTimer.unref();
+    this.loop = this.run();
+    this.scheduleReplays(0);
+  }
+
+  /**
+   * Pulls a bounded batch, hands each message to `process` as it arrives, and pulls again once the batch
+   * is done. Any failure of a pull (after the nats.js examples: consumer or stream missing, heartbeats
+   * missed, NATS away) ends it; the consumer is then ensured again and a new pull started, with backoff.
+   */
+  private async run(): Promise<void> {
+    const { bus, stream, logger } = this.opts;
+    let failures = 0;
+    let ensureFirst = false;
+    while (!this.stopping) {
+      let chain: Promise<unknown> = Promise.resolve();
+      try {
+        if (ensureFirst) await this.ensure();
+        const consumer = await bus.js.consumers.get(stream, this.name);
+        ensureFirst = false;
+        while (!this.stopping) {
+          const expires = Math.max(1_000, this.opts.pullExpiresMs ?? 30_000);
+          this.batch = await consumer.fetch({
+            max_messages: this.opts.batchSize ?? 50,
+            expires,
+            idle_heartbeat: Math.max(500, this.opts.idleHeartbeatMs ?? expires / 2),
+          });
+          for await (const msg of this.batch) {
+            // Held from now on: kept alive until acked even while earlier messages are still being handled.
+            this.inFlight.add(msg);
+            chain = chain.then(() => this.processHeld(msg));
+          }
+          await chain;
+          failures = 0;
+        }
+      } catch (err) {
+        await chain;
+        if (this.stopping) break;
+        failures++;
+        this.counts.restarts++;
+        ensureFirst = true;
+        const delay = Math.min(30_000, (this.opts.reconnectBaseMs ?? 250) * 2 ** Math.min(failures - 1, 10));
+        logger[failures === 1 ? 'warn' : 'debug'](
+          { err, consumer: this.name, stream, failures, retryInMs: delay },
+          'consumer: pull ended; ensuring the consumer and pulling again',
+        );
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private async processHeld(msg: JsMsg): Promise<void> {
+    try {
+      await this.process(msg);
+    } catch (err) {
+      this.opts.logger.error({ err, consumer: this.name, seq: msg.seq }, 'consumer: message left unacknowledged after an unexpected error');
+    } finally {
+      this.inFlight.delete(msg);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.wakeSleep = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
   }
 
   /** Handles one message end to end; exposed for tests. */
   async process(msg: JsMsg): Promise<ProcessOutcome> {
-    const { db, logger, handle } = this.opts;
-    let event: BusEvent;
+    const { db, logger } = this.opts;
+    let envelope: BusEvent;
     try {
-      event = busEventSchema.parse(msg.json()) as BusEvent;
+      envelope = busEventSchema.parse(msg.json()) as BusEvent;
     } catch (err) {
-      // A malformed message never becomes valid: park it for inspection instead of redelivering forever.
-      logger.error({ err, consumer: this.name, subject: msg.subject, seq: msg.seq }, 'consumer: malformed message terminated');
-      msg.term('malformed');
-      return 'invalid';
+      // A malformed message never becomes valid: keep it for inspection instead of redelivering it.
+      logger.error({ err, consumer: this.name, subject: msg.subject, seq: msg.seq }, 'consumer: malformed message dead-lettered');
+      return this.deadLetter(msg, 'malformed', err, undefined);
     }
-    // The event id, not the JetStream sequence: a re-publish after the duplicate window is still the same event.
-    const messageId = event.id;
-    const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(event.metadata.correlationId ?? event.id);
+    const decoded = this.decode(envelope);
+    const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(envelope.metadata.correlationId ?? envelope.id);
     return runWithContext({ correlationId }, async () => {
+      if (isUnknownEvent(decoded)) return this.leaveUnknown(msg, envelope, decoded.unknownEvent);
       try {
-        const applied = await db.transaction(async (tx) => {
-          const fresh = await tx.query('insert into es_inbox (consumer, message_id) values ($1, $2) on conflict do nothing returning 1', [
-            this.opts.durableName,
-            messageId,
-          ]);
-          if (fresh.length === 0) return false;
-          await handle(event, tx);
-          return true;
-        });
-        await this.opts.afterCommit?.(event);
+        const applied = await db.transaction((tx) => this.applyOnce(decoded, tx));
+        await this.opts.afterCommit?.(decoded);
         msg.ack();
-        if (!applied) logger.debug({ consumer: this.name, messageId }, 'consumer: duplicate delivery acked without effect');
+        if (applied) this.counts.applied++;
+        else {
+          this.counts.duplicates++;
+          logger.debug({ consumer: this.name, eventId: envelope.id }, 'consumer: duplicate delivery acked without effect');
+        }
         return applied ? 'applied' : 'duplicate';
       } catch (err) {
+        this.counts.failed++;
         const attempt = msg.info.deliveryCount;
-        const last = attempt >= (this.opts.maxDeliver ?? 20);
-        logger.error({ err, consumer: this.name, type: event.type, eventId: event.id, attempt }, last ? 'consumer: giving up on message' : 'consumer: handler failed; will retry');
-        if (last) msg.term('handler failed too often');
-        else msg.nak(Math.min(60_000, 500 * 2 ** (attempt - 1)));
+        if (attempt >= this.maxDeliver) {
+          logger.error({ err, consumer: this.name, type: envelope.type, eventId: envelope.id, attempt }, 'consumer: handler failed on every delivery; dead-lettered');
+          return this.deadLetter(msg, 'failed', err, envelope);
+        }
+        logger.error({ err, consumer: this.name, type: envelope.type, eventId: envelope.id, attempt }, 'consumer: handler failed; will retry');
+        msg.nak(this.retryDelay(attempt));
         return 'failed';
       }
     });
   }
 
+  /** Inbox row and effect in the caller's transaction; false when the event was applied before. */
+  private async applyOnce(event: E, tx: Tx): Promise<boolean> {
+    // The event id, not the JetStream sequence: a re-publish after the duplicate window is still the same event.
+    const fresh = await tx.query('insert into es_inbox (consumer, message_id) values ($1, $2) on conflict do nothing returning 1', [
+      this.opts.durableName,
+      event.id,
+    ]);
+    if (fresh.length === 0) return false;
+    await this.opts.handle(event, tx);
+    return true;
+  }
+
+  private retryDelay(attempt: number): number {
+    return Math.min(60_000, (this.opts.retryBaseMs ?? 500) * 2 ** Math.max(0, attempt - 1));
+  }
+
+  /**
+   * An event this release does not understand: not recorded in the inbox, so a later reader applies it;
+   * not acked, but offered again after `unknownRetryMs` (the server never gives up on it). Logged and
+   * counted once per event.
+   */
+  private async leaveUnknown(msg: JsMsg, event: BusEvent, reason: string): Promise<ProcessOutcome> {
+    const { db, logger } = this.opts;
+    try {
+      // Already applied by an upgraded instance (a rolling deploy): nothing is left to do.
+      const seen = await db.query('select 1 from es_inbox where consumer = $1 and message_id = $2', [this.opts.durableName, event.id]);
+      if (seen.length > 0) {
+        msg.ack();
+        this.counts.duplicates++;
+        return 'duplicate';
+      }
+    } catch {
+      // The database is away: the event is left for later either way.
+    }
+    if (!this.unknownLogged.has(event.id)) {
+      if (this.unknownLogged.size >= 10_000) this.unknownLogged.clear();
+      this.unknownLogged.add(event.id);
+      this.counts.unknown++;
+      logger.warn(
+        { consumer: this.name, eventId: event.id, type: event.type, reason, unknownEvents: this.counts.unknown },
+        'consumer: event not understood by this release; left for a later reader',
+      );
+    }
+    msg.nak(this.opts.unknownRetryMs ?? 5 * 60_000);
+    return 'unknown';
+  }
+
+  private async deadLetter(msg: JsMsg, reason: 'malformed' | 'failed', err: unknown, event: BusEvent | undefined): Promise<ProcessOutcome> {
+    try {
+      await this.opts.db.query(
+        `insert into es_dead_letters (consumer, stream, subject, stream_sequence, deliveries, reason, error, event_id, event_type, payload)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [
+          this.opts.durableName,
+          msg.info.stream,
+          msg.subject,
+          msg.seq,
+          msg.info.deliveryCount,
+          reason,
+          String((err as Error)?.message ?? err).slice(0, 2_000),
+          event?.id ?? null,
+          event?.type ?? null,
+          msg.string(),
+        ],
+      );
+    } catch (dbErr) {
+      // Not kept yet: leave it on the stream and try again later rather than lose it.
+      this.opts.logger.error({ err: dbErr, consumer: this.name, seq: msg.seq }, 'consumer: could not dead-letter; will retry');
+      msg.nak(this.retryDelay(msg.info.deliveryCount));
+      return 'failed';
+    }
+    msg.term(reason);
+    this.counts.deadLettered++;
+    return reason === 'malformed' ? 'invalid' : 'dead-lettered';
+  }
+
+  private scheduleReplays(delayMs: number): void {
+    if (this.stopping) return;
+    this.replayTimer = setTimeout(() => {
+      void this.replayDeadLetters()
+        .catch((err) => this.opts.logger.error({ err, consumer: this.name }, 'consumer: dead-letter replay failed'))
+        .finally(() => this.scheduleReplays(this.opts.replayPollMs ?? 10_000));
+    }, delayMs);
+    this.replayTimer.unref();
+  }
+
+  /**
+   * Applies the dead letters of this consumer marked for replay (`replay_requested_at`, see the runbook):
+   * each one in its own transaction with its inbox row, deleting the dead letter. One that fails again
+   * stays, with the new error, unmarked. Returns how many were applied.
+   */
+  replayDeadLetters(): Promise<number> {
+    this.replaying ??= this.replayOnce().finally(() => {
+      this.replaying = undefined;
+    });
+    return this.replaying;
+  }
+
+  private async replayOnce(): Promise<number> {
+    const { db, logger } = this.opts;
+    const rows = await db.query<{ id: string }>(
+      'select id::text as id from es_dead_letters where consumer = $1 and replay_requested_at is not null order by id limit 100',
+      [this.opts.durableName],
+    );
+    let replayed = 0;
+    for (const { id } of rows) {
+      try {
+        const outcome = await db.transaction(async (tx) => {
+          const [row] = await tx.query<{ payload: string }>(
+            'select payload from es_dead_letters where id = $1 and replay_requested_at is not null for update skip locked',
+            [id],
+          );
+          if (!row) return ABANDON;
+          const envelope = busEventSchema.parse(JSON.parse(row.payload)) as BusEvent;
+          const decoded = this.decode(envelope);
+          if (isUnknownEvent(decoded)) throw new Error(decoded.unknownEvent);
+          const applied = await runWithContext({ correlationId: String(envelope.metadata.correlationId ?? envelope.id) }, () => this.applyOnce(decoded, tx));
+          await tx.query('delete from es_dead_letters where id = $1', [id]);
+          return applied;
+        });
+        if (outcome === ABANDON) continue;
+        replayed++;
+        this.counts.replayed++;
+        logger.info({ consumer: this.name, deadLetter: id, applied: outcome }, 'consumer: dead letter replayed');
+      } catch (err) {
+        logger.error({ err, consumer: this.name, deadLetter: id }, 'consumer: dead letter replay failed; kept');
+        await db.query('update es_dead_letters set replay_requested_at = null, replays = replays + 1, error = $2 where id = $1', [
+          id,
+          String((err as Error)?.message ?? err).slice(0, 2_000),
+        ]);
+      }
+    }
+    return replayed;
+  }
+
+  /** Stops pulling, lets the messages already held finish, and waits for the loop to end. */
   async stop(): Promise<void> {
-    await this.messages?.close();
+    this.stopping = true;
+    clearTimeout(this.replayTimer);
+    this.wakeSleep?.();
+    await this.batch?.close();
     await this.loop;
+    await this.replaying;
+    clearInterval(this.workingTimer);
   }
 }

@@ -7,6 +7,7 @@ import { createLogger } from '../logging/logger.js';
 import { Migration } from '../db/database.js';
 import { createTestDatabase, testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureEventStream } from './bus.js';
+import { deadLetterMigration } from './dead-letter.migration.js';
 import { DurableConsumer } from './durable-consumer.js';
 import { EventRelay } from './event-relay.js';
 
@@ -30,7 +31,7 @@ describe('relay and durable consumer (contract)', () => {
     drop = t.drop;
     db = await openDatabase({
       url: t.url,
-      migrations: [eventStoreMigration, { name: '0001-applied', class: CreateCounter }],
+      migrations: [eventStoreMigration, deadLetterMigration, { name: '0001-applied', class: CreateCounter }],
     });
     bus = await connectBus({ natsUrl: testNatsUrl(), name: 'relay-test', prefix });
     stream = await ensureEventStream(bus, 'market');
@@ -116,8 +117,11 @@ describe('relay and durable consumer (contract)', () => {
     await db.query('delete from applied');
     const durable = `test__crash_${randomUUID().slice(0, 8)}`;
     let committed = 0;
-    // First instance: commits the effect, then "dies" (never acks, never naks).
+    // First instance, on its own connection: commits the effect, then "dies" (never acks, never naks) and
+    // its connection goes away with it, as with a crashed process.
+    const dyingBus = await connectBus({ natsUrl: testNatsUrl(), name: 'relay-test-dying', prefix });
     const dying = consumer(durable, {
+      bus: dyingBus,
       afterCommit: () => {
         committed++;
         return new Promise<void>(() => undefined);
@@ -128,6 +132,7 @@ describe('relay and durable consumer (contract)', () => {
     const appliedBeforeCrash = await appliedCount();
     expect(appliedBeforeCrash).toBeGreaterThan(0);
     void dying.stop();
+    await dyingBus.nc.close();
 
     // Second instance: receives the unacked messages again after ack_wait and applies only what is new.
     const total = Number((await db.query<{ n: string }>("select count(*)::text as n from es_events where type = 'RatesUpdated'"))[0]!.n);

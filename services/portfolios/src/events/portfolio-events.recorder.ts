@@ -2,10 +2,10 @@ import {
   type AssetRef,
   eventSubject,
   PortfolioEventTypes,
-  portfolioCreatedV1,
-  portfolioDeletedV1,
-  positionChangedV1,
-  watchlistItemChangedV1,
+  portfolioCreatedV1Schema,
+  portfolioDeletedV1Schema,
+  positionChangedV1Schema,
+  watchlistItemChangedV1Schema,
 } from '@invest/contracts';
 import { appendToStream, type RecordedEvent, type Tx } from '@invest/platform';
 
@@ -19,17 +19,17 @@ export const watchlistStream = (watchlistId: number) => `watchlist-${watchlistId
  */
 
 export function recordPortfolioCreated(tx: Tx, p: { portfolioId: number; userId: string; name: string; currencyCode: string }) {
-  const data = portfolioCreatedV1.parse({ version: 1, ...p });
+  const data = portfolioCreatedV1Schema.parse({ version: 1, ...p });
   return appendToStream(tx, portfolioStream(p.portfolioId), [{ type: PortfolioEventTypes.PortfolioCreated, data }], 'no_stream');
 }
 
 export function recordPortfolioDeleted(tx: Tx, p: { portfolioId: number; userId: string }) {
-  const data = portfolioDeletedV1.parse({ version: 1, ...p });
+  const data = portfolioDeletedV1Schema.parse({ version: 1, ...p });
   return appendToStream(tx, portfolioStream(p.portfolioId), [{ type: PortfolioEventTypes.PortfolioDeleted, data }]);
 }
 
 export function recordPositionChange(tx: Tx, kind: 'opened' | 'closed', p: { portfolioId: number; userId: string; asset: AssetRef }) {
-  const data = positionChangedV1.parse({ version: 1, ...p, asset: { type: p.asset.type, id: p.asset.id } });
+  const data = positionChangedV1Schema.parse({ version: 1, ...p, asset: { type: p.asset.type, id: p.asset.id } });
   const type = kind === 'opened' ? PortfolioEventTypes.PositionOpened : PortfolioEventTypes.PositionClosed;
   return appendToStream(tx, portfolioStream(p.portfolioId), [{ type, data }]);
 }
@@ -43,7 +43,7 @@ export function recordWatchlistItems(
   const type = kind === 'added' ? PortfolioEventTypes.WatchlistItemAdded : PortfolioEventTypes.WatchlistItemRemoved;
   const events = items.map((i) => ({
     type,
-    data: watchlistItemChangedV1.parse({ version: 1, watchlistId, itemId: i.itemId, userId: i.userId, asset: { type: i.asset.type, id: i.asset.id } }),
+    data: watchlistItemChangedV1Schema.parse({ version: 1, watchlistId, itemId: i.itemId, userId: i.userId, asset: { type: i.asset.type, id: i.asset.id } }),
   }));
   return events.length ? appendToStream(tx, watchlistStream(watchlistId), events) : Promise.resolve(null);
 }

@@ -1,10 +1,11 @@
-import { eventStoreMigration } from '@invest/platform';
+import { deadLetterMigration, eventStoreMigration } from '@invest/platform';
 import { PortfoliosSchema } from './0001-portfolios-schema.js';
 import { PortfoliosIdempotencyKeys } from './0002-idempotency-keys.js';
 
 /** Every migration of the portfolios database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
   eventStoreMigration,
+  deadLetterMigration,
   { name: '0001-portfolios-schema', class: PortfoliosSchema },
   { name: '0002-idempotency-keys', class: PortfoliosIdempotencyKeys },
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type BusEvent, eventSubject, RATES_UPDATED, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
+import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
 import { type Bus, busSubject, streamNameOf, unprefixedSubject } from '@invest/platform';
 
 /**
@@ -13,14 +13,14 @@ export async function publishRates(bus: Bus, rates: RateChange[], source = 'test
   const data: RatesUpdatedV1 = { version: 1, source, rates };
   const event: BusEvent<RatesUpdatedV1> = {
     id,
-    type: RATES_UPDATED,
+    type: MarketEventTypes.RatesUpdated,
     streamName: `rates-${source}`,
     streamPosition: 1,
     recordedAt: new Date().toISOString(),
     data,
     metadata: {},
   };
-  await bus.js.publish(busSubject(bus.prefix, eventSubject('market', RATES_UPDATED)), JSON.stringify(event), { msgID: id });
+  await bus.js.publish(busSubject(bus.prefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: id });
   return id;
 }
 

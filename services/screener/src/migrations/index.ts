@@ -1,4 +1,4 @@
-import { eventStoreMigration } from '@invest/platform';
+import { deadLetterMigration, eventStoreMigration } from '@invest/platform';
 import { ScreenerSchema } from './0001-screener-schema.js';
 import { MarketDataSchema } from './0002-market-data.js';
 import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
@@ -7,10 +7,11 @@ import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-ke
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
- * there, in the transaction of the rates), then the service's own. Names are stable: never rename one that shipped.
+ * there, in the transaction of the rates) and its consumers' dead letters, then the service's own. Names are stable: never rename one that shipped.
  */
 export const migrations = [
   eventStoreMigration,
+  deadLetterMigration,
   { name: '0001-screener-schema', class: ScreenerSchema },
   { name: '0002-market-data', class: MarketDataSchema },
   { name: '0003-dividends-currency-key', class: DividendsCurrencyKey },

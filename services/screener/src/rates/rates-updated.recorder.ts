@@ -1,4 +1,4 @@
-import { type AssetType, RATES_UPDATED, type RateChange, ratesUpdatedV1Schema } from '@invest/contracts';
+import { type AssetType, MarketEventTypes, type RateChange, ratesUpdatedV1Schema } from '@invest/contracts';
 import { type Logger, type RecordedEvent, type Tx, appendToStream, createLogger, lockKey } from '@invest/platform';
 import { eventSubject } from '@invest/contracts';
 
@@ -53,7 +53,7 @@ export async function recordRatesUpdated(
   const events = [];
   for (let i = 0; i < finite.length; i += MAX_RATES_PER_EVENT) {
     const data = ratesUpdatedV1Schema.parse({ version: 1, source, rates: finite.slice(i, i + MAX_RATES_PER_EVENT) });
-    events.push({ type: RATES_UPDATED, data });
+    events.push({ type: MarketEventTypes.RatesUpdated, data });
   }
   await appendToStream(tx, ratesStream(assetType), events, 'any');
   return events.length;
@@ -61,5 +61,5 @@ export async function recordRatesUpdated(
 
 /** Relay routing of the screener's events: RatesUpdated goes to `market.events.RatesUpdated`; nothing else is public. */
 export function screenerEventSubject(event: RecordedEvent): string | null {
-  return event.type === RATES_UPDATED ? eventSubject('market', RATES_UPDATED) : null;
+  return event.type === MarketEventTypes.RatesUpdated ? eventSubject('market', MarketEventTypes.RatesUpdated) : null;
 }

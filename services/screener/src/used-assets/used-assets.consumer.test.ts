@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BusEvent } from '@invest/contracts';
+import { type BusEvent, decodePortfolioEvent, isUnknownEvent } from '@invest/contracts';
 import { type Db, createLogger } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +24,11 @@ describe('screener__used-assets effects', () => {
     data: { version: 1, portfolioId, userId: 'u1', ...(assetId === undefined ? {} : { asset: { type: 'share', id: assetId } }) },
     metadata: {},
   });
-  const apply = (e: BusEvent) => db.transaction((tx) => applyPortfolioEvent(e, tx, logger));
+  const apply = (e: BusEvent) => {
+    const decoded = decodePortfolioEvent(e);
+    if (isUnknownEvent(decoded)) throw new Error(decoded.unknownEvent);
+    return db.transaction((tx) => applyPortfolioEvent(decoded, tx, logger));
+  };
   const used = async () => (await db.query<{ ref: string; asset_id: string }>('select ref, asset_id::text from used_assets order by ref, asset_id')).map((r) => `${r.ref}/${r.asset_id}`);
 
   it('applies opens and closes in order', async () => {

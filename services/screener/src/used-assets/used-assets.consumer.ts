@@ -1,5 +1,5 @@
-import { type BusEvent, PortfolioEventTypes, portfolioDeletedV1, positionChangedV1 } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, type Logger, type Tx, streamNameOf } from '@invest/platform';
+import { assertNever, decodePortfolioEvent, type PortfolioEvent, PortfolioEventTypes } from '@invest/contracts';
+import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, type Tx, streamNameOf } from '@invest/platform';
 
 export const USED_ASSETS_DURABLE = 'screener__used-assets';
 /** `used_assets.source` of open portfolio positions; `ref` is the portfolio id. */
@@ -11,19 +11,18 @@ const WHOLE_REF = 0;
 /**
  * Keeps `used_assets` from the portfolios' events: PositionOpened adds (portfolio, asset), PositionClosed
  * removes it, PortfolioDeleted removes the portfolio's rows (deleting a portfolio ends its positions without
- * closing each). Other event types are ignored. Runs inside the consumer's inbox transaction.
+ * closing each). The other types need nothing here. Runs inside the consumer's inbox transaction; events this
+ * release does not read never get here (the consumer leaves them for a later release).
  *
  * Order-independent: a portfolio's events share one stream (`portfolio-<id>`), so `streamPosition` orders
  * them. Per (portfolio, asset) the position of the last applied change is kept (`used_asset_changes`, asset 0
  * for PortfolioDeleted); a change at or before it (a PositionOpened retried after its PositionClosed) is ignored.
  */
-export async function applyPortfolioEvent(event: BusEvent, tx: Tx, logger: Logger): Promise<void> {
+export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger: Logger): Promise<void> {
   switch (event.type) {
     case PortfolioEventTypes.PositionOpened:
     case PortfolioEventTypes.PositionClosed: {
-      const parsed = positionChangedV1.safeParse(event.data);
-      if (!parsed.success) return skip(event, logger);
-      const { portfolioId, asset } = parsed.data;
+      const { portfolioId, asset } = event.data;
       const ref = String(portfolioId);
       if (!(await claimChange(tx, event, ref, asset.id, logger))) return;
       if (event.type === PortfolioEventTypes.PositionOpened) {
@@ -34,9 +33,7 @@ export async function applyPortfolioEvent(event: BusEvent, tx: Tx, logger: Logge
       return;
     }
     case PortfolioEventTypes.PortfolioDeleted: {
-      const parsed = portfolioDeletedV1.safeParse(event.data);
-      if (!parsed.success) return skip(event, logger);
-      const ref = String(parsed.data.portfolioId);
+      const ref = String(event.data.portfolioId);
       if (!(await claimChange(tx, event, ref, WHOLE_REF, logger))) return;
       await tx.query('delete from used_assets where source = $1 and ref = $2', [PORTFOLIO_SOURCE, ref]);
       // The ref's marker now covers its assets' older changes: their tombstones are no longer needed.
@@ -48,8 +45,12 @@ export async function applyPortfolioEvent(event: BusEvent, tx: Tx, logger: Logge
       ]);
       return;
     }
-    default:
+    case PortfolioEventTypes.PortfolioCreated:
+    case PortfolioEventTypes.WatchlistItemAdded:
+    case PortfolioEventTypes.WatchlistItemRemoved:
       return;
+    default:
+      return assertNever(event, 'portfolio event');
   }
 }
 
@@ -58,7 +59,7 @@ export async function applyPortfolioEvent(event: BusEvent, tx: Tx, logger: Logge
  * (of the asset, or of the whole ref) was applied already; false when the event is stale and must be ignored.
  * A per-ref advisory lock serialises concurrent instances, so a late open never races a deletion.
  */
-async function claimChange(tx: Tx, event: BusEvent, ref: string, assetId: number, logger: Logger): Promise<boolean> {
+async function claimChange(tx: Tx, event: PortfolioEvent, ref: string, assetId: number, logger: Logger): Promise<boolean> {
   if (event.streamName !== `portfolio-${ref}`) {
     logger.warn({ eventId: event.id, type: event.type, streamName: event.streamName, ref }, 'portfolio event from an unexpected stream; ordered by its position anyway');
   }
@@ -83,21 +84,26 @@ async function claimChange(tx: Tx, event: BusEvent, ref: string, assetId: number
   return true;
 }
 
-function skip(event: BusEvent, logger: Logger): void {
-  // A version this release does not read: recorded in the inbox as handled, and said so.
-  logger.warn({ eventId: event.id, type: event.type }, 'portfolio event not understood; skipped');
-}
-
 /** Durable consumer `screener__used-assets` on PORTFOLIOS_EVENTS, filter `portfolios.events.>`. */
-export function createUsedAssetsConsumer(opts: { db: Db; bus: Bus; logger: Logger; ackWaitMs?: number }): DurableConsumer {
-  return new DurableConsumer({
+export function createUsedAssetsConsumer(opts: {
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  ackWaitMs?: number;
+  /** Delay before an event this release does not read is offered again (tests shorten it). */
+  unknownRetryMs?: number;
+}): DurableConsumer<PortfolioEvent> {
+  return new DurableConsumer<PortfolioEvent>({
     db: opts.db,
     bus: opts.bus,
     stream: streamNameOf(opts.bus, 'portfolios'),
+    ensureStream: () => ensureEventStream(opts.bus, 'portfolios'),
     durableName: USED_ASSETS_DURABLE,
     filterSubject: 'portfolios.events.>',
     logger: opts.logger,
     ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
+    ...(opts.unknownRetryMs ? { unknownRetryMs: opts.unknownRetryMs } : {}),
+    decode: decodePortfolioEvent,
     handle: (event, tx) => applyPortfolioEvent(event, tx, opts.logger),
   });
 }

@@ -1,0 +1,22 @@
+import { type BusEvent, decodeEvent, type EventOf, eventTypeNames, type UnknownEvent } from '../common/events.js';
+import { ratesUpdatedV1Schema } from './rates-updated.event.js';
+
+/**
+ * Every integration event on MARKET_EVENTS (`market.events.<Type>`), with the data versions this release
+ * reads. A new type or version is added here first; readers are deployed before writers publish it.
+ */
+export const marketEvents = {
+  RatesUpdated: ratesUpdatedV1Schema,
+};
+
+/** Type names of MARKET_EVENTS: `MarketEventTypes.RatesUpdated === 'RatesUpdated'`. */
+export const MarketEventTypes = eventTypeNames(marketEvents);
+export type MarketEventType = keyof typeof marketEvents;
+
+/** An event of MARKET_EVENTS; `switch (event.type)` narrows its data. */
+export type MarketEvent = EventOf<typeof marketEvents>;
+
+/** The typed MARKET_EVENTS event, or `UnknownEvent` when this release does not read its type or version. */
+export function decodeMarketEvent(event: BusEvent): MarketEvent | UnknownEvent {
+  return decodeEvent(marketEvents, event);
+}
