@@ -106,6 +106,11 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     return this.opts.ackWaitMs ?? 30_000;
   }
 
+  /** The durable's name on the server (bus prefix included). */
+  get consumerName(): string {
+    return this.name;
+  }
+
   /** Counters since this instance was created. */
   stats(): DurableConsumerStats {
     return { ...this.counts };
@@ -332,7 +337,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       msg.nak(this.retryDelay(msg.info.deliveryCount));
       return 'failed';
     }
-    msg.term(reason);
+    // No reason in the +TERM: nats-server before 2.10.4 ignores a +TERM with a reason, and redelivers.
+    msg.term();
     this.counts.deadLettered++;
     return reason === 'malformed' ? 'invalid' : 'dead-lettered';
   }
