@@ -116,6 +116,17 @@ describe('portfolios service (NATS)', () => {
     expect((await localAsset('LKOH'))?.name).toBeNull();
   });
 
+  it('leaves a RatesUpdated version it does not read for a later release: not recorded as handled, counted', async () => {
+    const id = randomUUID();
+    const v2 = { id, type: 'RatesUpdated', streamName: 'rates-share', streamPosition: 1, recordedAt: new Date().toISOString(), data: { version: 2, changes: [] }, metadata: {} };
+    await bus.js.publish(bus.prefix + eventSubject('market', 'RatesUpdated'), JSON.stringify(v2), { msgID: id });
+    // A barrier behind it shows the consumer went past it.
+    await publishRates(bus, [{ assetType: 'share', assetId: ids.GAZP!, ticker: 'GAZP', currency: 'RUB', rate: 150, priceChangePercentage24h: 0, asOf: new Date().toISOString() }]);
+    await expect.poll(async () => (await localAsset('GAZP'))?.current_rate, { timeout: 5000 }).toBe(150);
+    await expect.poll(() => service.ratesConsumer.stats().unknown, { timeout: 5000 }).toBe(1);
+    expect(await service.db.query('select 1 from es_inbox where message_id = $1', [id])).toEqual([]);
+  });
+
   it('answers statistics for meta.userId only, first computed then from the hydrated cache', async () => {
     const first = await call<GetStatisticsReply>(Subjects.portfolios.statisticsGet, { portfolio_id: portfolioId }, ALICE);
     expect(() => getStatisticsReplySchema.parse(first)).not.toThrow();
