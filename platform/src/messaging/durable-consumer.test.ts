@@ -282,19 +282,21 @@ describe('DurableConsumer on the shared NATS', () => {
 });
 
 describe.skipIf(!privateNatsAvailable)('DurableConsumer across a NATS restart', () => {
-  let nats: PrivateNats | undefined;
-  let bus: Bus | undefined;
+  let nats: PrivateNats;
+  let bus: Bus;
+  let stream: string;
+  beforeAll(async () => {
+    nats = await PrivateNats.start();
+    bus = await connectBus({ natsUrl: nats.url, name: 'durable-consumer-restart', prefix: `${uniqueName('dcr')}.` });
+    stream = await ensureEventStream(bus, 'market');
+  });
   afterAll(async () => {
     await bus?.close().catch(() => undefined);
     await nats?.stop();
   });
 
   it('applies every event exactly once when NATS is killed while a handler runs and comes back', async () => {
-    nats = await PrivateNats.start();
-    const b = await connectBus({ natsUrl: nats.url, name: 'durable-consumer-restart', prefix: `${uniqueName('dcr')}.` });
-    bus = b;
-    const stream = await ensureEventStream(b, 'market');
-    const l = lane(() => b, () => stream);
+    const l = lane(() => bus, () => stream);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
     let blocked = false;
@@ -330,4 +332,25 @@ describe.skipIf(!privateNatsAvailable)('DurableConsumer across a NATS restart', 
       await c.stop();
     }
   }, 90_000);
+
+  it('pulls again after missed heartbeats (a server that hung without closing the connection)', async () => {
+    const l = lane(() => bus, () => stream);
+    const c = l.consumer({ handle: applyAmount });
+    await c.start();
+    try {
+      const first = await l.publish({ version: 1, amount: 1 });
+      await expect.poll(() => appliedAmounts([first]), { timeout: 10_000 }).toEqual([1]);
+      const restarts = c.stats().restarts;
+      // Long enough for two heartbeats (500 ms) to be missed; the client's pings (2 min) see nothing wrong.
+      nats.freeze();
+      await pause(2_500);
+      nats.thaw();
+      const second = await l.publish({ version: 1, amount: 2 });
+      await expect.poll(() => appliedAmounts([first, second]), { timeout: 10_000, interval: 100 }).toEqual([1, 2]);
+      expect(c.stats().restarts).toBeGreaterThan(restarts);
+    } finally {
+      nats.thaw();
+      await c.stop();
+    }
+  }, 60_000);
 });

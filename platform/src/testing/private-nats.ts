@@ -70,6 +70,16 @@ export class PrivateNats {
     throw new Error('nats-server did not start');
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open but nothing is answered, as with a hung server. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** Kills the server (no goodbye to clients, like a crash or a network cut). */
   async kill(): Promise<void> {
     const child = this.child;
