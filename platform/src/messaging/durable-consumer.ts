@@ -198,7 +198,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         this.counts.restarts++;
         ensureFirst = true;
         const delay = Math.min(30_000, (this.opts.reconnectBaseMs ?? 250) * 2 ** Math.min(failures - 1, 10));
-        logger[failures === 1 ? 'warn' : 'debug'](
+        logger[failures === 1 || failures % 20 === 0 ? 'warn' : 'debug'](
           { err, consumer: this.name, stream, failures, retryInMs: delay },
           'consumer: pull ended; ensuring the consumer and pulling again',
         );
