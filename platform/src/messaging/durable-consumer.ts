@@ -183,6 +183,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
             expires,
             idle_heartbeat: Math.max(500, this.opts.idleHeartbeatMs ?? expires / 2),
           });
+          // stop() may have run while this pull was being set up: it closed the previous one.
+          if (this.stopping) await this.batch.close();
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
