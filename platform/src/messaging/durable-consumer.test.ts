@@ -4,6 +4,7 @@
  * understand for a later reader. Pulls, heartbeats and ack waits are shortened through the options.
  */
 import { randomUUID } from 'node:crypto';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { Writable } from 'node:stream';
 import { type BusEvent, decodeEvent, type EventOf } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +108,14 @@ describe('DurableConsumer on the shared NATS', () => {
       expect(c.stats().restarts).toBeGreaterThan(0);
       // The re-created durable delivers the stream again from its start; the inbox keeps the first event single.
       expect(c.stats().duplicates).toBe(1);
+
+      // An operator deletes it and at once creates it again under the same name (another configuration).
+      const restarts = c.stats().restarts;
+      await bus.jsm.consumers.delete(stream, c.consumerName);
+      await bus.jsm.consumers.add(stream, { durable_name: c.consumerName, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: prefix + l.subject });
+      const third = await l.publish({ version: 1, amount: 3 });
+      await expect.poll(() => appliedAmounts([first, second, third]), { timeout: 15_000, interval: 100 }).toEqual([1, 2, 3]);
+      expect(c.stats().restarts).toBeGreaterThan(restarts);
     } finally {
       await c.stop();
     }
