@@ -145,10 +145,10 @@ describe('DurableConsumer on the shared NATS', () => {
     const l = newLane();
     let calls = 0;
     const c = l.consumer({
-      ackWaitMs: 600,
+      ackWaitMs: 900,
       handle: async (event, tx) => {
         calls++;
-        await pause(1_500);
+        await pause(2_000);
         await applyAmount(event, tx);
       },
     });
