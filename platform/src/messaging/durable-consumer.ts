@@ -240,7 +240,13 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       logger.error({ err, consumer: this.name, subject: msg.subject, seq: msg.seq }, 'consumer: malformed message dead-lettered');
       return this.deadLetter(msg, 'malformed', err, undefined);
     }
-    const decoded = this.decode(envelope);
+    let decoded: E | UnknownEvent;
+    try {
+      decoded = this.decode(envelope);
+    } catch (err) {
+      // A decoder that throws does not understand the event either; a fixed release will.
+      decoded = { unknownEvent: `decode failed: ${String((err as Error)?.message ?? err)}` };
+    }
     const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(envelope.metadata.correlationId ?? envelope.id);
     return runWithContext({ correlationId }, async () => {
       if (isUnknownEvent(decoded)) return this.leaveUnknown(msg, envelope, decoded.unknownEvent);
