@@ -288,6 +288,30 @@ describe('DurableConsumer on the shared NATS', () => {
       await upgraded.stop();
     }
   });
+  it('treats an event its decoder throws on as not understood: left on the stream, not dead-lettered', async () => {
+    const l = newLane();
+    let handled = 0;
+    const c = l.consumer({
+      unknownRetryMs: 200,
+      decode: () => {
+        throw new Error('decoder bug');
+      },
+      handle: async () => {
+        handled++;
+      },
+    });
+    await c.start();
+    try {
+      const id = await l.publish({ version: 1, amount: 1 });
+      await expect.poll(async () => (await l.info(c)).num_redelivered, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+      expect(c.stats().unknown).toBe(1);
+      expect(handled).toBe(0);
+      expect(await inInbox(l.durableName, id)).toBe(false);
+      expect(await db.query('select 1 from es_dead_letters where consumer = $1', [l.durableName])).toEqual([]);
+    } finally {
+      await c.stop();
+    }
+  });
 });
 
 describe.skipIf(!privateNatsAvailable)('DurableConsumer across a NATS restart', () => {
