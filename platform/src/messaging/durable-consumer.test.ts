@@ -288,6 +288,7 @@ describe('DurableConsumer on the shared NATS', () => {
       await upgraded.stop();
     }
   });
+
   it('treats an event its decoder throws on as not understood: left on the stream, not dead-lettered', async () => {
     const l = newLane();
     let handled = 0;
