@@ -11,3 +11,4 @@ export * from './market/custom-assets.contract.js';
 export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';
 export * from './screener/index.js';
+export * from './billing/index.js';

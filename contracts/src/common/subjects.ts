@@ -23,6 +23,15 @@ export const Subjects = {
     statisticsGet: 'portfolios.statistics.get',
     membershipGet: 'portfolios.membership.get',
   },
+  billing: {
+    plansList: 'billing.plans.list',
+    subscriptionGet: 'billing.subscription.get',
+    subscribe: 'billing.subscription.subscribe',
+    subscriptionSync: 'billing.subscription.sync',
+    providerPay: 'billing.provider.pay',
+    providerRecurrent: 'billing.provider.recurrent',
+    entitlementsGet: 'billing.entitlements.get',
+  },
   /** Every service answers `<service>.health.ping` so the gateway can tell it is up. */
   healthPing: (service: string) => `${service}.health.ping`,
 } as const;

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { moneyAmountSchema, planCodeSchema } from './billing-events.js';
+
+/** `POST /api/subscribe`: the client confirms a payment it made through the widget with `InvoiceId = uuid`. */
+export const subscribeRequestSchema = z.object({
+  uuid: z.string({ error: 'The uuid field is required.' }).uuid('The uuid must be a valid UUID.'),
+  plan: z.string({ error: 'The plan field is required.' }).min(1, 'The plan field is required.'),
+});
+export type SubscribeRequest = z.infer<typeof subscribeRequestSchema>;
+
+export const planPeriodSchema = z.enum(['month', 'year']);
+
+/** A plan as clients see it (`GET /api/plans`). `price` is an exact decimal string; free plans have none. */
+export const planSchema = z.object({
+  id: z.number().int(),
+  code: planCodeSchema,
+  title: z.string(),
+  price: moneyAmountSchema.nullable(),
+  currency: z.string().nullable(),
+  period: planPeriodSchema.nullable(),
+  paid: z.boolean(),
+});
+export type PlanView = z.infer<typeof planSchema>;
+export const listPlansReplySchema = z.object({ data: z.array(planSchema) });
+export type ListPlansReply = z.infer<typeof listPlansReplySchema>;
+
+/** The user's current subscription (the most recently updated one). */
+export const subscriptionSchema = z.object({
+  id: z.string().uuid(),
+  plan: planSchema,
+  status: z.enum(['active', 'cancelled']),
+  starts_at: z.string(),
+  ends_at: z.string().nullable(),
+  external_id: z.string().nullable(),
+  /** True while the paid period runs (also when cancelled: it stays usable until ends_at). */
+  usable: z.boolean(),
+  updated_at: z.string(),
+});
+export type SubscriptionView = z.infer<typeof subscriptionSchema>;
+export const subscriptionReplySchema = z.object({ data: subscriptionSchema.nullable() });
+export type SubscriptionReply = z.infer<typeof subscriptionReplySchema>;
+
+/**
+ * A provider notification as the gateway forwards it: the raw body bytes (base64, untouched) and the
+ * signature headers. Billing checks the signature over those bytes before it parses anything.
+ */
+export const providerNotificationSchema = z.object({
+  body: z.string().max(200_000),
+  contentType: z.string().max(200).nullable(),
+  contentHmac: z.string().max(200).nullable(),
+  xContentHmac: z.string().max(200).nullable(),
+});
+export type ProviderNotification = z.infer<typeof providerNotificationSchema>;
+/** CloudPayments' only success reply. */
+export const providerReplySchema = z.object({ code: z.literal(0) });
+
+export const notificationTargetTypeSchema = z.enum(['asset', 'portfolio', 'watchlist']);
+
+/** What a user's plan allows; alerts and chat enforce it. `null` means unlimited. */
+export const entitlementsSchema = z.object({
+  userId: z.string(),
+  plan: z.object({ id: z.number().int(), code: planCodeSchema }),
+  paid: z.boolean(),
+  /** When the paid access ends (null: never, or no paid access). */
+  endsAt: z.string().nullable(),
+  limits: z.object({
+    activeNotifications: z.number().int().nullable(),
+    notificationTargets: z.array(notificationTargetTypeSchema),
+    chatMessagesPerDay: z.record(z.string(), z.number().int().nullable()),
+  }),
+});
+export type Entitlements = z.infer<typeof entitlementsSchema>;
+export const entitlementsRequestSchema = z.object({ userId: z.string().min(1) });

@@ -1,0 +1,2 @@
+export * from './billing-events.js';
+export * from './billing.contract.js';

@@ -1,0 +1,54 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { entitlementsRequestSchema, ErrorCode, type RequestMeta, type RpcRequest, Subjects } from '@invest/contracts';
+import { parseOrThrow, ServiceError } from '@invest/platform';
+import type { BillingService } from './billing.service.js';
+import { BILLING_SERVICE } from './billing.tokens.js';
+
+function requireUser(meta: Partial<RequestMeta> | undefined): string {
+  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+  return meta.userId;
+}
+
+/** `billing.*`: plans (public), the user's subscription, provider notifications and entitlements. */
+@Controller()
+export class BillingHandler {
+  constructor(@Inject(BILLING_SERVICE) private readonly billing: BillingService) {}
+
+  @MessagePattern(Subjects.billing.plansList)
+  plans() {
+    return this.billing.listPlans();
+  }
+
+  @MessagePattern(Subjects.billing.subscriptionGet)
+  current(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.current(requireUser(req.meta));
+  }
+
+  @MessagePattern(Subjects.billing.subscribe)
+  subscribe(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.subscribe(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.billing.subscriptionSync)
+  sync(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.sync(requireUser(req.meta));
+  }
+
+  /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed. */
+  @MessagePattern(Subjects.billing.providerPay)
+  pay(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.pay(req.data);
+  }
+
+  @MessagePattern(Subjects.billing.providerRecurrent)
+  recurrent(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.recurrent(req.data);
+  }
+
+  /** For other services (alerts, chat), not routed from HTTP. */
+  @MessagePattern(Subjects.billing.entitlementsGet)
+  entitlements(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.entitlements(parseOrThrow(entitlementsRequestSchema, req.data).userId);
+  }
+}

@@ -1,0 +1,280 @@
+import {
+  type Entitlements,
+  ErrorCode,
+  type ListPlansReply,
+  type PlanCode,
+  type ProviderNotification,
+  providerNotificationSchema,
+  type SubscriptionReply,
+  subscribeRequestSchema,
+} from '@invest/contracts';
+import {
+  appendToStream,
+  type Db,
+  EventIdConflictError,
+  type Logger,
+  parseOrThrow,
+  ProviderError,
+  ServiceError,
+} from '@invest/platform';
+import { entitlementsFor } from './entitlements/plan-limits.js';
+import { normalizeAmount } from './plans/money.js';
+import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
+import type { CloudPaymentsClient } from './provider/cloudpayments.client.js';
+import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
+import { notificationData, notificationParams } from './provider/notification-body.js';
+import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
+import { projectBillingEvent } from './subscriptions/subscription.projection.js';
+import { findCurrentSubscription, findPaymentByUuid, findSubscription, usableSubscriptions } from './subscriptions/subscription.queries.js';
+
+export interface BillingServiceOptions {
+  plans: Plan[];
+  apiSecret: string;
+  /** Accept `TestMode=1` payments (development); in production they are recorded as unattributed. */
+  acceptTestPayments: boolean;
+  clock: () => Date;
+  logger: Logger;
+}
+
+const ACCEPTED_STATUSES = new Set(['Completed', 'Authorized']);
+/** A user id as the gateway's tokens carry it: visible characters, bounded. */
+const USER_ID = /^[\x21-\x7e]{1,128}$/;
+const CANCELLING: Record<string, 'provider_cancelled' | 'provider_rejected' | 'provider_expired'> = {
+  Cancelled: 'provider_cancelled',
+  Rejected: 'provider_rejected',
+  Expired: 'provider_expired',
+};
+
+/**
+ * Billing's use cases at the edge: provider calls, signature checks and queries around the pure decider
+ * (subscriptions/subscription.decider.ts), which every state change goes through.
+ */
+export class BillingService {
+  private readonly planIds: Record<PlanCode, number>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly provider: CloudPaymentsClient,
+    private readonly opts: BillingServiceOptions,
+  ) {
+    this.planIds = Object.fromEntries(opts.plans.map((p) => [p.code, p.id])) as Record<PlanCode, number>;
+  }
+
+  listPlans(): ListPlansReply {
+    return { data: this.opts.plans.map(planView) };
+  }
+
+  async current(userId: string): Promise<SubscriptionReply> {
+    return { data: await findCurrentSubscription(this.db, userId, this.opts.plans, this.opts.clock()) };
+  }
+
+  /** `POST /api/subscribe`: confirms the client's payment with the provider, then records it once. */
+  async subscribe(userId: string, input: unknown): Promise<SubscriptionReply> {
+    const req = parseOrThrow(subscribeRequestSchema, input);
+    const plan = this.opts.plans.find((p) => p.code === req.plan);
+    if (!plan || !plan.paid) throw ServiceError.validation({ plan: ['The selected plan is invalid; choose one of: ' + this.paidCodes() + '.'] });
+    const now = this.opts.clock();
+
+    // A repeated uuid answers the first result, without asking the provider again.
+    const known = await findPaymentByUuid(this.db, req.uuid);
+    if (known) {
+      if (known.user_id !== userId) throw ServiceError.validation({ uuid: ['The uuid does not match a payment of yours.'] });
+      return { data: await findSubscription(this.db, known.subscription_id, this.opts.plans, now) };
+    }
+
+    const payment = await this.provider.findPayment(req.uuid).catch((err: unknown) => {
+      throw this.providerDown(err, 'Could not confirm the payment with the payment provider; nothing was recorded. Please try again.');
+    });
+    const problem = !payment
+      ? 'No payment with this uuid was found at the payment provider.'
+      : !ACCEPTED_STATUSES.has(payment.status)
+        ? `The payment is not completed (status ${payment.status || 'unknown'}).`
+        : payment.accountId !== userId
+          ? 'The payment was made for another account.'
+          : payment.amount !== plan.price || payment.currency !== plan.currency
+            ? `The payment amount ${payment.amount ?? '?'} ${payment.currency} does not match the ${plan.code} price ${plan.price} ${plan.currency}.`
+            : !payment.testMode || this.opts.acceptTestPayments
+              ? undefined
+              : 'The payment was made in test mode.';
+    if (problem || !payment) throw ServiceError.validation({ uuid: [problem!] });
+
+    try {
+      await runBillingCommand(
+        this.db,
+        {
+          type: 'RecordPayment',
+          source: 'client',
+          userId,
+          uuid: req.uuid,
+          payment: { transactionId: payment.transactionId, amount: payment.amount!, currency: payment.currency, invoiceId: req.uuid, externalId: payment.subscriptionId },
+          plan,
+          newSubscriptionId: subscriptionIdFor(payment.transactionId),
+          now,
+        },
+        paymentEventIds(payment.transactionId),
+      );
+    } catch (err) {
+      if (err instanceof EventIdConflictError) throw ServiceError.conflict('This payment was already recorded and cannot be applied again.');
+      throw err;
+    }
+    const recorded = await findPaymentByUuid(this.db, req.uuid);
+    const [row] = recorded ? [] : await this.db.query<{ subscription_id: string }>('select subscription_id::text from subscription_payments where transaction_id = $1', [payment.transactionId]);
+    const subscriptionId = recorded?.subscription_id ?? row?.subscription_id;
+    return { data: subscriptionId ? await findSubscription(this.db, subscriptionId, this.opts.plans, now) : null };
+  }
+
+  /** `POST /api/provider/payment-success`: a signed Pay notification; `{code: 0}` once it is recorded (or known). */
+  async pay(input: unknown): Promise<{ code: 0 }> {
+    const { raw, params } = this.verifiedParams(input, 'pay');
+    const transactionId = params.TransactionId;
+    const amount = normalizeAmount(params.Amount);
+    const currency = params.Currency;
+    if (!transactionId || !/^\d{1,20}$/.test(transactionId) || !amount || !currency) {
+      this.opts.logger.error({ notification: 'pay', bytes: raw.length, transactionId }, 'billing: signed Pay notification lacks TransactionId, Amount or Currency');
+      throw ServiceError.validation({ body: ['TransactionId, Amount and Currency are required.'] });
+    }
+    const status = params.Status ?? '';
+    if (!ACCEPTED_STATUSES.has(status) || (params.OperationType && params.OperationType !== 'Payment')) {
+      this.opts.logger.info({ transactionId, status, operationType: params.OperationType }, 'billing: Pay notification is not an accepted payment; ignored');
+      return { code: 0 };
+    }
+    const now = this.opts.clock();
+    const accountId = params.AccountId ?? null;
+    const invoiceId = params.InvoiceId ?? null;
+    const plan = planForPayment(this.opts.plans, amount, currency, stringField(notificationData(params)?.plan));
+    const unattributed =
+      !accountId || !USER_ID.test(accountId)
+        ? 'no usable AccountId'
+        : !plan
+          ? `no plan matches ${amount} ${currency}`
+          : params.TestMode === '1' && !this.opts.acceptTestPayments
+            ? 'test-mode payment'
+            : undefined;
+    if (unattributed || !plan || !accountId) {
+      await this.recordUnattributed({ transactionId, accountId, invoiceId, amount, currency, reason: unattributed ?? 'unattributable', now });
+      return { code: 0 };
+    }
+    try {
+      const result = await runBillingCommand(
+        this.db,
+        {
+          type: 'RecordPayment',
+          source: 'webhook',
+          userId: accountId,
+          uuid: transactionId,
+          payment: { transactionId, amount, currency, invoiceId, externalId: params.SubscriptionId ?? null },
+          plan,
+          newSubscriptionId: subscriptionIdFor(transactionId),
+          now,
+        },
+        paymentEventIds(transactionId),
+      );
+      if (result.newEvents.length) {
+        this.opts.logger.info({ transactionId, userId: accountId, plan: plan.code, events: result.newEvents.map((e) => e.type) }, 'billing: payment recorded');
+      } else {
+        this.opts.logger.info({ transactionId, userId: accountId }, 'billing: payment already recorded; notification acknowledged');
+      }
+    } catch (err) {
+      if (!(err instanceof EventIdConflictError)) throw err;
+      this.opts.logger.warn({ transactionId, userId: accountId }, 'billing: payment id already recorded elsewhere (unattributed or another account); acknowledged');
+    }
+    return { code: 0 };
+  }
+
+  /** `POST /api/provider/recurrent`: the provider cancelled, rejected or ended a recurring subscription. */
+  async recurrent(input: unknown): Promise<{ code: 0 }> {
+    const { params } = this.verifiedParams(input, 'recurrent');
+    const externalId = params.Id;
+    const reason = CANCELLING[params.Status ?? ''];
+    if (!externalId || !reason) {
+      this.opts.logger.info({ externalId, status: params.Status }, 'billing: Recurrent notification changes nothing here');
+      return { code: 0 };
+    }
+    let userId = params.AccountId && USER_ID.test(params.AccountId) ? params.AccountId : undefined;
+    if (!userId) {
+      const [row] = await this.db.query<{ user_id: string }>('select user_id from subscriptions where external_id = $1 limit 1', [externalId]);
+      userId = row?.user_id;
+    }
+    if (!userId) {
+      this.opts.logger.warn({ externalId, status: params.Status }, 'billing: Recurrent notification for an unknown subscription; acknowledged');
+      return { code: 0 };
+    }
+    const result = await runBillingCommand(this.db, { type: 'CancelByProvider', userId, externalId, reason, now: this.opts.clock() });
+    if (result.newEvents.length) this.opts.logger.info({ userId, externalId, reason }, 'billing: subscription cancelled by the provider');
+    return { code: 0 };
+  }
+
+  /** `POST /api/sync-subscription`: status and end date as the provider has them. */
+  async sync(userId: string): Promise<SubscriptionReply> {
+    await this.reconcileUser(userId, 'sync');
+    return this.current(userId);
+  }
+
+  /** Reconciles one user with the provider; returns the corrections made. A provider failure changes nothing. */
+  async reconcileUser(userId: string, why: 'sync' | 'reconcile'): Promise<string[]> {
+    const remote = await this.provider.findSubscriptions(userId).catch((err: unknown) => {
+      throw this.providerDown(err, 'Could not reach the payment provider to sync your subscription; nothing was changed. Please try again later.');
+    });
+    const result = await runBillingCommand(this.db, { type: 'Reconcile', userId, provider: remote, now: this.opts.clock() });
+    const drift = result.newEvents.flatMap((e) => (e.type === 'SubscriptionReconciled' ? e.data.drift.map((d) => `${e.data.subscriptionId}: ${d}`) : []));
+    for (const d of drift) this.opts.logger.info({ userId, why, drift: d }, `billing: ${why} corrected drift`);
+    return drift;
+  }
+
+  /** `billing.entitlements.get`: the user's plan and what it allows. */
+  async entitlements(userId: string): Promise<Entitlements> {
+    const rows = await usableSubscriptions(this.db, userId, this.opts.clock());
+    return entitlementsFor(
+      userId,
+      rows.map((r) => ({ code: r.code as PlanCode, endsAt: r.ends_at ? new Date(r.ends_at).toISOString() : null })),
+      this.planIds,
+    );
+  }
+
+  private async recordUnattributed(p: { transactionId: string; accountId: string | null; invoiceId: string | null; amount: string; currency: string; reason: string; now: Date }) {
+    await this.db
+      .transaction(async (tx) => {
+        const event = {
+          type: 'PaymentUnattributed' as const,
+          data: { version: 1 as const, paymentId: p.transactionId, accountId: p.accountId, invoiceId: p.invoiceId, amount: p.amount, currency: p.currency, reason: p.reason, at: p.now.toISOString() },
+        };
+        const res = await appendToStream(tx, `billing-unattributed-${p.transactionId}`, [{ id: paymentEventIds(p.transactionId)[0]!, ...event }], 'any');
+        if (!res.alreadyApplied) {
+          await projectBillingEvent(tx, event, res.nextExpectedVersion);
+          this.opts.logger.warn({ transactionId: p.transactionId, accountId: p.accountId, amount: p.amount, currency: p.currency, reason: p.reason }, 'billing: payment could not be attributed; recorded for an operator');
+        }
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof EventIdConflictError)) throw err;
+      });
+  }
+
+  private verifiedParams(input: unknown, kind: string): { raw: Buffer; params: Record<string, string> } {
+    const n: ProviderNotification = parseOrThrow(providerNotificationSchema, input);
+    const raw = Buffer.from(n.body, 'base64');
+    if (!verifyCloudPaymentsSignature(raw, n, this.opts.apiSecret)) {
+      // Never the body: it may be forged, and it carries personal data.
+      this.opts.logger.warn({ notification: kind, bytes: raw.length, contentHmac: !!n.contentHmac, xContentHmac: !!n.xContentHmac }, 'billing: provider notification with a missing or bad signature rejected');
+      throw new ServiceError(ErrorCode.Unauthenticated, 'Invalid signature.');
+    }
+    const params = notificationParams(raw, n.contentType);
+    if (!params) {
+      this.opts.logger.error({ notification: kind, bytes: raw.length, contentType: n.contentType }, 'billing: signed notification body is neither a form nor a JSON object');
+      throw ServiceError.validation({ body: ['The notification body could not be read.'] });
+    }
+    return { raw, params };
+  }
+
+  private providerDown(err: unknown, message: string): ServiceError {
+    if (err instanceof ServiceError) return err;
+    this.opts.logger.warn({ err: err instanceof ProviderError ? err.message : err }, 'billing: payment provider call failed');
+    return ServiceError.unavailable(message);
+  }
+
+  private paidCodes(): string {
+    return this.opts.plans.filter((p) => p.paid).map((p) => p.code).join(', ');
+  }
+}
+
+const stringField = (v: unknown) => (typeof v === 'string' ? v : undefined);
+

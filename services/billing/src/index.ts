@@ -1,0 +1,1 @@
+export { createBillingApp, type BillingApp, type BillingAppOptions } from './billing.app.js';

@@ -1,0 +1,5 @@
+import { eventStoreMigration } from '@invest/platform';
+import { BillingSchema } from './0001-billing-schema.js';
+
+/** Every migration of the billing database, in order. Names are stable: never rename one that shipped. */
+export const migrations = [eventStoreMigration, { name: '0001-billing-schema', class: BillingSchema }];

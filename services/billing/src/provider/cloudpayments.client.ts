@@ -1,0 +1,97 @@
+import { fetchJson, type Logger, ProviderError } from '@invest/platform';
+import type { ProviderSubscription, ProviderSubscriptionStatus } from '../subscriptions/subscription.decider.js';
+import { normalizeAmount } from '../plans/money.js';
+
+export interface CloudPaymentsClientOptions {
+  /** `CLOUDPAYMENTS_API_URL`, e.g. `https://api.cloudpayments.ru`. */
+  baseUrl: string;
+  publicId: string;
+  apiSecret: string;
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  logger?: Logger;
+}
+
+/** A transaction as `/payments/find` describes it, with the amount as an exact decimal string. */
+export interface ProviderTransaction {
+  transactionId: string;
+  amount: string | undefined;
+  currency: string;
+  invoiceId: string | null;
+  accountId: string | null;
+  status: string;
+  subscriptionId: string | null;
+  testMode: boolean;
+}
+
+interface Envelope<M> {
+  Success: boolean;
+  Message: string | null;
+  Model?: M;
+}
+
+const STATUSES: ProviderSubscriptionStatus[] = ['Active', 'PastDue', 'Cancelled', 'Rejected', 'Expired'];
+const text = (v: unknown): string | null => (v === null || v === undefined || v === '' ? null : String(v));
+
+/**
+ * The CloudPayments API calls billing makes (reference §4): POST with a JSON body and HTTP Basic auth
+ * (Public ID : API secret), `{Success, Message, Model}` envelopes. Timeouts, retries with backoff on
+ * 429/5xx/network; a failure is a ProviderError the caller turns into a 503.
+ */
+export class CloudPaymentsClient {
+  constructor(private readonly opts: CloudPaymentsClientOptions) {}
+
+  /** The last transaction with this InvoiceId, or null when the provider knows none. */
+  async findPayment(invoiceId: string): Promise<ProviderTransaction | null> {
+    const res = await this.post<Record<string, unknown>>('/payments/find', { InvoiceId: invoiceId });
+    if (!res.Success || !res.Model) {
+      if (/not found/i.test(res.Message ?? '') || !res.Model) return null;
+    }
+    const m = res.Model!;
+    return {
+      transactionId: String(m.TransactionId),
+      amount: normalizeAmount(m.Amount),
+      currency: String(m.Currency ?? ''),
+      invoiceId: text(m.InvoiceId),
+      accountId: text(m.AccountId),
+      status: String(m.Status ?? ''),
+      subscriptionId: text(m.SubscriptionId),
+      testMode: m.TestMode === true,
+    };
+  }
+
+  /** The account's subscriptions at the provider, cancelled ones included. */
+  async findSubscriptions(accountId: string): Promise<ProviderSubscription[]> {
+    const res = await this.post<Record<string, unknown>[]>('/subscriptions/find', { accountId });
+    if (!res.Success) throw new ProviderError('cloudpayments', 'bad_payload', `subscriptions/find failed: ${res.Message ?? 'no message'}`);
+    return (res.Model ?? []).flatMap((m) => {
+      const status = STATUSES.find((s) => s === m.Status);
+      if (!status || !m.Id) return [];
+      const next = text(m.NextTransactionDateIso);
+      return [{ id: String(m.Id), status, nextTransactionAt: next ? asUtc(next) : null }];
+    });
+  }
+
+  private async post<M>(path: string, body: unknown): Promise<Envelope<M>> {
+    const o = this.opts;
+    const auth = Buffer.from(`${o.publicId}:${o.apiSecret}`).toString('base64');
+    const res = await fetchJson<Envelope<M>>(`${o.baseUrl.replace(/\/$/, '')}${path}`, {
+      provider: 'cloudpayments',
+      timeoutMs: o.timeoutMs,
+      retries: o.retries,
+      backoffMs: o.backoffMs,
+      ...(o.logger ? { logger: o.logger } : {}),
+      init: { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` } },
+    });
+    if (!res || typeof res !== 'object' || typeof res.Success !== 'boolean') {
+      throw new ProviderError('cloudpayments', 'bad_payload', `${path}: answer has no Success flag`);
+    }
+    return res;
+  }
+}
+
+/** `…Iso` dates are UTC without a zone marker. */
+function asUtc(iso: string): string {
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`).toISOString();
+}

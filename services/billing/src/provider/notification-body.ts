@@ -1,0 +1,52 @@
+/**
+ * The parameters of a provider notification, after its signature was checked: a form body (the default,
+ * lower-case escapes, `+` for space) or JSON, by Content-Type. Every value is a string; empty optional
+ * fields (`SubscriptionId=`) are absent. `undefined` when the body is neither.
+ */
+export function notificationParams(raw: Buffer, contentType: string | null): Record<string, string> | undefined {
+  const text = raw.toString('utf8');
+  if (/json/i.test(contentType ?? '')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(parsed)) {
+      if (v === null || v === undefined || v === '') continue;
+      out[k] = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    }
+    return out;
+  }
+  const out: Record<string, string> = {};
+  for (const pair of text.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
+    if (key === undefined || value === undefined) return undefined;
+    if (value !== '' && !(key in out)) out[key] = value;
+  }
+  return out;
+}
+
+function decode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The widget's `Data` field (JSON inside one form field; may be empty or pretty-printed), or undefined. */
+export function notificationData(params: Record<string, string>): Record<string, unknown> | undefined {
+  if (!params.Data) return undefined;
+  try {
+    const v: unknown = JSON.parse(params.Data);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

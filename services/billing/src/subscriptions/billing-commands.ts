@@ -1,0 +1,22 @@
+import type { BillingEvent } from '@invest/contracts';
+import { type CommandResult, type Db, eventIdFor, handleCommand } from '@invest/platform';
+import { type BillingCommand, type BillingState, billingDecider, userStream } from './subscription.decider.js';
+import { projectBillingEvent } from './subscription.projection.js';
+
+/** Ids of a payment's events: the event store refuses a second record of the same provider TransactionId. */
+export const paymentEventIds = (transactionId: string) => [eventIdFor('payment', transactionId), eventIdFor('payment', transactionId, 'period')];
+/** The subscription a payment would start: the same id however often the payment is reported. */
+export const subscriptionIdFor = (transactionId: string) => eventIdFor('subscription', transactionId);
+
+/**
+ * Runs one command against a user's billing stream and projects what it appended into the read models,
+ * all in one transaction: the events, the tables and the outbox commit together or not at all.
+ */
+export function runBillingCommand(db: Db, command: BillingCommand, eventIds?: string[]): Promise<CommandResult<BillingState, BillingEvent>> {
+  return db.transaction(async (tx) => {
+    const result = await handleCommand(tx, userStream(command.userId), command, billingDecider, eventIds ? { eventIds } : {});
+    const first = result.nextExpectedVersion - result.newEvents.length + 1;
+    for (const [i, event] of result.newEvents.entries()) await projectBillingEvent(tx, event, first + i);
+    return result;
+  });
+}

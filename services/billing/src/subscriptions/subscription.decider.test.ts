@@ -1,0 +1,156 @@
+import type { BillingEvent } from '@invest/contracts';
+import { ServiceError } from '@invest/platform';
+import { deciderSpecification } from '@invest/platform/testing/index';
+import { describe, expect, it } from 'vitest';
+import { planCatalog } from '../plans/plan-catalog.js';
+import { type BillingCommand, billingDecider, currentSubscription } from './subscription.decider.js';
+
+const [monthly, yearly] = planCatalog();
+const spec = deciderSpecification(billingDecider);
+const now = new Date('2026-03-10T12:00:00.000Z');
+const at = now.toISOString();
+const SUB1 = '00000000-0000-5000-8000-000000000001';
+const SUB2 = '00000000-0000-5000-8000-000000000002';
+
+const pay = (over: Partial<Extract<BillingCommand, { type: 'RecordPayment' }>> = {}): BillingCommand => ({
+  type: 'RecordPayment',
+  source: 'client',
+  userId: '42',
+  uuid: 'c0ffee00-0000-4000-8000-000000000001',
+  payment: { transactionId: '1001', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null },
+  plan: monthly!,
+  newSubscriptionId: SUB1,
+  now,
+  ...over,
+});
+
+const recorded = (over: Partial<Extract<BillingEvent, { type: 'PaymentRecorded' }>['data']> = {}): BillingEvent => ({
+  type: 'PaymentRecorded',
+  data: {
+    version: 1,
+    userId: '42',
+    paymentId: '1001',
+    uuid: 'c0ffee00-0000-4000-8000-000000000001',
+    invoiceId: 'c0ffee00-0000-4000-8000-000000000001',
+    amount: '299.00',
+    currency: 'RUB',
+    planCode: 'basic-m',
+    source: 'client',
+    subscriptionId: SUB1,
+    at,
+    ...over,
+  },
+});
+const started = (over: Partial<Extract<BillingEvent, { type: 'SubscriptionStarted' }>['data']> = {}): BillingEvent => ({
+  type: 'SubscriptionStarted',
+  data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', startsAt: at, endsAt: '2026-04-10T12:00:00.000Z', externalId: null, at, ...over },
+});
+
+describe('billing decider', () => {
+  it('a first payment records it and starts a subscription for one period', () => {
+    spec.given().when(pay()).then([recorded(), started()]);
+  });
+
+  it('a yearly plan runs one calendar year', () => {
+    spec
+      .given()
+      .when(pay({ plan: yearly! }))
+      .then([recorded({ planCode: 'basic-y' }), started({ planCode: 'basic-y', endsAt: '2027-03-10T12:00:00.000Z' })]);
+  });
+
+  it('a known payment id, client uuid or InvoiceId changes nothing', () => {
+    const history = [recorded(), started()];
+    spec.given(history).when(pay()).thenNothingHappened();
+    // The webhook of the same payment: another uuid (its TransactionId) but the client's InvoiceId.
+    spec
+      .given(history)
+      .when(pay({ source: 'webhook', uuid: '9999', payment: { transactionId: '9999', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null } }))
+      .thenNothingHappened();
+    // The client confirming, after the webhook recorded it, the payment whose InvoiceId is its uuid.
+    spec
+      .given([recorded({ source: 'webhook', uuid: '1001', invoiceId: 'c0ffee00-0000-4000-8000-000000000001' }), started()])
+      .when(pay())
+      .thenNothingHappened();
+  });
+
+  it('a client payment while a subscription is active is a 409 conflict', () => {
+    spec
+      .given([recorded(), started()])
+      .when(pay({ uuid: 'other', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'other', externalId: null }, newSubscriptionId: SUB2 }))
+      .thenThrows(expect.objectContaining({ code: 'conflict' }) as never);
+    expect(() =>
+      billingDecider.decide(
+        pay({ uuid: 'other', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'other', externalId: null } }),
+        [recorded(), started()].reduce(billingDecider.evolve, billingDecider.initialState()),
+      ),
+    ).toThrow(ServiceError);
+  });
+
+  it('a webhook charge while active extends the running subscription from its end and keeps the SubscriptionId', () => {
+    spec
+      .given([recorded(), started()])
+      .when(pay({ source: 'webhook', uuid: '1002', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: 'sc_1' }, newSubscriptionId: SUB2 }))
+      .then([
+        recorded({ paymentId: '1002', uuid: '1002', invoiceId: null, source: 'webhook', subscriptionId: SUB1 }),
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: 'sc_1', at } },
+      ]);
+  });
+
+  it('a payment after a cancelled but still running subscription starts a new one when it ends; after it ended, now', () => {
+    const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', at } };
+    const second = pay({ uuid: 'u2', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'u2', externalId: null }, newSubscriptionId: SUB2 });
+    spec
+      .given([recorded(), started(), cancelled])
+      .when(second)
+      .then([
+        recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2', subscriptionId: SUB2 }),
+        started({ subscriptionId: SUB2, startsAt: '2026-04-10T12:00:00.000Z', endsAt: '2026-05-10T12:00:00.000Z' }),
+      ]);
+    const later = new Date('2026-06-01T00:00:00.000Z');
+    spec
+      .given([recorded(), started()])
+      .when({ ...second, now: later } as BillingCommand)
+      .then([
+        recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2', subscriptionId: SUB2, at: later.toISOString() }),
+        started({ subscriptionId: SUB2, startsAt: later.toISOString(), endsAt: '2026-07-01T00:00:00.000Z', at: later.toISOString() }),
+      ]);
+  });
+
+  it('the provider cancelling moves the subscription with that SubscriptionId to cancelled, once', () => {
+    const history = [recorded(), started({ externalId: 'sc_9' })];
+    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_9', reason: 'provider_rejected', now };
+    const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_rejected', at } };
+    spec.given(history).when(cancel).then([cancelled]);
+    spec.given([...history, cancelled]).when(cancel).thenNothingHappened();
+    spec.given(history).when({ ...cancel, externalId: 'sc_other' }).thenNothingHappened();
+  });
+
+  it('reconcile corrects status and a later end date, never cuts paid time, and is quiet without drift', () => {
+    const history = [recorded(), started({ externalId: 'sc_9' })];
+    spec
+      .given(history)
+      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Cancelled', nextTransactionAt: null }] })
+      .then([
+        { type: 'SubscriptionReconciled', data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['status active -> cancelled'], at } },
+      ]);
+    spec
+      .given(history)
+      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-05-10T12:00:00.000Z' }] })
+      .then([
+        {
+          type: 'SubscriptionReconciled',
+          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'active', endsAt: '2026-05-10T12:00:00.000Z', drift: ['ends_at 2026-04-10T12:00:00.000Z -> 2026-05-10T12:00:00.000Z'], at },
+        },
+      ]);
+    spec.given(history).when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-04-01T00:00:00.000Z' }] }).thenNothingHappened();
+  });
+
+  it('cleanup removes subscriptions that ended before the cut-off, and the next one becomes current', () => {
+    const history = [recorded(), started({ endsAt: '2026-03-01T00:00:00.000Z' })];
+    const removed: BillingEvent = { type: 'SubscriptionRemoved', data: { version: 1, userId: '42', subscriptionId: SUB1, endedAt: '2026-03-01T00:00:00.000Z', at } };
+    spec.given(history).when({ type: 'RemoveOutdated', userId: '42', now, olderThan: new Date('2026-03-08T12:00:00.000Z') }).then([removed]);
+    spec.given(history).when({ type: 'RemoveOutdated', userId: '42', now, olderThan: new Date('2026-02-27T00:00:00.000Z') }).thenNothingHappened();
+    const state = [...history, removed].reduce(billingDecider.evolve, billingDecider.initialState());
+    expect(currentSubscription(state)).toBeUndefined();
+  });
+});

@@ -1,0 +1,75 @@
+import type { BillingEvent } from '@invest/contracts';
+import { eventIdFor, type SqlClient } from '@invest/platform';
+
+/** SubscriptionPayment.platform_id of CloudPayments, the only card provider so far. */
+export const CLOUDPAYMENTS_PLATFORM_ID = 1;
+const STATUS_ID = { active: 1, cancelled: 2 } as const;
+const planId = (param: string) => `(select id from subscription_plans where code = ${param})`;
+
+/**
+ * Applies one billing event to the read models (subscriptions, subscription_payments,
+ * unattributed_payments). Called in the transaction that appends the event, and by the rebuild, so the
+ * tables are always a function of the events. `streamVersion` is the event's position in its stream.
+ */
+export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, streamVersion: number): Promise<void> {
+  switch (event.type) {
+    case 'PaymentRecorded': {
+      const d = event.data;
+      await tx.query(
+        `insert into subscription_payments (id, subscription_id, user_id, amount, currency, platform_id, uuid, transaction_id, invoice_id, source, created_at)
+         values ($1, $2, $3, $4::numeric, $5, $6, $7, $8, $9, $10, $11)`,
+        [eventIdFor('subscription-payment', d.paymentId), d.subscriptionId, d.userId, d.amount, d.currency, CLOUDPAYMENTS_PLATFORM_ID, d.uuid, d.paymentId, d.invoiceId, d.source, d.at],
+      );
+      return;
+    }
+    case 'SubscriptionStarted': {
+      const d = event.data;
+      await tx.query(
+        `insert into subscriptions (id, user_id, subscription_plan_id, status_id, starts_at, ends_at, external_id, created_at, updated_at, stream_version)
+         values ($1, $2, ${planId('$3')}, $4, $5, $6, $7, $8, $8, $9)`,
+        [d.subscriptionId, d.userId, d.planCode, STATUS_ID.active, d.startsAt, d.endsAt, d.externalId, d.at, streamVersion],
+      );
+      return;
+    }
+    case 'SubscriptionExtended': {
+      const d = event.data;
+      await tx.query(
+        `update subscriptions set ends_at = $2, subscription_plan_id = ${planId('$3')}, external_id = $4, status_id = $5, updated_at = $6, stream_version = $7
+         where id = $1`,
+        [d.subscriptionId, d.endsAt, d.planCode, d.externalId, STATUS_ID.active, d.at, streamVersion],
+      );
+      return;
+    }
+    case 'SubscriptionCancelled': {
+      const d = event.data;
+      await tx.query('update subscriptions set status_id = $2, updated_at = $3, stream_version = $4 where id = $1', [d.subscriptionId, STATUS_ID.cancelled, d.at, streamVersion]);
+      return;
+    }
+    case 'SubscriptionReconciled': {
+      const d = event.data;
+      await tx.query('update subscriptions set status_id = $2, ends_at = $3, updated_at = $4, stream_version = $5 where id = $1', [
+        d.subscriptionId,
+        STATUS_ID[d.status],
+        d.endsAt,
+        d.at,
+        streamVersion,
+      ]);
+      return;
+    }
+    case 'SubscriptionRemoved':
+      await tx.query('delete from subscriptions where id = $1', [event.data.subscriptionId]);
+      return;
+    case 'PaymentUnattributed': {
+      const d = event.data;
+      await tx.query(
+        `insert into unattributed_payments (transaction_id, account_id, invoice_id, amount, currency, reason, created_at)
+         values ($1, $2, $3, $4, $5, $6, $7)`,
+        [d.paymentId, d.accountId, d.invoiceId, d.amount, d.currency, d.reason, d.at],
+      );
+      return;
+    }
+  }
+}
+
+/** The read-model tables the projection owns (truncated by the rebuild). */
+export const PROJECTED_TABLES = ['subscriptions', 'subscription_payments', 'unattributed_payments'] as const;

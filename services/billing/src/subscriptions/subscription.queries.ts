@@ -1,0 +1,61 @@
+import type { SubscriptionView } from '@invest/contracts';
+import type { SqlClient } from '@invest/platform';
+import { type Plan, planView } from '../plans/plan-catalog.js';
+
+interface Row {
+  id: string;
+  code: string;
+  status: 'active' | 'cancelled';
+  starts_at: Date;
+  ends_at: Date | null;
+  external_id: string | null;
+  updated_at: Date;
+}
+
+const SELECT = `select s.id, p.code, st.code as status, s.starts_at, s.ends_at, s.external_id, s.updated_at
+  from subscriptions s join subscription_plans p on p.id = s.subscription_plan_id join subscription_statuses st on st.id = s.status_id`;
+
+function toView(row: Row, plans: readonly Plan[], now: Date): SubscriptionView {
+  const plan = plans.find((p) => p.code === row.code)!;
+  const ends = row.ends_at ? new Date(row.ends_at) : null;
+  return {
+    id: row.id,
+    plan: planView(plan),
+    status: row.status,
+    starts_at: new Date(row.starts_at).toISOString(),
+    ends_at: ends ? ends.toISOString() : null,
+    external_id: row.external_id,
+    usable: new Date(row.starts_at) <= now && (ends === null || ends > now),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** The user's current subscription: the most recently updated one (spec), or null. */
+export async function findCurrentSubscription(db: SqlClient, userId: string, plans: readonly Plan[], now: Date): Promise<SubscriptionView | null> {
+  const [row] = await db.query<Row>(`${SELECT} where s.user_id = $1 order by s.stream_version desc limit 1`, [userId]);
+  return row ? toView(row, plans, now) : null;
+}
+
+export async function findSubscription(db: SqlClient, id: string, plans: readonly Plan[], now: Date): Promise<SubscriptionView | null> {
+  const [row] = await db.query<Row>(`${SELECT} where s.id = $1`, [id]);
+  return row ? toView(row, plans, now) : null;
+}
+
+/** Subscriptions usable now (paid period running, cancelled ones included), best plan first. */
+export async function usableSubscriptions(db: SqlClient, userId: string, now: Date): Promise<{ code: string; ends_at: Date | null }[]> {
+  return db.query(
+    `select p.code, s.ends_at from subscriptions s join subscription_plans p on p.id = s.subscription_plan_id
+     where s.user_id = $1 and s.starts_at <= $2 and (s.ends_at is null or s.ends_at > $2)
+     order by s.ends_at desc nulls first`,
+    [userId, now],
+  );
+}
+
+/** The payment recorded under a client uuid (or with it as InvoiceId), if any. */
+export async function findPaymentByUuid(db: SqlClient, uuid: string): Promise<{ user_id: string; subscription_id: string } | undefined> {
+  const [row] = await db.query<{ user_id: string; subscription_id: string }>(
+    'select user_id, subscription_id::text from subscription_payments where uuid = $1 or invoice_id = $1 limit 1',
+    [uuid],
+  );
+  return row;
+}

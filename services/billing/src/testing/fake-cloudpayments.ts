@@ -1,0 +1,219 @@
+/**
+ * A local stand-in for CloudPayments (shared/reference/cloudpayments.md), speaking its wire format: the API
+ * (`/payments/find`, `/subscriptions/find`, `/test`; POST, JSON, HTTP Basic, `{Success, Message, Model}`),
+ * and a notifier that sends correctly signed Pay notifications as form bodies with lower-case escapes, as
+ * the provider does. Tests queue payments and faults; the demo's `/demo/pay` makes a payment and notifies
+ * the gateway, so a person can try the whole flow with curl.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signCloudPayments } from '../provider/cloudpayments-signature.js';
+
+export interface FakePayment {
+  TransactionId: number;
+  Amount: number;
+  Currency: string;
+  InvoiceId: string | null;
+  AccountId: string | null;
+  Status: 'Completed' | 'Authorized' | 'Declined' | 'Cancelled' | 'AwaitingAuthentication';
+  SubscriptionId: string | null;
+  TestMode: boolean;
+}
+
+export interface FakeSubscription {
+  Id: string;
+  AccountId: string;
+  Amount: number;
+  Currency: string;
+  Status: 'Active' | 'PastDue' | 'Cancelled' | 'Rejected' | 'Expired';
+  Interval: 'Month' | 'Year';
+  NextTransactionDateIso: string | null;
+}
+
+export interface FakeCloudPaymentsOptions {
+  publicId: string;
+  apiSecret: string;
+  /** Where `/demo/pay` sends the Pay notification (the gateway's `/api/provider/payment-success`). */
+  notifyUrl?: string;
+  /** Plan prices for `/demo/pay` (code → amount). */
+  prices?: Record<string, string>;
+  currency?: string;
+}
+
+export interface FakeCloudPayments {
+  url: string;
+  payments: FakePayment[];
+  subscriptions: FakeSubscription[];
+  /** API requests seen, for assertions. */
+  requests: { path: string; body: unknown; authorized: boolean }[];
+  /** Answer the next `n` API calls with HTTP 503 (`Infinity`: down until set to 0). */
+  failNext(n: number): void;
+  addPayment(p: Partial<FakePayment> & { AccountId: string | null; Amount: number }): FakePayment;
+  close(): Promise<void>;
+}
+
+let nextTransactionId = 2_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+
+/** Form-encodes like CloudPayments (.NET UrlEncode): lower-case escapes, `+` for space, empty fields kept. */
+export function cloudPaymentsForm(fields: Record<string, string | number | null | undefined>): string {
+  const enc = (v: string) =>
+    encodeURIComponent(v)
+      .replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())
+      .replace(/%20/g, '+');
+  return Object.entries(fields)
+    .map(([k, v]) => `${enc(k)}=${enc(v === null || v === undefined ? '' : String(v))}`)
+    .join('&');
+}
+
+/** The fields of a Pay notification for a payment, in the provider's order, with a test card's data. */
+export function payNotificationFields(p: FakePayment, extra: Record<string, string> = {}): Record<string, string | number | null> {
+  const amount = p.Amount.toFixed(2);
+  return {
+    TransactionId: p.TransactionId,
+    Amount: amount,
+    Currency: p.Currency,
+    PaymentAmount: amount,
+    PaymentCurrency: p.Currency,
+    OperationType: 'Payment',
+    InvoiceId: p.InvoiceId,
+    AccountId: p.AccountId,
+    SubscriptionId: p.SubscriptionId,
+    Name: 'Анна Смирнова',
+    Email: 'anna@example.org',
+    DateTime: new Date().toISOString().slice(0, 19).replace('T', ' '),
+    IpAddress: '203.0.113.25',
+    IpCountry: 'RU',
+    IpCity: 'Нижний Новгород',
+    CardFirstSix: '424242',
+    CardLastFour: '4242',
+    CardType: 'Visa',
+    CardExpDate: '12/27',
+    Issuer: 'CloudPayments',
+    IssuerBankCountry: 'RU',
+    Description: 'Тариф',
+    AuthCode: 'A1B2C3',
+    Token: '',
+    TestMode: p.TestMode ? 1 : 0,
+    Status: p.Status,
+    GatewayName: 'Test',
+    Data: '',
+    TotalFee: 0,
+    Rrn: '',
+    ...extra,
+  };
+}
+
+/** Posts a signed notification to `url`; resolves with the status and body of the answer. */
+export async function sendSignedNotification(
+  url: string,
+  fields: Record<string, string | number | null>,
+  secret: string,
+  opts: { format?: 'form' | 'json'; signWith?: 'content-hmac' | 'x-content-hmac' | 'both' | 'none' } = {},
+): Promise<{ status: number; body: string }> {
+  const json = opts.format === 'json';
+  const raw = Buffer.from(json ? JSON.stringify(fields) : cloudPaymentsForm(fields));
+  const sig = signCloudPayments(raw, secret);
+  const headers: Record<string, string> = { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' };
+  const mode = opts.signWith ?? 'both';
+  if (mode === 'content-hmac' || mode === 'both') headers['content-hmac'] = sig['Content-HMAC'];
+  if (mode === 'x-content-hmac' || mode === 'both') headers['x-content-hmac'] = sig['X-Content-HMAC'];
+  const res = await fetch(url, { method: 'POST', headers, body: raw });
+  return { status: res.status, body: await res.text() };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, port = 0, host = '127.0.0.1'): Promise<FakeCloudPayments> {
+  const payments: FakePayment[] = [];
+  const subscriptions: FakeSubscription[] = [];
+  const requests: FakeCloudPayments['requests'] = [];
+  let failures = 0;
+  const expectedAuth = `Basic ${Buffer.from(`${opts.publicId}:${opts.apiSecret}`).toString('base64')}`;
+
+  const addPayment: FakeCloudPayments['addPayment'] = (p) => {
+    const payment: FakePayment = { TransactionId: nextTransactionId++, Currency: 'RUB', InvoiceId: null, Status: 'Completed', SubscriptionId: null, TestMode: true, ...p };
+    payments.push(payment);
+    return payment;
+  };
+
+  const send = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  };
+
+  /** `POST /demo/pay {"accountId","plan"}`: pays as the widget would, then notifies the gateway. */
+  async function demoPay(body: Record<string, unknown>, res: ServerResponse) {
+    const accountId = String(body.accountId ?? '');
+    const plan = String(body.plan ?? 'basic-m');
+    const price = opts.prices?.[plan];
+    if (!accountId || !price) return send(res, 422, { message: `accountId and a paid plan (${Object.keys(opts.prices ?? {}).join(', ')}) are required` });
+    const payment = addPayment({ AccountId: accountId, Amount: Number(price), Currency: opts.currency ?? 'RUB', InvoiceId: String(body.invoiceId ?? randomUUID()) });
+    let notified: { status: number; body: string } | { error: string } | null = null;
+    if (opts.notifyUrl && body.notify !== false) {
+      notified = await sendSignedNotification(opts.notifyUrl, payNotificationFields(payment, { Data: JSON.stringify({ plan }) }), opts.apiSecret).catch((err: unknown) => ({ error: String(err) }));
+    }
+    return send(res, 200, { invoiceId: payment.InvoiceId, transactionId: payment.TransactionId, amount: payment.Amount.toFixed(2), notified });
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      const text = await readBody(req);
+      let body: Record<string, unknown> = {};
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        return send(res, 400, { Success: false, Message: 'Body is not JSON' });
+      }
+      if (path === '/demo/pay') return demoPay(body, res);
+      const authorized = req.headers.authorization === expectedAuth;
+      requests.push({ path, body, authorized });
+      if (failures > 0) {
+        failures--;
+        return send(res, 503, { Success: false, Message: 'Service Unavailable' });
+      }
+      if (!authorized) return send(res, 401, { Success: false, Message: 'Unauthorized' });
+      if (req.method !== 'POST') return send(res, 405, { Success: false, Message: 'Method not allowed' });
+      switch (path) {
+        case '/test':
+          return send(res, 200, { Success: true, Message: randomUUID() });
+        case '/payments/find': {
+          const invoiceId = String(body.InvoiceId ?? '');
+          const found = payments.filter((p) => p.InvoiceId === invoiceId).at(-1);
+          return found
+            ? send(res, 200, { Success: true, Message: null, Model: { ...found, CreatedDateIso: new Date().toISOString().slice(0, 19) } })
+            : send(res, 200, { Success: false, Message: 'Not found' });
+        }
+        case '/subscriptions/find': {
+          const accountId = String(body.accountId ?? '');
+          return send(res, 200, { Success: true, Message: null, Model: subscriptions.filter((s) => s.AccountId === accountId) });
+        }
+        default:
+          return send(res, 404, { Success: false, Message: 'Not found' });
+      }
+    })().catch((err: unknown) => send(res, 500, { Success: false, Message: String(err) }));
+  });
+
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const { port: actual } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${actual}`,
+    payments,
+    subscriptions,
+    requests,
+    failNext(n) {
+      failures = n;
+    },
+    addPayment,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
