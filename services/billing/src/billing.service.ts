@@ -268,7 +268,8 @@ export class BillingService {
   private providerDown(err: unknown, message: string): ServiceError {
     if (err instanceof ServiceError) return err;
     this.opts.logger.warn({ err: err instanceof ProviderError ? err.message : err }, 'billing: payment provider call failed');
-    return ServiceError.unavailable(message);
+    // `public`: the gateway shows this message instead of its generic 503 text (it says nothing was recorded).
+    return new ServiceError(ErrorCode.Unavailable, message, undefined, { public: true });
   }
 
   private paidCodes(): string {

@@ -4,6 +4,7 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { installRawBodyParsers } from './billing/raw-body.parsers.js';
 import { type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
@@ -55,6 +56,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
+  installRawBodyParsers(app, config.bodyLimitBytes);
   await setupOpenApi(app);
 
   // A gateway without NATS still starts: requests answer 503 and /ready says why until NATS is back.

@@ -4,6 +4,8 @@ import type { Logger, RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { GatewayConfig } from './config/gateway.config.js';
+import { ProviderWebhooksController } from './billing/provider-webhooks.controller.js';
+import { SubscriptionsController } from './billing/subscriptions.controller.js';
 import { CustomAssetsController } from './custom-assets/custom-assets.controller.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
@@ -29,7 +31,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },

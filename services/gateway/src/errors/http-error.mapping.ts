@@ -82,8 +82,9 @@ function fromServiceError(e: ServiceError): HttpError {
     case ErrorCode.RateLimited:
       return { status, body: { message: e.message, limit: e.extra?.limit ?? null, resets_at: e.extra?.resets_at ?? null } };
     case ErrorCode.Unavailable:
-      // The real reason (which service, how long) goes to the log, not to the client.
-      return { status, body: { message: UNAVAILABLE_MESSAGE }, internal: e };
+      // The real reason (which service, how long) goes to the log, not to the client, unless the service
+      // wrote the message for the client (`extra.public`, e.g. "the payment provider is unreachable").
+      return { status, body: { message: e.extra?.public === true ? e.message : UNAVAILABLE_MESSAGE }, internal: e };
     case ErrorCode.Internal:
       return { status: 500, body: SERVER_ERROR, internal: e };
     default:

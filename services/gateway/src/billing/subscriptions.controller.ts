@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { type ListPlansReply, listPlansReplySchema, subscribeRequestSchema, Subjects, type SubscriptionReply, subscriptionReplySchema } from '@invest/contracts';
+import { parseOrThrow, type RpcClient } from '@invest/platform';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
+import { RPC_CLIENT } from '../gateway.tokens.js';
+import { bodyObject } from '../portfolios/request-body.js';
+
+const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription; this payment was not applied.' } } };
+
+/** Plans (public) and the signed-in user's subscription: subscribe after a widget payment, sync with the provider. */
+@ApiTags('subscriptions')
+@Controller('api')
+export class SubscriptionsController {
+  constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
+
+  @Get('plans')
+  @ApiOperation({ summary: 'Subscription plans', description: 'Public. Prices are exact decimal strings in the plan currency; free plans have none.' })
+  @ApiOkResponse({ schema: openApiSchema(listPlansReplySchema) })
+  @ApiCommonErrors()
+  plans(): Promise<ListPlansReply> {
+    return this.rpc.request(Subjects.billing.plansList, {});
+  }
+
+  @Get('subscription')
+  @UseGuards(JwtAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'The current subscription', description: 'The most recently updated subscription of the user, or `{"data": null}`.' })
+  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+  @ApiCommonErrors({ auth: true })
+  current(): Promise<SubscriptionReply> {
+    return this.rpc.request(Subjects.billing.subscriptionGet, {});
+  }
+
+  @Post('subscribe')
+  @HttpCode(200)
+  @UseGuards(JwtAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Confirm a widget payment and start or extend the subscription',
+    description:
+      '`uuid` is the InvoiceId the client gave the payment widget. Billing confirms the payment with the provider (status, amount, account) before recording it; a repeated uuid answers the first result and records nothing. 503 when the provider cannot be reached (nothing recorded).',
+  })
+  @ApiBody({ schema: openApiSchema(subscribeRequestSchema, 'input') })
+  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+  @ApiResponse({ status: 409, description: 'An active subscription exists and this payment is not already recorded.', schema: conflict })
+  @ApiCommonErrors({ auth: true, validation: true })
+  subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
+    return this.rpc.request(Subjects.billing.subscribe, parseOrThrow(subscribeRequestSchema, bodyObject(body)));
+  }
+
+  @Post('sync-subscription')
+  @HttpCode(200)
+  @UseGuards(JwtAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Synchronise the subscription with the payment provider', description: 'Clients call it when the subscription screen opens. 503 when the provider cannot be reached (nothing changed).' })
+  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+  @ApiCommonErrors({ auth: true })
+  sync(): Promise<SubscriptionReply> {
+    // The provider may be slow: the call is bounded by billing's own provider timeout plus this margin.
+    return this.rpc.request(Subjects.billing.subscriptionSync, {}, { timeoutMs: 30_000 });
+  }
+}

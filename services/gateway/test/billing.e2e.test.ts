@@ -1,0 +1,364 @@
+/**
+ * Billing through HTTP: the real gateway and billing service (and a second billing instance) over real NATS
+ * and Postgres, with the local CloudPayments. Signatures are computed here over form bodies with lower-case
+ * escaped Cyrillic, as the provider sends them. Covers subscribe (confirmed with the provider), the Pay and
+ * Recurrent notifications, exactly-once recording under concurrency, sync, cleanup, entitlements and the
+ * read-model rebuild.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Entitlements, Subjects } from '@invest/contracts';
+import { RpcClient } from '@invest/platform';
+import { testNatsUrl } from '@invest/platform/testing/index';
+import { clearOutdatedSubscriptionsJob } from '@invest/billing/jobs/billing-jobs';
+import { rebuildReadModels } from '@invest/billing/subscriptions/rebuild-read-models';
+import { cloudPaymentsForm, type FakePayment, payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
+import { signCloudPayments } from '@invest/billing/provider/cloudpayments-signature';
+import { createLogger, runJob } from '@invest/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BillingStack, CP_SECRET, startBillingStack } from './support/billing-stack.js';
+
+let stack: BillingStack;
+let rpc: RpcClient;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
+async function api(method: string, path: string, opts: { user?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const webhook = () => new URL('/api/provider/payment-success', stack.base).toString();
+const pay = (p: FakePayment, extra: Record<string, string> = {}, opts: Parameters<typeof sendSignedNotification>[3] = {}) =>
+  sendSignedNotification(webhook(), payNotificationFields(p, extra), CP_SECRET, opts);
+
+async function counts(userId: string) {
+  const [row] = await stack.db.query<{ payments: string; subscriptions: string; events: string }>(
+    `select (select count(*) from subscription_payments where user_id = $1)::text as payments,
+            (select count(*) from subscriptions where user_id = $1)::text as subscriptions,
+            (select count(*) from es_events where stream_name = $2)::text as events`,
+    [userId, `billing-user-${userId}`],
+  );
+  return { payments: Number(row!.payments), subscriptions: Number(row!.subscriptions), events: Number(row!.events) };
+}
+
+const user = () => `u-${randomUUID().slice(0, 8)}`;
+const monthLater = (d: Date) => {
+  const x = new Date(d);
+  x.setUTCMonth(x.getUTCMonth() + 1);
+  return x;
+};
+
+beforeAll(async () => {
+  stack = await startBillingStack('bill');
+  rpc = RpcClient.create({ natsUrl: testNatsUrl(), name: 'billing-test', defaultTimeoutMs: 5000, busPrefix: stack.gw.config.busPrefix });
+  await rpc.connect();
+});
+afterAll(async () => {
+  await rpc?.close();
+  await stack?.close();
+});
+
+describe('plans', () => {
+  it('are public, with the spec ids and exact decimal prices', async () => {
+    const res = await api('GET', '/api/plans');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((p: { id: number; code: string }) => [p.id, p.code])).toEqual([
+      [1, 'basic-m'],
+      [2, 'basic-y'],
+      [3, 'free'],
+      [4, 'free-forever'],
+    ]);
+    expect(res.body.data[0]).toMatchObject({ price: '299.00', currency: 'RUB', period: 'month', paid: true });
+  });
+});
+
+describe('POST /api/subscribe', () => {
+  it('confirms the payment with the provider, records it once and starts one period; a repeat answers the first result', async () => {
+    const u = user();
+    const uuid = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
+    const first = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ status: 'active', usable: true, plan: { code: 'basic-m', id: 1 } });
+    expect(new Date(first.body.data.ends_at).getTime()).toBe(monthLater(new Date(first.body.data.starts_at)).getTime());
+    const calls = stack.provider.requests.length;
+    const again = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
+    expect(again).toEqual(first);
+    expect(stack.provider.requests.length).toBe(calls);
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+    const current = await api('GET', '/api/subscription', { user: u });
+    expect(current.body.data.id).toBe(first.body.data.id);
+    const [row] = await stack.db.query<{ uuid: string; amount: string; platform_id: number }>('select uuid, amount::text, platform_id from subscription_payments where user_id = $1', [u]);
+    expect(row).toEqual({ uuid, amount: '299.00', platform_id: 1 });
+  });
+
+  it('answers 409 when a subscription is active and this uuid is not recorded, and records nothing', async () => {
+    const u = user();
+    const a = randomUUID();
+    const b = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: a });
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: b });
+    expect((await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).status).toBe(200);
+    const res = await api('POST', '/api/subscribe', { user: u, body: { uuid: b, plan: 'basic-m' } });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toMatch(/active subscription/);
+    expect(await counts(u)).toMatchObject({ payments: 1, subscriptions: 1 });
+  });
+
+  it('422 naming the field: bad uuid, unknown or free plan, and a payment the provider does not confirm', async () => {
+    const u = user();
+    const cases: [unknown, string][] = [
+      [{ uuid: 'not-a-uuid', plan: 'basic-m' }, 'uuid'],
+      [{ plan: 'basic-m' }, 'uuid'],
+      [{ uuid: randomUUID(), plan: 'gold' }, 'plan'],
+      [{ uuid: randomUUID(), plan: 'free' }, 'plan'],
+      [{ uuid: randomUUID(), plan: 'basic-m' }, 'uuid'], // unknown at the provider
+    ];
+    const declined = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: declined, Status: 'Declined' });
+    cases.push([{ uuid: declined, plan: 'basic-m' }, 'uuid']);
+    const cheap = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 1, InvoiceId: cheap });
+    cases.push([{ uuid: cheap, plan: 'basic-m' }, 'uuid']);
+    const yearlyPaidMonthly = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: yearlyPaidMonthly });
+    cases.push([{ uuid: yearlyPaidMonthly, plan: 'basic-y' }, 'uuid']);
+    const someoneElses = randomUUID();
+    stack.provider.addPayment({ AccountId: 'someone-else', Amount: 299, InvoiceId: someoneElses });
+    cases.push([{ uuid: someoneElses, plan: 'basic-m' }, 'uuid']);
+    for (const [body, field] of cases) {
+      const res = await api('POST', '/api/subscribe', { user: u, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(Object.keys(res.body.errors), JSON.stringify(body)).toEqual([field]);
+    }
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+  });
+
+  it('answers 503 with a clear message when the provider is unreachable, and records nothing', async () => {
+    const u = user();
+    const uuid = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
+    stack.provider.failNext(10);
+    const res = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
+    stack.provider.failNext(0);
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/payment provider.*nothing was recorded/i);
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+  });
+
+  it('needs a signed-in user', async () => {
+    expect((await api('POST', '/api/subscribe', { body: { uuid: randomUUID(), plan: 'basic-m' } })).status).toBe(401);
+    expect((await api('GET', '/api/subscription')).status).toBe(401);
+  });
+});
+
+describe('POST /api/provider/payment-success', () => {
+  it('records a signed form notification (lower-case escaped Cyrillic) and starts a subscription chosen by amount', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 2990, InvoiceId: randomUUID() });
+    const fields = payNotificationFields(p);
+    const body = cloudPaymentsForm(fields);
+    expect(body).toContain('Name=%d0%90%d0%bd%d0%bd%d0%b0+%d0%a1%d0%bc%d0%b8%d1%80%d0%bd%d0%be%d0%b2%d0%b0');
+    const res = await sendSignedNotification(webhook(), fields, CP_SECRET, { signWith: 'content-hmac' });
+    expect(res).toEqual({ status: 200, body: '{"code":0}' });
+    const current = await api('GET', '/api/subscription', { user: u });
+    expect(current.body.data).toMatchObject({ status: 'active', plan: { code: 'basic-y' } });
+    const [row] = await stack.db.query<{ uuid: string; invoice_id: string }>('select uuid, invoice_id from subscription_payments where user_id = $1', [u]);
+    expect(row).toEqual({ uuid: String(p.TransactionId), invoice_id: p.InvoiceId });
+  });
+
+  it('accepts X-Content-HMAC (over the decoded parameters) and JSON bodies', async () => {
+    const u1 = user();
+    expect((await pay(stack.provider.addPayment({ AccountId: u1, Amount: 299 }), {}, { signWith: 'x-content-hmac' })).status).toBe(200);
+    const u2 = user();
+    expect((await pay(stack.provider.addPayment({ AccountId: u2, Amount: 299 }), {}, { format: 'json', signWith: 'content-hmac' })).status).toBe(200);
+    expect(await counts(u1)).toMatchObject({ payments: 1, subscriptions: 1 });
+    expect(await counts(u2)).toMatchObject({ payments: 1, subscriptions: 1 });
+  });
+
+  it('refuses a forged or missing signature with 401 before anything parses the body, and records nothing', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    const raw = Buffer.from(cloudPaymentsForm(payNotificationFields(p)));
+    const post = (body: Buffer | string, headers: Record<string, string>) =>
+      fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    const good = signCloudPayments(raw, CP_SECRET)['Content-HMAC'];
+    expect((await post(raw, {})).status).toBe(401);
+    expect((await post(raw, { 'content-hmac': signCloudPayments(raw, 'wrong-secret')['Content-HMAC'] })).status).toBe(401);
+    expect((await post(Buffer.from(raw.toString().replace('Amount=299.00', 'Amount=2990.00')), { 'content-hmac': good })).status).toBe(401);
+    // The body re-encoded with upper-case escapes (what URLSearchParams would send) must not verify either.
+    expect((await post(new URLSearchParams(raw.toString()).toString(), { 'content-hmac': good })).status).toBe(401);
+    // A body no parser could read is still a 401, not a 422: the signature is checked first.
+    expect((await post('%zz&&==%', { 'content-hmac': good })).status).toBe(401);
+    const json = await fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/json', 'content-hmac': good }, body: '{not json' });
+    expect(json.status).toBe(401);
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+  });
+
+  it('50 concurrent deliveries of one TransactionId across two billing instances give one payment and one period', async () => {
+    await stack.addInstance();
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    const answers = await Promise.all(Array.from({ length: 50 }, () => pay(p)));
+    expect(answers.every((a) => a.status === 200 && a.body === '{"code":0}')).toBe(true);
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+    const [sub] = await stack.db.query<{ starts_at: Date; ends_at: Date }>('select starts_at, ends_at from subscriptions where user_id = $1', [u]);
+    expect(new Date(sub!.ends_at).getTime()).toBe(monthLater(new Date(sub!.starts_at)).getTime());
+  });
+
+  it('a client subscribe racing the webhook for the same payment gives one payment and one period', async () => {
+    for (let round = 0; round < 5; round++) {
+      const u = user();
+      const uuid = randomUUID();
+      const p = stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
+      const [client, hook] = await Promise.all([api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } }), pay(p)]);
+      expect(hook.status).toBe(200);
+      expect(client.status).toBe(200);
+      expect(client.body.data).toMatchObject({ status: 'active' });
+      expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+      // And after both: the client's repeat and another delivery change nothing.
+      expect((await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } })).status).toBe(200);
+      expect((await pay(p)).status).toBe(200);
+      expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+    }
+  });
+
+  it('a recurring charge (SubscriptionId) for a user with an active subscription extends it and keeps external_id', async () => {
+    const u = user();
+    const first = stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: 'sc_' + u });
+    await pay(first);
+    const [before] = await stack.db.query<{ ends_at: Date }>('select ends_at from subscriptions where user_id = $1', [u]);
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: 'sc_' + u }));
+    const rows = await stack.db.query<{ ends_at: Date; external_id: string }>('select ends_at, external_id from subscriptions where user_id = $1', [u]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.external_id).toBe('sc_' + u);
+    expect(new Date(rows[0]!.ends_at).getTime()).toBe(monthLater(new Date(before!.ends_at)).getTime());
+    expect(await counts(u)).toMatchObject({ payments: 2 });
+  });
+
+  it('a payment it cannot attribute (no AccountId, no plan for the amount) is kept for an operator and answered {code:0}', async () => {
+    const noAccount = stack.provider.addPayment({ AccountId: null, Amount: 299 });
+    const oddAmount = stack.provider.addPayment({ AccountId: user(), Amount: 12.34 });
+    for (const p of [noAccount, oddAmount]) expect(await pay(p)).toEqual({ status: 200, body: '{"code":0}' });
+    expect(await pay(noAccount)).toEqual({ status: 200, body: '{"code":0}' });
+    const rows = await stack.db.query<{ transaction_id: string; reason: string }>('select transaction_id, reason from unattributed_payments where transaction_id = any($1) order by transaction_id', [
+      [String(noAccount.TransactionId), String(oddAmount.TransactionId)],
+    ]);
+    expect(rows.map((r) => r.reason)).toEqual(['no usable AccountId', 'no plan matches 12.34 RUB']);
+  });
+
+  it('a plan named in Data with a discounted amount is that plan (the documented heuristic)', async () => {
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 1990 }), { Data: JSON.stringify({ plan: 'basic-y' }) });
+    expect((await api('GET', '/api/subscription', { user: u })).body.data.plan.code).toBe('basic-y');
+  });
+
+  it('answers non-2xx when our side fails, so the provider retries; nothing is half-recorded', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    await stack.db.query('alter table subscription_payments rename to subscription_payments_away');
+    try {
+      const res = await pay(p);
+      expect(res.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await stack.db.query('alter table subscription_payments_away rename to subscription_payments');
+    }
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+    expect((await pay(p)).status).toBe(200);
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+  });
+});
+
+describe('recurrent notifications, sync and cleanup', () => {
+  const recurrent = (fields: Record<string, string>) => sendSignedNotification(new URL('/api/provider/recurrent', stack.base).toString(), fields, CP_SECRET);
+
+  it('Cancelled/Rejected/Expired move the subscription to cancelled; it stays usable until ends_at', async () => {
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: `sc_${u}` }));
+    expect((await recurrent({ Id: `sc_${u}`, AccountId: u, Status: 'Rejected', Amount: '299.00', Currency: 'RUB' })).status).toBe(200);
+    const res = await api('GET', '/api/subscription', { user: u });
+    expect(res.body.data).toMatchObject({ status: 'cancelled', usable: true });
+    expect((await recurrent({ Id: `sc_${u}`, AccountId: u, Status: 'Cancelled' })).status).toBe(200);
+    expect((await counts(u)).events).toBe(3);
+    expect((await recurrent({ Id: `sc_${u}`, Status: 'Cancelled' })).status).toBe(200);
+    const forged = await fetch(new URL('/api/provider/recurrent', stack.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `Id=sc_${u}&Status=Active` });
+    expect(forged.status).toBe(401);
+  });
+
+  it('sync reconciles status and end date with the provider; with the provider down it changes nothing and answers 503', async () => {
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: `sc_${u}` }));
+    const next = new Date(Date.now() + 40 * 86_400_000);
+    stack.provider.subscriptions.push({ Id: `sc_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Active', Interval: 'Month', NextTransactionDateIso: next.toISOString().slice(0, 19) });
+    const synced = await api('POST', '/api/sync-subscription', { user: u });
+    expect(synced.status).toBe(200);
+    expect(new Date(synced.body.data.ends_at).getTime()).toBe(Math.floor(next.getTime() / 1000) * 1000);
+    stack.provider.subscriptions.at(-1)!.Status = 'Cancelled';
+    stack.provider.failNext(10);
+    const down = await api('POST', '/api/sync-subscription', { user: u });
+    stack.provider.failNext(0);
+    expect(down.status).toBe(503);
+    expect(down.body.message).toMatch(/payment provider.*nothing was changed/i);
+    expect((await api('GET', '/api/subscription', { user: u })).body.data.status).toBe('active');
+    expect((await api('POST', '/api/sync-subscription', { user: u })).body.data.status).toBe('cancelled');
+    // A user the provider knows nothing about: nothing changes.
+    const stranger = user();
+    expect(await api('POST', '/api/sync-subscription', { user: stranger })).toEqual({ status: 200, body: { data: null } });
+  });
+
+  it('clear:outdated-subscriptions removes subscriptions that ended more than two days ago (event, then read model), keeping payments', async () => {
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299 }));
+    const [sub] = await stack.db.query<{ ends_at: Date }>('select ends_at from subscriptions where user_id = $1', [u]);
+    const logger = createLogger('test', 'silent');
+    const deps = { db: stack.db, billing: stack.billing.billing, logger, marketTz: 'Europe/Moscow', clock: () => new Date(new Date(sub!.ends_at).getTime() + 47 * 3_600_000) };
+    await runJob(stack.db, clearOutdatedSubscriptionsJob(deps), [], logger);
+    expect(await counts(u)).toMatchObject({ subscriptions: 1 });
+    const later = { ...deps, clock: () => new Date(new Date(sub!.ends_at).getTime() + 49 * 3_600_000) };
+    const outcome = await runJob(stack.db, clearOutdatedSubscriptionsJob(later), [], logger);
+    expect(outcome.status).toBe('done');
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 0, events: 3 });
+    expect((await api('GET', '/api/subscription', { user: u })).body).toEqual({ data: null });
+  });
+});
+
+describe('entitlements and read models', () => {
+  it('billing.entitlements.get: free without a usable subscription, paid limits with one', async () => {
+    const u = user();
+    const free = await rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId: u });
+    expect(free).toMatchObject({ paid: false, plan: { code: 'free', id: 3 }, limits: { activeNotifications: 3, notificationTargets: ['asset'] } });
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299 }));
+    const paid = await rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId: u });
+    expect(paid).toMatchObject({ paid: true, plan: { code: 'basic-m', id: 1 }, limits: { activeNotifications: null, notificationTargets: ['asset', 'portfolio', 'watchlist'] } });
+  });
+
+  it('the read models rebuilt from the events equal the ones written beside them', async () => {
+    const snapshot = async () => ({
+      subscriptions: await stack.db.query('select * from subscriptions order by id'),
+      payments: await stack.db.query('select * from subscription_payments order by id'),
+      unattributed: await stack.db.query('select * from unattributed_payments order by transaction_id'),
+    });
+    const before = await snapshot();
+    expect(before.payments.length).toBeGreaterThan(10);
+    const n = await rebuildReadModels(stack.db);
+    expect(n).toBeGreaterThan(before.payments.length);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('billing events reach BILLING_EVENTS through the relay', async () => {
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299 }));
+    const stream = (await stack.bus.jsm.streams.names().next()).find((s) => s.endsWith('BILLING_EVENTS'))!;
+    await expect
+      .poll(async () => {
+        const info = await stack.bus.jsm.streams.info(stream);
+        return info.state.messages;
+      }, { timeout: 5000 })
+      .toBeGreaterThan(0);
+    const msg = await stack.bus.jsm.streams.getMessage(stream, { last_by_subj: `${stack.gw.config.busPrefix}billing.events.SubscriptionStarted` });
+    expect(msg?.json<{ type: string; data: { userId: string } }>()).toMatchObject({ type: 'SubscriptionStarted' });
+  });
+});
