@@ -1,0 +1,139 @@
+/**
+ * `npm run bench -- billing [--duration 10] [--connections 50] [--duplicates 0.2]`
+ *
+ * CloudPayments Pay notifications through the whole stack (gateway → NATS → billing: signature, event
+ * store, read models, each its own process) at 50 concurrent connections, 20 % of them repeating a
+ * TransactionId already sent; beside it, in the same run, a plain Node server that only checks the HMAC and
+ * inserts the TransactionId once. Then a count check: every TransactionId answered 200 is recorded exactly
+ * once (payments, PaymentRecorded events), none twice.
+ */
+import autocannon from 'autocannon';
+import { connectBus, ensureEventStream } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { cloudPaymentsForm, type FakePayment, payNotificationFields, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { signCloudPayments } from '@invest/billing/provider/cloudpayments-signature';
+import pg from 'pg';
+import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
+
+const SECRET = 'bench_cloudpayments_secret';
+
+function arg(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+interface Figures {
+  /** Requests set up (sent or in flight at the end): bodies[0 .. sent-1]. */
+  sent: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Signed notification bodies; a share of them repeat an earlier TransactionId (the provider's retries). */
+function notifications(count: number, duplicates: number, users: number) {
+  const bodies: { body: Buffer; hmac: string; transactionId: number }[] = [];
+  let next = 3_000_000_000;
+  for (let i = 0; i < count; i++) {
+    if (bodies.length > 0 && Math.random() < duplicates) {
+      bodies.push(bodies[Math.floor(Math.random() * bodies.length)]!);
+      continue;
+    }
+    const p: FakePayment = {
+      TransactionId: next++,
+      Amount: 299,
+      Currency: 'RUB',
+      InvoiceId: null,
+      AccountId: `bench-${Math.floor(Math.random() * users)}`,
+      Status: 'Completed',
+      SubscriptionId: null,
+      TestMode: true,
+    };
+    const body = Buffer.from(cloudPaymentsForm(payNotificationFields(p)));
+    bodies.push({ body, hmac: signCloudPayments(body, SECRET)['Content-HMAC'], transactionId: p.TransactionId });
+  }
+  return bodies;
+}
+
+async function load(url: string, bodies: ReturnType<typeof notifications>, connections: number, duration: number): Promise<Figures> {
+  let i = 0;
+  const r = await autocannon({
+    url,
+    connections,
+    duration,
+    method: 'POST',
+    requests: [
+      {
+        setupRequest: (req) => {
+          const n = bodies[i++ % bodies.length]!;
+          return { ...req, body: n.body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-hmac': n.hmac } };
+        },
+      },
+    ],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, sent: i };
+}
+
+const fmt = (f: Figures) =>
+  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`;
+
+export async function run(args: string[]): Promise<void> {
+  const duration = arg(args, 'duration', 10);
+  const connections = arg(args, 'connections', 50);
+  const duplicates = arg(args, 'duplicates', 0.2);
+  const db = await createTestDatabase('bench_billing');
+  const plainDb = await createTestDatabase('bench_billing_plain');
+  const prefix = `${uniqueName('bench')}.`;
+  const gatewayPort = String(4100 + Math.floor(Math.random() * 50));
+  const plainPort = String(4150 + Math.floor(Math.random() * 50));
+  const provider = await startFakeCloudPayments({ publicId: 'pk_bench', apiSecret: SECRET });
+  const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' };
+  const billing = startNode(
+    `${repoRoot}services/billing/dist/main.js`,
+    { ...common, BILLING_DATABASE_URL: db.url, CLOUDPAYMENTS_API_URL: provider.url, CLOUDPAYMENTS_API_SECRET: SECRET, BILLING_JOBS_ENABLED: 'false' },
+    'billing',
+  );
+  const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: gatewayPort, READY_SERVICES: 'billing' }, 'gateway');
+  const plain = startNode(`${repoRoot}bench/dist/baseline/plain-webhook.server.js`, { PORT: plainPort, DATABASE_URL: plainDb.url, CLOUDPAYMENTS_API_SECRET: SECRET }, 'plain');
+  try {
+    await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
+    await waitForOk(`http://127.0.0.1:${plainPort}/health`);
+    // Enough distinct bodies that the run never wraps around (a wrap would only add duplicates).
+    const bodies = notifications(Math.max(20_000, duration * 2_000), duplicates, 5_000);
+    console.log(`${connections} connections, ${duration}s per measurement, ${Math.round(duplicates * 100)} % repeated TransactionIds`);
+    await load(`http://127.0.0.1:${plainPort}/`, bodies.slice(0, 500), connections, 2); // warm-up
+    const floor = await load(`http://127.0.0.1:${plainPort}/`, bodies, connections, duration);
+    const stack = await load(`http://127.0.0.1:${gatewayPort}/api/provider/payment-success`, bodies, connections, duration);
+    console.log(`  plain node + pg (HMAC, insert once) : ${fmt(floor)}`);
+    console.log(`  gateway → billing (event-sourced)   : ${fmt(stack)}`);
+    console.log(`  ratio (stack/plain): ${(stack.rps / floor.rps).toFixed(2)}; target ≥ 500 webhooks/s → ${stack.rps >= 500 ? 'met' : 'NOT met'}`);
+
+    // Exactly once: the requests sent cover bodies[0 .. sent-1]; each distinct TransactionId among them is one
+    // payment and one PaymentRecorded event, never two (a few still in flight at the cut-off may be missing).
+    const sentIds = new Set(bodies.slice(0, Math.min(stack.sent, bodies.length)).map((b) => b.transactionId));
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const [row] = (
+      await c.query<{ payments: string; distinct_tx: string; recorded: string }>(
+        `select (select count(*) from subscription_payments)::text as payments,
+                (select count(distinct transaction_id) from subscription_payments)::text as distinct_tx,
+                (select count(*) from es_events where type = 'PaymentRecorded')::text as recorded`,
+      )
+    ).rows;
+    await c.end();
+    const payments = Number(row!.payments);
+    const ok = payments === Number(row!.distinct_tx) && payments === Number(row!.recorded) && payments <= sentIds.size && payments >= sentIds.size - 2 * connections;
+    console.log(`  count check: ${sentIds.size} distinct TransactionIds sent, ${payments} payments, ${row!.recorded} PaymentRecorded events → ${ok ? 'no payment recorded twice' : 'MISMATCH'}`);
+    if (!ok) process.exitCode = 1;
+  } finally {
+    await Promise.all([stop(gateway), stop(billing), stop(plain)]);
+    await provider.close();
+    await db.drop();
+    await plainDb.drop();
+    const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
+    await bus.jsm.streams.delete(await ensureEventStream(bus, 'billing')).catch(() => undefined);
+    await bus.close();
+  }
+}
