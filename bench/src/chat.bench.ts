@@ -11,7 +11,7 @@
  * concurrent streams. Target: the gateway adds at most 10 ms to the first chunk at 1 stream (p50).
  */
 import { randomUUID } from 'node:crypto';
-import { connectBus } from '@invest/platform';
+import { busName, connectBus } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
 import { mintDevToken } from '@invest/gateway/auth/dev-token';
@@ -162,7 +162,7 @@ export async function run(args: string[]): Promise<void> {
     await model.close();
     await db.drop();
     const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
-    await bus.jsm.streams.delete(`${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}CHAT_STREAMS`).catch(() => undefined);
+    await bus.jsm.streams.delete(busName(prefix, 'CHAT_STREAMS')).catch(() => undefined);
     await bus.close();
   }
 }

@@ -16,7 +16,7 @@ import {
   sendMessageRequestSchema,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, type Db, lockQuotaOwner, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, busSubject, type Db, lockQuotaOwner, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits, COUNTED_ANSWERS } from '../limits/chat-limits.js';
@@ -181,7 +181,7 @@ export class ChatService {
     if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only an answer of the assistant can be stopped.'] });
     if (msg.status === 'streaming' && !(await this.d.generator.stop(msg.id))) {
       const heard = await this.d.bus.nc
-        .request(this.d.bus.prefix + STOP_CONTROL_SUBJECT, msg.id, { timeout: 1500 })
+        .request(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), msg.id, { timeout: 1500 })
         .then(() => true)
         .catch(() => false);
       if (!heard) {
@@ -193,7 +193,7 @@ export class ChatService {
 
   /** Serves stop requests from other instances for answers generated here (no reply when not ours). */
   listenForStops(): () => void {
-    const sub = this.d.bus.nc.subscribe(this.d.bus.prefix + STOP_CONTROL_SUBJECT, {
+    const sub = this.d.bus.nc.subscribe(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), {
       callback: (err, msg) => {
         if (err) return;
         const id = msg.string();

@@ -1,5 +1,5 @@
 import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
-import type { Bus, Db, Logger } from '@invest/platform';
+import { type Bus, busSubject, type Db, type Logger } from '@invest/platform';
 import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
 
 export interface AnswerJob {
@@ -75,7 +75,7 @@ export class AnswerGenerator {
 
   private async run(job: AnswerJob, entry: Running): Promise<void> {
     const { bus, logger, model } = this.deps;
-    const subject = bus.prefix + chatStreamSubject(job.messageId);
+    const subject = busSubject(bus.prefix, chatStreamSubject(job.messageId));
     const pending: Promise<unknown>[] = [];
     // One connection publishes in order; acks are awaited together, not one chunk at a time.
     const publish = (event: ChatStreamEvent) => {

@@ -1,10 +1,10 @@
 import { CHAT_STREAMS } from '@invest/contracts';
-import { type Bus } from '@invest/platform';
+import { type Bus, busName, busSubject } from '@invest/platform';
 import { DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 
 /** Stream name of CHAT_STREAMS in this environment (stream names allow no dots). */
 export function chatStreamsName(prefix: string): string {
-  return `${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${CHAT_STREAMS.stream}`;
+  return busName(prefix, CHAT_STREAMS.stream);
 }
 
 /**
@@ -15,7 +15,7 @@ export async function ensureChatStreams(bus: Bus, maxAgeMs: number): Promise<str
   const name = chatStreamsName(bus.prefix);
   const config = {
     name,
-    subjects: [`${bus.prefix}${CHAT_STREAMS.root}.>`],
+    subjects: [busSubject(bus.prefix, `${CHAT_STREAMS.root}.>`)],
     retention: RetentionPolicy.Limits,
     storage: StorageType.Memory,
     discard: DiscardPolicy.Old,

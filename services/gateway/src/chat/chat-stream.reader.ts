@@ -1,5 +1,5 @@
 import { CHAT_STREAMS, type ChatStreamEvent, chatStreamEventSchema, chatStreamSubject } from '@invest/contracts';
-import { type Bus, connectBus, type Logger } from '@invest/platform';
+import { type Bus, busName, busSubject, connectBus, type Logger } from '@invest/platform';
 import { DeliverPolicy } from '@nats-io/jetstream';
 
 /** One event of an answer with its JetStream sequence (the SSE `id:`). */
@@ -29,14 +29,14 @@ export class ChatStreamReader {
   }
 
   private streamName(): string {
-    return `${this.opts.busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${CHAT_STREAMS.stream}`;
+    return busName(this.opts.busPrefix, CHAT_STREAMS.stream);
   }
 
   /** Whether the replay buffer still holds any event of this answer. */
   async hasEvents(messageId: string): Promise<boolean> {
     const bus = await this.connection();
     try {
-      await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: bus.prefix + chatStreamSubject(messageId) });
+      await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: busSubject(bus.prefix, chatStreamSubject(messageId)) });
       return true;
     } catch {
       return false;
@@ -47,7 +47,7 @@ export class ChatStreamReader {
   async *events(messageId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
     const bus = await this.connection();
     const consumer = await bus.js.consumers.get(this.streamName(), {
-      filter_subjects: bus.prefix + chatStreamSubject(messageId),
+      filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
       ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
     });
     const messages = await consumer.consume({ max_messages: 256 });

@@ -25,8 +25,8 @@ import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
-import { ApiOwnedResource } from '../portfolios/portfolios.openapi.js';
-import { bodyObject } from '../portfolios/request-body.js';
+import { ApiOwnedResource } from '../common/resource.openapi.js';
+import { bodyObject } from '../common/request-body.js';
 
 export const ApiChatId = () => ApiParam({ name: 'id', description: 'Chat id (UUID).', schema: { type: 'string', format: 'uuid' } });
 const limited = { type: 'object', properties: { message: { type: 'string' }, limit: { type: 'integer' }, resets_at: { type: 'string', format: 'date-time' } } } as const;

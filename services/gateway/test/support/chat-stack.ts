@@ -2,7 +2,7 @@
  * The AI chat end to end for tests: screener (demo data), portfolios, billing, chat and the gateway on fresh
  * databases and one unique bus prefix, with the local OpenAI-compatible streaming server as the model.
  */
-import { createLogger, type Db } from '@invest/platform';
+import { busName, createLogger, type Db } from '@invest/platform';
 import { createTestDatabase, testNatsUrl } from '@invest/platform/testing/index';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
 import { type ChatApp, createChatApp } from '@invest/chat/chat.app';
@@ -68,8 +68,7 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
       await chat.close();
       await billing.close();
       await model.close();
-      const p = full.busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-      for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
+      for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(busName(full.busPrefix, s)).catch(() => undefined);
       await full.close();
       await chatDb.drop();
       await billingDb.drop();
