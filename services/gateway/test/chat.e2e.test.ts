@@ -352,6 +352,36 @@ describe('limits', () => {
   });
 });
 
+describe('failures and concurrency', () => {
+  it('an error sent mid-stream ends as an error event and a failed message that does not count', async () => {
+    const user = `dave-${randomUUID().slice(0, 8)}`;
+    const chatId = await createChat(user, { context_type: 'support' });
+    stack.model.queue.push({ chunks: ['Half ', 'an ', 'answer'], errorAfter: 2 });
+    const events = await (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'break' } })).rest();
+    expect(events.map((e) => e.event)).toEqual(['start', 'chunk', 'chunk', 'error']);
+    expect(events.at(-1)!.id).toMatch(/^\d+$/);
+    const stored = (await api('GET', `/api/ai-chat/${chatId}`, { user })).body.data.messages[1];
+    expect(stored).toMatchObject({ status: 'failed', content: 'Half an ' });
+    const support = (await api('GET', '/api/ai-chat/limits', { user })).body.data.find((l: { context_type: string }) => l.context_type === 'support');
+    expect(support.used).toBe(0);
+  });
+
+  it('concurrent sends cannot overshoot the limit', async () => {
+    const user = `erin-${randomUUID().slice(0, 8)}`;
+    const p = (await api('POST', '/api/portfolios', { user, body: { name: 'E', currency_code: 'RUB' } })).body.data.id;
+    const chatId = await createChat(user, { context_type: 'portfolio_health', context_id: p });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: `c${i}` } });
+        await sse.rest();
+        return sse.res.status;
+      }),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+  });
+});
+
 describe('ratings', () => {
   it('rates assistant answers only (like|dislike with an optional comment); 404 for another user', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });
@@ -366,5 +396,35 @@ describe('ratings', () => {
     expect((await api('POST', url(message_id), { user: BOB, body: { rating: 'like' } })).status).toBe(404);
     const msg = (await api('GET', `/api/ai-chat/${chatId}`)).body.data.messages[1];
     expect(msg).toMatchObject({ rating: 'dislike', rating_comment: 'too short' });
+  });
+});
+
+// Last: a second chat instance shares the requests from here on.
+describe('several chat instances', () => {
+  it('a stop handled by another instance still aborts the model call; an answer no instance runs is settled as stopped', async () => {
+    const second = await stack.addInstance();
+    const chatId = await createChat(ALICE, { context_type: 'support' });
+    stack.model.queue.push({ chunks: ['One ', 'two ', 'three'], holdLast: true });
+    const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'elsewhere' } });
+    const messageId = (await sse.next())!.data.message_id as string;
+    await sse.next();
+    const req = stack.model.requests.at(-1)!;
+    const running = [stack.chat, second].find((i) => i.generator.isRunning(messageId))!;
+    const other = running === stack.chat ? second : stack.chat;
+    const stopped = await other.chat.stop(ALICE, { chat_id: chatId, message_id: messageId });
+    expect(stopped.data.status).toBe('stopped');
+    await req.ended;
+    expect(req.aborted).toBe(true);
+    expect((await sse.rest()).at(-1)).toMatchObject({ event: 'done', data: { status: 'stopped' } });
+
+    // An answer left streaming by an instance that died.
+    const orphan = randomUUID();
+    await stack.chatDb.query(
+      `insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, created_at) values ($1, $2, $3, 'support', 'assistant', '', 'streaming', now())`,
+      [orphan, chatId, ALICE],
+    );
+    const settled = await api('POST', `/api/ai-chat/${chatId}/messages/${orphan}/stop`);
+    expect(settled.status).toBe(200);
+    expect(settled.body.data.status).toBe('stopped');
   });
 });

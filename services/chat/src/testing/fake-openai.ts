@@ -15,6 +15,8 @@ export interface FakeScript {
   status?: number;
   /** Hold the last content chunk until `release()` is called. */
   holdLast?: boolean;
+  /** After this many content chunks, send an error object as a data event (HTTP 200 already sent) and end. */
+  errorAfter?: number;
 }
 
 /** One request as the fake saw it. */
@@ -151,6 +153,12 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       if (script.holdLast && i === chunks.length - 1 && !released) await new Promise<void>((r) => (onRelease = r));
       if (script.delayMs) await sleep(script.delayMs);
       if (res.destroyed) return;
+      if (script.errorAfter === i) {
+        write({ error: { message: 'The model is overloaded.', type: 'server_error', param: null, code: null } });
+        record.finished = true;
+        res.end();
+        return;
+      }
       write(chunk({ content: chunks[i] }));
       record.sentAt.push(performance.now());
       record.sent++;

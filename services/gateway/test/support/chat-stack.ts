@@ -23,10 +23,12 @@ export interface ChatStack {
   /** The chat service's clock; tests move it. */
   clock: { now: Date };
   token(userId: string): Promise<string>;
+  /** Starts another chat instance on the same database and bus (NATS shares the requests between them). */
+  addInstance(): Promise<ChatApp>;
   close(): Promise<void>;
 }
 
-export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number } = {}): Promise<ChatStack> {
+export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number; offline?: boolean } = {}): Promise<ChatStack> {
   const full = await startFullStack({
     name,
     tickers: ['SBER', 'GAZP'],
@@ -45,15 +47,18 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
   });
   const model = await startFakeOpenAi({ apiKey: OPENAI_KEY });
   const clock = { now: new Date() };
-  const chat = await createChatApp({
+  const chatOptions = {
     databaseUrl: chatDb.url,
     natsUrl,
     busPrefix: full.busPrefix,
     logger,
     clock: () => clock.now,
-    openai: { baseUrl: model.url, apiKey: OPENAI_KEY, connectTimeoutMs: 5000, idleTimeoutMs: opts.idleTimeoutMs ?? 10_000, maxRetries: 0 },
+    // Offline: no key, so the built-in offline responder answers.
+    openai: { baseUrl: model.url, ...(opts.offline ? {} : { apiKey: OPENAI_KEY }), connectTimeoutMs: 5000, idleTimeoutMs: opts.idleTimeoutMs ?? 10_000, maxRetries: 0 },
     streamMaxAgeMs: 60_000,
-  });
+  };
+  const chat = await createChatApp(chatOptions);
+  const instances: ChatApp[] = [chat];
   return {
     base: full.base,
     full,
@@ -63,9 +68,14 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     model,
     clock,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
+    async addInstance() {
+      const app = await createChatApp(chatOptions);
+      instances.push(app);
+      return app;
+    },
     async close() {
       await full.gw.close();
-      await chat.close();
+      for (const i of instances.reverse()) await i.close();
       await billing.close();
       await model.close();
       for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(busName(full.busPrefix, s)).catch(() => undefined);
