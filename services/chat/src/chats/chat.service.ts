@@ -16,10 +16,11 @@ import {
   sendMessageRequestSchema,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, lockQuotaOwner, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, busSubject, type Db, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
-import { ChatLimits, COUNTED_ANSWERS } from '../limits/chat-limits.js';
+import { ChatLimits } from '../limits/chat-limits.js';
+import { dayPeriod } from '../limits/limit-period.js';
 import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
 import { titleFromMessage } from './chat-title.js';
@@ -101,47 +102,46 @@ export class ChatService {
    */
   async send(userId: string, input: unknown): Promise<SendMessageReply> {
     const req = parseOrThrow(sendMessageRequestSchema, input);
-    const chat = await this.ownChat(userId, req.chat_id);
+    const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
     const provider = this.d.providers.require(chat.context_type);
     const clientData = provider.parseClientData(req.context_data);
     const ref: ChatRef = { id: chat.id, userId, contextType: chat.context_type, contextId: chat.context_id };
-    // Independent reads side by side: they are most of the time before the model is called.
-    const [limit, loaded, earlier] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc }), this.history(chat.id)]);
+    // Independent reads side by side: with the statement below they are the time before the model is called.
+    const [limit, loaded] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc })]);
     const model = this.d.providers.modelFor(provider);
     const userMessageId = randomUUID();
     const messageId = randomUUID();
 
-    const startedAt = await this.d.db.transaction(async (tx) => {
-      // Concurrent sends of one user and context queue here, so the count below cannot overshoot.
-      await lockQuotaOwner(tx, `chat:${userId}:${provider.type}`);
-      const now = this.d.clock();
-      const period = this.d.limits.period();
-      // The assistant's row is a millisecond later, so the two always sort user-first by time as well.
-      const answerAt = new Date(now.getTime() + 1);
-      // Count and insert in one statement (its snapshot is taken after the lock): one round trip fewer
-      // before the model is called.
-      const [row] = await tx.query<{ used: number; inserted: number }>(
-        `with used as (
-           select count(*)::int as n from chat_messages
-            where user_id = $4 and context_type = $5 and created_at >= $11 and ${COUNTED_ANSWERS}
-         ), ins as (
-           insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, model, created_at, completed_at)
-           select v.* from (values ($1::uuid, $3::uuid, $4, $5, 'user', $6, 'complete', null::text, $7::timestamptz, $7::timestamptz),
-                                   ($2::uuid, $3::uuid, $4, $5, 'assistant', '', 'streaming', $8, $9::timestamptz, null::timestamptz)) v
-            where $12::int is null or (select n from used) < $12::int
-           returning 1
-         ), upd as (
-           update chats set title = coalesce(title, $10), updated_at = $7 where id = $3 and exists (select 1 from ins)
-         )
-         select (select n from used) as used, (select count(*)::int from ins) as inserted`,
-        [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, answerAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
-      );
-      if (!row || row.inserted === 0) {
-        ChatLimits.requireRemaining({ limit, used: row?.used ?? 0, resetsAt: period.resetsAt }, provider);
-        throw new Error('chat: the messages were not stored although the limit allows them');
-      }
-      return answerAt;
-    });
+    const now = this.d.clock();
+    const period = this.d.limits.period();
+    // The assistant's row is a millisecond later, so the two always sort user-first by time as well.
+    const startedAt = new Date(now.getTime() + 1);
+    // One statement, no explicit transaction: the upsert reserves one answer of the period (its row lock
+    // serialises the user's concurrent sends and its WHERE sees the latest count), and the messages are
+    // stored only when the reservation was made. Over the limit nothing is stored and no model is called.
+    const [row] = await this.d.db.query<{ reserved: number | null }>(
+      `with reserve as (
+         insert into chat_usage (user_id, context_type, period_start, used)
+         select $4, $5, $11, 1 where $12::int is null or $12::int > 0
+         on conflict (user_id, context_type, period_start) do update set used = chat_usage.used + 1
+          where $12::int is null or chat_usage.used < $12::int
+         returning used
+       ), ins as (
+         insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, model, created_at, completed_at)
+         select v.* from (values ($1::uuid, $3::uuid, $4, $5, 'user', $6, 'complete', null::text, $7::timestamptz, $7::timestamptz),
+                                 ($2::uuid, $3::uuid, $4, $5, 'assistant', '', 'streaming', $8, $9::timestamptz, null::timestamptz)) v
+          where exists (select 1 from reserve)
+         returning 1
+       ), upd as (
+         update chats set title = coalesce(title, $10), updated_at = $7 where id = $3 and exists (select 1 from ins)
+       )
+       select (select used from reserve) as reserved`,
+      [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, startedAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
+    );
+    if (row?.reserved === null || row?.reserved === undefined) {
+      ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
+      throw new Error('chat: no reservation although the limit allows one');
+    }
 
     const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];
     const messages: ModelMessage[] = [{ role: 'system', content: provider.buildSystemPrompt({ chat: ref, loaded, clientData }) }, ...history];
@@ -150,20 +150,27 @@ export class ChatService {
       userMessageId,
       startedAt,
       request: { model, messages, offlineAnswer: provider.offlineAnswer({ chat: ref, loaded, clientData, question: req.message }) },
+      periodStart: period.start,
       remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
     });
     return { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
   }
 
-  /** The chat's newest messages with content (oldest first), before the one being sent. */
-  private async history(chatId: string): Promise<ModelMessage[]> {
-    const rows = await this.d.db.query<{ role: 'user' | 'assistant'; content: string }>(
-      `select role, content from chat_messages
-        where chat_id = $1 and content <> '' and status in ('complete', 'stopped')
-        order by seq desc limit ${HISTORY_LIMIT}`,
-      [chatId],
+  /** The user's chat and its newest messages with content (oldest first), in one round trip; 404 otherwise. */
+  private async ownChatWithHistory(userId: string, id: string): Promise<{ chat: ChatRow; history: ModelMessage[] }> {
+    if (!UUID.test(id)) throw ServiceError.notFound('The chat');
+    const [row] = await this.d.db.query<ChatRow & { history: ModelMessage[] }>(
+      `select ${CHAT_COLUMNS},
+              coalesce((select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.seq)
+                          from (select role, content, seq from chat_messages
+                                 where chat_id = c.id and content <> '' and status in ('complete', 'stopped')
+                                 order by seq desc limit ${HISTORY_LIMIT}) h), '[]'::json) as history
+         from chats c where id = $1 and user_id = $2 and deleted_at is null`,
+      [id, userId],
     );
-    return rows.reverse().map((r) => ({ role: r.role, content: r.content }));
+    if (!row) throw ServiceError.notFound('The chat');
+    const { history, ...chat } = row;
+    return { chat, history };
   }
 
   async getMessage(userId: string, input: unknown): Promise<MessageReply> {
@@ -185,7 +192,16 @@ export class ChatService {
         .then(() => true)
         .catch(() => false);
       if (!heard) {
-        await this.d.db.query(`update chat_messages set status = 'stopped', completed_at = $2, error = 'orphaned' where id = $1 and status = 'streaming'`, [msg.id, this.d.clock().toISOString()]);
+        const period = dayPeriod(new Date(msg.created_at), this.d.limits.marketTz);
+        await this.d.db.query(
+          `with m as (
+             update chat_messages set status = 'stopped', completed_at = $2, error = 'orphaned' where id = $1 and status = 'streaming'
+             returning user_id, context_type, content
+           )
+           update chat_usage u set used = u.used - 1 from m
+            where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $3 and m.content = '' and u.used > 0`,
+          [msg.id, this.d.clock().toISOString(), period.start.toISOString()],
+        );
       }
     }
     return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };

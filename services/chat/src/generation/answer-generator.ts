@@ -8,6 +8,8 @@ export interface AnswerJob {
   request: ModelRequest;
   /** When the assistant message was stored (latency is measured from here). */
   startedAt: Date;
+  /** Start of the limit period the answer's reservation was made in (given back if it does not count). */
+  periodStart: Date;
   /** Answers left in the period once this one is settled (null: unlimited). */
   remaining(): Promise<number | null>;
 }
@@ -121,10 +123,28 @@ export class AnswerGenerator {
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
     try {
+      // Settling the message and giving back its reservation (failed, or stopped before any content) is one
+      // statement: the count can never disagree with the messages.
       await this.deps.db.query(
-        `update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
-          where id = $1 and status = 'streaming'`,
-        [job.messageId, status, content, JSON.stringify(finalUsage), Math.max(0, now.getTime() - job.startedAt.getTime()), firstChunkMs, errorText, now.toISOString()],
+        `with m as (
+           update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
+            where id = $1 and status = 'streaming'
+           returning user_id, context_type
+         )
+         update chat_usage u set used = u.used - 1 from m
+          where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $9 and $10::boolean and u.used > 0`,
+        [
+          job.messageId,
+          status,
+          content,
+          JSON.stringify(finalUsage),
+          Math.max(0, now.getTime() - job.startedAt.getTime()),
+          firstChunkMs,
+          errorText,
+          now.toISOString(),
+          job.periodStart.toISOString(),
+          status === 'failed' || (status === 'stopped' && content === ''),
+        ],
       );
     } catch (err) {
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');

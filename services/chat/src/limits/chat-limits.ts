@@ -4,11 +4,10 @@ import type { ContextProvider } from '../providers/context-provider.js';
 import { dayPeriod } from './limit-period.js';
 
 /**
- * The answers that count against a period: complete ones, stopped ones that have content, and ones still
- * streaming (so concurrent sends cannot overshoot; a stream that then fails stops counting). Failed calls
- * never count.
+ * The answers that count against a period are kept in `chat_usage`: complete ones, stopped ones that have
+ * content, and ones still streaming (reserved when the messages are stored, so concurrent sends cannot
+ * overshoot). An answer that fails, or is stopped before any content, gives its reservation back.
  */
-export const COUNTED_ANSWERS = `role = 'assistant' and (status in ('complete', 'streaming') or (status = 'stopped' and content <> ''))`;
 
 export interface LimitState {
   limit: number | null;
@@ -61,13 +60,18 @@ export class ChatLimits {
     return dayPeriod(this.opts.clock(), this.opts.marketTz);
   }
 
+  get marketTz(): string {
+    return this.opts.marketTz;
+  }
+
   async state(db: SqlClient, userId: string, provider: ContextProvider, limit: number | null): Promise<LimitState> {
     const { start, resetsAt } = this.period();
-    const [row] = await db.query<{ n: number }>(
-      `select count(*)::int as n from chat_messages where user_id = $1 and context_type = $2 and created_at >= $3 and ${COUNTED_ANSWERS}`,
-      [userId, provider.type, start.toISOString()],
-    );
-    const used = row?.n ?? 0;
+    const [row] = await db.query<{ used: number }>('select used from chat_usage where user_id = $1 and context_type = $2 and period_start = $3', [
+      userId,
+      provider.type,
+      start.toISOString(),
+    ]);
+    const used = row?.used ?? 0;
     return { limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt, periodStart: start };
   }
 

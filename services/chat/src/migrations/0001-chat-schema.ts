@@ -39,7 +39,16 @@ export class ChatSchema extends Migration {
         completed_at timestamptz
       )`);
     this.addSql('create index chat_messages_chat_idx on chat_messages (chat_id, seq)');
-    // The daily limit counts a user's answers per context since the start of the period.
-    this.addSql("create index chat_messages_usage_idx on chat_messages (user_id, context_type, created_at) where role = 'assistant'");
+    // Answers counted against a period's limit: reserved (+1) with the messages, in one statement whose
+    // upsert serialises a user's concurrent sends on this row; given back (-1) in the statement that settles
+    // an answer as failed, or stopped without content.
+    this.addSql(`
+      create table chat_usage (
+        user_id text not null,
+        context_type text not null,
+        period_start timestamptz not null,
+        used integer not null check (used >= 0),
+        primary key (user_id, context_type, period_start)
+      )`);
   }
 }
