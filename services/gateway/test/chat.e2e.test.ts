@@ -160,6 +160,26 @@ describe('chats (CRUD, isolation)', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents every chat route, the event stream and the 429', async () => {
+    const doc = (await (await fetch(new URL('/api/docs-json', stack.base))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const routes: [string, string][] = [
+      ['/api/ai-chat', 'post'],
+      ['/api/ai-chat', 'get'],
+      ['/api/ai-chat/limits', 'get'],
+      ['/api/ai-chat/{id}', 'get'],
+      ['/api/ai-chat/{id}', 'patch'],
+      ['/api/ai-chat/{id}', 'delete'],
+      ['/api/ai-chat/{id}/messages', 'post'],
+      ['/api/ai-chat/{id}/messages/{messageId}/stream', 'get'],
+      ['/api/ai-chat/{id}/messages/{messageId}/stop', 'post'],
+      ['/api/ai-chat/{id}/messages/{messageId}/rating', 'post'],
+    ];
+    for (const [path, method] of routes) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect(Object.keys(doc.paths['/api/ai-chat/{id}/messages']!.post!.responses)).toEqual(expect.arrayContaining(['200', '404', '422', '429']));
+  });
+});
+
 describe('streaming an answer', () => {
   it('relays chunks as the model produces them, then done with usage; the chat gets a title and the stored answer', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });

@@ -104,15 +104,18 @@ export class ChatMessagesController {
       }, this.config.chatHeartbeatMs);
     };
     beat();
+    let lastSeq = afterSeq;
     try {
       for await (const e of this.reader.events(messageId, afterSeq, gone.signal)) {
         writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
+        lastSeq = e.seq;
         beat();
       }
     } catch (err) {
       if (!gone.signal.aborted) {
         this.logger.error({ err, messageId, url: req.url }, 'chat: relaying the answer failed');
-        if (!res.writableEnded) writeSse(res, { event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+        // Its id is the last relayed event's, so a reconnect with it resumes exactly there.
+        if (!res.writableEnded) writeSse(res, { id: lastSeq, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
       }
     } finally {
       clearTimeout(heartbeat);
