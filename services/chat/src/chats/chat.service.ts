@@ -102,6 +102,8 @@ export class ChatService {
    */
   async send(userId: string, input: unknown): Promise<SendMessageReply> {
     const req = parseOrThrow(sendMessageRequestSchema, input);
+    // The entitlements depend on the user only: read them while the chat is looked up.
+    this.d.limits.prefetch(userId);
     const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
     const provider = this.d.providers.require(chat.context_type);
     const clientData = provider.parseClientData(req.context_data);

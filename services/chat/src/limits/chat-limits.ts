@@ -39,6 +39,11 @@ export class ChatLimits {
     return value;
   }
 
+  /** Starts reading the user's entitlements (cached), so `limitFor` later finds them in flight or done. */
+  prefetch(userId: string): void {
+    this.entitlements(userId).catch(() => undefined);
+  }
+
   /** Answers a period allowed for the user in this context (null: unlimited). */
   async limitFor(userId: string, provider: ContextProvider): Promise<number | null> {
     try {
