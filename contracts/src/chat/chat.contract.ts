@@ -92,7 +92,11 @@ export const sendMessageBodySchema = z.object({
     .max(4000, 'The message may not be greater than 4000 characters.'),
   context_data: contextDataSchema.nullish().transform((v) => v ?? {}),
 });
-export const sendMessageRequestSchema = sendMessageBodySchema.extend({ chat_id: z.string() });
+export const sendMessageRequestSchema = sendMessageBodySchema.extend({
+  chat_id: z.string(),
+  /** The answer's id, chosen by the gateway so it can subscribe to the answer's events before it exists. */
+  message_id: z.string().uuid().optional(),
+});
 export type SendMessageRequest = z.infer<typeof sendMessageRequestSchema>;
 
 /** What `chat.messages.send` answers once both messages are stored and the answer is generating. */

@@ -112,7 +112,7 @@ export class ChatService {
     const [limit, loaded] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc })]);
     const model = this.d.providers.modelFor(provider);
     const userMessageId = randomUUID();
-    const messageId = randomUUID();
+    const messageId = req.message_id ?? randomUUID();
 
     const now = this.d.clock();
     const period = this.d.limits.period();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
@@ -10,7 +11,7 @@ import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js
 import { ApiOwnedResource } from '../common/resource.openapi.js';
 import { bodyObject } from '../common/request-body.js';
 import { CHAT_STREAM_READER } from './chat.tokens.js';
-import type { ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
+import type { AnswerSubscription, ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
 import { ApiChatId, ApiChatLimited } from './chats.controller.js';
 import { openSse, parseLastEventId, writeSse } from './sse.js';
 
@@ -44,9 +45,18 @@ export class ChatMessagesController {
   @ApiOwnedResource({ validation: true, notFound: 'The chat' })
   async send(@Param('id') id: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const input = parseOrThrow(sendMessageBodySchema, bodyObject(body));
-    // Errors up to here (422, 404, 429) are ordinary JSON answers through the error filter.
-    const sent = await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000) });
-    await this.relay(req, reply, sent.message_id, 0);
+    // The gateway names the answer, so its subscription opens while the send is in flight.
+    const messageId = randomUUID();
+    const subscription = this.reader.open(messageId, 0);
+    subscription.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+    try {
+      // Errors here (422, 404, 429) are ordinary JSON answers through the error filter.
+      await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000) });
+    } catch (err) {
+      void subscription.then((s) => s.close(), () => undefined);
+      throw err;
+    }
+    await this.relay(req, reply, messageId, await subscription, 0);
   }
 
   @Get(':messageId/stream')
@@ -74,7 +84,7 @@ export class ChatMessagesController {
       reply.raw.end();
       return;
     }
-    await this.relay(req, reply, msg.id, after);
+    await this.relay(req, reply, msg.id, await this.reader.open(msg.id, after), after);
   }
 
   @Post(':messageId/stop')
@@ -89,7 +99,7 @@ export class ChatMessagesController {
   }
 
   /** Relays the answer's events as SSE until its final event or the client leaves; heartbeats in silences. */
-  private async relay(req: FastifyRequest, reply: FastifyReply, messageId: string, afterSeq: number): Promise<void> {
+  private async relay(req: FastifyRequest, reply: FastifyReply, messageId: string, subscription: AnswerSubscription, afterSeq: number): Promise<void> {
     reply.hijack();
     const res = reply.raw;
     openSse(res);
@@ -106,7 +116,7 @@ export class ChatMessagesController {
     beat();
     let lastSeq = afterSeq;
     try {
-      for await (const e of this.reader.events(messageId, afterSeq, gone.signal)) {
+      for await (const e of subscription.events(gone.signal)) {
         writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
         lastSeq = e.seq;
         beat();

@@ -10,6 +10,12 @@ export interface SequencedEvent {
 
 const isFinal = (e: ChatStreamEvent) => e.type === 'done' || e.type === 'error';
 
+/** One reader's subscription to an answer's events. */
+export interface AnswerSubscription {
+  events(signal: AbortSignal): AsyncGenerator<SequencedEvent>;
+  close(): Promise<void>;
+}
+
 /**
  * Reads answers from CHAT_STREAMS: an ordered consumer filtered to `chat.stream.<messageId>`, starting
  * after the client's Last-Event-ID (a stream sequence), ending after the final event. The chat service
@@ -43,31 +49,43 @@ export class ChatStreamReader {
     }
   }
 
-  /** The answer's events after sequence `afterSeq` (0: from its start), live, until the final one or `signal`. */
-  async *events(messageId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<SequencedEvent> {
+  /**
+   * Subscribes to the answer's events after sequence `afterSeq` (0: from its start). Opening before the
+   * answer exists is fine (a new message's consumer is opened while the send request is in flight, so the
+   * first chunk does not wait for it); `close()` when not read to the end.
+   */
+  async open(messageId: string, afterSeq: number): Promise<AnswerSubscription> {
     const bus = await this.connection();
     const consumer = await bus.js.consumers.get(this.streamName(), {
       filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
       ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
     });
     const messages = await consumer.consume({ max_messages: 256 });
-    const stop = () => void messages.stop();
-    signal.addEventListener('abort', stop, { once: true });
-    try {
-      if (signal.aborted) return;
-      for await (const m of messages) {
-        const parsed = chatStreamEventSchema.safeParse(m.json());
-        if (!parsed.success) {
-          this.opts.logger.warn({ messageId, seq: m.seq }, 'chat stream: an event not understood was skipped');
-          continue;
+    const logger = this.opts.logger;
+    const close = () => messages.close().then(() => undefined, () => undefined);
+    return {
+      close,
+      /** The events, live, until the final one or `signal`; closes the subscription at the end. */
+      async *events(signal: AbortSignal): AsyncGenerator<SequencedEvent> {
+        const stop = () => void messages.stop();
+        signal.addEventListener('abort', stop, { once: true });
+        try {
+          if (signal.aborted) return;
+          for await (const m of messages) {
+            const parsed = chatStreamEventSchema.safeParse(m.json());
+            if (!parsed.success) {
+              logger.warn({ messageId, seq: m.seq }, 'chat stream: an event not understood was skipped');
+              continue;
+            }
+            yield { seq: m.seq, event: parsed.data };
+            if (isFinal(parsed.data)) return;
+          }
+        } finally {
+          signal.removeEventListener('abort', stop);
+          await close();
         }
-        yield { seq: m.seq, event: parsed.data };
-        if (isFinal(parsed.data)) return;
-      }
-    } finally {
-      signal.removeEventListener('abort', stop);
-      await messages.close().catch(() => undefined);
-    }
+      },
+    };
   }
 
   async close(): Promise<void> {
