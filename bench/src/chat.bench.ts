@@ -4,8 +4,9 @@
  * Streamed chat answers: the local OpenAI-compatible server (in this process) streams `--chunks` content
  * chunks `--interval` ms apart. Measured side by side in the same run:
  * - direct: this process reads the model server's SSE itself (the floor);
- * - gateway: POST /api/ai-chat/{id}/messages through the gateway and the chat service (each its own process:
- *   HTTP → NATS request → Postgres writes → model call → JetStream per chunk → ordered consumer → SSE).
+ * - gateway: POST /api/ai-chat/{id}/messages through the gateway and the chat service (each its own process,
+ *   with billing answering the entitlements: HTTP → NATS request → Postgres → model call → JetStream per
+ *   chunk → ordered consumer → SSE).
  * Figures: time to the first content chunk (from sending the request), and per-chunk overhead (when the
  * client got chunk i minus when the model server wrote it; same process, same clock), at 1 and 100
  * concurrent streams. Target: the gateway adds at most 10 ms to the first chunk at 1 stream (p50).
@@ -130,11 +131,18 @@ export async function run(args: string[]): Promise<void> {
   const levels = arg(args, 'concurrency', '1,100').split(',').map(Number);
   const model = await startFakeOpenAi({ apiKey: KEY, defaultScript: { chunks: Array.from({ length: chunks }, (_, i) => `c${i} `), delayMs: interval } });
   const db = await createTestDatabase('bench_chat');
+  const billingDb = await createTestDatabase('bench_chat_billing');
   const prefix = `${uniqueName('bench')}.`;
   const port = String(4400 + Math.floor(Math.random() * 50));
   const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' };
+  // Billing answers the entitlements (the free plan) as in production.
+  const billing = startNode(
+    `${repoRoot}services/billing/dist/main.js`,
+    { ...common, BILLING_DATABASE_URL: billingDb.url, CLOUDPAYMENTS_API_URL: 'http://127.0.0.1:9', BILLING_JOBS_ENABLED: 'false' },
+    'billing',
+  );
   const chat = startNode(`${repoRoot}services/chat/dist/main.js`, { ...common, CHAT_DATABASE_URL: db.url, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: KEY }, 'chat');
-  const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: port, READY_SERVICES: 'chat', RPC_TIMEOUT_MS: '10000' }, 'gateway');
+  const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: port, READY_SERVICES: 'chat,billing', RPC_TIMEOUT_MS: '10000' }, 'gateway');
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${base}/ready`);
@@ -158,11 +166,12 @@ export async function run(args: string[]): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([stop(gateway), stop(chat)]);
+    await Promise.all([stop(gateway), stop(chat), stop(billing)]);
     await model.close();
     await db.drop();
+    await billingDb.drop();
     const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
-    await bus.jsm.streams.delete(busName(prefix, 'CHAT_STREAMS')).catch(() => undefined);
+    for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await bus.jsm.streams.delete(busName(prefix, s)).catch(() => undefined);
     await bus.close();
   }
 }

@@ -139,6 +139,8 @@ export class ChatService {
        )
        select (select used from reserve) as reserved`,
       [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, startedAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
+      // A fixed text on the hot path: planned once per pooled connection.
+      { prepare: true },
     );
     if (row?.reserved === null || row?.reserved === undefined) {
       ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
@@ -169,6 +171,7 @@ export class ChatService {
                                  order by seq desc limit ${HISTORY_LIMIT}) h), '[]'::json) as history
          from chats c where id = $1 and user_id = $2 and deleted_at is null`,
       [id, userId],
+      { prepare: true },
     );
     if (!row) throw ServiceError.notFound('The chat');
     const { history, ...chat } = row;

@@ -35,7 +35,11 @@ export class ChatLimits {
     if (this.cache.size > 10_000) this.cache.clear();
     const value = this.rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId }, { userId, timeoutMs: 3000 });
     this.cache.set(userId, { at: now, value });
-    value.catch(() => this.cache.delete(userId));
+    // A failure is remembered for a second (a prefetch and the read after it share one answer), then retried.
+    value.catch(() => {
+      const entry = this.cache.get(userId);
+      if (entry?.value === value) entry.at = Date.now() - ttl + 1000;
+    });
     return value;
   }
 
