@@ -60,13 +60,15 @@ async function readSse(res: Response, onData: (data: string, event: string | und
 }
 
 async function direct(model: FakeOpenAi): Promise<StreamFigures> {
+  const marker = randomUUID();
   const t0 = performance.now();
   const res = await fetch(`${model.url}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: `direct ${randomUUID()}` }], stream: true, stream_options: { include_usage: true } }),
+    body: JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: `direct ${marker}` }], stream: true, stream_options: { include_usage: true } }),
   });
-  const req = model.requests.at(-1)!;
+  // Found by its marker: with concurrent streams the newest request may be another one.
+  const req = model.requests.find((r) => r.body.messages.at(-1)?.content.endsWith(marker))!;
   let first = 0;
   const received: number[] = [];
   await readSse(res, (data) => {
