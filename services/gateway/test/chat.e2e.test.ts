@@ -6,6 +6,7 @@
  * ratings and CRUD.
  */
 import { randomUUID } from 'node:crypto';
+import { busName, busSubject } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatStack, startChatStack } from './support/chat-stack.js';
 
@@ -265,6 +266,22 @@ describe('surviving the connection', () => {
     expect(whole.filter((e) => e.event === 'chunk').map((e) => e.data.content).join('')).toBe(words.join(''));
     // The chat shows the answer as streaming while it runs (checked above through the DB), complete now.
     expect((await api('GET', `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { user: BOB })).status).toBe(404);
+  });
+
+  it('a finished answer whose replay buffer is gone is sent whole from the database', async () => {
+    const chatId = await createChat(ALICE, { context_type: 'support' });
+    stack.model.queue.push({ chunks: ['Stored ', 'for ', 'good.'] });
+    const live = await (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'keep it' } })).rest();
+    const messageId = live[0]!.data.message_id as string;
+    await stack.full.bus.jsm.streams.purge(busName(stack.full.busPrefix, 'CHAT_STREAMS'), { filter: busSubject(stack.full.busPrefix, `chat.stream.${messageId}`) });
+    const replay = await (await openSse('GET', `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { lastEventId: live[1]!.id! })).rest();
+    expect(replay.map((e) => [e.id, e.event])).toEqual([
+      ['1', 'start'],
+      ['2', 'chunk'],
+      ['3', 'done'],
+    ]);
+    expect(replay[1]!.data.content).toBe('Stored for good.');
+    expect(replay[2]!.data).toMatchObject({ message_id: messageId, status: 'complete', usage: { estimated: false } });
   });
 
   it('stop aborts the request at the model server and keeps the partial answer as stopped', async () => {

@@ -42,8 +42,8 @@ export class ChatStreamReader {
   async hasEvents(messageId: string): Promise<boolean> {
     const bus = await this.connection();
     try {
-      await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: busSubject(bus.prefix, chatStreamSubject(messageId)) });
-      return true;
+      // nats.js answers null (not an error) when the subject has no message.
+      return (await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: busSubject(bus.prefix, chatStreamSubject(messageId)) })) !== null;
     } catch {
       return false;
     }
