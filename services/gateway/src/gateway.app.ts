@@ -5,15 +5,18 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
-import { type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
+import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
+import { clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
-export type GatewayAppOptions = Partial<GatewayConfig> & {
+export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
+  /** Any of the HTTP server limits; the rest keep their defaults. */
+  http?: Partial<GatewayConfig['http']>;
   natsUrl: string;
   /** Defaults to a `gateway` pino logger at `logLevel`. */
   logger?: Logger;
@@ -41,7 +44,7 @@ export const gatewayDefaults: GatewayConfig = loadGatewayConfig({});
  */
 export async function createGatewayApp(opts: GatewayAppOptions): Promise<GatewayApp> {
   const { logger: givenLogger, shutdownGraceMs = 5000, ...overrides } = opts;
-  const config: GatewayConfig = { ...gatewayDefaults, ...overrides };
+  const config: GatewayConfig = { ...gatewayDefaults, ...overrides, http: { ...gatewayDefaults.http, ...overrides.http } };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
   const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(config.natsUrl, 'gateway') });
@@ -49,7 +52,28 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
 
-  const adapter = new FastifyAdapter({ logger: false, bodyLimit: config.bodyLimitBytes, frameworkErrors: frameworkErrorHandler(logger) });
+  const limits = config.http;
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: config.bodyLimitBytes,
+    frameworkErrors: frameworkErrorHandler(logger),
+    clientErrorHandler: clientErrorHandler(logger),
+    // Slowloris: a client that sends its headers or body too slowly gets a 408 and loses the connection.
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      // Node checks both timeouts on this interval (default 30 s, which would stretch a short timeout).
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+  });
+  const server = adapter.getInstance().server;
+  server.maxConnections = limits.maxConnections;
+  let dropsLogged = 0;
+  server.on('drop', (info?: { remoteAddress?: string }) => {
+    // One line per 100 dropped connections: a flood must not flood the log too.
+    if (dropsLogged++ % 100 === 0) logger.warn({ maxConnections: limits.maxConnections, remoteAddress: info?.remoteAddress, dropped: dropsLogged }, 'connection limit reached; connections dropped');
+  });
   installRequestContextHooks(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
@@ -75,6 +99,12 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     rpc,
     async listen(port = config.port, host = config.host) {
       await app.listen({ port, host });
+      if (config.auth.jwtSecret === DEV_JWT_SECRET && !isLoopback(host)) {
+        logger.warn(
+          { host },
+          'the development JWT secret is in use on a non-loopback address: anyone who can reach this port can mint a token for any user. Set AUTH_JWT_SECRET, or HOST=127.0.0.1',
+        );
+      }
       const address = app.getHttpServer().address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -97,4 +127,9 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
       return closing;
     },
   };
+}
+
+/** Whether a listen address is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
