@@ -34,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (process.env.DUMP) console.log(gatewayLog.filter((l) => !l.includes('Mapped')).join(''));
   await gw?.close();
 });
 
@@ -195,5 +196,46 @@ describe('the development JWT secret', () => {
 
   it('is quiet on loopback', async () => {
     expect(await warnings('127.0.0.1')).toEqual([]);
+  });
+});
+
+describe('Swagger UI', () => {
+  const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
+
+  it('serves the page and the files it loads', async () => {
+    for (const path of ['/api/docs', '/api/docs/']) {
+      const page = await get(path);
+      expect(page.status, path).toBe(200);
+      const html = await page.text();
+      // Every script and stylesheet the page names is served.
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://x${path}`).pathname);
+      expect(assets.length).toBeGreaterThanOrEqual(4);
+      for (const asset of assets) {
+        const res = await get(asset);
+        // Read to the end: an unread body holds its connection, and the test's connection cap is small.
+        expect((await res.arrayBuffer()).byteLength, `${path} -> ${asset}`).toBeGreaterThan(0);
+        expect(res.status, `${path} -> ${asset}`).toBe(200);
+      }
+    }
+  });
+
+  it("does not serve the package's other files", async () => {
+    for (const path of [
+      '/api/docs/package.json',
+      '/api/docs/Package.json',
+      '/api/docs/%70ackage.json',
+      '/api/docs/README.md',
+      '/api/docs/swagger-ui-bundle.js.map',
+      '/api/docs/absolute-path.js',
+      '/api/docs/docs/package.json',
+      '/api/docs/docs/swagger-ui.css',
+      // Its page names assets under /api/docs/docs/: not served either, so neither is it.
+      '/api/docs/index.html',
+    ]) {
+      const res = await get(path);
+      expect(res.status, path).toBe(404);
+      expect(await res.json()).toEqual({ message: 'Not Found.' });
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
   });
 });
