@@ -8,8 +8,12 @@ export const CustomAssetSubjects = {
   list: 'screener.custom-assets.list',
 } as const;
 
-/** Postgres text cannot hold NUL; without this check such a value is a 500 instead of a 422. */
-const noNul = (field: string) => [(s: string) => !s.includes('\u0000'), `The ${field} may not contain NUL characters.`] as const;
+/**
+ * Postgres text cannot hold NUL (a 500 instead of a 422 without this check), and stores a lone UTF-16 surrogate
+ * as U+FFFD (the text would silently change).
+ */
+const noNul = (field: string) =>
+  [(s: string) => !s.includes('\u0000') && !/\p{Cs}/u.test(s), `The ${field} field must not contain NUL characters or unpaired surrogates.`] as const;
 const name = z
   .string({ error: 'The name must be a string.' })
   .trim()
@@ -63,7 +67,8 @@ const updateFields = z.object({
 });
 const someField = (r: z.infer<typeof updateFields>) =>
   r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined;
-const someFieldError = { message: 'Give at least one of name, ticker, currency, price, description.', path: ['_'] };
+// About the whole body, so it has no field path (the gateway reports it under `body`).
+const someFieldError = { message: 'The request body must give at least one of: name, ticker, currency, price, description.' };
 
 /** Body of HTTP `PATCH /api/custom-assets/{id}`: any of the fields; a new price emits RatesUpdated. */
 export const updateCustomAssetBodySchema = updateFields.refine(someField, someFieldError);

@@ -54,7 +54,8 @@ export const updatePortfolioBodySchema = z
     name: portfolioNameSchema.optional(),
     currency_code: portfolioCurrencySchema.optional(),
   })
-  .refine((b) => b.name !== undefined || b.currency_code !== undefined, { message: 'Give a name or a currency_code to change.', path: ['name'] });
+  // About the whole body, so it has no field path (the gateway reports it under `body`).
+  .refine((b) => b.name !== undefined || b.currency_code !== undefined, { message: 'The request body must give at least one of: name, currency_code.' });
 
 /** `portfolios.portfolios.update`: the id and the body's fields. */
 export const updatePortfolioRequestSchema = z.object({

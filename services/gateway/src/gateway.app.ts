@@ -12,6 +12,7 @@ import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
+import { installRequestCharsetHook } from './validation/request-charset.hook.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
@@ -75,6 +76,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     if (dropsLogged++ % 100 === 0) logger.warn({ maxConnections: limits.maxConnections, remoteAddress: info?.remoteAddress, dropped: dropsLogged }, 'connection limit reached; connections dropped');
   });
   installRequestContextHooks(adapter.getInstance(), logger);
+  installRequestCharsetHook(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,

@@ -34,7 +34,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (process.env.DUMP) console.log(gatewayLog.filter((l) => !l.includes('Mapped')).join(''));
   await gw?.close();
 });
 
