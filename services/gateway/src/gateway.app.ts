@@ -9,6 +9,7 @@ import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
+import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
@@ -58,6 +59,8 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     logger: false,
     bodyLimit: config.bodyLimitBytes,
     frameworkErrors: frameworkErrorHandler(logger),
+    // Fastify's own 503 while closing has its own shape and no request id; the hook below answers instead.
+    return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(logger),
     // Slowloris: a client that sends its headers or body too slowly gets a 408 and loses the connection.
     requestTimeout: limits.requestTimeoutMs,
@@ -77,6 +80,13 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   });
   installRequestContextHooks(adapter.getInstance(), logger);
   installRequestCharsetHook(adapter.getInstance());
+  let closing: Promise<void> | undefined;
+  // A request that arrives on an open connection while the gateway closes gets a Laravel-shaped 503 and the
+  // connection is closed; a load balancer sends it elsewhere.
+  adapter.getInstance().addHook('onRequest', (_request, reply, done) => {
+    if (closing === undefined) return done();
+    void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
+  });
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,
@@ -93,7 +103,6 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   }
   await app.init();
 
-  let closing: Promise<void> | undefined;
   return {
     app,
     config,

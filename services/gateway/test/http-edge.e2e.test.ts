@@ -118,6 +118,13 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe("the router's own refusals", () => {
+  it('a path parameter over the router limit -> 414 in the Laravel shape with a request id', async () => {
+    const res = await raw(`GET /api/portfolios/${'1'.repeat(200)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expectLaravel(res, 414, 'The URL is too long.');
+  });
+});
+
 describe('slow clients (slowloris)', () => {
   it('headers that never finish -> 408 after the headers timeout, connection closed', async () => {
     const socket = await open();
@@ -236,5 +243,36 @@ describe('Swagger UI', () => {
       expect(await res.json()).toEqual({ message: 'Not Found.' });
       expect(res.headers.get('x-request-id')).toBeTruthy();
     }
+  });
+});
+
+describe('while the gateway closes', () => {
+  it('a request arriving on an open connection gets a Laravel-shaped 503 with a request id', async () => {
+    const other = await createGatewayApp({
+      natsUrl: testNatsUrl(),
+      busPrefix: `${uniqueName('gwclose')}.`,
+      auth: { jwtSecret: 'http-edge-secret-0123456789-0123456789' },
+      readyServices: [],
+      logger: createLogger('gateway', 'silent'),
+    });
+    const otherPort = Number(new URL(await other.listen(0, '127.0.0.1')).port);
+    const socket = await new Promise<Socket>((resolve) => {
+      const s = connect(otherPort, '127.0.0.1', () => resolve(s));
+    });
+    const answer = collect(socket);
+    // A request in flight (its body not yet complete) keeps the connection open through close().
+    socket.write('POST /api/portfolios HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+    await sleep(50);
+    const closed = other.close();
+    await sleep(50);
+    // The first request completes (401: no token); the pipelined second one arrives while closing.
+    socket.write('}GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const { text } = await answer;
+    await closed;
+    const second = parse({ text: text.slice(text.indexOf('HTTP/1.1', 1)), closed: true });
+    expect(text.startsWith('HTTP/1.1 401')).toBe(true);
+    expect(second.status).toBe(503);
+    expect(JSON.parse(second.body)).toEqual({ message: 'Service temporarily unavailable. Please try again shortly.' });
+    expect(second.headers['x-request-id']).toBeTruthy();
   });
 });
