@@ -13,6 +13,7 @@ import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
+import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
@@ -54,7 +55,6 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
 
-  const limits = config.http;
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: config.bodyLimitBytes,
@@ -62,22 +62,9 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     // Fastify's own 503 while closing has its own shape and no request id; the hook below answers instead.
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(logger),
-    // Slowloris: a client that sends its headers or body too slowly gets a 408 and loses the connection.
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: limits.headersTimeoutMs,
-      // Node checks both timeouts on this interval (default 30 s, which would stretch a short timeout).
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
-    },
+    ...slowClientOptions(config.http),
   });
-  const server = adapter.getInstance().server;
-  server.maxConnections = limits.maxConnections;
-  let dropsLogged = 0;
-  server.on('drop', (info?: { remoteAddress?: string }) => {
-    // One line per 100 dropped connections: a flood must not flood the log too.
-    if (dropsLogged++ % 100 === 0) logger.warn({ maxConnections: limits.maxConnections, remoteAddress: info?.remoteAddress, dropped: dropsLogged }, 'connection limit reached; connections dropped');
-  });
+  capConnections(adapter.getInstance().server, config.http, logger);
   installRequestContextHooks(adapter.getInstance(), logger);
   installRequestCharsetHook(adapter.getInstance());
   let closing: Promise<void> | undefined;
