@@ -163,6 +163,11 @@ describe('422 wording and keys', () => {
     expect422(await call('POST', '/api/portfolios', { body: { name: 'Main' } }), { currency_code: ['The currency code field is required.'] });
   });
 
+  it('a field of the wrong type says which type it must be', async () => {
+    expect422(await call('POST', '/api/custom-assets', { body: { name: 5, currency: 'RUB', price: 10 } }), { name: ['The name field must be a string.'] });
+    expect422(await call('POST', '/api/watchlists', { body: { name: null } }), { name: ['The name field must be a string.'] });
+  });
+
   it("no message carries the validation library's wording", async () => {
     const bodies: [string, unknown][] = [
       ['/api/portfolios/1/deals', { type: 'buy', assetable: 'SBER', quantity: 1, price: 1, date: '2024-01-01' }],
