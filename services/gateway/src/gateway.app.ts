@@ -7,7 +7,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
-import { clientErrorHandler } from './errors/client-error.handler.js';
+import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
@@ -65,6 +65,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     ...slowClientOptions(config.http),
   });
   capConnections(adapter.getInstance().server, config.http, logger);
+  answerUnmetExpectations(adapter.getInstance().server, logger);
   installRequestContextHooks(adapter.getInstance(), logger);
   installRequestCharsetHook(adapter.getInstance());
   let closing: Promise<void> | undefined;

@@ -118,6 +118,15 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe("Node's own answers", () => {
+  it('an Expect header other than 100-continue -> 417 in the Laravel shape with the request id', async () => {
+    const res = await raw('GET /health HTTP/1.1\r\nHost: x\r\nExpect: something\r\nX-Request-Id: expect-check-01\r\n\r\n');
+    expect(res.status).toBe(417);
+    expect(JSON.parse(res.body)).toEqual({ message: 'Only the expectation 100-continue is supported.' });
+    expect(res.headers['x-request-id']).toBe('expect-check-01');
+  });
+});
+
 describe("the router's own refusals", () => {
   it('a path parameter over the router limit -> 414 in the Laravel shape with a request id', async () => {
     const res = await raw(`GET /api/portfolios/${'1'.repeat(200)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '@invest/platform';
+import { correlationIdFrom, REQUEST_ID_HEADER } from '../correlation/correlation-id.js';
 
 /** Status and Laravel-shaped message of a request Node's HTTP parser refused, by the parser's error code. */
 export function clientErrorAnswer(code: string | undefined): { status: number; reason: string; message: string } {
@@ -41,4 +43,23 @@ export function clientErrorHandler(logger: Logger) {
     // A client that never reads its answer does not keep the connection: it is cut soon after.
     setTimeout(() => socket.destroy(), 1000).unref();
   };
+}
+
+/**
+ * Node answers an `Expect` header other than `100-continue` itself with an empty 417 before any hook runs.
+ * With a listener it leaves the answer to us: the Laravel shape and a request id, like every other error.
+ */
+export function answerUnmetExpectations(server: Server, logger: Logger): void {
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const correlationId = correlationIdFrom(request.headers[REQUEST_ID_HEADER]);
+    logger.info({ correlationId, method: request.method, url: request.url, status: 417 }, 'request');
+    const body = JSON.stringify({ message: 'Only the expectation 100-continue is supported.' });
+    response.writeHead(417, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      [REQUEST_ID_HEADER]: correlationId,
+      connection: 'close',
+    });
+    response.end(body);
+  });
 }
