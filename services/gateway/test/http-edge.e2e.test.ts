@@ -181,9 +181,8 @@ describe('slow clients (slowloris)', () => {
     } finally {
       held.forEach((s) => s.destroy());
     }
-    await sleep(100);
-    const after = await raw('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-    expect(after.status).toBe(200);
+    // Once the server has seen them close, a new connection is served again.
+    await expect.poll(async () => (await raw('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status, { timeout: 3000 }).toBe(200);
   });
 });
 
@@ -215,21 +214,23 @@ describe('the development JWT secret', () => {
 });
 
 describe('Swagger UI', () => {
-  const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`);
+  // In-process requests: the test's short keep-alive timeout and small connection cap are not what is tested here.
+  const get = async (url: string) => {
+    const res = await gw.app.inject({ method: 'GET', url });
+    return { status: res.statusCode, body: res.body, requestId: res.headers['x-request-id'] };
+  };
 
   it('serves the page and the files it loads', async () => {
     for (const path of ['/api/docs', '/api/docs/']) {
       const page = await get(path);
       expect(page.status, path).toBe(200);
-      const html = await page.text();
       // Every script and stylesheet the page names is served.
-      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://x${path}`).pathname);
+      const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://x${path}`).pathname);
       expect(assets.length).toBeGreaterThanOrEqual(4);
       for (const asset of assets) {
         const res = await get(asset);
-        // Read to the end: an unread body holds its connection, and the test's connection cap is small.
-        expect((await res.arrayBuffer()).byteLength, `${path} -> ${asset}`).toBeGreaterThan(0);
         expect(res.status, `${path} -> ${asset}`).toBe(200);
+        expect(res.body.length, `${path} -> ${asset}`).toBeGreaterThan(0);
       }
     }
   });
@@ -249,8 +250,8 @@ describe('Swagger UI', () => {
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
-      expect(await res.json()).toEqual({ message: 'Not Found.' });
-      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(JSON.parse(res.body)).toEqual({ message: 'Not Found.' });
+      expect(res.requestId).toBeTruthy();
     }
   });
 });
