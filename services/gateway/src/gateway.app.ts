@@ -4,6 +4,7 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
@@ -67,7 +68,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   capConnections(adapter.getInstance().server, config.http, logger);
   answerUnmetExpectations(adapter.getInstance().server, logger);
   installRequestContextHooks(adapter.getInstance(), logger);
-  installRequestCharsetHook(adapter.getInstance());
+  installRequestCharsetHook(adapter.getInstance(), RAW_BODY_PATH_PREFIX);
   let closing: Promise<void> | undefined;
   // A request that arrives on an open connection while the gateway closes gets a Laravel-shaped 503 and the
   // connection is closed; a load balancer sends it elsewhere.

@@ -9,10 +9,12 @@ export function contentTypeCharset(contentType: string | undefined): string | un
 
 /**
  * Fastify decodes every JSON body as UTF-8 whatever its charset says, so `charset=latin1` text would be stored
- * mangled. A body declared in any other charset is a 415 before it is read.
+ * mangled. A body declared in any other charset is a 415 before it is read. Paths under `rawBodyPrefix` are left
+ * alone: their bodies are handed on as bytes, never decoded here (provider notifications, checked by signature).
  */
-export function installRequestCharsetHook(fastify: FastifyInstance): void {
+export function installRequestCharsetHook(fastify: FastifyInstance, rawBodyPrefix: string): void {
   fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.url.startsWith(rawBodyPrefix)) return done();
     const charset = contentTypeCharset(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       void reply.code(415).send({ message: 'The request body must be encoded as UTF-8 (charset=utf-8).' });
