@@ -26,6 +26,12 @@ class StubController {
     return { data: [], meta: { current_page: page, per_page, total: 0, last_page: 1, from: null, to: null } };
   }
 
+  @MessagePattern(Subjects.billing.providerPay)
+  providerPay(@Payload() req: RpcRequest<Record<string, unknown>>) {
+    seen.push({ subject: Subjects.billing.providerPay, data: req.data });
+    return { code: 0 };
+  }
+
   @MessagePattern(CustomAssetSubjects.create)
   create(@Payload() req: RpcRequest<Record<string, unknown>>) {
     seen.push({ subject: CustomAssetSubjects.create, data: req.data });
@@ -154,6 +160,13 @@ describe('text that cannot be stored faithfully', () => {
     const utf8 = await call('POST', '/api/custom-assets', { raw: '{"name":"Café","currency":"RUB","price":10}', contentType: 'application/json; charset=UTF-8' });
     expect(utf8.status).toBe(201);
     expect(seen[0]!.data.name).toBe('Café');
+  });
+
+  it('provider notifications are exempt: their bytes are forwarded undecoded, whatever the charset', async () => {
+    const bytes = Buffer.from('Name=Caf\u00e9', 'latin1');
+    const a = await call('POST', '/api/provider/payment-success', { raw: bytes, contentType: 'application/x-www-form-urlencoded; charset=windows-1251' });
+    expect(a.status).toBe(200);
+    expect(Buffer.from(String(seen[0]!.data.body), 'base64').equals(bytes)).toBe(true);
   });
 });
 
