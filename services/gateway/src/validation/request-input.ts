@@ -51,10 +51,12 @@ export function unstorableTextErrors(input: unknown, rootKey: RootKey): Record<s
 }
 
 function parseOr422<S extends z.ZodType>(schema: S, input: unknown, rootKey: RootKey, before: Record<string, string[]>): z.output<S> {
-  const result = schema.safeParse(input, laravelParseOptions);
-  const errors = { ...(result.success ? {} : laravelFieldErrors(result.error, rootKey)), ...before };
-  if (Object.keys(errors).length) throw ServiceError.validation(errors);
-  return result.data as z.output<S>;
+  // Parse options turn off zod's compiled fast path (about 3x slower): only a failed input is parsed again with them.
+  const result = schema.safeParse(input);
+  if (result.success && Object.keys(before).length === 0) return result.data as z.output<S>;
+  const worded = result.success ? undefined : schema.safeParse(input, laravelParseOptions);
+  const errors = { ...(worded && !worded.success ? laravelFieldErrors(worded.error, rootKey) : {}), ...before };
+  throw ServiceError.validation(errors);
 }
 
 /**
