@@ -8,19 +8,23 @@ export const CustomAssetSubjects = {
   list: 'screener.custom-assets.list',
 } as const;
 
-/** Postgres text cannot hold NUL; without this check such a value is a 500 instead of a 422. */
-const noNul = (field: string) => [(s: string) => !s.includes('\u0000'), `The ${field} may not contain NUL characters.`] as const;
+/**
+ * Postgres text cannot hold NUL (a 500 instead of a 422 without this check), and stores a lone UTF-16 surrogate
+ * as U+FFFD (the text would silently change).
+ */
+const noNul = (field: string) =>
+  [(s: string) => !s.includes('\u0000') && !/\p{Cs}/u.test(s), `The ${field} field must not contain NUL characters or unpaired surrogates.`] as const;
 const name = z
-  .string({ error: 'The name must be a string.' })
+  .string({ error: 'The name field must be a string.' })
   .trim()
-  .min(1, 'The name is required.')
-  .max(120, 'The name may not be greater than 120 characters.')
+  .min(1, 'The name field is required.')
+  .max(120, 'The name field must not be greater than 120 characters.')
   .refine(...noNul('name'));
 const ticker = z
-  .string({ error: 'The ticker must be a string.' })
+  .string({ error: 'The ticker field must be a string.' })
   .trim()
-  .min(1, 'The ticker may not be empty.')
-  .max(20, 'The ticker may not be greater than 20 characters.')
+  .min(1, 'The ticker field must not be empty.')
+  .max(20, 'The ticker field must not be greater than 20 characters.')
   .regex(/^[\p{L}\p{N}._-]+$/u, 'The ticker may contain letters, digits, ".", "_" and "-" only.');
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /**
@@ -38,9 +42,9 @@ const price = z.preprocess(
     .max(1e15, 'The price is too large.'),
 );
 const description = z
-  .string({ error: 'The description must be a string.' })
+  .string({ error: 'The description field must be a string.' })
   .trim()
-  .max(1000, 'The description may not be greater than 1000 characters.')
+  .max(1000, 'The description field must not be greater than 1000 characters.')
   .refine(...noNul('description'));
 const currency = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), currencyCodeSchema);
 
@@ -63,7 +67,8 @@ const updateFields = z.object({
 });
 const someField = (r: z.infer<typeof updateFields>) =>
   r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined;
-const someFieldError = { message: 'Give at least one of name, ticker, currency, price, description.', path: ['_'] };
+// About the whole body, so it has no field path (the gateway reports it under `body`).
+const someFieldError = { message: 'The request body must give at least one of: name, ticker, currency, price, description.' };
 
 /** Body of HTTP `PATCH /api/custom-assets/{id}`: any of the fields; a new price emits RatesUpdated. */
 export const updateCustomAssetBodySchema = updateFields.refine(someField, someFieldError);

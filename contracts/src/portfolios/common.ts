@@ -27,8 +27,8 @@ export function decimalSchema(label: string) {
  */
 export function storableText<T extends z.ZodType<string>>(schema: T, label: string) {
   return schema
-    .refine((s) => !s.includes('\u0000'), `The ${label} may not contain NUL characters.`)
-    .refine((s) => !/\p{Cs}/u.test(s), `The ${label} must be valid Unicode text.`);
+    .refine((s) => !s.includes('\u0000'), `The ${label} field must not contain NUL characters.`)
+    .refine((s) => !/\p{Cs}/u.test(s), `The ${label} field must be valid Unicode text.`);
 }
 
 /** ISO timestamps as the services send them. */

@@ -105,7 +105,8 @@ describe('portfolios', () => {
       [{ name: 'X' }, 'currency_code'],
       [{ name: '', currency_code: 'RUB' }, 'name'],
       [{ name: 'x'.repeat(101), currency_code: 'RUB' }, 'name'],
-      [[1, 2], 'name'],
+      // JSON that is not an object is a problem of the whole body.
+      [[1, 2], 'body'],
       // Postgres text cannot hold NUL, nor jsonb a lone surrogate: a 422, not a 500.
       [{ name: 'a\u0000b', currency_code: 'RUB' }, 'name'],
       [{ name: '\ud800', currency_code: 'RUB' }, 'name'],

@@ -8,13 +8,13 @@ import {
   customAssetSchema,
   updateCustomAssetBodySchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
-import { bodyObject } from '../common/request-body.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
+import { parseBody } from '../validation/request-input.js';
 
 const asset = openApiSchema(customAssetSchema);
 
@@ -47,7 +47,7 @@ export class CustomAssetsController {
   @ApiIdempotencyKey()
   create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(CustomAssetSubjects.create, parseOrThrow(createCustomAssetRequestSchema, bodyObject(body)), opts);
+    return this.rpc.request(CustomAssetSubjects.create, parseBody(createCustomAssetRequestSchema, body), opts);
   }
 
   @Patch(':id')
@@ -57,7 +57,7 @@ export class CustomAssetsController {
   @ApiOkResponse({ schema: dataSchema(asset) })
   @ApiOwnedResource({ validation: true, notFound: 'The custom asset' })
   update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
-    const changes = parseOrThrow(updateCustomAssetBodySchema, bodyObject(body));
+    const changes = parseBody(updateCustomAssetBodySchema, body);
     return this.rpc.request(CustomAssetSubjects.update, { ...changes, id });
   }
 }

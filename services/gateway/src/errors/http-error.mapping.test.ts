@@ -90,5 +90,7 @@ describe('toHttpError', () => {
     expect(toHttpError(wrapped(fst('FST_ERR_CTP_BODY_TOO_LARGE', 413)))).toEqual({ status: 413, body: { message: 'The request body is too large.' } });
     expect(toHttpError(wrapped(fst('FST_ERR_CTP_INVALID_MEDIA_TYPE', 415))).status).toBe(415);
     expect(toHttpError(fst('FST_ERR_SOMETHING_NEW', 400)).body).toEqual({ message: 'Bad Request.' });
+    // find-my-way's path parameter over maxParamLength.
+    expect(toHttpError(Object.assign(new Error('URI Too Long'), { statusCode: 414 }))).toEqual({ status: 414, body: { message: 'The URL is too long.' } });
   });
 });

@@ -32,7 +32,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 };
 
 export const SERVER_ERROR: HttpErrorBody = { message: 'Server Error' };
-const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again shortly.';
+export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again shortly.';
 
 /** Messages for statuses whose cause must not be echoed (Laravel's defaults where it has them). */
 const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
@@ -44,6 +44,7 @@ const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   406: 'Not Acceptable.',
   409: 'Conflict.',
   413: 'The request body is too large.',
+  414: 'The URL is too long.',
   415: 'Unsupported Media Type.',
   422: 'The given data was invalid.',
   429: 'Too Many Attempts.',

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createDealBodySchema, type Deal, type DealReply, dealSchema, type ListDealsReply, pageQuerySchema, Subjects } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
@@ -11,7 +11,7 @@ import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idemp
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 
 const deal = openApiSchema(dealSchema);
 
@@ -32,7 +32,7 @@ export class DealsController {
   @ApiOkResponse({ schema: pageSchema(deal) })
   @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
   async list(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<Deal>> {
-    const paging = parseOrThrow(pageQuerySchema, query);
+    const paging = parseQuery(pageQuerySchema, query);
     const page = await this.rpc.request<ListDealsReply>(Subjects.portfolios.dealsList, { ...paging, portfolio_id: id });
     return withLinks(page, request.url, this.config.publicBaseUrl);
   }
@@ -55,7 +55,7 @@ export class DealsController {
   @ApiIdempotencyKey()
   create(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<DealReply> {
     const opts = idempotencyOptions(key);
-    const parsed = parseOrThrow(createDealBodySchema, bodyObject(body));
+    const parsed = parseBody(createDealBodySchema, body);
     return this.rpc.request(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id }, opts);
   }
 
