@@ -1,0 +1,149 @@
+/**
+ * `npm start` as a newcomer and a process supervisor see it: the real script on a free port, its own bus
+ * prefix and fresh databases (never the default `invest_*` ones or port 3000), no provider URLs set. It must
+ * run the demo market (a provider job's RatesUpdated reaches the bus), log no error line, and stop with
+ * status 0, leaving no process behind, on a signal sent to npm or to start.mjs itself.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { connectBus, streamNameOf, type Bus } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+
+/** Services that own a database (they have migrations). */
+const dbServices = readdirSync(join(root, 'services')).filter((s) => existsSync(join(root, 'services', s, 'src', 'migrations')));
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+interface Stack {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the command in its own process group, as a supervisor does, collecting every output line. */
+function launch(cmd: string, args: string[], env: NodeJS.ProcessEnv): Stack {
+  const child = spawn(cmd, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  for (const s of [child.stdout!, child.stderr!]) {
+    let rest = '';
+    s.setEncoding('utf8').on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      lines.push(...parts);
+    });
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, lines, exited };
+}
+
+async function until<T>(what: string, ms: number, probe: () => T | undefined | Promise<T | undefined>, stack: Stack): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what} not seen within ${ms / 1000} s; output:\n${stack.lines.slice(-40).join('\n')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** True while any process of the group still exists. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Lines a newcomer would read as failure: pino error/fatal, npm errors, a service that died. */
+const errorLines = (lines: string[]) =>
+  lines.filter((l) => /"level":\s*("error"|"fatal"|50|60)\b/.test(l) || /^npm (error|ERR!)/.test(l) || /\[start\].*(exited|cannot|did not|failed)/.test(l));
+
+describe('npm start', () => {
+  const busPrefix = uniqueName('start');
+  const drops: (() => Promise<void>)[] = [];
+  const stacks: Stack[] = [];
+  let env: NodeJS.ProcessEnv;
+  let bus: Bus;
+
+  beforeAll(async () => {
+    env = { ...process.env, PORT: String(await freePort()), BUS_PREFIX: busPrefix, NATS_URL: testNatsUrl() };
+    // A first start: no provider URLs, not under test.
+    for (const v of ['NODE_ENV', 'MOEX_ISS_URL', 'COINGECKO_URL', 'DEMO_PROVIDERS', 'LOG_LEVEL']) delete env[v];
+    for (const service of dbServices) {
+      const db = await createTestDatabase(`start_${service}`);
+      drops.push(db.drop);
+      env[`${service.toUpperCase()}_DATABASE_URL`] = db.url;
+    }
+    bus = await connectBus({ natsUrl: testNatsUrl(), name: 'start-test', prefix: busPrefix });
+  });
+
+  afterAll(async () => {
+    for (const s of stacks) if (s.child.pid && groupAlive(s.child.pid)) process.kill(-s.child.pid, 'SIGKILL');
+    await bus?.close();
+    for (const drop of drops) await drop();
+  });
+
+  /** Waits for the ready banner, then sends `signal` to `target` and expects everything gone with status 0. */
+  async function stopsCleanly(stack: Stack, target: number, signal: NodeJS.Signals) {
+    process.kill(target, signal);
+    const result = await Promise.race([stack.exited, new Promise((r) => setTimeout(() => r('timeout'), 15_000))]);
+    expect(result, stack.lines.slice(-30).join('\n')).toEqual({ code: 0, signal: null });
+    await until('every process of the stack gone', 5_000, () => (groupAlive(stack.child.pid!) ? undefined : true), stack);
+    expect(stack.lines).toContain('[start] stopped');
+  }
+
+  it('runs the demo market with no error line and stops on SIGINT sent to npm', async () => {
+    const stack = launch('npm', ['start'], env);
+    stacks.push(stack);
+    await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
+    // Said once, with how to use the real providers.
+    expect(stack.lines.filter((l) => /Demo: +market: .*MOEX_ISS_URL \/ COINGECKO_URL/.test(l))).toHaveLength(1);
+
+    // A provider job (not the demo data load) published rates fetched from the demo market.
+    const stream = streamNameOf(bus, 'market');
+    const fromProvider = await until(
+      'a RatesUpdated from a provider job',
+      30_000,
+      async () => {
+        const info = await bus.jsm.streams.info(stream).catch(() => undefined);
+        for (let seq = info?.state.first_seq ?? 1; info && seq <= info.state.last_seq; seq++) {
+          const event = (await bus.jsm.streams.getMessage(stream, { seq }))?.json<{ type: string; data: { source: string; rates: { ticker: string }[] } }>();
+          if (event?.type === 'RatesUpdated' && event.data.source !== 'demo-data') return event.data;
+        }
+        return undefined;
+      },
+      stack,
+    );
+    expect(fromProvider.rates.length).toBeGreaterThan(0);
+
+    await stopsCleanly(stack, stack.child.pid!, 'SIGINT');
+    expect(errorLines(stack.lines)).toEqual([]);
+    // npm's EBADENGINE warnings are for installs; a start with everything installed shows none either.
+    expect(stack.lines.filter((l) => l.includes('EBADENGINE'))).toEqual([]);
+  }, 120_000);
+
+  // What a supervisor may send, to whichever process it started (a second start keeps the data).
+  it.each([
+    { to: 'npm', signal: 'SIGTERM' as const },
+    { to: 'start.mjs', signal: 'SIGTERM' as const },
+  ])('stops on $signal sent to $to', async ({ to, signal }) => {
+    const stack = to === 'npm' ? launch('npm', ['start'], env) : launch(process.execPath, [join(root, 'scripts', 'start.mjs')], env);
+    stacks.push(stack);
+    await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
+    await stopsCleanly(stack, stack.child.pid!, signal);
+    expect(errorLines(stack.lines)).toEqual([]);
+  }, 90_000);
+});
