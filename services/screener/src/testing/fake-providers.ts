@@ -2,7 +2,8 @@
  * Local stand-ins for the market-data providers, speaking their real wire formats from the real captures in
  * `test/fixtures/` (see its README): MOEX ISS board, market and dividends endpoints, and CoinGecko
  * `coins/markets`. Tests change values, drop or add columns and queue faults (429, 403, HTML with 200,
- * 5xx, slow answers); `npm run providers:fake` runs one for a manual demo, optionally with drifting prices.
+ * 5xx, slow answers); `npm start` runs one as its demo market (`demo-providers.ts`) and `npm run providers:fake`
+ * one on a fixed port, both in "live" mode (drifting prices).
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
