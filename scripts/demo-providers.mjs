@@ -41,7 +41,14 @@ const stop = () => {
   stopping = true;
   void Promise.allSettled(running.map((p) => p.close())).then(() => process.exit(0));
 };
-process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-// Whoever started us is gone (start.mjs killed outright): nobody needs the providers any more.
-process.on('disconnect', stop);
+if (process.send) {
+  // Under start.mjs, which stops us after the services that call us: a Ctrl-C reaches the whole process
+  // group, and answering it here would pull the providers from under jobs still running.
+  process.on('SIGINT', () => {});
+  process.on('SIGHUP', () => {});
+  // Whoever started us is gone (start.mjs killed outright): nobody needs the providers any more.
+  process.on('disconnect', stop);
+} else {
+  process.on('SIGINT', stop);
+}

@@ -136,14 +136,16 @@ describe('npm start', () => {
   }, 120_000);
 
   // What a supervisor may send, to whichever process it started (a second start keeps the data).
+  // The process group: what a terminal's Ctrl-C (and systemd's default KillMode) sends.
+  // (SIGTERM to npm takes the path of SIGINT to npm above: npm forwards both to the script it runs.)
   it.each([
-    { to: 'npm', signal: 'SIGTERM' as const },
     { to: 'start.mjs', signal: 'SIGTERM' as const },
+    { to: 'the process group of npm', signal: 'SIGINT' as const },
   ])('stops on $signal sent to $to', async ({ to, signal }) => {
-    const stack = to === 'npm' ? launch('npm', ['start'], env) : launch(process.execPath, [join(root, 'scripts', 'start.mjs')], env);
+    const stack = to === 'start.mjs' ? launch(process.execPath, [join(root, 'scripts', 'start.mjs')], env) : launch('npm', ['start'], env);
     stacks.push(stack);
     await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
-    await stopsCleanly(stack, stack.child.pid!, signal);
+    await stopsCleanly(stack, to.startsWith('the process group') ? -stack.child.pid! : stack.child.pid!, signal);
     expect(errorLines(stack.lines)).toEqual([]);
   }, 90_000);
 });
