@@ -46,7 +46,6 @@ if (process.send) {
   // Under start.mjs, which stops us after the services that call us: a Ctrl-C reaches the whole process
   // group, and answering it here would pull the providers from under jobs still running.
   process.on('SIGINT', () => {});
-  process.on('SIGHUP', () => {});
   // Whoever started us is gone (start.mjs killed outright): nobody needs the providers any more.
   process.on('disconnect', stop);
 } else {

@@ -2,7 +2,7 @@
 // `npm start`: checks Postgres and NATS (starting deploy/compose.yaml where Docker exists), builds what
 // changed, starts the demo providers in development (scripts/demo-providers.mjs: the demo market unless
 // MOEX_ISS_URL / COINGECKO_URL are set), then every service and the gateway with prefixed logs, prints the
-// URLs, and stops all on Ctrl-C, SIGINT, SIGTERM or SIGHUP (what a supervisor sends), or when its parent dies.
+// URLs, and stops all on Ctrl-C, SIGINT or SIGTERM (what a supervisor sends), or when its parent dies.
 // Each service creates and migrates its own database and loads its demo data once.
 // `npm start` execs this script (package.json), so npm's forwarded signals reach it rather than a shell.
 import { spawn, spawnSync } from 'node:child_process';
@@ -158,7 +158,8 @@ function stop(code = 0) {
     }
   }, 100);
 }
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
+// Not SIGHUP: a handler would override `nohup`; a closed terminal is caught by the parent check below.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(0));
 // Whatever launched us went away without a word (npm killed with SIGKILL, a closed session): stop, rather
 // than leave services holding the port for the next start.
 const parent = process.ppid;
