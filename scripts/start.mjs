@@ -125,6 +125,7 @@ function track(name, child, label, colour = 90) {
 }
 
 function startService(name, i) {
+  if (stopping) return; // a signal came while the demo providers were starting
   const entry = join(root, 'services', name, 'dist', 'main.js');
   const child = spawn(process.execPath, ['--enable-source-maps', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   track(name, child, name, colours[i % colours.length]);
