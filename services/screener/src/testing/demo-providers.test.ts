@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningDemoProviders } from '@invest/platform/demo/demo-providers';
 import { demoProviders } from './demo-providers.js';
+import { FakeProviders } from './fake-providers.js';
 
 describe('the demo market of npm start', () => {
   let running: RunningDemoProviders;
@@ -29,5 +30,15 @@ describe('the demo market of npm start', () => {
       return doc.marketdata.data[0]![doc.marketdata.columns.indexOf('LAST')];
     };
     expect(await sber()).not.toBe(await sber());
+  });
+
+  it('can serve without keeping a log of requests (a demo runs for days)', async () => {
+    const fake = await FakeProviders.start({ live: true, recordRequests: false });
+    try {
+      await fetch(`${fake.coingeckoUrl}/coins/markets?vs_currency=usd`);
+      expect(fake.requests).toEqual([]);
+    } finally {
+      await fake.close();
+    }
   });
 });

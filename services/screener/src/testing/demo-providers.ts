@@ -9,7 +9,7 @@ export const demoProviders: DemoProviders = {
   description: 'MOEX ISS and CoinGecko served locally from real captures, prices drifting',
   variables: ['MOEX_ISS_URL', 'COINGECKO_URL'],
   async start() {
-    const fake = await FakeProviders.start({ host: '127.0.0.1', live: true });
+    const fake = await FakeProviders.start({ host: '127.0.0.1', live: true, recordRequests: false });
     return { env: { MOEX_ISS_URL: fake.moexUrl, COINGECKO_URL: fake.coingeckoUrl }, close: () => fake.close() };
   },
 };

@@ -64,6 +64,8 @@ export interface FakeProvidersOptions {
   fixturesDir?: string;
   /** Prices move on every request and quote times are "now" (manual demo); default false (captures as they are). */
   live?: boolean;
+  /** Keep every request in `requests` (default true); a long-running demo that never reads them says false. */
+  recordRequests?: boolean;
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -81,11 +83,12 @@ export class FakeProviders {
     private readonly server: Server,
     private readonly fixturesDir: string,
     private readonly live: boolean,
+    private readonly recordRequests: boolean,
   ) {}
 
   static async start(opts: FakeProvidersOptions = {}): Promise<FakeProviders> {
     const server = createServer();
-    const fake = new FakeProviders(server, opts.fixturesDir ?? join(screenerPackageRoot(), 'test', 'fixtures'), opts.live ?? false);
+    const fake = new FakeProviders(server, opts.fixturesDir ?? join(screenerPackageRoot(), 'test', 'fixtures'), opts.live ?? false, opts.recordRequests ?? true);
     fake.reset();
     server.on('request', (req, res) => void fake.handle(req, res));
     await new Promise<void>((resolve, reject) => {
@@ -185,7 +188,7 @@ export class FakeProviders {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const request: FakeRequest = { path: url.pathname, query: url.searchParams, headers: req.headers, at: Date.now() };
-    this.requests.push(request);
+    if (this.recordRequests) this.requests.push(request);
     const target = `${url.pathname}${url.search}`;
     const faultAt = this.faults.findIndex((f) => f.match.test(target));
     if (faultAt >= 0) {
