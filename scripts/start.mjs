@@ -58,6 +58,18 @@ async function ensureInfrastructure() {
   process.exit(1);
 }
 
+/** Another stack on our port would answer our readiness check and be announced as ours. */
+async function ensurePortFree() {
+  const free = await new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, env.HOST || '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+  if (free) return;
+  console.error(`[start] cannot start: port ${port} is in use (another npm start?). Stop it, or set PORT to a free port.`);
+  process.exit(1);
+}
+
 const off = (v) => ['false', '0', 'no', 'off'].includes(String(v ?? '').trim().toLowerCase());
 
 /**
@@ -117,7 +129,8 @@ function track(name, child, label, colour = 90) {
     if (!stopping) {
       console.error(`[start] ${name} exited (${signal ?? code}); stopping everything`);
       stop(1);
-    } else if (code !== 0) {
+    } else if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') {
+      // Ended by the signal itself (it came before the process set up its handlers) is stopped too.
       failedToStop.push(`${name} (${signal ?? code})`);
     }
   });
@@ -169,6 +182,7 @@ setInterval(() => {
 }, 1000).unref();
 
 await ensureInfrastructure();
+await ensurePortFree();
 build();
 await startDemoProviders();
 const services = readdirSync(join(root, 'services'))

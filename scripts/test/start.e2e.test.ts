@@ -10,7 +10,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { connectBus, streamNameOf, type Bus } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -79,7 +79,7 @@ describe('npm start', () => {
   let bus: Bus;
 
   beforeAll(async () => {
-    env = { ...process.env, PORT: String(await freePort()), BUS_PREFIX: busPrefix, NATS_URL: testNatsUrl() };
+    env = { ...process.env, BUS_PREFIX: busPrefix, NATS_URL: testNatsUrl() };
     // A first start: no provider URLs, not under test.
     for (const v of ['NODE_ENV', 'MOEX_ISS_URL', 'COINGECKO_URL', 'DEMO_PROVIDERS', 'LOG_LEVEL']) delete env[v];
     for (const service of dbServices) {
@@ -90,8 +90,19 @@ describe('npm start', () => {
     bus = await connectBus({ natsUrl: testNatsUrl(), name: 'start-test', prefix: busPrefix });
   });
 
-  afterAll(async () => {
+  /** Each stack on its own free port: a stack a failed test left behind must not answer for the next one. */
+  async function start(how: 'npm' | 'start.mjs'): Promise<Stack> {
+    const e = { ...env, PORT: String(await freePort()) };
+    const stack = how === 'npm' ? launch('npm', ['start'], e) : launch(process.execPath, [join(root, 'scripts', 'start.mjs')], e);
+    stacks.push(stack);
+    return stack;
+  }
+
+  afterEach(() => {
     for (const s of stacks) if (s.child.pid && groupAlive(s.child.pid)) process.kill(-s.child.pid, 'SIGKILL');
+  });
+
+  afterAll(async () => {
     await bus?.close();
     for (const drop of drops) await drop();
   });
@@ -106,8 +117,7 @@ describe('npm start', () => {
   }
 
   it('runs the demo market with no error line and stops on SIGINT sent to npm', async () => {
-    const stack = launch('npm', ['start'], env);
-    stacks.push(stack);
+    const stack = await start('npm');
     await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
     // Said once, with how to use the real providers.
     expect(stack.lines.filter((l) => /Demo: +market: .*MOEX_ISS_URL \/ COINGECKO_URL/.test(l))).toHaveLength(1);
@@ -119,7 +129,8 @@ describe('npm start', () => {
       30_000,
       async () => {
         const info = await bus.jsm.streams.info(stream).catch(() => undefined);
-        for (let seq = info?.state.first_seq ?? 1; info && seq <= info.state.last_seq; seq++) {
+        if (!info?.state.messages) return undefined;
+        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
           const event = (await bus.jsm.streams.getMessage(stream, { seq }))?.json<{ type: string; data: { source: string; rates: { ticker: string }[] } }>();
           if (event?.type === 'RatesUpdated' && event.data.source !== 'demo-data') return event.data;
         }
@@ -142,10 +153,23 @@ describe('npm start', () => {
     { to: 'start.mjs', signal: 'SIGTERM' as const },
     { to: 'the process group of npm', signal: 'SIGINT' as const },
   ])('stops on $signal sent to $to', async ({ to, signal }) => {
-    const stack = to === 'start.mjs' ? launch(process.execPath, [join(root, 'scripts', 'start.mjs')], env) : launch('npm', ['start'], env);
-    stacks.push(stack);
+    const stack = await start(to === 'start.mjs' ? 'start.mjs' : 'npm');
     await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
     await stopsCleanly(stack, to.startsWith('the process group') ? -stack.child.pid! : stack.child.pid!, signal);
     expect(errorLines(stack.lines)).toEqual([]);
   }, 90_000);
+
+  it('refuses a port in use rather than announce another stack as ready', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    try {
+      const stack = launch(process.execPath, [join(root, 'scripts', 'start.mjs')], { ...env, PORT: String((busy.address() as net.AddressInfo).port) });
+      stacks.push(stack);
+      expect(await stack.exited).toEqual({ code: 1, signal: null });
+      expect(stack.lines.join('\n')).toMatch(/port \d+ is in use/);
+      expect(stack.lines.some((l) => l.startsWith('[start] ready'))).toBe(false);
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+  });
 });
