@@ -21,7 +21,7 @@ try {
     const provider = await demoProviders.start();
     running.push(provider);
     for (const v of unset) env[v] = provider.env[v];
-    started.push({ service, description: demoProviders.description, variables: unset });
+    started.push({ service, description: demoProviders.description, variables: unset, hint: provider.hint });
   }
 } catch (err) {
   console.error(`[demo] could not start the demo providers: ${err?.stack ?? err}`);

@@ -203,7 +203,10 @@ const poll = setInterval(async () => {
       console.log(`  OpenAPI:  http://localhost:${port}/api/docs`);
       console.log(`  Health:   http://localhost:${port}/health  ·  http://localhost:${port}/ready`);
       // Said once, here: which outside providers are stand-ins, and how to use the real ones.
-      for (const d of demo) console.log(`  Demo:     ${d.service === 'screener' ? 'market' : d.service}: ${d.description}; set ${d.variables.join(' / ')} for the real ones`);
+      for (const d of demo) {
+        console.log(`  Demo:     ${d.service === 'screener' ? 'market' : d.service}: ${d.description}; set ${d.variables.join(' / ')} for the real ones`);
+        if (d.hint) console.log(`            ${d.hint}`);
+      }
       console.log('  Token:    npm run token -- <userId>');
       console.log('  Ctrl-C (or SIGINT / SIGTERM to this process or to npm) stops everything.\n');
     }

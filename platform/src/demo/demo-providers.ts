@@ -17,5 +17,7 @@ export interface DemoProviders {
 /** Stand-ins that are up and answering. */
 export interface RunningDemoProviders {
   env: Record<string, string>;
+  /** How to use them, added to the ready banner, e.g. a URL that simulates a payment. */
+  hint?: string;
   close(): Promise<void>;
 }
