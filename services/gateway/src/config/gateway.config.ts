@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform';
+import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_TTL, parseDurationSeconds } from '../auth/token-rules.js';
 
