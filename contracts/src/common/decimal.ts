@@ -27,8 +27,8 @@ function splitDecimal(text: string): DecimalParts | null {
   if (!m) return null;
   const [, sign, int = '', fraction = '', exp] = m;
   if (int === '' && fraction === '') return null;
-  // An exponent this long is no amount anyone means; refusing it keeps the arithmetic below small.
-  if (exp !== undefined && exp.replace(/^[+-]?0*/, '').length > 6) return null;
+  // No amount anyone means has an exponent beyond ±1000; refusing it keeps the texts built below small.
+  if (exp !== undefined && !(Math.abs(Number(exp)) <= 1000)) return null;
   let digits = (int + fraction).replace(/^0+/, '');
   let exponent = Number(exp ?? 0) - fraction.length;
   const trimmed = digits.replace(/0+$/, '');

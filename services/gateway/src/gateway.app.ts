@@ -11,6 +11,7 @@ import { frameworkErrorHandler } from './errors/framework-error.handler.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
+import { installDecimalReplySerializer } from './http/exact-json.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<GatewayConfig> & {
@@ -51,11 +52,13 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
 
   const adapter = new FastifyAdapter({ logger: false, bodyLimit: config.bodyLimitBytes, frameworkErrors: frameworkErrorHandler(logger) });
   installRequestContextHooks(adapter.getInstance(), logger);
+  installDecimalReplySerializer(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
+  // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
   await setupOpenApi(app);
 
