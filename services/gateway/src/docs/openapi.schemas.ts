@@ -8,12 +8,14 @@ import { z } from 'zod';
  * and range; zod alone would describe their NATS form (a union with a string, a transform).
  */
 function documentDecimals(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; innerType?: object; defaultValue?: unknown } } })._zod.def;
   const doc = decimalDocOf(ctx.zodSchema as object);
   if (doc) {
     for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
     Object.assign(ctx.jsonSchema, doc);
-  } else if (typeof ctx.jsonSchema.default === 'string' && decimalDocOf((ctx.zodSchema as { _zod: { def: { innerType?: object } } })._zod.def.innerType ?? {})) {
-    ctx.jsonSchema.default = Number(ctx.jsonSchema.default);
+  } else if (def.type === 'default' && def.innerType && decimalDocOf(def.innerType)) {
+    // zod leaves a default out of input schemas; a client should know that a missing commission is 0.
+    ctx.jsonSchema.default = Number(def.defaultValue);
   }
 }
 
