@@ -3,7 +3,25 @@ import { canonicalDecimal } from '@invest/contracts';
 /** Digits kept after the point by `div` unless told otherwise (well past the 8 places money is shown with). */
 export const DIVISION_SCALE = 20;
 
-const pow10 = (n: number): bigint => 10n ** BigInt(n);
+// Powers of ten are needed on every rescale; the usual scales (up to ~40 places) come from this table.
+const POWERS = Array.from({ length: 64 }, (_, i) => 10n ** BigInt(i));
+const pow10 = (n: number): bigint => POWERS[n] ?? 10n ** BigInt(n);
+/**
+ * Plain decimal text (`-12.50`, as Postgres writes numeric and String writes most doubles) as units and scale,
+ * or undefined for anything else. A character loop: reading 30,000 deal values with a regular expression was
+ * a third of the statistics' compute time.
+ */
+function readPlain(text: string): Decimal | undefined {
+  let dot = -1;
+  const start = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 /* . */ && dot < 0 && i > start && i < text.length - 1) dot = i;
+    else if (c < 48 || c > 57) return undefined;
+  }
+  if (text.length === start) return undefined;
+  return dot < 0 ? Decimal.raw(BigInt(text), 0) : Decimal.raw(BigInt(text.slice(0, dot) + text.slice(dot + 1)), text.length - dot - 1);
+}
 
 /**
  * An exact decimal: an integer number of units of 10^-scale (a scaled bigint). Sums, differences and
@@ -25,10 +43,17 @@ export class Decimal {
    */
   static of(value: string | number | Decimal): Decimal {
     if (value instanceof Decimal) return value;
+    const plain = readPlain(typeof value === 'number' ? String(value) : value);
+    if (plain) return plain;
     const text = canonicalDecimal(value);
     if (text === null) throw new RangeError(`not a decimal: ${String(value)}`);
     const [int, fraction = ''] = text.split('.');
     return new Decimal(BigInt(int! + fraction), fraction.length);
+  }
+
+  /** units x 10^-scale (scale >= 0). */
+  static raw(units: bigint, scale: number): Decimal {
+    return new Decimal(units, scale);
   }
 
   /** Σ of the values (0 for none). */
@@ -39,7 +64,7 @@ export class Decimal {
   }
 
   private at(scale: number): bigint {
-    return this.units * pow10(scale - this.scale);
+    return scale === this.scale ? this.units : this.units * pow10(scale - this.scale);
   }
 
   plus(other: Decimal): Decimal {
@@ -53,7 +78,7 @@ export class Decimal {
   }
 
   times(other: Decimal): Decimal {
-    return new Decimal(this.units * other.units, this.scale + other.scale).trimmed();
+    return new Decimal(this.units * other.units, this.scale + other.scale);
   }
 
   /** this / other, rounded half away from zero to `scale` places. Throws RangeError when other is 0. */
@@ -65,13 +90,13 @@ export class Decimal {
     let d = other.units;
     if (shift >= 0) n *= pow10(shift);
     else d *= pow10(-shift);
-    return new Decimal(divRound(n, d), scale).trimmed();
+    return new Decimal(divRound(n, d), scale);
   }
 
   /** Rounded half away from zero to `places` digits after the point (as Postgres' round(numeric, n)). */
   round(places: number): Decimal {
     if (this.scale <= places) return this;
-    return new Decimal(divRound(this.units, pow10(this.scale - places)), places).trimmed();
+    return new Decimal(divRound(this.units, pow10(this.scale - places)), places);
   }
 
   negated(): Decimal {

@@ -64,7 +64,9 @@ export function aggregateDeals(deals: readonly DealInput[]): PortfolioState {
   const dealsByAsset = new Map<string, DealInput[]>();
   for (const d of ordered) {
     const key = assetKey(d.asset);
-    dealsByAsset.set(key, [...(dealsByAsset.get(key) ?? []), d]);
+    const list = dealsByAsset.get(key);
+    if (list) list.push(d);
+    else dealsByAsset.set(key, [d]);
   }
   for (const assetDeals of dealsByAsset.values()) {
     runningHoldings(assetDeals).forEach((held, i) => heldAfter.set(assetDeals[i]!, held));
