@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currencyCodeSchema } from '../common/assets.js';
-import { decimalSchema } from '../common/decimal.js';
+import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
 
 /** Request/reply subjects of custom assets (assets whose price their owner sets); every request acts for `meta.userId`. */
 export const CustomAssetSubjects = {
@@ -75,7 +75,8 @@ export const customAssetSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   currency: z.string(),
-  current_rate: z.number().nullable(),
+  /** The price the owner set, exactly (decimal text on NATS, a JSON number with these digits over HTTP). */
+  current_rate: decimalOutputSchema.nullable(),
   /** Change against the last price of the previous market day (null on the first day). */
   price_change_percentage_24h: z.number().nullable(),
   rate_updated_at: z.string().nullable(),
