@@ -176,4 +176,11 @@ describe('hydrateStatistics', () => {
     });
     expect(r.health.topPositions.map((p) => p.value)).toEqual(['1000000000000000', '42290747.88']);
   });
+
+  it('treats a rate that is no finite number as unknown (valued at cost), not as an error', () => {
+    const q = new Map([['share:1', quote({ type: 'share', id: 1, ticker: 'SBER', currentRate: Number.NaN, priceChangePercentage24h: Number.POSITIVE_INFINITY })]]);
+    const r = hydrateStatistics({ state: { ...state, assets: [state.assets[0]!] }, quotes: q, currency: 'RUB', today: '2024-01-01' });
+    expect(r.tickers[0]).toMatchObject({ currentPrice: null, currentNetworth: null, spent: '1725' });
+    expect(r.totals).toMatchObject({ unpricedTickers: ['SBER'], totalCurrentNetworth: '1725', change24h: '0' });
+  });
 });

@@ -45,7 +45,8 @@ export function hydrateStatistics({ state, quotes, currency, today }: HydrateInp
   const rows = state.assets.map((agg) => {
     const quote = quotes.get(assetKey(agg.asset));
     const ticker = quote?.ticker ?? `${agg.asset.type}:${agg.asset.id}`;
-    const price = quote?.currentRate ?? null;
+    // A rate that is no finite number (none should reach the price table) counts as unknown, not as an error.
+    const price = quote?.currentRate !== undefined && quote.currentRate !== null && Number.isFinite(quote.currentRate) ? quote.currentRate : null;
     const open = agg.quantity.sign() > 0;
     const networth = !open ? Decimal.ZERO : price === null ? null : agg.quantity.times(Decimal.of(price));
     const income = networth === null ? null : networth.minus(agg.costBasis);
@@ -96,7 +97,7 @@ export function hydrateStatistics({ state, quotes, currency, today }: HydrateInp
   const totalIncome = totalCurrentIncome.plus(totalFixed).plus(totalAccruals).minus(totalExpenses).minus(totalCommissions).minus(totalTaxes);
   // Value 24 h ago of a priced position = networth / (1 + p/100); positions without p count as unchanged.
   const change24h = sum((r) =>
-    r.networth && r.change24 !== null && r.change24 > -100
+    r.networth && r.change24 !== null && Number.isFinite(r.change24) && r.change24 > -100
       ? r.networth.minus(r.networth.times(HUNDRED).div(HUNDRED.plus(Decimal.of(r.change24))))
       : Decimal.ZERO,
   );
