@@ -72,7 +72,7 @@ export const statisticsTotalsSchema = z.object({
   dealsCount: z.number().int(),
   /** Tickers held without a known current price: valued at cost (spent) in the totals. */
   unpricedTickers: z.array(z.string()),
-  /** The date the terminal XIRR flow is placed on (UTC). */
+  /** The date the terminal XIRR flow is placed on: today (UTC), or the last deal's date when that is later. */
   valuationDate: z.string(),
 });
 export type StatisticsTotals = z.infer<typeof statisticsTotalsSchema>;
