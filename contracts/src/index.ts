@@ -4,6 +4,7 @@ export * from './common/paging.js';
 export * from './common/subjects.js';
 export * from './common/events.js';
 export * from './common/assets.js';
+export * from './common/decimal.js';
 export * from './market/rates-updated.event.js';
 export * from './market/market-events.js';
 export * from './market/assets.contract.js';

@@ -24,3 +24,4 @@ export * from './lifecycle/shutdown.js';
 export * from './idempotency/idempotency.js';
 export * from './idempotency/idempotency.migration.js';
 export * from './quota/quota.js';
+export * from './decimal/decimal.js';

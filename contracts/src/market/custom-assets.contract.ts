@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { currencyCodeSchema } from '../common/assets.js';
+import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
 
 /** Request/reply subjects of custom assets (assets whose price their owner sets); every request acts for `meta.userId`. */
 export const CustomAssetSubjects = {
@@ -26,21 +27,11 @@ const ticker = z
   .min(1, 'The ticker field must not be empty.')
   .max(20, 'The ticker field must not be greater than 20 characters.')
   .regex(/^[\p{L}\p{N}._-]+$/u, 'The ticker may contain letters, digits, ".", "_" and "-" only.');
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /**
- * A price as the owner sets it: a positive number (a decimal string is accepted, as HTML forms send them). Not a
- * blanket coercion, which would turn `true`, `[5]` or `"0x10"` into prices.
+ * A price as the owner sets it: the money rule of deals (decimalSchema: a JSON number or a decimal string, at most
+ * 8 decimal places, at most 1e15), and greater than 0, so the day change (new / old price) stays a finite number.
  */
-const price = z.preprocess(
-  (v) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v.trim()) : v),
-  z
-    .number({ error: 'The price must be a number.' })
-    .refine((v) => Number.isFinite(v), 'The price must be a number.')
-    .positive('The price must be greater than 0.')
-    // Bounded on both sides so the day change (new ÷ old price) always stays a finite number.
-    .min(1e-8, 'The price must be at least 0.00000001.')
-    .max(1e15, 'The price is too large.'),
-);
+const price = decimalSchema('price', 'positive');
 const description = z
   .string({ error: 'The description field must be a string.' })
   .trim()
@@ -89,7 +80,8 @@ export const customAssetSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   currency: z.string(),
-  current_rate: z.number().nullable(),
+  /** The price the owner set, exactly (decimal text on NATS, a JSON number with these digits over HTTP). */
+  current_rate: decimalOutputSchema.nullable(),
   /** Change against the last price of the previous market day (null on the first day). */
   price_change_percentage_24h: z.number().nullable(),
   rate_updated_at: z.string().nullable(),

@@ -16,6 +16,7 @@ import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
+import { installDecimalReplySerializer } from './http/exact-json.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
@@ -76,11 +77,13 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     if (closing === undefined) return done();
     void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
   });
+  installDecimalReplySerializer(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
+  // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
   await setupOpenApi(app);
 

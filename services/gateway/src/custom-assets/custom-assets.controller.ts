@@ -9,14 +9,19 @@ import {
   updateCustomAssetBodySchema,
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
+import { z } from 'zod';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { parseBody } from '../validation/request-input.js';
 
 const asset = openApiSchema(customAssetSchema);
+/** Replies whose prices are written as JSON numbers with exactly the digits the owner gave. */
+const assetReply = z.object({ data: customAssetSchema });
+const assetList = z.object({ data: z.array(customAssetSchema) });
 
 /**
  * Custom assets of the signed-in user: things without a market price (a flat, a private stake) whose price the
@@ -35,8 +40,8 @@ export class CustomAssetsController {
   @ApiOperation({ summary: "The user's custom assets", description: 'Oldest first.' })
   @ApiOkResponse({ schema: listSchema(asset) })
   @ApiCommonErrors({ auth: true })
-  list(): Promise<ListCustomAssetsReply> {
-    return this.rpc.request(CustomAssetSubjects.list, {});
+  async list(): Promise<ListCustomAssetsReply> {
+    return withDecimalNumbers(assetList, await this.rpc.request<ListCustomAssetsReply>(CustomAssetSubjects.list, {}));
   }
 
   @Post()
@@ -45,9 +50,10 @@ export class CustomAssetsController {
   @ApiCreatedResponse({ schema: dataSchema(asset) })
   @ApiCommonErrors({ auth: true, validation: true })
   @ApiIdempotencyKey()
-  create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
+  async create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(CustomAssetSubjects.create, parseBody(createCustomAssetRequestSchema, body), opts);
+    const parsed = parseBody(createCustomAssetRequestSchema, body);
+    return withDecimalNumbers(assetReply, await this.rpc.request<CustomAssetReply>(CustomAssetSubjects.create, parsed, opts));
   }
 
   @Patch(':id')
@@ -56,8 +62,8 @@ export class CustomAssetsController {
   @ApiBody({ schema: openApiSchema(updateCustomAssetBodySchema, 'input') })
   @ApiOkResponse({ schema: dataSchema(asset) })
   @ApiOwnedResource({ validation: true, notFound: 'The custom asset' })
-  update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
+  async update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
     const changes = parseBody(updateCustomAssetBodySchema, body);
-    return this.rpc.request(CustomAssetSubjects.update, { ...changes, id });
+    return withDecimalNumbers(assetReply, await this.rpc.request<CustomAssetReply>(CustomAssetSubjects.update, { ...changes, id }));
   }
 }

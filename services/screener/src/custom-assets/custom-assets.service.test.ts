@@ -25,7 +25,7 @@ describe('custom assets', () => {
 
   it('moves the day change on with the market day', async () => {
     const { data } = await service.create('u1', { name: 'Dacha', currency: 'RUB', price: 100 });
-    expect(data).toMatchObject({ ticker: 'DACHA', current_rate: 100, price_change_percentage_24h: null });
+    expect(data).toMatchObject({ ticker: 'DACHA', current_rate: '100', price_change_percentage_24h: null });
     // Same day: nothing to compare with yet.
     expect((await refreshCustomAssetChanges(db, { today, source: 'test' })).changed).toEqual([]);
 

@@ -23,7 +23,7 @@ const ASSET_JSON = `json_build_object(
   'name', a.name,
   'description', ca.description,
   'currency', a.currency,
-  'current_rate', a.current_rate,
+  'current_rate', a.current_rate::text, -- exact decimal text, as contracts' decimalOutputSchema
   'price_change_percentage_24h', a.price_change_percentage_24h,
   'rate_updated_at', to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'created_at', to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
