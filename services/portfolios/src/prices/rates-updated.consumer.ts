@@ -15,6 +15,10 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, logger: Logg
       logger.debug({ eventId: event.id, rates: event.data.rates.length, changed }, 'rates applied');
       return;
     }
+    case MarketEventTypes.AssetUpdated:
+    case MarketEventTypes.AssetDeleted:
+      // Not on this consumer's subject.
+      return;
     default:
       return assertNever(event.type, 'market event');
   }
