@@ -11,6 +11,8 @@ export interface HttpErrorBody {
   resets_at?: unknown;
   /** On a 503: `unknown` when a write may have been carried out (the service did not answer in time), else `not_done`. */
   outcome?: RequestOutcome;
+  /** On a 409 for something still in use: where (`[{type, id}]`, e.g. a custom asset in a portfolio). */
+  used_in?: unknown;
 }
 
 export interface HttpError {
@@ -96,6 +98,8 @@ function fromServiceError(e: ServiceError, method: string | undefined): HttpErro
       if (unknown) return { status, body: { message: OUTCOME_UNKNOWN_MESSAGE, outcome: RequestOutcome.Unknown }, internal: e };
       return { status, body: { message: e.extra?.public === true ? e.message : UNAVAILABLE_MESSAGE, outcome: RequestOutcome.NotDone }, internal: e };
     }
+    case ErrorCode.Conflict:
+      return { status, body: { message: e.message || DEFAULT_MESSAGES[409]!, ...(e.extra?.used_in ? { used_in: e.extra.used_in } : {}) } };
     case ErrorCode.Internal:
       return { status: 500, body: SERVER_ERROR, internal: e };
     default:
