@@ -107,6 +107,14 @@ describe('custom assets', () => {
     await expect(service.delete('u5', { id: data.id })).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('frees a place under the per-user limit when one is deleted', async () => {
+    const limited = new CustomAssetsService(db, () => today, 1);
+    const { data } = await limited.create('u7', { name: 'One', currency: 'RUB', price: 1 });
+    await expect(limited.create('u7', { name: 'Two', currency: 'RUB', price: 1 })).rejects.toMatchObject({ errors: { custom_assets: [expect.any(String)] } });
+    await limited.delete('u7', { id: data.id });
+    expect((await limited.create('u7', { name: 'Two', currency: 'RUB', price: 1 })).data.name).toBe('Two');
+  });
+
   it('makes a ticker from a name', () => {
     expect(tickerFromName('Квартира на Тверской, 12')).toBe('КВАРТИРА-НА-ТВЕРСКОЙ');
     expect(tickerFromName('  ')).toBe('CUSTOM');
