@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { ErrorCode, type RpcRequest } from '@invest/contracts';
+import { ErrorCode, RequestOutcome, type RpcRequest } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_MARGIN_MS } from '../context/deadline.js';
 import { type Db, Migration } from '../db/database.js';
@@ -15,6 +15,7 @@ import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
 import { RpcClient } from './rpc-client.js';
 import { startRpcService } from './rpc-server.js';
+import { ServiceError } from './service-error.js';
 
 class WorkTable extends Migration {
   override up(): void {
@@ -24,8 +25,8 @@ class WorkTable extends Migration {
 
 let db: Db;
 let started = 0;
-/** Resolves the pending `dl.slow` handler's wait. */
-let release: () => void = () => undefined;
+/** Set while a `dl.slow` handler waits inside its transaction; calling it lets the handler go on. */
+let waiting: (() => void) | undefined;
 
 @Controller()
 class DeadlineController {
@@ -45,8 +46,14 @@ class DeadlineController {
   async slowWrite(id: string) {
     await db.transaction(async (tx) => {
       await tx.query('insert into work (id) values ($1)', [id]);
-      await new Promise<void>((r) => (release = r));
+      await new Promise<void>((r) => (waiting = r));
     });
+  }
+
+  /** Fails as a service whose own call to another service timed out. */
+  @MessagePattern('dl.inner-timeout')
+  innerTimeout(): never {
+    throw ServiceError.unavailable('The screener service did not answer within 3000 ms.', RequestOutcome.Unknown);
   }
 
   @MessagePattern('dl.slow')
@@ -76,6 +83,13 @@ describe('request deadlines', () => {
     await app?.close();
   });
   const openTransactions = () => db.query("select 1 from pg_stat_activity where datname = current_database() and state = 'idle in transaction'");
+  /** Waits until the `dl.slow` handler is inside its transaction, then lets it go on. */
+  const release = async () => {
+    await expect.poll(() => waiting !== undefined, { timeout: 5000 }).toBe(true);
+    const go = waiting!;
+    waiting = undefined;
+    go();
+  };
   const rows = async () => (await db.query<{ id: string }>('select id from work order by id')).map((r) => r.id);
 
   it('sends when the client stops waiting as meta.deadline', async () => {
@@ -109,15 +123,19 @@ describe('request deadlines', () => {
     expect(err).toMatchObject({ code: ErrorCode.Unavailable, extra: { outcome: 'unknown' } });
     // The handler is still waiting inside its transaction; let it go on past its deadline, and wait until the transaction has ended.
     expect(await openTransactions()).toHaveLength(1);
-    release();
+    await release();
     await expect.poll(openTransactions, { timeout: 5000 }).toEqual([]);
     expect(await rows()).not.toContain('slow-1');
   });
 
+  it("an answered error says nothing was done, even when the service's own inner call timed out", async () => {
+    const err = await rpc.request('dl.inner-timeout', {}).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: ErrorCode.Unavailable, extra: { outcome: 'not_done' } });
+  });
+
   it('commits work that finishes in time', async () => {
     const pending = rpc.request('dl.slow', { id: 'slow-2' }, { timeoutMs: 5000 });
-    await expect.poll(openTransactions, { timeout: 5000 }).toHaveLength(1);
-    release();
+    await release();
     await expect(pending).resolves.toEqual({ ok: true });
     expect(await rows()).toContain('slow-2');
   });

@@ -77,7 +77,7 @@ export class RpcClient {
         headers,
       });
       const packet = reply.json<{ response?: T; err?: unknown }>();
-      if (packet.err !== undefined && packet.err !== null) throw toServiceError(packet.err, service, ms);
+      if (packet.err !== undefined && packet.err !== null) throw answeredError(toServiceError(packet.err, service, ms));
       return packet.response as T;
     } catch (err) {
       throw toServiceError(err, service, ms);
@@ -116,6 +116,16 @@ export class RpcClient {
       catchError((err: unknown) => throwError(() => toServiceError(err, service, ms))),
     );
   }
+}
+
+/**
+ * An error the service answered with. A handler commits its work last, so an error answer means this request
+ * was not carried out, even when the cause was the service's own call to another service timing out
+ * (`unknown` there is about that inner request).
+ */
+function answeredError(err: ServiceError): ServiceError {
+  if (err.code !== ErrorCode.Unavailable || err.outcome === RequestOutcome.NotDone) return err;
+  return new ServiceError(err.code, err.message, err.errors, { ...err.extra, outcome: RequestOutcome.NotDone });
 }
 
 function toServiceError(err: unknown, service: string, ms: number): ServiceError {
