@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_MARGIN_MS } from '../context/deadline.js';
 import { type Db, Migration } from '../db/database.js';
 import { createLogger } from '../logging/logger.js';
+import { busSubject } from '../messaging/bus-prefix.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
 import { RpcClient } from './rpc-client.js';
@@ -102,8 +103,8 @@ describe('request deadlines', () => {
   it('does not start a request that arrives after its deadline (as a paused process reads it late)', async () => {
     const send = (deadline: number) =>
       nc.request(
-        `${busPrefix}dl.write`,
-        JSON.stringify({ pattern: `${busPrefix}dl.write`, data: { meta: { correlationId: randomUUID(), deadline }, data: { id: `late-${deadline}` } }, id: randomUUID() }),
+        busSubject(busPrefix, 'dl.write'),
+        JSON.stringify({ pattern: busSubject(busPrefix, 'dl.write'), data: { meta: { correlationId: randomUUID(), deadline }, data: { id: `late-${deadline}` } }, id: randomUUID() }),
         { timeout: 5000 },
       );
     const late = (await send(Date.now() - 1000)).json<{ err?: { code: string; extra?: unknown } }>();

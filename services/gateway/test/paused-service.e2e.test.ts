@@ -1,27 +1,25 @@
 /**
- * The issue's reproduction: the portfolios service runs as its own process (the built `dist/`, as `npm start`
- * runs it; `npm test` builds first) and is paused with SIGSTOP while a deal is posted. The gateway answers 503
+ * The issue's reproduction: the portfolios service runs as its own process (its main, from source) and is
+ * paused with SIGSTOP while a deal is posted. The gateway answers 503
  * (outcome unknown); when the process resumes it reads the request after its deadline and must not book it,
  * so a retry without `Idempotency-Key` books the deal once. The gateway and screener run in this process.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { connectBus, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { connectBus, createLogger, streamNameOf } from '@invest/platform';
+import { createTestDatabase, spawnSourceMain, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
 import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const portfoliosMain = `${repoRoot}services/portfolios/dist/main.js`;
+const portfoliosMain = fileURLToPath(new URL('../../portfolios/src/main.ts', import.meta.url));
 const SECRET = 'paused-e2e-secret-0123456789-0123456789';
 const ALICE = `alice-${randomUUID()}`;
 const RPC_TIMEOUT_MS = 1500;
 
-describe.skipIf(!existsSync(portfoliosMain))('a paused service (SIGSTOP)', () => {
+describe('a paused service (SIGSTOP)', () => {
   const busPrefix = `${uniqueName('gwps')}.`;
   const logger = createLogger('test', 'silent');
   let child: ChildProcess | undefined;
@@ -37,20 +35,16 @@ describe.skipIf(!existsSync(portfoliosMain))('a paused service (SIGSTOP)', () =>
     const pfDb = await createTestDatabase('gwps');
     drops.push(scrDb.drop, pfDb.drop);
     screener = await createScreenerApp({ databaseUrl: scrDb.url, natsUrl: testNatsUrl(), busPrefix, logger, loadDemoData: false, relayPollMs: 50 });
-    child = spawn(process.execPath, [portfoliosMain], {
-      cwd: repoRoot,
-      env: { ...process.env, PORTFOLIOS_DATABASE_URL: pfDb.url, NATS_URL: testNatsUrl(), BUS_PREFIX: busPrefix, LOG_LEVEL: 'warn', NODE_ENV: 'test' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawnSourceMain(portfoliosMain, { PORTFOLIOS_DATABASE_URL: pfDb.url, NATS_URL: testNatsUrl(), BUS_PREFIX: busPrefix, LOG_LEVEL: 'warn', NODE_ENV: 'test' });
     for (const s of [child.stdout, child.stderr]) s?.on('data', (b: Buffer) => output.push(b.toString()));
     gw = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix, logger, auth: { jwtSecret: SECRET }, rpcTimeoutMs: RPC_TIMEOUT_MS, readyServices: ['screener', 'portfolios'] });
     base = await gw.listen(0, '127.0.0.1');
     token = await mintDevToken(ALICE, SECRET);
-    for (const end = Date.now() + 30_000; (await fetch(new URL('/ready', base))).status !== 200; ) {
+    for (const end = Date.now() + 45_000; (await fetch(new URL('/ready', base))).status !== 200; ) {
       if (Date.now() > end) throw new Error(`the portfolios process did not become ready:\n${output.join('')}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-  }, 60_000);
+  }, 90_000);
 
   afterAll(async () => {
     if (child && child.exitCode === null) {
@@ -64,8 +58,7 @@ describe.skipIf(!existsSync(portfoliosMain))('a paused service (SIGSTOP)', () =>
     await gw?.close();
     await screener?.close();
     const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'gwps-cleanup', prefix: busPrefix });
-    const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-    for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
+    for (const ctx of ['portfolios', 'market'] as const) await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
     await bus.close();
     for (const drop of drops) await drop();
   });

@@ -68,7 +68,6 @@ afterAll(async () => {
 
 type RatesEvent = BusEvent<RatesUpdatedV1>;
 
-/** Every RatesUpdated on MARKET_EVENTS, read back from JetStream. */
 /** The messages of one event type on MARKET_EVENTS (RatesUpdated unless said). */
 async function published<E = RatesEvent>(type = 'RatesUpdated'): Promise<E[]> {
   const stream = streamNameOf(bus, 'market');
