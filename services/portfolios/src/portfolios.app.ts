@@ -23,8 +23,7 @@ import { migrations } from './migrations/index.js';
 import { PortfoliosModule } from './portfolios.module.js';
 import { PortfolioService } from './portfolios/portfolio.service.js';
 import { AssetLookup } from './prices/asset-lookup.service.js';
-import { createAssetUpdatedConsumer } from './prices/asset-updated.consumer.js';
-import { createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
+import { createAssetUpdatedConsumer, createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
 import { DEFAULT_CACHE_TTL, StatisticsService, type StatisticsCacheTtl } from './statistics/statistics.service.js';
 import { WatchlistService } from './watchlists/watchlist.service.js';
 

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { BusEvent } from '@invest/contracts';
+import { type BusEvent, decodeMarketEvent, isUnknownEvent } from '@invest/contracts';
 import { createLogger, type Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { handleAssetUpdated } from './asset-updated.consumer.js';
+import { handleMarketEvent } from './rates-updated.consumer.js';
 
 const logger = createLogger('portfolios-asset-updated-test', 'silent');
 
-describe('portfolios__asset-updated effects', () => {
+describe('market events: AssetUpdated on the asset catalog', () => {
   let db: Db;
   useTestDatabase('pf_asset_upd', migrations, (opened) => (db = opened));
 
@@ -21,7 +21,11 @@ describe('portfolios__asset-updated effects', () => {
     data: { version: 1, assetType: 'custom_asset', assetId, ticker, name, currency },
     metadata: {},
   });
-  const apply = (e: BusEvent) => db.transaction((tx) => handleAssetUpdated(e, tx, logger));
+  const apply = (e: BusEvent) => {
+    const event = decodeMarketEvent(e);
+    if (isUnknownEvent(event)) throw new Error(`not a market event this release reads: ${e.type}`);
+    return db.transaction((tx) => handleMarketEvent(event, tx, logger));
+  };
   const row = async (assetId = 7) =>
     (
       await db.query<{ ticker: string; name: string; currency: string; price_seq: string }>(
