@@ -6,6 +6,7 @@ export * from './common/events.js';
 export * from './common/assets.js';
 export * from './common/decimal.js';
 export * from './market/rates-updated.event.js';
+export * from './market/asset-updated.event.js';
 export * from './market/market-events.js';
 export * from './market/assets.contract.js';
 export * from './market/custom-assets.contract.js';

@@ -1,5 +1,6 @@
 export * from './config/load-config.js';
 export * from './context/request-context.js';
+export * from './context/deadline.js';
 export * from './logging/logger.js';
 export * from './rpc/service-error.js';
 export * from './rpc/rpc-server.js';

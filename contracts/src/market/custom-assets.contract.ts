@@ -7,6 +7,7 @@ export const CustomAssetSubjects = {
   create: 'screener.custom-assets.create',
   update: 'screener.custom-assets.update',
   list: 'screener.custom-assets.list',
+  delete: 'screener.custom-assets.delete',
 } as const;
 
 /**
@@ -69,6 +70,17 @@ export const updateCustomAssetRequestSchema = updateFields
   .extend({ id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.') })
   .refine(someField, someFieldError);
 export type UpdateCustomAssetRequest = z.infer<typeof updateCustomAssetRequestSchema>;
+
+/** `screener.custom-assets.delete` (HTTP `DELETE /api/custom-assets/{id}`): the asset id (from the path). */
+export const deleteCustomAssetRequestSchema = z.object({
+  id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
+});
+export type DeleteCustomAssetRequest = z.infer<typeof deleteCustomAssetRequestSchema>;
+
+/** Reply of `screener.custom-assets.delete`. */
+export interface DeleteCustomAssetReply {
+  data: { id: number; deleted: true };
+}
 
 /** `screener.custom-assets.list`: the user's custom assets (no parameters). */
 export const listCustomAssetsRequestSchema = z.object({});

@@ -68,18 +68,15 @@ afterAll(async () => {
 
 type RatesEvent = BusEvent<RatesUpdatedV1>;
 
-/** Every RatesUpdated on MARKET_EVENTS, read back from JetStream. */
-async function published(): Promise<RatesEvent[]> {
+/** The messages of one event type on MARKET_EVENTS (RatesUpdated unless said). */
+async function published<E = RatesEvent>(type = 'RatesUpdated'): Promise<E[]> {
   const stream = streamNameOf(bus, 'market');
   const { state } = await bus.jsm.streams.info(stream);
-  const out: RatesEvent[] = [];
+  const out: E[] = [];
   if (state.messages === 0) return out;
   for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
     const m = await bus.jsm.streams.getMessage(stream, { seq });
-    if (m) {
-      expect(m.subject).toBe(busSubject(busPrefix, eventSubject('market', 'RatesUpdated')));
-      out.push(m.json<RatesEvent>());
-    }
+    if (m?.subject === busSubject(busPrefix, eventSubject('market', type))) out.push(m.json<E>());
   }
   return out;
 }
@@ -477,8 +474,11 @@ describe('custom assets', () => {
     await screener.db.query('insert into asset_daily_closes (asset_id, trade_date, close) values ($1, $2, 8000000)', [id, yesterday]);
     const repriced = await call<Reply>(CustomAssetSubjects.update, { id, price: 8_800_000 }, ALICE);
     expect(repriced.data).toMatchObject({ current_rate: '8800000', price_change_percentage_24h: 10 });
-    // A rename alone changes no rate: no event.
+    // A rename alone changes no rate: no RatesUpdated, but an AssetUpdated with the new description.
     await call<Reply>(CustomAssetSubjects.update, { id, name: 'Flat' }, ALICE);
+    await expect
+      .poll(async () => (await published<{ data: unknown }>('AssetUpdated')).map((e) => e.data), { timeout: 5_000, interval: 50 })
+      .toEqual([{ version: 1, assetType: 'custom_asset', assetId: id, ticker: 'FLAT-IN-KAZAN', name: 'Flat', currency: 'RUB' }]);
 
     const events = await publishedSince(before);
     expect(events.map((e) => e.data.rates.map((r) => [r.assetType, r.assetId, r.rate, r.priceChangePercentage24h]))).toEqual([

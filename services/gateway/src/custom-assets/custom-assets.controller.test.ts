@@ -146,5 +146,6 @@ describe('/api/custom-assets', () => {
     const doc = (await (await fetch(new URL('/api/docs-json', base))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/api/custom-assets'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/api/custom-assets/{id}']?.patch?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404', '422']));
+    expect(Object.keys(doc.paths['/api/custom-assets/{id}']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['204', '401', '404', '409']));
   });
 });

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Headers, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type CustomAssetReply,
   CustomAssetSubjects,
@@ -65,5 +65,34 @@ export class CustomAssetsController {
   async update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
     const changes = parseBody(updateCustomAssetBodySchema, body);
     return withDecimalNumbers(assetReply, await this.rpc.request<CustomAssetReply>(CustomAssetSubjects.update, { ...changes, id }));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a custom asset',
+    description:
+      'Refused (409) while the asset is held in a portfolio (an open position) or is an item of a watchlist: the answer names each (`used_in`). Deals of positions already closed stay, with the last name and price.',
+  })
+  @ApiIdParam('id', 'Custom asset')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiOwnedResource({ notFound: 'The custom asset' })
+  @ApiResponse({
+    status: 409,
+    description: 'The asset is in use.',
+    schema: {
+      type: 'object',
+      required: ['message', 'used_in'],
+      properties: {
+        message: { type: 'string', example: 'The custom asset is in use (portfolio 12, watchlist 7); remove it from there first.' },
+        used_in: {
+          type: 'array',
+          items: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['portfolio', 'watchlist'] }, id: { type: 'integer' } } },
+        },
+      },
+    },
+  })
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.rpc.request(CustomAssetSubjects.delete, { id });
   }
 }

@@ -98,7 +98,16 @@ export function ApiCommonErrors(opts: { auth?: boolean; validation?: boolean } =
   return applyDecorators(
     ...(opts.validation ? [ApiResponse({ status: 422, description: 'Invalid query or body; `errors` names each field.', schema: errorSchemas.validation })] : []),
     ...(opts.auth ? [ApiResponse({ status: 401, description: 'Missing, malformed, expired or wrongly signed bearer token.', schema: messageSchema })] : []),
-    ApiResponse({ status: 503, description: 'A service did not answer in time.', schema: messageSchema }),
+    ApiResponse({
+      status: 503,
+      description:
+        'A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed.',
+      schema: {
+        type: 'object',
+        required: ['message', 'outcome'],
+        properties: { message: { type: 'string' }, outcome: { type: 'string', enum: ['unknown', 'not_done'] } },
+      },
+    }),
     ApiResponse({ status: 500, description: 'Unexpected error (details are only logged).', schema: messageSchema }),
   );
 }
