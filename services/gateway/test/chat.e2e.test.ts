@@ -340,11 +340,11 @@ describe('what the model receives', () => {
     expect(Object.keys(positions[0]).sort()).toEqual(
       ['ticker', 'title', 'type', 'symbol', 'totalQuantity', 'currentPrice', 'currentNetworth', 'currentIncome', 'spent', 'fixed', 'accruals', 'expenses', 'commissions', 'taxes', 'averageWeightedPrice', 'price_change_percentage_24h'].sort(),
     );
-    expect(positions[0]).toMatchObject({ ticker: 'SBER', totalQuantity: 10, spent: 2500 });
+    expect(positions[0]).toMatchObject({ ticker: 'SBER', totalQuantity: '10', spent: '2500' });
     const health = json('Health metrics (JSON; volatility and max_drawdown are computed by the client app): ');
     expect(health).toMatchObject({ volatility: 0.21, max_drawdown: -0.134 });
     expect(health.diversificationScore).not.toBe(99);
-    expect(json('Portfolio totals (JSON): ')).toMatchObject({ currency: 'RUB', totalSpent: 2500 });
+    expect(json('Portfolio totals (JSON): ')).toMatchObject({ currency: 'RUB', totalSpent: '2500' });
     expect(system).toContain('sanctions');
     expect(system).toContain('You do not give individual investment advice');
 

@@ -1,4 +1,4 @@
-import type { PortfolioStatistics, TickerStatistics } from '@invest/contracts';
+import { type PortfolioStatistics, portfolioStatisticsSchema, type TickerStatistics, tickerStatisticsSchema } from '@invest/contracts';
 import { ServiceError } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
 import { OFFLINE_NOTICE } from './context-provider.js';
@@ -7,7 +7,8 @@ import { RUSSIAN_MARKET_CONTEXT, marketContextFor } from './market-context.js';
 import { buildPortfolioHealthPrompt, PROMPT_TICKER_FIELDS, portfolioHealthOfflineAnswer, portfolioHealthProvider } from './portfolio-health.provider.js';
 import { buildSupportPrompt } from './support.provider.js';
 
-const ticker: TickerStatistics = {
+// Parsed by the contract, so money fields are exact decimal text as the portfolios service sends them.
+const ticker: TickerStatistics = tickerStatisticsSchema.parse({
   ticker: 'SBER',
   title: 'Sberbank',
   type: 'share',
@@ -29,10 +30,10 @@ const ticker: TickerStatistics = {
   totalIncome: 338.5,
   weight: 100,
   dealsCount: 3,
-};
+});
 
 function statistics(currency: string): PortfolioStatistics {
-  return {
+  return portfolioStatisticsSchema.parse({
     tickers: [ticker],
     totals: {
       currency,
@@ -66,7 +67,7 @@ function statistics(currency: string): PortfolioStatistics {
       assetClasses: [{ type: 'share', value: 2800, weight: 100, positionsCount: 1 }],
       topPositions: [{ ticker: 'SBER', title: 'Sberbank', type: 'share', value: 2800, weight: 100 }],
     },
-  };
+  });
 }
 
 const line = (prompt: string, label: string) => JSON.parse(prompt.split('\n').find((l) => l.startsWith(label))!.slice(label.length));
@@ -83,7 +84,7 @@ describe('portfolio_health prompt', () => {
 
   it('holds the totals and the health metrics with the client volatility and max drawdown merged in', () => {
     const prompt = buildPortfolioHealthPrompt({ loaded: { statistics: statistics('RUB') }, clientData: client });
-    expect(line(prompt, 'Portfolio totals (JSON): ')).toMatchObject({ totalSpent: 2500, totalIncome: 338.5, totalCurrentNetworth: 2800, xirr: 0.1234 });
+    expect(line(prompt, 'Portfolio totals (JSON): ')).toMatchObject({ totalSpent: '2500', totalIncome: '338.5', totalCurrentNetworth: '2800', xirr: 0.1234 });
     expect(line(prompt, 'Health metrics (JSON; volatility and max_drawdown are computed by the client app): ')).toMatchObject({
       diversificationScore: 0,
       concentrationScore: 100,

@@ -55,7 +55,8 @@ export interface PortfolioHealthLoaded {
   statistics: PortfolioStatistics;
 }
 
-const num = (v: number | null | undefined, digits = 2) => (v === null || v === undefined ? 'n/a' : Number(v.toFixed(digits)).toString());
+/** For the offline text: money (exact decimal text) and ratios rounded for reading. */
+const num = (v: number | string | null | undefined, digits = 2) => (v === null || v === undefined ? 'n/a' : Number(Number(v).toFixed(digits)).toString());
 
 /** Totals for the prompt: the money totals, XIRR and counts (no internal fields such as the valuation date). */
 export function promptTotals(s: PortfolioStatistics) {

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
-import { type Logger, parseOrThrow, type RpcClient } from '@invest/platform';
+import type { Logger, RpcClient } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiOwnedResource } from '../common/resource.openapi.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody } from '../validation/request-input.js';
 import { CHAT_STREAM_READER } from './chat.tokens.js';
 import type { AnswerSubscription, ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
 import { ApiChatId, ApiChatLimited } from './chats.controller.js';
@@ -44,7 +44,7 @@ export class ChatMessagesController {
   @ApiChatLimited()
   @ApiOwnedResource({ validation: true, notFound: 'The chat' })
   async send(@Param('id') id: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const input = parseOrThrow(sendMessageBodySchema, bodyObject(body));
+    const input = parseBody(sendMessageBodySchema, body);
     // The gateway names the answer, so its subscription opens while the send is in flight.
     const messageId = randomUUID();
     const subscription = this.reader.open(messageId, 0);

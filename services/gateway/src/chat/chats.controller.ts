@@ -18,7 +18,7 @@ import {
   Subjects,
   updateChatBodySchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
@@ -26,7 +26,7 @@ import { openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiOwnedResource } from '../common/resource.openapi.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 
 export const ApiChatId = () => ApiParam({ name: 'id', description: 'Chat id (UUID).', schema: { type: 'string', format: 'uuid' } });
 const limited = { type: 'object', properties: { message: { type: 'string' }, limit: { type: 'integer' }, resets_at: { type: 'string', format: 'date-time' } } } as const;
@@ -48,7 +48,7 @@ export class ChatsController {
   @ApiCreatedResponse({ schema: openApiSchema(chatReplySchema) })
   @ApiOwnedResource({ validation: true })
   create(@Body() body: unknown): Promise<ChatReply> {
-    return this.rpc.request(Subjects.chat.chatsCreate, parseOrThrow(createChatRequestSchema, bodyObject(body)));
+    return this.rpc.request(Subjects.chat.chatsCreate, parseBody(createChatRequestSchema, body));
   }
 
   @Get()
@@ -56,7 +56,7 @@ export class ChatsController {
   @ApiOkResponse({ schema: pageSchema(openApiSchema(chatSchema)) })
   @ApiOwnedResource({ validation: true })
   async list(@Query() query: Record<string, unknown>, @Req() req: FastifyRequest): Promise<LinkedPage<ChatView>> {
-    const page = await this.rpc.request<Page<ChatView>>(Subjects.chat.chatsList, parseOrThrow(pageQuerySchema, query));
+    const page = await this.rpc.request<Page<ChatView>>(Subjects.chat.chatsList, parseQuery(pageQuerySchema, query));
     return withLinks(page, req.url, this.config.publicBaseUrl);
   }
 
@@ -85,7 +85,7 @@ export class ChatsController {
   @ApiOkResponse({ schema: openApiSchema(chatReplySchema) })
   @ApiOwnedResource({ validation: true, notFound: 'The chat' })
   update(@Param('id') id: string, @Body() body: unknown): Promise<ChatReply> {
-    return this.rpc.request(Subjects.chat.chatsUpdate, { ...parseOrThrow(updateChatBodySchema, bodyObject(body)), id });
+    return this.rpc.request(Subjects.chat.chatsUpdate, { ...parseBody(updateChatBodySchema, body), id });
   }
 
   @Delete(':id')
@@ -107,6 +107,6 @@ export class ChatsController {
   @ApiOkResponse({ schema: openApiSchema(messageReplySchema) })
   @ApiOwnedResource({ validation: true, notFound: 'The chat or message' })
   rate(@Param('id') id: string, @Param('messageId') messageId: string, @Body() body: unknown): Promise<MessageReply> {
-    return this.rpc.request(Subjects.chat.messagesRate, { ...parseOrThrow(rateMessageBodySchema, bodyObject(body)), chat_id: id, message_id: messageId });
+    return this.rpc.request(Subjects.chat.messagesRate, { ...parseBody(rateMessageBodySchema, body), chat_id: id, message_id: messageId });
   }
 }
