@@ -110,7 +110,7 @@ let rubPortfolio: number;
 let usdPortfolio: number;
 
 beforeAll(async () => {
-  stack = await startChatStack('chat', { heartbeatMs: 60 });
+  stack = await startChatStack('chat', { heartbeatMs: 60, requestTimeoutMs: 1500 });
   const p = await api('POST', '/api/portfolios', { body: { name: 'Main', currency_code: 'RUB' } });
   expect(p.status, JSON.stringify(p.body)).toBe(201);
   rubPortfolio = p.body.data.id;
@@ -214,12 +214,15 @@ describe('streaming an answer', () => {
     expect(chat.messages[1].latency_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('sends heartbeat comments while the model is silent', async () => {
+  it('sends heartbeat comments while the model is silent, and streams longer than the HTTP request timeout', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });
-    stack.model.queue.push({ chunks: ['a', 'b'], delayMs: 250 });
+    // 2.4 s of answer against a 1.5 s whole-request timeout (HTTP_REQUEST_TIMEOUT_MS) in this stack.
+    stack.model.queue.push({ chunks: ['a', 'b', 'c'], delayMs: 800 });
     const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'ping?' } });
-    await sse.rest();
+    const events = await sse.rest();
     expect(sse.raw).toContain(': ping\n\n');
+    expect(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join('')).toBe('abc');
+    expect(events.at(-1)!.event).toBe('done');
   });
 
   it('estimates usage, and says so, when the server sends no usage chunk', async () => {

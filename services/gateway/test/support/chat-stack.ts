@@ -28,11 +28,17 @@ export interface ChatStack {
   close(): Promise<void>;
 }
 
-export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number; offline?: boolean } = {}): Promise<ChatStack> {
+export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number; offline?: boolean; requestTimeoutMs?: number } = {}): Promise<ChatStack> {
   const full = await startFullStack({
     name,
     tickers: ['SBER', 'GAZP'],
-    gateway: { auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000, chatHeartbeatMs: opts.heartbeatMs ?? 15_000 },
+    gateway: {
+      auth: { jwtSecret: JWT_SECRET },
+      rpcTimeoutMs: 10_000,
+      chatHeartbeatMs: opts.heartbeatMs ?? 15_000,
+      // A short whole-request timeout: an answer streaming for longer must not be cut by it.
+      ...(opts.requestTimeoutMs ? { http: { headersTimeoutMs: opts.requestTimeoutMs, requestTimeoutMs: opts.requestTimeoutMs, keepAliveTimeoutMs: 5000, maxConnections: 1000 } } : {}),
+    },
   });
   const logger = createLogger('test', 'silent');
   const natsUrl = testNatsUrl();
