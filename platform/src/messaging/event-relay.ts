@@ -2,7 +2,7 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import { CORRELATION_HEADER, type BusEvent } from '@invest/contracts';
 import pg from 'pg';
 import type { Db } from '../db/database.js';
-import { loadCheckpoint, readAll, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
+import { loadCheckpoint, readAll, type ReadHorizon, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
 import { busSubject } from './bus-prefix.js';
@@ -18,6 +18,10 @@ export interface EventRelayOptions {
   batchSize?: number;
   /** Fallback poll interval; commits also wake the relay through LISTEN/NOTIFY. */
   pollMs?: number;
+  /** Which running transactions hold the relay back (see `readAll`); `'database'` unless a bench compares. */
+  horizon?: ReadHorizon;
+  /** Test hook: runs each time the relay has published what it could read and starts waiting. */
+  onIdle?(): void;
 }
 
 /** The bus form of a recorded event. */
@@ -54,7 +58,7 @@ export class EventRelay {
     let published = 0;
     for (;;) {
       const checkpoint = await loadCheckpoint(db, name);
-      const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200);
+      const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200, this.opts.horizon);
       if (batch.length === 0) return published;
       // Publish the batch concurrently (JetStream keeps per-publisher order), then await every ack.
       const acks = batch.map((event) => {
@@ -106,6 +110,7 @@ export class EventRelay {
       }
       const delay = failures ? Math.min(30_000, 250 * 2 ** failures) : (this.opts.pollMs ?? 1000);
       if (this.dirty && !failures) continue;
+      this.opts.onIdle?.();
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
         this.wake = () => {

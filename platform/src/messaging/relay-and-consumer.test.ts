@@ -64,13 +64,26 @@ describe('relay and durable consumer (contract)', () => {
     expect(await streamMessages()).toBe(2);
   });
 
-  it('wakes on commit when running continuously', async () => {
-    const r = relay();
+  it('wakes on commit (LISTEN es_events) when running continuously', async () => {
+    // A poll interval far beyond the wait: only the commit notification can bring the event out in time.
+    let idle!: () => void;
+    const firstIdle = new Promise<void>((r) => (idle = r));
+    const r = new EventRelay({
+      db,
+      bus,
+      name: 'market-relay',
+      logger,
+      subjectFor: (e) => `market.events.${e.type}`,
+      pollMs: 10 * 60_000,
+      onIdle: () => idle(),
+    });
     await r.start();
     try {
+      // Record only once the relay has drained and sleeps, so its first pass cannot pick the event up.
+      await firstIdle;
       const before = await streamMessages();
       await record(3);
-      await expect.poll(streamMessages, { timeout: 20_000, interval: 50 }).toBe(before + 1);
+      await expect.poll(streamMessages, { timeout: 15_000, interval: 50 }).toBe(before + 1);
     } finally {
       await r.stop();
     }
