@@ -95,6 +95,13 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
   const items = dedupe(usable);
   const key = keyColumn(batch.assetType);
   const keys = items.map((i) => i.key);
+  // A batch's items mostly share one timestamp; formatting a date in a zone costs microseconds per call.
+  const tradeDates = new Map<number, string>();
+  const tradeDate = (at: Date) => {
+    let d = tradeDates.get(at.getTime());
+    if (d === undefined) tradeDates.set(at.getTime(), (d = dateInZone(at, opts.marketTz)));
+    return d;
+  };
 
   return db.transaction(async (tx) => {
     await lockRateWrites(tx);
@@ -160,7 +167,7 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
         items.map((i) => i.priceChangePercentage7d ?? null),
         items.map((i) => i.priceSource),
         items.map((i) => i.asOf.toISOString()),
-        items.map((i) => dateInZone(i.asOf, opts.marketTz)),
+        items.map((i) => tradeDate(i.asOf)),
         batch.assetType,
       ],
     );
