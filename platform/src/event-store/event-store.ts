@@ -241,6 +241,18 @@ export async function readAll(
   return rows.map(toRecorded);
 }
 
+/**
+ * Whether events after a checkpoint exist, committed or not yet readable: true while `readAll` returns nothing
+ * means they wait behind the horizon (a running transaction of this database).
+ */
+export async function hasEventsAfter(db: SqlClient, after: GlobalCheckpoint): Promise<boolean> {
+  const [row] = await db.query<{ pending: boolean }>(
+    'select exists (select 1 from es_events where (transaction_id, global_position) > ($1::xid8, $2::bigint)) as pending',
+    [after.transactionId, after.globalPosition],
+  );
+  return row?.pending ?? false;
+}
+
 export async function loadCheckpoint(db: SqlClient, name: string): Promise<GlobalCheckpoint> {
   const [row] = await db.query<{ transaction_id: string; global_position: string }>(
     'select transaction_id::text, global_position::text from es_checkpoints where name = $1',
