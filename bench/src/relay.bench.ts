@@ -33,7 +33,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { seconds: 10, rate: 10, batch: 5 };
+  const opts: Options = { seconds: 10, rate: 5, batch: 4 };
   for (let i = 0; i < args.length; i++) {
     const key = args[i]?.replace(/^--/, '') as keyof Options;
     const value = Number(args[i + 1]);
