@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   appendToStream,
+  busName,
   connectBus,
   createLogger,
   DurableConsumer,
@@ -164,7 +165,7 @@ export async function run(args: string[]): Promise<void> {
       if (performance.now() > end) {
         const [cp] = await db.query('select transaction_id::text, global_position::text from es_checkpoints');
         const [last] = await db.query('select transaction_id::text, global_position::text, pg_current_snapshot()::text as snap from es_events order by global_position desc limit 1');
-        const info = await bus.jsm.consumers.info(stream, `${prefix.replace(/[^A-Za-z0-9_-]/g, '_')}bench__relay`).catch((e: unknown) => String(e));
+        const info = await bus.jsm.consumers.info(stream, busName(prefix, 'bench__relay')).catch((e: unknown) => String(e));
         const state = typeof info === 'string' ? info : { pending: info.num_pending, ackPending: info.num_ack_pending, delivered: info.delivered };
         throw new Error(`${appendedAt.size} events not applied within ${timeoutMs} ms: ${JSON.stringify({ checkpoint: cp, last, consumer: state })}`);
       }
