@@ -22,6 +22,7 @@ import { moexRateInputs } from '@invest/screener/rates/moex-rates.source';
 import { writeRateBatch } from '@invest/screener/rates/rate-writer';
 import { screenerEventSubject } from '@invest/screener/rates/rates-updated.recorder';
 import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-providers';
+import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
 
@@ -151,7 +152,7 @@ export async function run(args: string[]): Promise<void> {
   }
 
   try {
-    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}`);
+    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     // Warm-up: creates the assets (and their sibling rows), then one changed round.
     for (const v of variants) {
       const first = await refresh(v, `bench:${v.name}:create`);

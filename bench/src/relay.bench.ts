@@ -25,6 +25,7 @@ import {
   type ReadHorizon,
 } from '@invest/platform';
 import { testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
+import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 
 interface Options {
@@ -193,7 +194,7 @@ export async function run(args: string[]): Promise<void> {
   try {
     console.log(
       `${o.rate} appends/s of ${o.batch} events (${o.rate * o.batch} events/s), ${o.seconds} s per scenario and horizon; ` +
-        `Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; budget ${BUDGET_MS} ms`,
+        `Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; budget ${BUDGET_MS} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
     );
     await measure('database', null, 2); // warm-up: connections, consumer, JIT
     const scenarios: { name: string; loadMs: number | null }[] = [
