@@ -16,6 +16,7 @@ import {
   busName,
   connectBus,
   createLogger,
+  deadLetterMigration,
   DurableConsumer,
   ensureEventStream,
   EventRelay,
@@ -113,7 +114,7 @@ export async function run(args: string[]): Promise<void> {
   await other.query('create table busy (at timestamptz not null)');
   await other.end();
 
-  const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [eventStoreMigration, { name: '0001-applied', class: CreateApplied }], logger });
+  const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [eventStoreMigration, deadLetterMigration, { name: '0001-applied', class: CreateApplied }], logger });
   const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-relay', prefix });
   const stream = await ensureEventStream(bus, 'market');
 
