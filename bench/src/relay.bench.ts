@@ -161,7 +161,8 @@ export async function run(args: string[]): Promise<void> {
     return inflight.length * o.batch;
   }
 
-  async function delivered(timeoutMs = 30_000): Promise<void> {
+  /** Waits until every appended event is applied; long, since a cluster-wide horizon waits for any transaction on the server. */
+  async function delivered(timeoutMs = 300_000): Promise<void> {
     const end = performance.now() + timeoutMs;
     while (appendedAt.size > 0) {
       if (performance.now() > end) {
