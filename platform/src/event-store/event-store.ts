@@ -242,8 +242,8 @@ export async function readAll(
 }
 
 /**
- * Whether events after a checkpoint exist, committed or not yet readable: true while `readAll` returns nothing
- * means they wait behind the horizon (a running transaction of this database).
+ * Whether committed events after a checkpoint exist. True while `readAll` returns nothing means they wait
+ * behind the horizon (a running transaction of this database).
  */
 export async function hasEventsAfter(db: SqlClient, after: GlobalCheckpoint): Promise<boolean> {
   const [row] = await db.query<{ pending: boolean }>(
