@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import { type Bus, connectBus, createLogger, type Db, type Logger, openDatabase, RpcClient, ShutdownStack, startRpcService } from '@invest/platform';
+import { EventStreams } from '@invest/contracts';
+import { type Bus, busSubject, connectBus, createLogger, type Db, type Logger, openDatabase, RpcClient, ShutdownStack, startRpcService } from '@invest/platform';
 import { ChatModule } from './chat.module.js';
 import { ChatService } from './chats/chat.service.js';
 import type { OpenAiConfig } from './config/chat.config.js';
@@ -27,6 +28,8 @@ export interface ChatAppOptions {
   clock?: () => Date;
   streamMaxAgeMs?: number;
   rpcTimeoutMs?: number;
+  /** How long a user's entitlements are reused (default 5 s); a billing event of the user drops them at once. */
+  entitlementsTtlMs?: number;
 }
 
 export interface ChatApp {
@@ -37,6 +40,26 @@ export interface ChatApp {
   generator: AnswerGenerator;
   model: ChatModel;
   close(): Promise<void>;
+}
+
+/**
+ * A user's billing event (payment, subscription started, cancelled, ...) drops their cached entitlements, so a
+ * new plan applies to the next message. A plain subscription, not a durable consumer: a missed event only
+ * means the cache entry lives out its few seconds.
+ */
+function forgetEntitlementsOnBillingEvents(bus: Bus, limits: ChatLimits, logger: Logger): () => void {
+  const sub = bus.nc.subscribe(busSubject(bus.prefix, `${EventStreams.billing.root}.>`), {
+    callback: (err, msg) => {
+      if (err) return;
+      try {
+        const userId = (msg.json<{ data?: { userId?: unknown } }>().data ?? {}).userId;
+        if (typeof userId === 'string') limits.forget(userId);
+      } catch (e) {
+        logger.debug({ err: e, subject: msg.subject }, 'chat: a billing event that is not JSON was ignored');
+      }
+    },
+  });
+  return () => sub.unsubscribe();
 }
 
 /** The model for a configuration: the OpenAI-compatible server with a key, else the offline responder. */
@@ -69,7 +92,8 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
     const generator = new AnswerGenerator({ db, bus, model, logger, clock, idleTimeoutMs: opts.openai.idleTimeoutMs });
     cleanup.push(() => generator.stopAll());
     const providers = new ContextProviders(undefined, opts.models ?? {});
-    const limits = new ChatLimits(rpc, { marketTz: opts.marketTz ?? 'Europe/Moscow', clock, logger });
+    const limits = new ChatLimits(rpc, { marketTz: opts.marketTz ?? 'Europe/Moscow', clock, logger, ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}) });
+    cleanup.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
     const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger });
     cleanup.push(chat.listenForStops());
     app = await startRpcService(ChatModule.register({ chat, stopResources }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });

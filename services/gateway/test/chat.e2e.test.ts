@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { busName, busSubject } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatStack, startChatStack } from './support/chat-stack.js';
+import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
+import { type ChatStack, CP_SECRET, startChatStack } from './support/chat-stack.js';
 
 let stack: ChatStack;
 const ALICE = `alice-${randomUUID().slice(0, 8)}`;
@@ -419,6 +420,28 @@ describe('failures and concurrency', () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+  });
+});
+
+describe('a paid plan', () => {
+  it('applies to the next message as soon as billing records the payment (its event drops the cached entitlements)', async () => {
+    const user = `fay-${randomUUID().slice(0, 8)}`;
+    const chatId = await createChat(user, { context_type: 'support' });
+    for (let i = 0; i < 10; i++) await (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: `q${i}` } })).rest();
+    expect((await api('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'more' } })).status).toBe(429);
+    const paid = await sendSignedNotification(
+      new URL('/api/provider/payment-success', stack.base).toString(),
+      payNotificationFields({ TransactionId: Math.floor(3e9 + Math.random() * 1e9), Amount: 299, Currency: 'RUB', InvoiceId: null, AccountId: user, Status: 'Completed', SubscriptionId: null, TestMode: true }),
+      CP_SECRET,
+    );
+    expect(paid.status, paid.body).toBe(200);
+    const support = await waitFor(async () => {
+      const l = (await api('GET', '/api/ai-chat/limits', { user })).body.data.find((x: { context_type: string }) => x.context_type === 'support');
+      return l.limit === 200 && l;
+    }, 'the paid limit');
+    expect(support).toMatchObject({ limit: 200, used: 10, remaining: 190 });
+    const events = await (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'paid now' } })).rest();
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { remaining: 189 } });
   });
 });
 

@@ -43,6 +43,11 @@ export class ChatLimits {
     return value;
   }
 
+  /** Drops the user's cached entitlements (their billing changed). */
+  forget(userId: string): void {
+    this.cache.delete(userId);
+  }
+
   /** Starts reading the user's entitlements (cached), so `limitFor` later finds them in flight or done. */
   prefetch(userId: string): void {
     this.entitlements(userId).catch(() => undefined);

@@ -12,6 +12,7 @@ import { type FullStack, startFullStack } from './full-stack.js';
 
 const JWT_SECRET = 'chat-e2e-secret-0123456789-0123456789-xyz';
 export const OPENAI_KEY = 'sk-test-chat-e2e';
+export const CP_SECRET = 'chat_e2e_cp_secret';
 
 export interface ChatStack {
   base: string;
@@ -49,7 +50,8 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     natsUrl,
     busPrefix: full.busPrefix,
     logger,
-    cloudPayments: { baseUrl: 'http://127.0.0.1:9', publicId: 'pk_chat', apiSecret: 'chat_e2e_cp_secret', timeoutMs: 500, retries: 0, backoffMs: 10 },
+    cloudPayments: { baseUrl: 'http://127.0.0.1:9', publicId: 'pk_chat', apiSecret: CP_SECRET, timeoutMs: 500, retries: 0, backoffMs: 10 },
+    relayPollMs: 100,
   });
   const model = await startFakeOpenAi({ apiKey: OPENAI_KEY });
   const clock = { now: new Date() };
@@ -62,6 +64,8 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     // Offline: no key, so the built-in offline responder answers.
     openai: { baseUrl: model.url, ...(opts.offline ? {} : { apiKey: OPENAI_KEY }), connectTimeoutMs: 5000, idleTimeoutMs: opts.idleTimeoutMs ?? 10_000, maxRetries: 0 },
     streamMaxAgeMs: 60_000,
+    // Long enough that only a billing event can make a new plan apply within a test.
+    entitlementsTtlMs: 120_000,
   };
   const chat = await createChatApp(chatOptions);
   const instances: ChatApp[] = [chat];
