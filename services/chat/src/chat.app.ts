@@ -30,6 +30,8 @@ export interface ChatAppOptions {
   rpcTimeoutMs?: number;
   /** How long a user's entitlements are reused (default 5 s); a billing event of the user drops them at once. */
   entitlementsTtlMs?: number;
+  /** On close, how long running answers may take to finish before they are abandoned (default 10 s). */
+  shutdownDrainMs?: number;
 }
 
 export interface ChatApp {
@@ -90,7 +92,8 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
 
     const model = opts.model ?? chatModelFor(opts.openai);
     const generator = new AnswerGenerator({ db, bus, model, logger, clock, idleTimeoutMs: opts.openai.idleTimeoutMs });
-    cleanup.push(() => generator.stopAll());
+    // Runs first on close (the stack unwinds last first): the database and the bus are still open.
+    cleanup.push(() => generator.stopAll(opts.shutdownDrainMs ?? 10_000));
     const providers = new ContextProviders(undefined, opts.models ?? {});
     const limits = new ChatLimits(rpc, { marketTz: opts.marketTz ?? 'Europe/Moscow', clock, logger, ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}) });
     cleanup.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));

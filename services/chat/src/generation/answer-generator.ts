@@ -65,8 +65,17 @@ export class AnswerGenerator {
     return true;
   }
 
-  /** Shutdown: every running answer is abandoned as failed (saying so), then settled. */
-  async stopAll(): Promise<void> {
+  /**
+   * Shutdown: running answers get up to `drainMs` to finish; those still running then are abandoned as
+   * failed (saying so) and settled.
+   */
+  async stopAll(drainMs = 0): Promise<void> {
+    if (drainMs > 0 && this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = Promise.allSettled([...this.running.values()].map((r) => r.finished));
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+    }
     const all = [...this.running.values()];
     for (const r of all) {
       r.reason ??= 'shutdown';

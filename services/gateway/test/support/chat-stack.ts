@@ -66,6 +66,7 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     streamMaxAgeMs: 60_000,
     // Long enough that only a billing event can make a new plan apply within a test.
     entitlementsTtlMs: 120_000,
+    shutdownDrainMs: 0,
   };
   const chat = await createChatApp(chatOptions);
   const instances: ChatApp[] = [chat];
