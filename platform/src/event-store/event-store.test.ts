@@ -130,6 +130,16 @@ describe('event store (contract)', () => {
     );
   });
 
+  it('reads streams and the global log in numeric order past nine events (positions are read as text)', async () => {
+    const stream = `long-${randomUUID()}`;
+    for (let i = 1; i <= 12; i++) await db.transaction((tx) => appendToStream(tx, stream, [{ type: 'N', data: { i } }], i - 1));
+    const events = await readStream(db, stream);
+    expect(events.map((e) => e.streamPosition)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(events.at(-1)!.data).toEqual({ i: 12 });
+    const mine = (await readAll(db, START, 10_000)).filter((e) => e.streamName === stream);
+    expect(mine.map((e) => (e.data as { i: number }).i)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
   it('with streamRead (the caller read the stream), still refuses a stale version and an id used elsewhere, on the unique keys', async () => {
     const stream = `account-${randomUUID()}`;
     await db.transaction((tx) => appendToStream(tx, stream, [{ type: 'Opened', data: {} }, { type: 'Renamed', data: {} }], 'no_stream'));

@@ -83,6 +83,8 @@ interface EventRow {
   recorded_at: Date | string;
 }
 
+// The positions are read as text (bigints), under their own names: an ORDER BY must name the table's columns
+// (`es_events.stream_position`), or it sorts the text ("10" before "9").
 const COLUMNS =
   'event_id, type, data, metadata, stream_name, stream_position::text, global_position::text, transaction_id::text, recorded_at';
 
@@ -197,7 +199,7 @@ async function retried(
 /** Reads one stream in order, optionally after a position. */
 export async function readStream(db: SqlClient, streamName: string, afterPosition = 0): Promise<RecordedEvent[]> {
   const rows = await db.query<EventRow>(
-    `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by stream_position`,
+    `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by es_events.stream_position`,
     [streamName, afterPosition],
   );
   return rows.map(toRecorded);
@@ -250,7 +252,7 @@ export async function readAll(
     `select ${COLUMNS} from es_events
      where (transaction_id, global_position) > ($1::xid8, $2::bigint)
        and transaction_id < ${HORIZON_SQL[horizon]}
-     order by transaction_id, global_position
+     order by es_events.transaction_id, es_events.global_position
      limit $3`,
     [after.transactionId, after.globalPosition, limit],
   );
