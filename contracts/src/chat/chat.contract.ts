@@ -111,7 +111,11 @@ export type SendMessageReply = z.infer<typeof sendMessageReplySchema>;
 
 export const messageRefRequestSchema = z.object({ chat_id: z.string(), message_id: z.string() });
 export type MessageRefRequest = z.infer<typeof messageRefRequestSchema>;
-export const messageReplySchema = z.object({ data: chatMessageSchema });
+export const messageReplySchema = z.object({
+  data: chatMessageSchema,
+  /** `chat.messages.get` of an answer: the user message it answers (what a replayed `start` event names). */
+  user_message_id: z.string().nullable().optional(),
+});
 export type MessageReply = z.infer<typeof messageReplySchema>;
 
 export const rateMessageBodySchema = z.object({

@@ -284,6 +284,7 @@ describe('surviving the connection', () => {
       ['2', 'chunk'],
       ['3', 'done'],
     ]);
+    expect(replay[0]!.data).toEqual(live[0]!.data);
     expect(replay[1]!.data.content).toBe('Stored for good.');
     expect(replay[2]!.data).toMatchObject({ message_id: messageId, status: 'complete', usage: { estimated: false } });
   });

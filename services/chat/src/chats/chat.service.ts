@@ -180,7 +180,14 @@ export class ChatService {
 
   async getMessage(userId: string, input: unknown): Promise<MessageReply> {
     const req = parseOrThrow(messageRefRequestSchema, input);
-    return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };
+    const msg = await this.ownMessage(userId, req.chat_id, req.message_id);
+    if (msg.role !== 'assistant') return { data: messageView(msg) };
+    // The user message stored with it: the one just before it in the chat.
+    const [asked] = await this.d.db.query<{ id: string }>(
+      `select id from chat_messages where chat_id = $1 and role = 'user' and seq < (select seq from chat_messages where id = $2) order by seq desc limit 1`,
+      [msg.chat_id, msg.id],
+    );
+    return { data: messageView(msg), user_message_id: asked?.id ?? null };
   }
 
   /**

@@ -74,13 +74,13 @@ export class ChatMessagesController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { data: msg } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
+    const { data: msg, user_message_id: userMessageId = null } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
     const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
     if (msg.status !== 'streaming' && !(await this.reader.hasEvents(msg.id))) {
       // The replay buffer has expired: the stored answer, whole.
       reply.hijack();
       openSse(reply.raw);
-      for (const e of storedAnswerEvents(msg)) writeSse(reply.raw, e);
+      for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e);
       reply.raw.end();
       return;
     }
@@ -135,8 +135,8 @@ export class ChatMessagesController {
 }
 
 /** A stored answer as the events a live client would have seen (used once the replay buffer has expired). */
-export function storedAnswerEvents(msg: MessageReply['data']): { id: number; event: ChatStreamEvent['type']; data: unknown }[] {
-  const events: { id: number; event: ChatStreamEvent['type']; data: unknown }[] = [{ id: 1, event: 'start', data: { message_id: msg.id, user_message_id: null } }];
+export function storedAnswerEvents(msg: MessageReply['data'], userMessageId: string | null): { id: number; event: ChatStreamEvent['type']; data: unknown }[] {
+  const events: { id: number; event: ChatStreamEvent['type']; data: unknown }[] = [{ id: 1, event: 'start', data: { message_id: msg.id, user_message_id: userMessageId } }];
   if (msg.content) events.push({ id: 2, event: 'chunk', data: { content: msg.content } });
   events.push(
     msg.status === 'failed'
