@@ -12,3 +12,4 @@ export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';
 export * from './screener/index.js';
 export * from './billing/index.js';
+export * from './alerts/index.js';

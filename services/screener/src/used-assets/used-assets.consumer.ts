@@ -48,6 +48,7 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
     case PortfolioEventTypes.PortfolioCreated:
     case PortfolioEventTypes.WatchlistItemAdded:
     case PortfolioEventTypes.WatchlistItemRemoved:
+    case PortfolioEventTypes.WatchlistDeleted:
       return;
     default:
       return assertNever(event, 'portfolio event');

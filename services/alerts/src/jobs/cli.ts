@@ -1,0 +1,52 @@
+/**
+ * `npm run cmd -- <name>` (scripts/cmd.mjs imports `dist/jobs/cli.js`): the sweeps by hand, as the scheduler
+ * runs them (advisory lock, one-line summary). Exits 0 when done (or another instance was running it),
+ * 1 failed, 78 bad configuration.
+ */
+import { ConfigError, createLogger, loadConfig, openDatabase, runJob } from '@invest/platform';
+import { alertsConfigFrom, alertsEnvSchema } from '../config/alerts.config.js';
+import { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
+import { migrations } from '../migrations/index.js';
+import { PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB, priceAlertsJob, priceChangeAlertsJob } from './alerts-jobs.js';
+
+export type Command = (args: string[]) => Promise<number>;
+
+async function runCommand(name: string, env: Record<string, string | undefined>, write: (line: string) => void): Promise<number> {
+  let config;
+  try {
+    config = alertsConfigFrom(loadConfig(alertsEnvSchema, env));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      write(`${name}: ${err.message}`);
+      return 78;
+    }
+    throw err;
+  }
+  const logger = createLogger('alerts', config.logLevel);
+  const db = await openDatabase({ url: config.databaseUrl, migrations, logger });
+  try {
+    const evaluator = new AlertsEvaluator({ logger, clock: () => new Date(), maxRateAgeMs: config.maxRateAgeMs, marketTz: config.marketTz });
+    const job = name === PRICE_ALERTS_JOB ? priceAlertsJob(db, evaluator) : priceChangeAlertsJob(db, evaluator);
+    const outcome = await runJob(db, job, [], logger);
+    if (outcome.status === 'locked') {
+      write(`${name}: not run, another instance is running it`);
+      return 0;
+    }
+    if (outcome.status === 'failed') {
+      write(`${name}: failed after ${outcome.tookMs} ms: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
+      return 1;
+    }
+    const s = outcome.summary;
+    write(`${name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${outcome.tookMs} ms`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+/** The alerts commands, reading configuration from `env` when they run. */
+export function createCommands(env: Record<string, string | undefined> = process.env, write = (line: string) => process.stdout.write(`${line}\n`)): Record<string, Command> {
+  return Object.fromEntries([PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB].map((name) => [name, () => runCommand(name, env, write)]));
+}
+
+export const commands: Record<string, Command> = createCommands();
