@@ -38,6 +38,8 @@ export const gatewayEnvSchema = baseConfigSchema
     BUS_PREFIX: z.string().default(''),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
+    NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(1000),
+    NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -72,6 +74,8 @@ export interface GatewayConfig {
   /** When set, paging links are absolute URLs on this base; otherwise path URLs. */
   publicBaseUrl?: string;
   bodyLimitBytes: number;
+  /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
+  notificationStream: { pollMs: number; heartbeatMs: number };
 }
 
 export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayConfig {
@@ -90,6 +94,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     readyTimeoutMs: env.READY_TIMEOUT_MS,
     ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS },
   };
 }
 
