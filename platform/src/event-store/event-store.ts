@@ -181,14 +181,17 @@ async function retried(
 /** Reads one stream in order, optionally after a position. */
 export async function readStream(db: SqlClient, streamName: string, afterPosition = 0): Promise<RecordedEvent[]> {
   const rows = await db.query<EventRow>(
-    `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by stream_position`,
+    // Qualified: a bare `stream_position` would sort by the selected text column ('10' before '9').
+    `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by es_events.stream_position`,
     [streamName, afterPosition],
   );
   return rows.map(toRecorded);
 }
 
 /**
- * Reads events of all streams after a checkpoint, in (transaction id, position) order, and only from
+ * Reads events of all streams after a checkpoint, in (transaction id, position) order (numeric: the ORDER BY
+ * names the table's columns, not the selected text ones, or '10' would sort before '9' and a limited read
+ * could pass over events for good), and only from
  * transactions older than every transaction still running. A transaction that commits late therefore
  * can never land behind a checkpoint a reader has already passed.
  */
@@ -197,7 +200,7 @@ export async function readAll(db: SqlClient, after: GlobalCheckpoint, limit = 50
     `select ${COLUMNS} from es_events
      where (transaction_id, global_position) > ($1::xid8, $2::bigint)
        and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-     order by transaction_id, global_position
+     order by es_events.transaction_id, es_events.global_position
      limit $3`,
     [after.transactionId, after.globalPosition, limit],
   );

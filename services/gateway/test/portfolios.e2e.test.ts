@@ -362,6 +362,7 @@ describe('events on PORTFOLIOS_EVENTS', () => {
       ['WatchlistItemAdded', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
       ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i1, userId: BOB, asset: share('LKOH') }],
       ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
+      ['WatchlistDeleted', w, { watchlistId: w, userId: BOB }],
       ['PortfolioDeleted', p, { portfolioId: p, userId: BOB }],
     ];
     const mine = (events: { subject: string; event: BusEvent }[]) =>
