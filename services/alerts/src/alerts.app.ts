@@ -19,7 +19,7 @@ import {
 import { AlertsModule } from './alerts.module.js';
 import { AlertsEvaluator, alertsEventSubject } from './evaluation/alerts-evaluator.js';
 import { NotificationEventsService } from './inbox/notification-events.service.js';
-import { priceAlertsJob, priceChangeAlertsJob } from './jobs/alerts-jobs.js';
+import { dailyResetJob, priceAlertsJob, priceChangeAlertsJob } from './jobs/alerts-jobs.js';
 import { createPortfolioEventsConsumer } from './membership/portfolio-events.consumer.js';
 import { migrations } from './migrations/index.js';
 import { NotificationService } from './notifications/notification.service.js';
@@ -41,6 +41,8 @@ export interface AlertsAppOptions {
   /** Now, for evaluation, cooldowns and the daily reset (tests move it). */
   clock?: () => Date;
   relayPollMs?: number;
+  /** Events the relay publishes per read (default 500: a rate batch can fire thousands at once). */
+  relayBatchSize?: number;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
   ratesConsumer?: { batchSize?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
@@ -97,7 +99,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const events = new NotificationEventsService(db, clock);
     app = await startRpcService(AlertsModule.register({ notifications, events, stopResources }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
-    const relay = new EventRelay({ db, bus, name: 'alerts-relay', logger, subjectFor: alertsEventSubject, ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}) });
+    const relay = new EventRelay({ db, bus, name: 'alerts-relay', logger, subjectFor: alertsEventSubject, batchSize: opts.relayBatchSize ?? 500, ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}) });
     await relay.start();
     cleanup.push(() => relay.stop());
 
@@ -117,6 +119,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
       const scheduler = new JobScheduler(db, logger);
       scheduler.schedule(priceAlertsJob(db, evaluator));
       scheduler.schedule(priceChangeAlertsJob(db, evaluator));
+      scheduler.schedule(dailyResetJob(db, clock, marketTz));
       cleanup.push(() => scheduler.stop());
     }
 

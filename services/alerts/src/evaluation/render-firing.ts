@@ -25,9 +25,15 @@ function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (m, key: string) => values[key] ?? m);
 }
 
+// One formatter per locale and precision: building an Intl.NumberFormat per number costs more than the rest
+// of a firing.
+const formatters = new Map<string, Intl.NumberFormat>();
 function num(n: number | null, locale: Locale, digits = 6): string {
   if (n === null) return '—';
-  return n.toLocaleString(NUMBER_LOCALE[locale], { maximumFractionDigits: digits });
+  const key = `${locale}:${digits}`;
+  let f = formatters.get(key);
+  if (!f) formatters.set(key, (f = new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: digits })));
+  return f.format(n);
 }
 
 function signed(n: number | null, locale: Locale): string {

@@ -7,7 +7,7 @@ import { ConfigError, createLogger, loadConfig, openDatabase, runJob } from '@in
 import { alertsConfigFrom, alertsEnvSchema } from '../config/alerts.config.js';
 import { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { migrations } from '../migrations/index.js';
-import { PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB, priceAlertsJob, priceChangeAlertsJob } from './alerts-jobs.js';
+import { DAILY_RESET_JOB, dailyResetJob, PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB, priceAlertsJob, priceChangeAlertsJob } from './alerts-jobs.js';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -26,7 +26,8 @@ async function runCommand(name: string, env: Record<string, string | undefined>,
   const db = await openDatabase({ url: config.databaseUrl, migrations, logger });
   try {
     const evaluator = new AlertsEvaluator({ logger, clock: () => new Date(), maxRateAgeMs: config.maxRateAgeMs, marketTz: config.marketTz });
-    const job = name === PRICE_ALERTS_JOB ? priceAlertsJob(db, evaluator) : priceChangeAlertsJob(db, evaluator);
+    const job =
+      name === PRICE_ALERTS_JOB ? priceAlertsJob(db, evaluator) : name === DAILY_RESET_JOB ? dailyResetJob(db, () => new Date(), config.marketTz) : priceChangeAlertsJob(db, evaluator);
     const outcome = await runJob(db, job, [], logger);
     if (outcome.status === 'locked') {
       write(`${name}: not run, another instance is running it`);
@@ -46,7 +47,7 @@ async function runCommand(name: string, env: Record<string, string | undefined>,
 
 /** The alerts commands, reading configuration from `env` when they run. */
 export function createCommands(env: Record<string, string | undefined> = process.env, write = (line: string) => process.stdout.write(`${line}\n`)): Record<string, Command> {
-  return Object.fromEntries([PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB].map((name) => [name, () => runCommand(name, env, write)]));
+  return Object.fromEntries([PRICE_ALERTS_JOB, PRICE_CHANGE_ALERTS_JOB, DAILY_RESET_JOB].map((name) => [name, () => runCommand(name, env, write)]));
 }
 
 export const commands: Record<string, Command> = createCommands();

@@ -53,13 +53,19 @@ export class AlertsSchema extends Migration {
         check ((targetable_type = 'asset') = (asset_type is not null))
       )`);
     this.addSql('create index notifications_user_idx on notifications (user_id, id desc)');
-    // Evaluation reads candidates by asset and condition range: only rows that can fire are read. For
-    // price-change `value` (the step) is the lowest threshold a row can have, so `value <= |change|` is a
-    // superset of what fires after the daily reset.
-    this.addSql(`create index notifications_asset_eval_idx on notifications (asset_type, targetable_id, notification_type_id, operator, value)
+    // Evaluation reads only the rows a rate can fire, by asset and condition range: initial_value is the
+    // threshold now (a price-target's target; it equals value). Rows whose threshold grew and that last
+    // fired before today (the daily reset applies) are found by the second index until the reset job
+    // materialises their reset.
+    this.addSql(`create index notifications_asset_eval_idx on notifications (asset_type, targetable_id, notification_type_id, operator, initial_value)
       where is_active and targetable_type = 'asset'`);
-    this.addSql(`create index notifications_group_eval_idx on notifications (targetable_type, targetable_id, value)
+    this.addSql(`create index notifications_asset_reset_idx on notifications (asset_type, targetable_id, last_triggered_at)
+      where is_active and targetable_type = 'asset' and notification_type_id = 8 and initial_value > value`);
+    this.addSql(`create index notifications_group_eval_idx on notifications (targetable_type, targetable_id, initial_value)
       where is_active and targetable_type <> 'asset'`);
+    this.addSql(`create index notifications_group_reset_idx on notifications (targetable_type, targetable_id, last_triggered_at)
+      where is_active and targetable_type <> 'asset' and initial_value > value`);
+    this.addSql(`create index notifications_reset_job_idx on notifications (last_triggered_at) where notification_type_id = 8 and initial_value > value`);
     this.addSql(`create view notification_conditions as
       select id as notification_id, operator, value, initial_value, cooldown_minutes from notifications`);
     this.addSql(`
