@@ -104,36 +104,37 @@ export class AlertsEvaluator {
     const wantChange = kinds.includes('price-change');
 
     // Candidates: rows whose current threshold the fresh rate reaches, plus price-change rows the daily reset
-    // applies to (grown threshold, last fired before today) whose step it reaches. A superset of what fires.
+    // applies to (grown threshold, last fired before today) whose step it reaches: a superset of what fires.
+    // Each is one index range per changed asset (or per affected portfolio/watchlist): a lateral subquery
+    // (`offset 0` keeps it one) repeating the partial index's predicate, so a batch of every asset never
+    // turns into a scan of every notification.
     params.push(startOfDayInZone(now, this.opts.marketTz));
     const today = `$${params.length}`;
+    const asset = (where: string) => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
+      cross join lateral (
+        select ${NOTIFICATION_COLUMNS} from notifications n
+        where n.is_active and n.targetable_type = 'asset' and n.asset_type = r.asset_type and n.targetable_id = r.asset_id and ${where} offset 0) n
+      where r.as_of >= $1`;
     const parts: string[] = [];
-    const assetJoin = `from changed c join latest_rates r using (asset_type, asset_id)
-        join notifications n on n.is_active and n.targetable_type = 'asset' and n.asset_type = c.asset_type and n.targetable_id = c.asset_id`;
     if (wantTarget) {
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${assetJoin}
-          and n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '>=' and n.initial_value <= r.rate
-        where r.as_of >= $1`);
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${assetJoin}
-          and n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '<=' and n.initial_value >= r.rate
-        where r.as_of >= $1`);
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '>=' and n.initial_value <= r.rate`));
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '<=' and n.initial_value >= r.rate`));
     }
     if (wantChange) {
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${assetJoin}
-          and n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)
-        where r.as_of >= $1`);
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${assetJoin}
-          and n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)
-        where r.as_of >= $1`);
-      const groupJoin = `from changed c join latest_rates r using (asset_type, asset_id)
-        join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
-        join notifications n on n.is_active and n.targetable_type = m.target_type and n.targetable_id = m.target_id`;
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${groupJoin} and n.initial_value <= abs(r.change_24h) where r.as_of >= $1`);
-      parts.push(`select ${NOTIFICATION_COLUMNS} ${groupJoin}
-          and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)
-        where r.as_of >= $1`);
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)`));
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`));
+      const groups = `(select m.target_type, m.target_id, max(abs(r.change_24h)) as top
+          from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
+          where r.as_of >= $1 and r.change_24h is not null group by m.target_type, m.target_id) g`;
+      const group = (where: string) => `select n.* from ${groups} cross join lateral (
+          select ${NOTIFICATION_COLUMNS} from notifications n
+          where n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id and ${where} offset 0) n`;
+      parts.push(group('n.initial_value <= g.top'));
+      parts.push(group(`n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top`));
     }
     if (parts.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
+    // JIT compiling these short queries costs more than running them.
+    await tx.query('set local jit = off');
     const t0 = performance.now();
     const candidateRows = await tx.query<NotificationRow>(`with ${changed} ${parts.join(' union all ')}`, params);
     const timings: Record<string, number> = { candidates: performance.now() - t0 };
