@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { serviceBoundaries } from './eslint/service-boundaries.rule.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'scripts/**', '.runtime/**'] },
@@ -9,5 +10,14 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['services/**/*.ts'],
+    plugins: { local: { rules: { 'service-boundaries': serviceBoundaries } } },
+    rules: { 'local/service-boundaries': 'error' },
+  },
+  {
+    files: ['eslint/**/*.js'],
+    languageOptions: { globals: { URL: 'readonly' } },
   },
 );

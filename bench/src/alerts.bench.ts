@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
-import { createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
+import { busSubject, createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { createAlertsApp } from '@invest/alerts/alerts.app';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '@invest/alerts/evaluation/alerts-evaluator';
@@ -110,7 +110,7 @@ export async function run(args: string[]): Promise<void> {
     await ensureEventStream(bus, 'market');
     const fired: number[] = [];
     let t0 = 0;
-    const sub = bus.nc.subscribe(`${busPrefix}${eventSubject('alerts', 'NotificationFired')}.>`, {
+    const sub = bus.nc.subscribe(busSubject(busPrefix, `${eventSubject('alerts', 'NotificationFired')}.>`), {
       callback: () => {
         fired.push(performance.now() - t0);
       },
@@ -134,7 +134,7 @@ export async function run(args: string[]): Promise<void> {
       const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
       const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
       t0 = performance.now();
-      await bus.js.publish(`${busPrefix}${eventSubject('market', MarketEventTypes.RatesUpdated)}`, JSON.stringify(event), { msgID: event.id });
+      await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: event.id });
       const until = Date.now() + 120_000;
       while (fired.length < scan.fired.size && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
       await new Promise((res) => setTimeout(res, 300));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type BusEvent, decodeEvent, type EventDataOf, type EventOf, eventTypeNames, type UnknownEvent } from '../common/events.js';
 
 /** A money amount as an exact decimal string with two places (`"299.00"`); never a binary float. */
 export const moneyAmountSchema = z.string().regex(/^\d{1,12}\.\d{2}$/, 'must be a decimal amount with two places');
@@ -12,7 +13,7 @@ const iso = z.string();
  * Integration events of the billing service (`billing.events.<Type>`), v1, on BILLING_EVENTS. Each user's
  * subscriptions and payments are one event stream (`billing-user-<userId>`); these events are its state.
  */
-export const paymentRecordedV1 = z.object({
+export const paymentRecordedV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   /** The provider's TransactionId: one payment, however many times it is reported. */
@@ -27,7 +28,7 @@ export const paymentRecordedV1 = z.object({
   subscriptionId: z.string().uuid(),
   at: iso,
 });
-export const subscriptionStartedV1 = z.object({
+export const subscriptionStartedV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
@@ -39,7 +40,7 @@ export const subscriptionStartedV1 = z.object({
   at: iso,
 });
 /** A paid period added to a subscription (a recurring charge, or a payment while one is active). */
-export const subscriptionExtendedV1 = z.object({
+export const subscriptionExtendedV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
@@ -49,7 +50,7 @@ export const subscriptionExtendedV1 = z.object({
   at: iso,
 });
 /** The provider stopped the recurring charges; the subscription stays usable until `endsAt`. */
-export const subscriptionCancelledV1 = z.object({
+export const subscriptionCancelledV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
@@ -57,7 +58,7 @@ export const subscriptionCancelledV1 = z.object({
   at: iso,
 });
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
-export const subscriptionReconciledV1 = z.object({
+export const subscriptionReconciledV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
@@ -67,7 +68,7 @@ export const subscriptionReconciledV1 = z.object({
   at: iso,
 });
 /** Removed by `clear:outdated-subscriptions` (ended more than two days ago). */
-export const subscriptionRemovedV1 = z.object({
+export const subscriptionRemovedV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
@@ -75,7 +76,7 @@ export const subscriptionRemovedV1 = z.object({
   at: iso,
 });
 /** A payment we could not attribute to a user and plan; kept for an operator. */
-export const paymentUnattributedV1 = z.object({
+export const paymentUnattributedV1Schema = z.object({
   version: z.literal(1),
   paymentId: z.string(),
   accountId: z.string().nullable(),
@@ -86,41 +87,39 @@ export const paymentUnattributedV1 = z.object({
   at: iso,
 });
 
-export const BillingEventTypes = {
-  PaymentRecorded: 'PaymentRecorded',
-  SubscriptionStarted: 'SubscriptionStarted',
-  SubscriptionExtended: 'SubscriptionExtended',
-  SubscriptionCancelled: 'SubscriptionCancelled',
-  SubscriptionReconciled: 'SubscriptionReconciled',
-  SubscriptionRemoved: 'SubscriptionRemoved',
-  PaymentUnattributed: 'PaymentUnattributed',
-} as const;
+export type PaymentRecordedV1 = z.infer<typeof paymentRecordedV1Schema>;
+export type SubscriptionStartedV1 = z.infer<typeof subscriptionStartedV1Schema>;
+export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1Schema>;
+export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1Schema>;
+export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1Schema>;
+export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1Schema>;
+export type PaymentUnattributedV1 = z.infer<typeof paymentUnattributedV1Schema>;
 
-export type PaymentRecordedV1 = z.infer<typeof paymentRecordedV1>;
-export type SubscriptionStartedV1 = z.infer<typeof subscriptionStartedV1>;
-export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1>;
-export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1>;
-export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1>;
-export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1>;
-export type PaymentUnattributedV1 = z.infer<typeof paymentUnattributedV1>;
+/**
+ * Every integration event on BILLING_EVENTS (`billing.events.<Type>`), with the data versions this release
+ * reads. A new type or version is added here first; readers are deployed before writers publish it.
+ */
+export const billingEvents = {
+  PaymentRecorded: paymentRecordedV1Schema,
+  SubscriptionStarted: subscriptionStartedV1Schema,
+  SubscriptionExtended: subscriptionExtendedV1Schema,
+  SubscriptionCancelled: subscriptionCancelledV1Schema,
+  SubscriptionReconciled: subscriptionReconciledV1Schema,
+  SubscriptionRemoved: subscriptionRemovedV1Schema,
+  PaymentUnattributed: paymentUnattributedV1Schema,
+};
 
-/** Every billing event, discriminated by `type`: a `switch` over it is exhaustive. */
-export type BillingEvent =
-  | { type: 'PaymentRecorded'; data: PaymentRecordedV1 }
-  | { type: 'SubscriptionStarted'; data: SubscriptionStartedV1 }
-  | { type: 'SubscriptionExtended'; data: SubscriptionExtendedV1 }
-  | { type: 'SubscriptionCancelled'; data: SubscriptionCancelledV1 }
-  | { type: 'SubscriptionReconciled'; data: SubscriptionReconciledV1 }
-  | { type: 'SubscriptionRemoved'; data: SubscriptionRemovedV1 }
-  | { type: 'PaymentUnattributed'; data: PaymentUnattributedV1 };
+/** Type names of BILLING_EVENTS: `BillingEventTypes.PaymentRecorded === 'PaymentRecorded'`. */
+export const BillingEventTypes = eventTypeNames(billingEvents);
+export type BillingEventType = keyof typeof billingEvents;
 
-/** Schema of each billing event type's data, for readers that validate what they receive. */
-export const billingEventSchemas = {
-  PaymentRecorded: paymentRecordedV1,
-  SubscriptionStarted: subscriptionStartedV1,
-  SubscriptionExtended: subscriptionExtendedV1,
-  SubscriptionCancelled: subscriptionCancelledV1,
-  SubscriptionReconciled: subscriptionReconciledV1,
-  SubscriptionRemoved: subscriptionRemovedV1,
-  PaymentUnattributed: paymentUnattributedV1,
-} as const;
+/** An event of BILLING_EVENTS as consumers receive it; `switch (event.type)` narrows its data. */
+export type BillingBusEvent = EventOf<typeof billingEvents>;
+
+/** `{type, data}` of a billing event: what billing's decider decides and its projection applies. */
+export type BillingEvent = EventDataOf<typeof billingEvents>;
+
+/** The typed BILLING_EVENTS event, or `UnknownEvent` when this release does not read its type or version. */
+export function decodeBillingEvent(event: BusEvent): BillingBusEvent | UnknownEvent {
+  return decodeEvent(billingEvents, event);
+}

@@ -42,6 +42,9 @@ export type TypedBusEvent<T extends string, D> = Omit<BusEvent<D>, 'type'> & { t
 /** The discriminated union (on `type`) of every event of a catalog: `switch (event.type)` narrows `data`. */
 export type EventOf<C extends EventCatalog> = { [T in keyof C & string]: TypedBusEvent<T, z.infer<C[T]>> }[keyof C & string];
 
+/** `{type, data}` of every event of a catalog, without the envelope: what an event-sourced decider decides. */
+export type EventDataOf<C extends EventCatalog> = { [T in keyof C & string]: { type: T; data: z.infer<C[T]> } }[keyof C & string];
+
 /** What `decodeEvent` returns for an event this release does not understand (unknown type or version). */
 export interface UnknownEvent {
   readonly unknownEvent: string;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../testing/test-env.js';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../testing/use-test-database.js';
 import { type Db, Migration, openDatabase } from './database.js';
 
 class CreateThings extends Migration {
@@ -9,17 +9,8 @@ class CreateThings extends Migration {
 }
 
 describe('openDatabase', () => {
-  let db: Db;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const t = await createTestDatabase('db');
-    drop = t.drop;
-    db = await openDatabase({ url: t.url, migrations: [{ name: '0001-things', class: CreateThings }] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  let db!: Db;
+  useTestDatabase('db', [{ name: '0001-things', class: CreateThings }], (d) => (db = d));
 
   it('runs migrations and binds $n parameters server-side', async () => {
     await db.query('insert into things (id, name) values ($1, $2)', [1, "O'Brien ? $2"]);

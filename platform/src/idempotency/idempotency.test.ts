@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ErrorCode } from '@invest/contracts';
-import { type Db, Migration, openDatabase, type SqlClient } from '../db/database.js';
+import { type Db, Migration, type SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
-import { createTestDatabase } from '../testing/test-env.js';
+import { useTestDatabase } from '../testing/use-test-database.js';
 import { canonicalJson, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
 import { IdempotencyKeysMigration } from './idempotency.migration.js';
 
@@ -13,24 +13,15 @@ class CreateThings extends Migration {
 }
 
 const SUBJECT = 'test.things.create';
-let db: Db;
-let drop: () => Promise<void>;
-
-beforeAll(async () => {
-  const t = await createTestDatabase('idem');
-  drop = t.drop;
-  db = await openDatabase({
-    url: t.url,
-    migrations: [
-      { name: '0001-things', class: CreateThings },
-      { name: '0002-idempotency-keys', class: IdempotencyKeysMigration },
-    ],
-  });
-});
-afterAll(async () => {
-  await db?.close();
-  await drop?.();
-});
+let db!: Db;
+useTestDatabase(
+  'idem',
+  [
+    { name: '0001-things', class: CreateThings },
+    { name: '0002-idempotency-keys', class: IdempotencyKeysMigration },
+  ],
+  (d) => (db = d),
+);
 beforeEach(async () => {
   await db.query('truncate things, idempotency_keys');
 });

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Db, openDatabase } from '../db/database.js';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../db/database.js';
 import { createLogger } from '../logging/logger.js';
-import { createTestDatabase } from '../testing/test-env.js';
+import { useTestDatabase } from '../testing/use-test-database.js';
 import { type Job, runJob } from './job-runner.js';
 
 describe('runJob', () => {
-  let db: Db;
-  let drop: () => Promise<void>;
+  let db!: Db;
   const logger = createLogger('test', 'silent');
-  beforeAll(async () => {
-    const t = await createTestDatabase('jobs');
-    drop = t.drop;
-    db = await openDatabase({ url: t.url, migrations: [] });
-  });
-  afterAll(async () => {
-    await db?.close();
-    await drop?.();
-  });
+  useTestDatabase('jobs', [], (d) => (db = d));
 
   it('never runs the same job twice at once', async () => {
     let concurrent = 0;

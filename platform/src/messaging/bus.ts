@@ -1,13 +1,14 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { type EventContext, EventStreams } from '@invest/contracts';
+import { busName, busSubject } from './bus-prefix.js';
 
 /** A NATS connection with its JetStream client and manager. */
 export interface Bus {
   nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
-  /** `BUS_PREFIX`: prepended to every subject, stream and consumer name of this environment. */
+  /** `BUS_PREFIX` of this environment; apply it with `busSubject` / `busName` (bus-prefix.ts), never by hand. */
   prefix: string;
   close(): Promise<void>;
 }
@@ -28,9 +29,9 @@ export async function connectBus(opts: { natsUrl: string; name: string; prefix?:
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-/** Stream name of a context in this environment (`<PREFIX>MARKET_EVENTS`; stream names allow no dots). */
+/** Stream name of a context in this environment (`<prefix>_MARKET_EVENTS`; stream names allow no dots). */
 export function streamNameOf(bus: Pick<Bus, 'prefix'>, ctx: EventContext): string {
-  return `${bus.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${EventStreams[ctx].stream}`;
+  return busName(bus.prefix, EventStreams[ctx].stream);
 }
 
 /**
@@ -41,7 +42,7 @@ export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { dup
   const name = streamNameOf(bus, ctx);
   const config = {
     name,
-    subjects: [`${bus.prefix}${EventStreams[ctx].root}.>`],
+    subjects: [busSubject(bus.prefix, `${EventStreams[ctx].root}.>`)],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),

@@ -4,6 +4,7 @@
  * understand for a later reader. Pulls, heartbeats and ack waits are shortened through the options.
  */
 import { randomUUID } from 'node:crypto';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { Writable } from 'node:stream';
 import { type BusEvent, decodeEvent, type EventOf } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { PrivateNats, privateNatsAvailable } from '../testing/private-nats.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
 import { type Bus, connectBus, ensureEventStream, streamNameOf } from './bus.js';
+import { busSubject } from './bus-prefix.js';
 import { deadLetterMigration } from './dead-letter.migration.js';
 import { DurableConsumer, type DurableConsumerOptions } from './durable-consumer.js';
 
@@ -66,7 +68,7 @@ function lane(bus: () => Bus, stream: () => string) {
   const subject = `market.events.Counted.${key}`;
   const publish = async (data: unknown, id: string = randomUUID()) => {
     const event: BusEvent = { id, type: 'Counted', streamName: `counted-${key}`, streamPosition: 1, recordedAt: new Date().toISOString(), data, metadata: {} };
-    await bus().js.publish(bus().prefix + subject, JSON.stringify(event), { msgID: randomUUID() });
+    await bus().js.publish(busSubject(bus().prefix, subject), JSON.stringify(event), { msgID: randomUUID() });
     return id;
   };
   const consumer = <E extends BusEvent = BusEvent>(opts: Partial<DurableConsumerOptions<E>> & Pick<DurableConsumerOptions<E>, 'handle'>) =>
@@ -107,6 +109,14 @@ describe('DurableConsumer on the shared NATS', () => {
       expect(c.stats().restarts).toBeGreaterThan(0);
       // The re-created durable delivers the stream again from its start; the inbox keeps the first event single.
       expect(c.stats().duplicates).toBe(1);
+
+      // An operator deletes it and at once creates it again under the same name (another configuration).
+      const restarts = c.stats().restarts;
+      await bus.jsm.consumers.delete(stream, c.consumerName);
+      await bus.jsm.consumers.add(stream, { durable_name: c.consumerName, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, filter_subject: busSubject(prefix, l.subject) });
+      const third = await l.publish({ version: 1, amount: 3 });
+      await expect.poll(() => appliedAmounts([first, second, third]), { timeout: 15_000, interval: 100 }).toEqual([1, 2, 3]);
+      expect(c.stats().restarts).toBeGreaterThan(restarts);
     } finally {
       await c.stop();
     }
@@ -136,10 +146,10 @@ describe('DurableConsumer on the shared NATS', () => {
     const l = newLane();
     let calls = 0;
     const c = l.consumer({
-      ackWaitMs: 600,
+      ackWaitMs: 900,
       handle: async (event, tx) => {
         calls++;
-        await pause(1_500);
+        await pause(2_000);
         await applyAmount(event, tx);
       },
     });
@@ -186,7 +196,7 @@ describe('DurableConsumer on the shared NATS', () => {
         'select reason, deliveries, event_id, event_type, error, payload, subject from es_dead_letters where consumer = $1',
         [l.durableName],
       );
-      expect(row).toMatchObject({ reason: 'failed', deliveries: 3, event_id: id, event_type: 'Counted', error: 'downstream refused', subject: prefix + l.subject });
+      expect(row).toMatchObject({ reason: 'failed', deliveries: 3, event_id: id, event_type: 'Counted', error: 'downstream refused', subject: busSubject(prefix, l.subject) });
       expect(JSON.parse(row!.payload)).toMatchObject({ id, data: { amount: 7 } });
       expect(await inInbox(l.durableName, id)).toBe(false);
       // Terminated: the server offers it no more.
@@ -216,8 +226,8 @@ describe('DurableConsumer on the shared NATS', () => {
     });
     await c.start();
     try {
-      await bus.js.publish(prefix + l.subject, 'not json at all');
-      await bus.js.publish(prefix + l.subject, JSON.stringify({ hello: 'world' }));
+      await bus.js.publish(busSubject(prefix, l.subject), 'not json at all');
+      await bus.js.publish(busSubject(prefix, l.subject), JSON.stringify({ hello: 'world' }));
       await expect
         .poll(async () => db.query<{ reason: string; payload: string; deliveries: number }>('select reason, payload, deliveries from es_dead_letters where consumer = $1 order by id', [l.durableName]), {
           timeout: 10_000,
@@ -277,6 +287,31 @@ describe('DurableConsumer on the shared NATS', () => {
       expect(await appliedAmounts([known])).toEqual([1]);
     } finally {
       await upgraded.stop();
+    }
+  });
+
+  it('treats an event its decoder throws on as not understood: left on the stream, not dead-lettered', async () => {
+    const l = newLane();
+    let handled = 0;
+    const c = l.consumer({
+      unknownRetryMs: 200,
+      decode: () => {
+        throw new Error('decoder bug');
+      },
+      handle: async () => {
+        handled++;
+      },
+    });
+    await c.start();
+    try {
+      const id = await l.publish({ version: 1, amount: 1 });
+      await expect.poll(async () => (await l.info(c)).num_redelivered, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+      expect(c.stats().unknown).toBe(1);
+      expect(handled).toBe(0);
+      expect(await inInbox(l.durableName, id)).toBe(false);
+      expect(await db.query('select 1 from es_dead_letters where consumer = $1', [l.durableName])).toEqual([]);
+    } finally {
+      await c.stop();
     }
   });
 });

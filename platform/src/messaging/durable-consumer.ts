@@ -4,6 +4,7 @@ import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
+import { busName, busSubject } from './bus-prefix.js';
 
 export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   db: Db;
@@ -93,7 +94,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   private replaying: Promise<number> | undefined;
 
   constructor(private readonly opts: DurableConsumerOptions<E>) {
-    this.name = `${opts.bus.prefix.replace(/[^A-Za-z0-9_-]/g, '_')}${opts.durableName}`;
+    this.name = busName(opts.bus.prefix, opts.durableName);
     this.decode = opts.decode ?? ((event) => event as E);
   }
 
@@ -129,7 +130,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       deliver_policy: DeliverPolicy.All,
       ack_wait: this.ackWaitMs * 1_000_000,
       max_deliver: -1,
-      ...(this.opts.filterSubject ? { filter_subject: bus.prefix + this.opts.filterSubject } : {}),
+      ...(this.opts.filterSubject ? { filter_subject: busSubject(bus.prefix, this.opts.filterSubject) } : {}),
     };
     try {
       await bus.jsm.consumers.info(stream, this.name);
@@ -182,6 +183,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
             expires,
             idle_heartbeat: Math.max(500, this.opts.idleHeartbeatMs ?? expires / 2),
           });
+          // stop() may have run while this pull was being set up: it closed the previous one.
+          if (this.stopping) await this.batch.close();
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
@@ -197,7 +200,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         this.counts.restarts++;
         ensureFirst = true;
         const delay = Math.min(30_000, (this.opts.reconnectBaseMs ?? 250) * 2 ** Math.min(failures - 1, 10));
-        logger[failures === 1 ? 'warn' : 'debug'](
+        logger[failures === 1 || failures % 20 === 0 ? 'warn' : 'debug'](
           { err, consumer: this.name, stream, failures, retryInMs: delay },
           'consumer: pull ended; ensuring the consumer and pulling again',
         );
@@ -237,7 +240,13 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       logger.error({ err, consumer: this.name, subject: msg.subject, seq: msg.seq }, 'consumer: malformed message dead-lettered');
       return this.deadLetter(msg, 'malformed', err, undefined);
     }
-    const decoded = this.decode(envelope);
+    let decoded: E | UnknownEvent;
+    try {
+      decoded = this.decode(envelope);
+    } catch (err) {
+      // A decoder that throws does not understand the event either; a fixed release will.
+      decoded = { unknownEvent: `decode failed: ${String((err as Error)?.message ?? err)}` };
+    }
     const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(envelope.metadata.correlationId ?? envelope.id);
     return runWithContext({ correlationId }, async () => {
       if (isUnknownEvent(decoded)) return this.leaveUnknown(msg, envelope, decoded.unknownEvent);

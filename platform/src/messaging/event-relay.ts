@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import { loadCheckpoint, readAll, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
+import { busSubject } from './bus-prefix.js';
 
 export interface EventRelayOptions {
   db: Db;
@@ -62,7 +63,7 @@ export class EventRelay {
         const h = natsHeaders();
         const cid = event.metadata.correlationId;
         if (typeof cid === 'string') h.set(CORRELATION_HEADER, cid);
-        return bus.js.publish(bus.prefix + subject, JSON.stringify(toBusEvent(event)), { msgID: event.id, headers: h }).then((ack) => {
+        return bus.js.publish(busSubject(bus.prefix, subject), JSON.stringify(toBusEvent(event)), { msgID: event.id, headers: h }).then((ack) => {
           if (ack.duplicate) logger.debug({ eventId: event.id }, 'relay: duplicate publish ignored by JetStream');
         });
       });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '@invest/contracts';
-import { type Db, Migration, openDatabase } from '../db/database.js';
+import { type Db, Migration } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
-import { createTestDatabase } from '../testing/test-env.js';
+import { useTestDatabase } from '../testing/use-test-database.js';
 import { lockQuotaOwner, requireBelowQuota } from './quota.js';
 
 class CreateItems extends Migration {
@@ -11,17 +11,8 @@ class CreateItems extends Migration {
   }
 }
 
-let db: Db;
-let drop: () => Promise<void>;
-beforeAll(async () => {
-  const t = await createTestDatabase('quota');
-  drop = t.drop;
-  db = await openDatabase({ url: t.url, migrations: [{ name: '0001-items', class: CreateItems }] });
-});
-afterAll(async () => {
-  await db?.close();
-  await drop?.();
-});
+let db!: Db;
+useTestDatabase('quota', [{ name: '0001-items', class: CreateItems }], (d) => (db = d));
 
 const create = (owner: string, limit: number) =>
   db.transaction(async (tx) => {

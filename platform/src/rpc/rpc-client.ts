@@ -4,6 +4,7 @@ import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats
 import { CORRELATION_HEADER, ErrorCode, type RequestMeta } from '@invest/contracts';
 import { type Observable, TimeoutError, catchError, throwError, timeout } from 'rxjs';
 import { currentContext } from '../context/request-context.js';
+import { busSubject } from '../messaging/bus-prefix.js';
 import { ServiceError } from './service-error.js';
 
 export interface RpcCallOptions {
@@ -57,7 +58,7 @@ export class RpcClient {
     const { meta, headers } = this.envelope(opts);
     const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
     const service = subject.split('.')[0] ?? subject;
-    const target = this.busPrefix + subject;
+    const target = busSubject(this.busPrefix, subject);
     // After close() (shutdown) a late request must not open a new connection that nothing would close.
     if (this.closed) throw ServiceError.unavailable(`The ${service} service is not available.`);
     try {
@@ -101,7 +102,7 @@ export class RpcClient {
     const record = new NatsRecordBuilder({ meta, data }).setHeaders(headers).build();
     const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
     const service = subject.split('.')[0] ?? subject;
-    return this.proxy.send<T>(this.busPrefix + subject, record).pipe(
+    return this.proxy.send<T>(busSubject(this.busPrefix, subject), record).pipe(
       timeout({ each: ms }),
       catchError((err: unknown) => throwError(() => toServiceError(err, service, ms))),
     );

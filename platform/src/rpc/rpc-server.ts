@@ -15,6 +15,7 @@ import { Observable, throwError } from 'rxjs';
 import { runWithContext } from '../context/request-context.js';
 import { type Logger, PinoNestLogger } from '../logging/logger.js';
 import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
+import { busSubject } from '../messaging/bus-prefix.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -39,7 +40,8 @@ export class RpcContextInterceptor implements NestInterceptor {
         const sub = next.handle().subscribe({
           next: (v) => subscriber.next(v),
           error: (e: unknown) => {
-            const code = e instanceof ServiceError ? e.code : ErrorCode.Internal;
+            const code =
+              e instanceof ServiceError ? e.code : e instanceof ConcurrencyError || e instanceof EventIdConflictError ? ErrorCode.Conflict : ErrorCode.Internal;
             this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
             subscriber.error(e);
           },
@@ -89,7 +91,7 @@ export interface StartServiceOptions {
   busPrefix?: string;
 }
 
-/** NATS server strategy that listens on `<prefix><pattern>`; RpcClient sends with the same prefix. */
+/** NATS server strategy that listens on `<prefix>.<pattern>`; RpcClient sends with the same prefix. */
 export class PrefixedNatsServer extends ServerNats {
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0],
@@ -99,7 +101,7 @@ export class PrefixedNatsServer extends ServerNats {
   }
   override addHandler(pattern: unknown, callback: Parameters<ServerNats['addHandler']>[1], isEventHandler?: boolean, extras?: Record<string, unknown>) {
     const normalized = this.normalizePattern(pattern as string);
-    super.addHandler(this.prefix + normalized, callback, isEventHandler, extras);
+    super.addHandler(busSubject(this.prefix, normalized), callback, isEventHandler, extras);
   }
 }
 

@@ -1,5 +1,5 @@
 export * from './test-env.js';
 export * from './private-nats.js';
 export * from './use-test-database.js';
-export * from './decider-specification.js';
 export * from './run-source-main.js';
+export * from './decider-specification.js';

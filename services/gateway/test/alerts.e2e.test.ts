@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type NotificationFiredV1 } from '@invest/contracts';
-import { priceAlertsJob, priceChangeAlertsJob } from '@invest/alerts/jobs/alerts-jobs';
-import { createLogger, runJob } from '@invest/platform';
+import { priceAlertsJob, priceChangeAlertsJob } from '@invest/alerts/testing/alerts-test-kit';
+import { busSubject, createLogger, runJob } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
 
@@ -81,7 +81,7 @@ async function subscribePaid(u: string): Promise<void> {
 
 beforeAll(async () => {
   stack = await startAlertsStack('alrt', { tickers: ['SBER', 'GAZP', 'LKOH'] });
-  stack.bus.nc.subscribe(`${stack.gw.config.busPrefix}alerts.events.>`, {
+  stack.bus.nc.subscribe(busSubject(stack.gw.config.busPrefix, 'alerts.events.>'), {
     callback: (_err, msg) => {
       const e = msg.json<{ data: NotificationFiredV1 }>();
       fired.push({ subject: msg.subject, data: e.data });
@@ -111,7 +111,7 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
     expect(list.body.data[0].last_triggered_at).not.toBeNull();
 
     const event = await eventually(async () => fired.find((f) => f.data.notificationId === n.id), (f) => !!f, 'NotificationFired');
-    expect(event!.subject).toBe(`${stack.gw.config.busPrefix}alerts.events.NotificationFired.${n.id}`);
+    expect(event!.subject).toBe(busSubject(stack.gw.config.busPrefix, `alerts.events.NotificationFired.${n.id}`));
     expect(event!.data).toMatchObject({
       userId: u,
       type: 'price-target',
@@ -399,7 +399,7 @@ describe('exactly once', () => {
   it('a redelivered RatesUpdated (same event id) fires nothing twice', async () => {
     const u = user();
     const n = await priceAlert(u, 115);
-    const sub = stack.bus.nc.subscribe(`${stack.gw.config.busPrefix}market.events.RatesUpdated`, { max: 1 });
+    const sub = stack.bus.nc.subscribe(busSubject(stack.gw.config.busPrefix, 'market.events.RatesUpdated'), { max: 1 });
     await rates([{ ticker: 'SBER', rate: 116, change: 0 }]);
     let envelope: string | undefined;
     for await (const m of sub) envelope = m.string();
@@ -408,7 +408,7 @@ describe('exactly once', () => {
     // Switched on again first, so an applied redelivery would fire its new cycle.
     await switchBackOn(u, n.id);
     const duplicates = stack.alerts.ratesConsumer!.stats().duplicates;
-    await stack.bus.js.publish(`${stack.gw.config.busPrefix}market.events.RatesUpdated`, envelope!, { msgID: randomUUID() });
+    await stack.bus.js.publish(busSubject(stack.gw.config.busPrefix, 'market.events.RatesUpdated'), envelope!, { msgID: randomUUID() });
     await eventually(async () => stack.alerts.ratesConsumer!.stats().duplicates, (d) => d > duplicates, 'the duplicate seen');
     expect(await firings(n.id)).toHaveLength(1);
     await rates([{ ticker: 'SBER', rate: 100, change: 0 }]);

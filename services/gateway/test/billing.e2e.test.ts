@@ -7,13 +7,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Entitlements, Subjects } from '@invest/contracts';
-import { RpcClient } from '@invest/platform';
 import { testNatsUrl } from '@invest/platform/testing/index';
-import { clearOutdatedSubscriptionsJob } from '@invest/billing/jobs/billing-jobs';
-import { rebuildReadModels } from '@invest/billing/subscriptions/rebuild-read-models';
+import { clearOutdatedSubscriptionsJob, rebuildReadModels, signCloudPayments } from '@invest/billing/testing/billing-test-kit';
 import { cloudPaymentsForm, type FakePayment, payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
-import { signCloudPayments } from '@invest/billing/provider/cloudpayments-signature';
-import { createLogger, runJob } from '@invest/platform';
+import { busSubject, createLogger, RpcClient, runJob, streamNameOf } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BillingStack, CP_SECRET, startBillingStack } from './support/billing-stack.js';
 
@@ -351,14 +348,14 @@ describe('entitlements and read models', () => {
   it('billing events reach BILLING_EVENTS through the relay', async () => {
     const u = user();
     await pay(stack.provider.addPayment({ AccountId: u, Amount: 299 }));
-    const stream = (await stack.bus.jsm.streams.names().next()).find((s) => s.endsWith('BILLING_EVENTS'))!;
+    const stream = streamNameOf(stack.bus, 'billing');
     await expect
       .poll(async () => {
         const info = await stack.bus.jsm.streams.info(stream);
         return info.state.messages;
       }, { timeout: 5000 })
       .toBeGreaterThan(0);
-    const msg = await stack.bus.jsm.streams.getMessage(stream, { last_by_subj: `${stack.gw.config.busPrefix}billing.events.SubscriptionStarted` });
+    const msg = await stack.bus.jsm.streams.getMessage(stream, { last_by_subj: busSubject(stack.bus.prefix, 'billing.events.SubscriptionStarted') });
     expect(msg?.json<{ type: string; data: { userId: string } }>()).toMatchObject({ type: 'SubscriptionStarted' });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, eventSubject, type GetStatisticsReply, getStatisticsReplySchema, type DealReply, type PortfolioReply, Subjects } from '@invest/contracts';
-import { type Bus, connectBus, createLogger, RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, busSubject, connectBus, createLogger, RpcClient, ServiceError, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,7 +68,7 @@ afterAll(async () => {
   await screener?.close();
   if (bus) {
     for (const ctx of ['portfolios', 'market'] as const) {
-      await bus.jsm.streams.delete(`${busPrefix.replace(/[^A-Za-z0-9_-]/g, '_')}${ctx.toUpperCase()}_EVENTS`).catch(() => undefined);
+      await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
     }
     await bus.close();
   }
@@ -119,7 +119,7 @@ describe('portfolios service (NATS)', () => {
   it('leaves a RatesUpdated version it does not read for a later release: not recorded as handled, counted', async () => {
     const id = randomUUID();
     const v2 = { id, type: 'RatesUpdated', streamName: 'rates-share', streamPosition: 1, recordedAt: new Date().toISOString(), data: { version: 2, changes: [] }, metadata: {} };
-    await bus.js.publish(bus.prefix + eventSubject('market', 'RatesUpdated'), JSON.stringify(v2), { msgID: id });
+    await bus.js.publish(busSubject(bus.prefix, eventSubject('market', 'RatesUpdated')), JSON.stringify(v2), { msgID: id });
     // A barrier behind it shows the consumer went past it.
     await publishRates(bus, [{ assetType: 'share', assetId: ids.GAZP!, ticker: 'GAZP', currency: 'RUB', rate: 150, priceChangePercentage24h: 0, asOf: new Date().toISOString() }]);
     await expect.poll(async () => (await localAsset('GAZP'))?.current_rate, { timeout: 5000 }).toBe(150);

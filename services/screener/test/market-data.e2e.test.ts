@@ -15,7 +15,7 @@ import {
   Subjects,
   eventSubject,
 } from '@invest/contracts';
-import { type Bus, type JobOutcome, RpcClient, ServiceError, connectBus, createLogger, streamNameOf } from '@invest/platform';
+import { type Bus, type JobOutcome, RpcClient, ServiceError, busSubject, connectBus, createLogger, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommands } from '../src/jobs/cli.js';
@@ -77,7 +77,7 @@ async function published(): Promise<RatesEvent[]> {
   for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
     const m = await bus.jsm.streams.getMessage(stream, { seq });
     if (m) {
-      expect(m.subject).toBe(`${busPrefix}${eventSubject('market', 'RatesUpdated')}`);
+      expect(m.subject).toBe(busSubject(busPrefix, eventSubject('market', 'RatesUpdated')));
       out.push(m.json<RatesEvent>());
     }
   }
@@ -306,7 +306,7 @@ describe('used assets (PositionOpened/PositionClosed from PORTFOLIOS_EVENTS)', (
     const streamPosition = (positions.get(streamName) ?? 0) + 1;
     positions.set(streamName, streamPosition);
     const event = { id: randomUUID(), type, streamName, streamPosition, recordedAt: new Date().toISOString(), data, metadata: {} };
-    await bus.js.publish(`${busPrefix}${eventSubject('portfolios', type, Number(data.portfolioId))}`, JSON.stringify(event), { msgID: event.id });
+    await bus.js.publish(busSubject(busPrefix, eventSubject('portfolios', type, Number(data.portfolioId))), JSON.stringify(event), { msgID: event.id });
   };
   const used = () => screener.db.query<{ source: string; ref: string; asset_id: string }>('select source, ref, asset_id::text from used_assets order by ref');
 

@@ -1,5 +1,5 @@
 import { type Entitlements, entitlementsSchema, ErrorCode, Subjects } from '@invest/contracts';
-import { type Bus, type Logger, type RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, busSubject, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 
 /**
  * The user's plan limits from billing (`billing.entitlements.get`), reused for `ttlMs`. A billing event of
@@ -35,7 +35,7 @@ export class EntitlementsClient {
 
   /** Drops a user's copy on each of their billing events. */
   followBillingEvents(bus: Bus): void {
-    const sub = bus.nc.subscribe(`${bus.prefix}billing.events.>`, {
+    const sub = bus.nc.subscribe(busSubject(bus.prefix, 'billing.events.>'), {
       callback: (err, msg) => {
         if (err) return;
         try {

@@ -8,8 +8,9 @@ import type { GatewayConfig } from '../config/gateway.config.js';
 import { pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
-import { ApiOwnedResource, dataSchema, openApiSchema } from '../portfolios/portfolios.openapi.js';
-import { bodyObject } from '../portfolios/request-body.js';
+import { ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { bodyObject } from '../common/request-body.js';
 import { localeFromAcceptLanguage } from './accept-language.js';
 
 type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };

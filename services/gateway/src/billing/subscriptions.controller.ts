@@ -5,7 +5,7 @@ import { parseOrThrow, type RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
-import { bodyObject } from '../portfolios/request-body.js';
+import { bodyObject } from '../common/request-body.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription; this payment was not applied.' } } };
 

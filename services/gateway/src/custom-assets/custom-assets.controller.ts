@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, type SchemaObject } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   type CustomAssetReply,
   CustomAssetSubjects,
@@ -10,15 +10,13 @@ import {
 } from '@invest/contracts';
 import { parseOrThrow, type RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import { bodyObject } from '../common/request-body.js';
+import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 
 const asset = openApiSchema(customAssetSchema);
-const dataOf = (row: SchemaObject): SchemaObject => ({ type: 'object', required: ['data'], properties: { data: row } });
-/** A JSON body as an object; anything else validates as `{}` so every missing field is named. */
-const bodyObject = (body: unknown): Record<string, unknown> =>
-  body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 
 /**
  * Custom assets of the signed-in user: things without a market price (a flat, a private stake) whose price the
@@ -44,7 +42,7 @@ export class CustomAssetsController {
   @Post()
   @ApiOperation({ summary: 'Create a custom asset with its price', description: 'The ticker defaults to the name, upper-cased.' })
   @ApiBody({ schema: openApiSchema(createCustomAssetRequestSchema, 'input') })
-  @ApiCreatedResponse({ schema: dataOf(asset) })
+  @ApiCreatedResponse({ schema: dataSchema(asset) })
   @ApiCommonErrors({ auth: true, validation: true })
   @ApiIdempotencyKey()
   create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
@@ -54,11 +52,10 @@ export class CustomAssetsController {
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change a custom asset (name, ticker, currency, description) or set its price' })
-  @ApiParam({ name: 'id', description: 'Custom asset id.', schema: { type: 'integer', minimum: 1 } })
+  @ApiIdParam('id', 'Custom asset')
   @ApiBody({ schema: openApiSchema(updateCustomAssetBodySchema, 'input') })
-  @ApiOkResponse({ schema: dataOf(asset) })
-  @ApiCommonErrors({ auth: true, validation: true })
-  @ApiResponse({ status: 404, description: 'The custom asset does not exist or belongs to another user.' })
+  @ApiOkResponse({ schema: dataSchema(asset) })
+  @ApiOwnedResource({ validation: true, notFound: 'The custom asset' })
   update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
     const changes = parseOrThrow(updateCustomAssetBodySchema, bodyObject(body));
     return this.rpc.request(CustomAssetSubjects.update, { ...changes, id });

@@ -9,8 +9,9 @@ import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
-import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
-import { bodyObject } from './request-body.js';
+import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { bodyObject } from '../common/request-body.js';
 
 const deal = openApiSchema(dealSchema);
 

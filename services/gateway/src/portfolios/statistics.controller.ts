@@ -4,7 +4,8 @@ import { type GetStatisticsReply, getStatisticsReplySchema, Subjects } from '@in
 import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
-import { ApiIdParam, ApiOwnedResource, openApiSchema } from './portfolios.openapi.js';
+import { ApiIdParam, ApiOwnedResource } from '../common/resource.openapi.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
 
 /** Portfolio statistics (formulas: docs/portfolio-statistics.md). */
 @ApiTags('portfolios')

@@ -15,8 +15,9 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { listSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
-import { ApiIdParam, ApiOwnedResource, dataSchema, openApiSchema } from './portfolios.openapi.js';
-import { bodyObject } from './request-body.js';
+import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { bodyObject } from '../common/request-body.js';
 
 const watchlist = openApiSchema(watchlistSchema);
 

@@ -6,13 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RateChange } from '@invest/contracts';
-import { type Bus, connectBus, createLogger, type Logger } from '@invest/platform';
+import { type Bus, connectBus, createLogger, type Logger, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type AlertsApp, type AlertsAppOptions, createAlertsApp } from '@invest/alerts/alerts.app';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
 import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
-import { lockRateWrites, recordRatesUpdated } from '@invest/screener/rates/rates-updated.recorder';
+import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { mintDevToken } from '../../src/auth/dev-token.js';
 import { createGatewayApp, type GatewayApp } from '../../src/gateway.app.js';
@@ -100,10 +100,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
         if (!t) throw new Error(`unknown ticker ${r.ticker}`);
         return { assetType: 'share', assetId: t.id, ticker: r.ticker, currency: t.currency, rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? clock.now).toISOString() };
       });
-      await screener.db.transaction(async (tx) => {
-        await lockRateWrites(tx);
-        await recordRatesUpdated(tx, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
-      });
+      await recordRatesForTest(screener.db, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
     },
     async addAlertsInstance(over = {}) {
       const app = await createAlertsApp({ ...alertsOptions, ...over });
@@ -117,8 +114,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
       await portfolios.close();
       await screener.close();
       await provider.close();
-      const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-      for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS', 'ALERTS_EVENTS', 'BILLING_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
+      for (const ctx of ['portfolios', 'market', 'alerts', 'billing'] as const) await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
       await bus.close();
       for (const d of dbs) await d.drop();
     },

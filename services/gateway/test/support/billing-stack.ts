@@ -3,7 +3,7 @@
  * prefix, with the local CloudPayments (API and signed notifications). `addInstance()` starts another
  * billing instance on the same database and bus (the NATS queue group shares the requests between them).
  */
-import { connectBus, createLogger, type Bus, type Db } from '@invest/platform';
+import { connectBus, createLogger, streamNameOf, type Bus, type Db } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
 import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
@@ -67,8 +67,7 @@ export async function startBillingStack(name: string): Promise<BillingStack> {
       await gw.close();
       for (const i of instances.reverse()) await i.close();
       await provider.close();
-      const streams = await bus.jsm.streams.names().next().catch(() => [] as string[]);
-      for (const s of streams) if (s.startsWith(busPrefix.replace(/[^A-Za-z0-9_-]/g, '_'))) await bus.jsm.streams.delete(s).catch(() => undefined);
+      await bus.jsm.streams.delete(streamNameOf(bus, 'billing')).catch(() => undefined);
       await bus.close();
       await database.drop();
     },

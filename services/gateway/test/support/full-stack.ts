@@ -3,7 +3,7 @@
  * gateway on a free port, each on a fresh database, all on one unique bus prefix. `close()` stops them,
  * removes the prefix's streams and drops the databases.
  */
-import { type Bus, connectBus, createLogger } from '@invest/platform';
+import { type Bus, connectBus, createLogger, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { createPortfoliosApp, type PortfoliosApp, type PortfoliosAppOptions } from '@invest/portfolios/portfolios.app';
 import { createScreenerApp, type ScreenerApp, type ScreenerAppOptions } from '@invest/screener/screener.app';
@@ -66,8 +66,7 @@ export async function startFullStack(opts: FullStackOptions): Promise<FullStack>
       await gw.close();
       await portfolios.close();
       await screener.close();
-      const p = busPrefix.replace(/[^A-Za-z0-9_-]/g, '_');
-      for (const s of ['PORTFOLIOS_EVENTS', 'MARKET_EVENTS']) await bus.jsm.streams.delete(`${p}${s}`).catch(() => undefined);
+      for (const ctx of ['portfolios', 'market'] as const) await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
       await bus.close();
       await portfoliosDb.drop();
       await screenerDb.drop();

@@ -1,8 +1,8 @@
 import type { AssetRef, AssetSummary, AssetType, Deal, DealType } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { iso, num, numOrNull, strOrNull } from '../common/sql-values.js';
-import type { HoldingDeal } from '../statistics/holding-timeline.js';
-import type { DealInput } from '../statistics/statistics.types.js';
+import type { DealInput } from './deal.types.js';
+import type { HoldingDeal } from './holding-timeline.js';
 
 type Row = Record<string, unknown>;
 

@@ -15,7 +15,7 @@ import { parseRequest } from '../common/request.js';
 import { recordPositionChange } from '../events/portfolio-events.recorder.js';
 import { invalidateStatistics, lockPortfolio } from '../portfolios/portfolio.repository.js';
 import type { AssetLookup } from '../prices/asset-lookup.service.js';
-import { finalHolding, findOversell, type HoldingDeal, type Oversell, positionTransition } from '../statistics/holding-timeline.js';
+import { finalHolding, findOversell, type HoldingDeal, type Oversell, positionTransition } from './holding-timeline.js';
 import { assetDeals, findDeal, insertDeal, listDeals } from './deal.repository.js';
 
 const PORTFOLIO = 'Portfolio';

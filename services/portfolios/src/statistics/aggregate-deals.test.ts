@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateDeals } from './aggregate-deals.js';
-import { finalHolding } from './holding-timeline.js';
+import { finalHolding } from '../deals/holding-timeline.js';
 import type { DealInput } from './statistics.types.js';
 
 const share = { type: 'share' as const, id: 1 };

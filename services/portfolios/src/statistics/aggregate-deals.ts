@@ -1,6 +1,6 @@
 import type { AssetRef } from '@invest/contracts';
-import { compareDeals } from './deal-order.js';
-import { runningHoldings } from './holding-timeline.js';
+import { compareDeals } from '../deals/deal-order.js';
+import { runningHoldings } from '../deals/holding-timeline.js';
 import { type AssetAggregate, assetKey, type CashFlow, type DealInput, type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js';
 
 function emptyAggregate(asset: AssetRef): AssetAggregate {

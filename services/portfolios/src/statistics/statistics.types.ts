@@ -1,16 +1,6 @@
-import type { AssetRef, AssetType, DealType } from '@invest/contracts';
+import type { AssetRef, AssetType } from '@invest/contracts';
 
-/** A deal as the statistics domain sees it (plain numbers, ISO date). */
-export interface DealInput {
-  id: number;
-  type: DealType;
-  asset: AssetRef;
-  quantity: number;
-  price: number;
-  commission: number;
-  /** `YYYY-MM-DD` */
-  date: string;
-}
+export type { DealInput } from '../deals/deal.types.js';
 
 /** One dated cash flow from the investor's point of view: money paid in is negative, money received positive. */
 export interface CashFlow {

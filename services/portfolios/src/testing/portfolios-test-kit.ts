@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
-import { type Bus, streamNameOf } from '@invest/platform';
+import { type Bus, busSubject, streamNameOf, unprefixedSubject } from '@invest/platform';
 
 /**
  * Test helpers shared by the service's and the gateway's end-to-end tests: publish RatesUpdated as the
@@ -20,7 +20,7 @@ export async function publishRates(bus: Bus, rates: RateChange[], source = 'test
     data,
     metadata: {},
   };
-  await bus.js.publish(bus.prefix + eventSubject('market', MarketEventTypes.RatesUpdated), JSON.stringify(event), { msgID: id });
+  await bus.js.publish(busSubject(bus.prefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: id });
   return id;
 }
 
@@ -37,7 +37,7 @@ export async function readPortfolioEvents(bus: Bus): Promise<PublishedEvent[]> {
   for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
     const msg = await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
     if (!msg) continue;
-    out.push({ subject: msg.subject.slice(bus.prefix.length), event: msg.json<BusEvent>() });
+    out.push({ subject: unprefixedSubject(bus.prefix, msg.subject) ?? msg.subject, event: msg.json<BusEvent>() });
   }
   return out;
 }

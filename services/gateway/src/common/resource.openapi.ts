@@ -1,6 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiBearerAuth, ApiParam, ApiResponse, type SchemaObject } from '@nestjs/swagger';
-import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
+import { ApiCommonErrors } from '../docs/openapi.schemas.js';
+
+/*
+ * OpenAPI pieces every controller of a user's resources uses (portfolios, deals, watchlists, custom assets,
+ * and the next services' routes), kept in one place so the documents stay alike.
+ */
 
 /** `{"data": row}` */
 export function dataSchema(row: SchemaObject): SchemaObject {
@@ -13,7 +18,7 @@ export const notFoundSchema: SchemaObject = {
   properties: { message: { type: 'string', example: 'Portfolio not found.' } },
 };
 
-/** Authenticated portfolio/watchlist route: bearer auth, 401/422/503/500, and 404 for what is not the user's. */
+/** Authenticated route on a user's resource: bearer auth, 401/422/503/500, and 404 for what is not the user's. */
 export function ApiOwnedResource(opts: { validation?: boolean; notFound?: string } = {}) {
   return applyDecorators(
     ApiBearerAuth(),
@@ -24,6 +29,6 @@ export function ApiOwnedResource(opts: { validation?: boolean; notFound?: string
   );
 }
 
+/** A path id: a positive integer. */
 export const ApiIdParam = (name: string, what: string) => ApiParam({ name, description: `${what} id.`, schema: { type: 'integer', minimum: 1 } });
 
-export { openApiSchema };
