@@ -54,6 +54,26 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
   });
 }
 
+/**
+ * A job run by hand (`npm run cmd -- <name>`): runs it as the scheduler does, writes its one-line summary
+ * and notes, and returns the process exit code: 0 done (or another instance holds the lock), 1 failed.
+ */
+export async function runJobCommand(db: Db, job: Job, args: string[], logger: Logger, write: (line: string) => void): Promise<number> {
+  const outcome = await runJob(db, job, args, logger);
+  if (outcome.status === 'locked') {
+    write(`${job.name}: not run, another instance is running it`);
+    return 0;
+  }
+  if (outcome.status === 'failed') {
+    write(`${job.name}: failed after ${outcome.tookMs} ms: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
+    return 1;
+  }
+  const s = outcome.summary;
+  write(`${job.name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${outcome.tookMs} ms`);
+  for (const note of s.notes ?? []) write(`  - ${note}`);
+  return 0;
+}
+
 /** Runs registered jobs on their schedules until stopped; a run that is still going is not started twice. */
 export class JobScheduler {
   private timers = new Set<NodeJS.Timeout>();

@@ -3,7 +3,7 @@
  * the scheduler runs them (advisory lock, one-line summary), plus `billing:rebuild-read-models`. Exits 0 when
  * done (or another instance was running it), 1 failed, 78 bad configuration.
  */
-import { ConfigError, createLogger, loadConfig, openDatabase, runJob } from '@invest/platform';
+import { ConfigError, createLogger, loadConfig, openDatabase, runJobCommand } from '@invest/platform';
 import { BillingService } from '../billing.service.js';
 import { billingConfigFrom, billingEnvSchema } from '../config/billing.config.js';
 import { migrations } from '../migrations/index.js';
@@ -40,19 +40,7 @@ async function runCommand(name: string, env: Record<string, string | undefined>,
     const billing = new BillingService(db, new CloudPaymentsClient({ ...cp, logger }), { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments, clock: () => new Date(), logger });
     const deps = { db, billing, logger, clock: () => new Date(), marketTz: config.marketTz };
     const job = name === CLEAR_OUTDATED_JOB ? clearOutdatedSubscriptionsJob(deps) : reconcileSubscriptionsJob(deps);
-    const outcome = await runJob(db, job, [], logger);
-    if (outcome.status === 'locked') {
-      write(`${name}: not run, another instance is running it`);
-      return 0;
-    }
-    if (outcome.status === 'failed') {
-      write(`${name}: failed after ${outcome.tookMs} ms: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
-      return 1;
-    }
-    const s = outcome.summary;
-    write(`${name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${outcome.tookMs} ms`);
-    for (const note of s.notes ?? []) write(`  - ${note}`);
-    return 0;
+    return await runJobCommand(db, job, [], logger, write);
   } finally {
     await db.close();
   }

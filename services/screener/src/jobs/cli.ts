@@ -4,7 +4,7 @@
  * (`SCREENER_DATABASE_URL` or `DATABASE_URL`'s server), then exits: 0 done (or another instance was running
  * it), 1 failed, 78 bad configuration. Events it records are published by the running service's relay.
  */
-import { ConfigError, createLogger, loadConfig, openDatabase, runJob, serviceDatabaseUrl } from '@invest/platform';
+import { ConfigError, createLogger, loadConfig, openDatabase, runJobCommand, serviceDatabaseUrl } from '@invest/platform';
 import { screenerConfigSchema } from '../config.js';
 import { migrations } from '../migrations/index.js';
 import { ASSET_RATES_JOB } from './asset-rates.job.js';
@@ -40,19 +40,7 @@ async function runCommand(name: string, args: string[], env: Record<string, stri
   try {
     const deps = createJobDeps({ db, logger, marketTz: config.MARKET_TZ, providers: config });
     const job = createScreenerJobs(deps).byName[name]!;
-    const outcome = await runJob(db, job, args, logger);
-    if (outcome.status === 'locked') {
-      write(`${name}: not run, another instance is running it`);
-      return 0;
-    }
-    if (outcome.status === 'failed') {
-      write(`${name}: failed after ${outcome.tookMs} ms: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
-      return 1;
-    }
-    const s = outcome.summary;
-    write(`${name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${outcome.tookMs} ms`);
-    for (const note of s.notes ?? []) write(`  - ${note}`);
-    return 0;
+    return await runJobCommand(db, job, args, logger, write);
   } finally {
     await db.close();
   }
