@@ -3,7 +3,7 @@
  * runs them (advisory lock, one-line summary). Exits 0 when done (or another instance was running it),
  * 1 failed, 78 bad configuration.
  */
-import { ConfigError, createLogger, loadConfig, openDatabase, runJob } from '@invest/platform';
+import { ConfigError, createLogger, loadConfig, openDatabase, runJobCommand } from '@invest/platform';
 import { alertsConfigFrom, alertsEnvSchema } from '../config/alerts.config.js';
 import { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { migrations } from '../migrations/index.js';
@@ -28,18 +28,7 @@ async function runCommand(name: string, env: Record<string, string | undefined>,
     const evaluator = new AlertsEvaluator({ logger, clock: () => new Date(), maxRateAgeMs: config.maxRateAgeMs, marketTz: config.marketTz });
     const job =
       name === PRICE_ALERTS_JOB ? priceAlertsJob(db, evaluator) : name === DAILY_RESET_JOB ? dailyResetJob(db, () => new Date(), config.marketTz) : priceChangeAlertsJob(db, evaluator);
-    const outcome = await runJob(db, job, [], logger);
-    if (outcome.status === 'locked') {
-      write(`${name}: not run, another instance is running it`);
-      return 0;
-    }
-    if (outcome.status === 'failed') {
-      write(`${name}: failed after ${outcome.tookMs} ms: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
-      return 1;
-    }
-    const s = outcome.summary;
-    write(`${name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${outcome.tookMs} ms`);
-    return 0;
+    return await runJobCommand(db, job, [], logger, write);
   } finally {
     await db.close();
   }
