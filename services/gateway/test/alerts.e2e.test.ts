@@ -253,8 +253,9 @@ describe('price-change (spec: growing threshold, cooldown, daily reset, switch r
     expect(await firings(n.id)).toEqual([]);
     expect(await firings(t.id)).toEqual([]);
     const sweep = await runJob(stack.alerts.db, priceChangeAlertsJob(stack.alerts.db, stack.alerts.evaluator), [], logger);
-    await runJob(stack.alerts.db, priceAlertsJob(stack.alerts.db, stack.alerts.evaluator), [], logger);
+    const targetSweep = await runJob(stack.alerts.db, priceAlertsJob(stack.alerts.db, stack.alerts.evaluator), [], logger);
     expect(sweep.status).toBe('done');
+    expect(targetSweep.status).toBe('done');
     expect(await firings(n.id)).toEqual([]);
     expect(await firings(t.id)).toEqual([]);
     await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);

@@ -108,8 +108,8 @@ export class AlertsEvaluator {
     // Each is one index range per changed asset (or per affected portfolio/watchlist): a lateral subquery
     // (`offset 0` keeps it one) repeating the partial index's predicate, so a batch of every asset never
     // turns into a scan of every notification.
-    params.push(startOfDayInZone(now, this.opts.marketTz));
-    const today = `$${params.length}`;
+    // Only bound when used: Postgres refuses a parameter the statement does not mention.
+    const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
     const asset = (where: string) => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
       cross join lateral (
         select ${NOTIFICATION_COLUMNS} from notifications n
