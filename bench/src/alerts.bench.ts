@@ -1,13 +1,13 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--keep]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
  * price-change on an asset, 10 % price-change on a portfolio of ~8 assets) over ~3,000 assets with a skew
  * (a few assets carry most notifications), in a realistic state: every price-change has already fired up to
  * the step above the asset's current 24h change, every target is still ahead of the rate. The batch moves
- * each rate a little (a fraction of a percent), so the notifications whose threshold lies between the old
- * and the new value fire.
+ * each asset's 24h change by up to ±`--move` percentage points (default 0.5), so the notifications whose
+ * threshold lies between the old and the new value fire.
  *
  * Measured per run: publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream
  * (p50/p99/max), firings, notifications covered per second, memory. Beside it, in the same run, a full-scan
@@ -37,6 +37,8 @@ export async function run(args: string[]): Promise<void> {
   const total = arg(args, 'notifications', 1_000_000);
   const assets = arg(args, 'assets', 3000);
   const runs = arg(args, 'runs', 3);
+  /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
+  const move = arg(args, 'move', 0.5);
   const logger = createLogger('bench', 'warn');
   const database = await createTestDatabase('bench_alerts');
   const busPrefix = `${uniqueName('bench_alerts')}.`;
@@ -117,11 +119,11 @@ export async function run(args: string[]): Promise<void> {
     });
 
     for (let r = 1; r <= runs; r++) {
-      // The batch: every asset moves by up to ±0.5 percentage points from its current change.
+      // The batch: every asset's change moves by up to ±`move` percentage points.
       const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share'");
       const asOf = new Date();
       const rates: RateChange[] = current.map((c) => {
-        const c1 = Math.round((c.change_24h + (Math.random() - 0.5)) * 1e4) / 1e4;
+        const c1 = Math.round((c.change_24h + (Math.random() - 0.5) * 2 * move) * 1e4) / 1e4;
         return { assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: Math.round(100 * (1 + c1 / 100) * 1e4) / 1e4, priceChangePercentage24h: c1, asOf: asOf.toISOString() };
       });
 

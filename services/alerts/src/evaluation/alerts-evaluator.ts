@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AlertsEventTypes, type CrossedAsset, eventSubject, type Locale, type NotificationFiredV1, NotificationTypeIds } from '@invest/contracts';
+import { AlertsEventTypes, type CrossedAsset, eventSubject, type Locale, type NotificationFiredV1, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
@@ -63,6 +63,8 @@ export interface EvaluationResult {
 }
 
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+/** No price-change threshold is below the smallest step a client can choose. */
+const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 
 function dedupe<T>(items: readonly T[], key: (t: T) => string): T[] {
   return [...new Map(items.map((t) => [key(t), t])).values()];
@@ -105,32 +107,32 @@ export class AlertsEvaluator {
 
     // Candidates: rows whose current threshold the fresh rate reaches, plus price-change rows the daily reset
     // applies to (grown threshold, last fired before today) whose step it reaches: a superset of what fires.
-    // Each is one index range per changed asset (or per affected portfolio/watchlist): a lateral subquery
-    // (`offset 0` keeps it one) repeating the partial index's predicate, so a batch of every asset never
-    // turns into a scan of every notification.
+    // For asset targets each is one index range per changed asset: a lateral subquery (`offset 0` keeps it
+    // one) repeating the partial index's predicate, so a batch of every asset never turns into a scan of
+    // every notification.
     // Only bound when used: Postgres refuses a parameter the statement does not mention.
     const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
-    const asset = (where: string) => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
+    const asset = (where: string, rateFilter = '') => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
       cross join lateral (
         select ${NOTIFICATION_COLUMNS} from notifications n
         where n.is_active and n.targetable_type = 'asset' and n.asset_type = r.asset_type and n.targetable_id = r.asset_id and ${where} offset 0) n
-      where r.as_of >= $1`;
+      where r.as_of >= $1${rateFilter}`;
     const parts: string[] = [];
     if (wantTarget) {
       parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '>=' and n.initial_value <= r.rate`));
       parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '<=' and n.initial_value >= r.rate`));
     }
     if (wantChange) {
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)`));
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`));
-      const groups = `(select m.target_type, m.target_id, max(abs(r.change_24h)) as top
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
+      // Groups: the affected portfolios/watchlists with their largest member change (members below the
+      // smallest step can fire nothing), joined to their notifications in one pass.
+      parts.push(`select ${NOTIFICATION_COLUMNS} from (
+          select m.target_type, m.target_id, max(abs(r.change_24h)) as top
           from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
-          where r.as_of >= $1 and r.change_24h is not null group by m.target_type, m.target_id) g`;
-      const group = (where: string) => `select n.* from ${groups} cross join lateral (
-          select ${NOTIFICATION_COLUMNS} from notifications n
-          where n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id and ${where} offset 0) n`;
-      parts.push(group('n.initial_value <= g.top'));
-      parts.push(group(`n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top`));
+          where r.as_of >= $1 and abs(r.change_24h) >= ${MIN_STEP} group by m.target_type, m.target_id) g
+        join notifications n on n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id
+          and (n.initial_value <= g.top or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top))`);
     }
     if (parts.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
     // JIT compiling these short queries costs more than running them.
