@@ -71,6 +71,10 @@ export class NotificationEventsController {
       'Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive every firing after it, in order; without it the stream starts with what fires next.',
   })
   @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'A stream of `id: <firing id>` / `event: notification` / `data: <inbox row>` events and `: heartbeat` comments.',
+    content: { 'text/event-stream': { schema: { type: 'string', example: 'id: 42\nevent: notification\ndata: {"id":42,"title":"SBER: price 350"}\n\n' } } },
+  })
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last firing id received.' })
   @ApiOwnedResource({ validation: true })
   async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Headers('last-event-id') lastEventId: unknown, @Query('last_event_id') lastEventQuery: unknown): Promise<void> {
