@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { serviceBoundaries } from './eslint/service-boundaries.rule.js';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'scripts/**', '.runtime/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'scripts/**/*.mjs', '.runtime/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

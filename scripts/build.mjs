@@ -1,15 +1,25 @@
 #!/usr/bin/env node
 // Compiles every workspace package with SWC (fast, emits decorator metadata for NestJS DI) into its dist/.
+// Nothing is compiled when no source changed since the last successful build (see build-stamp.mjs);
+// `--force` compiles anyway.
 import { spawn } from 'node:child_process';
-import { readFileSync, existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildDirs, buildFingerprint, clearBuildStamp, isBuildFresh, writeBuildStamp } from './build-stamp.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const quiet = process.argv.includes('--quiet');
-const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const { globSync } = await import('node:fs');
-const dirs = workspaces.flatMap((w) => globSync(w, { cwd: root })).filter((d) => existsSync(join(root, d, 'src')));
+const force = process.argv.includes('--force');
+const dirs = buildDirs(root);
 const swc = join(root, 'node_modules', '.bin', 'swc');
+
+// Taken before compiling: a source saved during the build leaves the stamp stale, so the next run compiles it.
+const fingerprint = buildFingerprint(root);
+if (!force && isBuildFresh(root, fingerprint)) {
+  if (!quiet) console.log('[build] up to date');
+  process.exit(0);
+}
+clearBuildStamp(root);
 
 const results = await Promise.all(
   dirs.map(
@@ -30,4 +40,5 @@ if (failed.length) {
   console.error(`[build] failed: ${failed.map((f) => f.dir).join(', ')}`);
   process.exit(1);
 }
+writeBuildStamp(root, fingerprint);
 if (!quiet) console.log(`[build] compiled ${dirs.length} packages`);

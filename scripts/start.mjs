@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `npm start`: checks Postgres and NATS (starting deploy/compose.yaml where Docker exists), builds,
-// starts every service and the gateway with prefixed logs, prints the URLs, and stops all on Ctrl-C.
+// `npm start`: checks Postgres and NATS (starting deploy/compose.yaml where Docker exists), builds what
+// changed, starts the demo providers in development (scripts/demo-providers.mjs: the demo market unless
+// MOEX_ISS_URL / COINGECKO_URL are set), then every service and the gateway with prefixed logs, prints the
+// URLs, and stops all on Ctrl-C, SIGINT or SIGTERM (what a supervisor sends), or when its parent dies.
 // Each service creates and migrates its own database and loads its demo data once.
+// `npm start` execs this script (package.json), so npm's forwarded signals reach it rather than a shell.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import net from 'node:net';
@@ -55,18 +58,69 @@ async function ensureInfrastructure() {
   process.exit(1);
 }
 
+/** Another stack on our port would answer our readiness check and be announced as ours. */
+async function ensurePortFree() {
+  const free = await new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, env.HOST || '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+  if (free) return;
+  console.error(`[start] cannot start: port ${port} is in use (another npm start?). Stop it, or set PORT to a free port.`);
+  process.exit(1);
+}
+
+const off = (v) => ['false', '0', 'no', 'off'].includes(String(v ?? '').trim().toLowerCase());
+
+/**
+ * Development stand-ins for outside providers, in one child process, for whatever provider variables are
+ * unset; their values join the services' environment. Production, or DEMO_PROVIDERS=false, starts none.
+ */
+async function startDemoProviders() {
+  if (env.NODE_ENV === 'production' || off(env.DEMO_PROVIDERS)) return;
+  const child = spawn(process.execPath, ['--enable-source-maps', join(root, 'scripts', 'demo-providers.mjs')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  track('demo', child, 'demo');
+  const ready = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), 30_000);
+    child.once('message', (m) => {
+      clearTimeout(timer);
+      resolve(m);
+    });
+    child.once('exit', () => resolve(undefined));
+  });
+  if (!ready || ready.type !== 'ready') {
+    console.error('[start] the demo providers did not start; see the [demo] lines above');
+    stop(1);
+    return new Promise(() => {});
+  }
+  if (ready.started.length === 0) {
+    // Every provider variable is set: nothing to stand in for.
+    children.delete('demo');
+    child.removeAllListeners('exit');
+    child.kill('SIGTERM');
+    return;
+  }
+  Object.assign(env, ready.env);
+  demo = ready.started;
+}
+
 function build() {
   const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 const colours = [36, 35, 33, 32, 34, 31];
-const children = new Map();
 
-function startService(name, i) {
-  const entry = join(root, 'services', name, 'dist', 'main.js');
-  const child = spawn(process.execPath, ['--enable-source-maps', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const tag = `\u001b[${colours[i % colours.length]}m[${name}]\u001b[0m`;
+const children = new Map();
+/** What the demo providers serve (none outside development). */
+let demo = [];
+
+/** Prefixes a child's output with its tag and stops everything if it ends on its own. */
+function track(name, child, label, colour = 90) {
+  const tag = `\u001b[${colour}m[${label}]\u001b[0m`;
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${tag} ${line}\n`));
   }
@@ -75,35 +129,62 @@ function startService(name, i) {
     if (!stopping) {
       console.error(`[start] ${name} exited (${signal ?? code}); stopping everything`);
       stop(1);
+    } else if (code !== 0 && signal !== 'SIGTERM' && signal !== 'SIGINT') {
+      // Ended by the signal itself (it came before the process set up its handlers) is stopped too.
+      failedToStop.push(`${name} (${signal ?? code})`);
     }
   });
   children.set(name, child);
 }
 
+function startService(name, i) {
+  if (stopping) return; // a signal came while the demo providers were starting
+  const entry = join(root, 'services', name, 'dist', 'main.js');
+  const child = spawn(process.execPath, ['--enable-source-maps', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  track(name, child, name, colours[i % colours.length]);
+}
+
 let stopping = false;
+const failedToStop = [];
+/**
+ * Stops the services, then the demo providers they may still be calling; exits with `code`, or 1 when
+ * something did not stop cleanly (a supervisor should hear about it).
+ */
 function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   console.log('\n[start] stopping services...');
-  for (const child of children.values()) child.kill('SIGTERM');
+  const services = () => [...children.entries()].filter(([name]) => name !== 'demo');
+  for (const [, child] of services()) child.kill('SIGTERM');
   const deadline = setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL');
-    process.exit(code);
+    console.error(`[start] still running after 10 s, killed: ${[...children.keys()].join(', ')}`);
+    process.exit(1);
   }, 10_000);
   const check = setInterval(() => {
+    if (services().length === 0) children.get('demo')?.kill('SIGTERM');
     if (children.size === 0) {
       clearInterval(check);
       clearTimeout(deadline);
+      if (failedToStop.length) console.error(`[start] did not stop cleanly: ${failedToStop.join(', ')}`);
       console.log('[start] stopped');
-      process.exit(code);
+      process.exit(failedToStop.length ? 1 : code);
     }
   }, 100);
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+// Not SIGHUP: a handler would override `nohup`; a closed terminal is caught by the parent check below.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(0));
+// Whatever launched us went away without a word (npm killed with SIGKILL, a closed session): stop, rather
+// than leave services holding the port for the next start.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop(0);
+}, 1000).unref();
 
 await ensureInfrastructure();
+await ensurePortFree();
 build();
+await startDemoProviders();
 const services = readdirSync(join(root, 'services'))
   .filter((d) => existsSync(join(root, 'services', d, 'src', 'main.ts')))
   .sort((a, b) => (a === 'gateway') - (b === 'gateway') || a.localeCompare(b));
@@ -121,8 +202,13 @@ const poll = setInterval(async () => {
       console.log(`  API:      http://localhost:${port}/api/public/shares?sort=dividend_yield&direction=desc`);
       console.log(`  OpenAPI:  http://localhost:${port}/api/docs`);
       console.log(`  Health:   http://localhost:${port}/health  ·  http://localhost:${port}/ready`);
+      // Said once, here: which outside providers are stand-ins, and how to use the real ones.
+      for (const d of demo) {
+        console.log(`  Demo:     ${d.service === 'screener' ? 'market' : d.service}: ${d.description}; set ${d.variables.join(' / ')} for the real ones`);
+        if (d.hint) console.log(`            ${d.hint}`);
+      }
       console.log('  Token:    npm run token -- <userId>');
-      console.log('  Ctrl-C stops everything.\n');
+      console.log('  Ctrl-C (or SIGINT / SIGTERM to this process or to npm) stops everything.\n');
     }
   } catch {
     /* not up yet */

@@ -5,8 +5,12 @@
  *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
  *   to JetStream   - from the provider response being received to the RatesUpdated event being readable
  *                    on MARKET_EVENTS (parse + upsert + relay woken by LISTEN/NOTIFY + publish + delivery).
- * Also: an unchanged batch (what every quiet refresh costs). Runs against a fresh database and a unique bus
- * prefix (both removed afterwards) and the fake provider serving a synthetic board in the real ISS layout.
+ * Also: an unchanged batch (what every quiet refresh costs). Two variants, round by round in the same run:
+ *   now    - the current writer (`writeRateBatch`) on the current schema;
+ *   before - the writer and schema before the HOT/unnest rework (`baseline/rate-writer.before.ts`, migrations
+ *            without 0006: full pages, one JSON document parsed twice).
+ * Each variant has a fresh database and relay (removed afterwards); one unique bus prefix; the fake provider
+ * serves a synthetic board in the real ISS layout.
  */
 import { createLogger, connectBus, ensureEventStream, EventRelay, openDatabase, streamNameOf } from '@invest/platform';
 import { testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
@@ -18,7 +22,9 @@ import { moexRateInputs } from '@invest/screener/rates/moex-rates.source';
 import { writeRateBatch } from '@invest/screener/rates/rate-writer';
 import { screenerEventSubject } from '@invest/screener/rates/rates-updated.recorder';
 import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-providers';
+import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
+import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
 
 interface Options {
   assets: number;
@@ -71,19 +77,40 @@ function bumpPrices(fake: FakeProviders, round: number): void {
   });
 }
 
+type Writer = typeof writeRateBatch;
+
+interface Variant {
+  name: string;
+  dbName: string;
+  db: Awaited<ReturnType<typeof openDatabase>>;
+  relay: EventRelay;
+  write: Writer;
+  parse: number[];
+  upsert: number[];
+  endToEnd: number[];
+  unchanged: number[];
+}
+
 export async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const logger = createLogger('bench-rates', 'warn');
-  const dbName = uniqueName('bench_rates');
-  const url = testPostgresUrl(dbName);
   const prefix = `${uniqueName('benchrates')}.`;
   const fake = await FakeProviders.start();
   syntheticBoard(fake, opts.assets);
-  const db = await openDatabase({ url, migrations, logger, poolMax: 4 });
   const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-rates', prefix });
   const stream = await ensureEventStream(bus, 'market');
-  const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
-  await relay.start();
+
+  const variants: Variant[] = [];
+  for (const [name, write, schema] of [
+    ['now', writeRateBatch, migrations],
+    ['before', writeRateBatchBefore, migrations.filter((m) => m.name < '0006')],
+  ] as const) {
+    const dbName = uniqueName(`bench_rates_${name}`);
+    const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [...schema], logger, poolMax: 4 });
+    const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
+    await relay.start();
+    variants.push({ name, dbName, db, relay, write, parse: [], upsert: [], endToEnd: [], unchanged: [] });
+  }
 
   // Every published RatesUpdated, by its batch source, with the time it became readable here.
   const arrived = new Map<string, { at: number; rates: number }>();
@@ -108,75 +135,82 @@ export async function run(args: string[]): Promise<void> {
     });
 
   const spec = MOEX_MARKETS.shares;
-  const categories = await loadShareCategories(db);
   const endpoint = `${fake.moexUrl}${issMarketPath(spec, 'TQBR')}`;
 
   /** One refresh as the job does it, timed: fetch, parse, write. */
-  async function refresh(source: string) {
+  async function refresh(v: Variant, source: string) {
+    const categories = await loadShareCategories(v.db);
     const res = await fetch(endpoint);
     const body = await res.text();
     const received = performance.now();
     const parsed = parseIssMarket(JSON.parse(body), spec, { board: 'TQBR' });
     const { items } = moexRateInputs(spec, parsed.quotes, categories, new Date());
     const parsedAt = performance.now();
-    const result = await writeRateBatch(db, { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
+    const result = await v.write(v.db, { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
     const writtenAt = performance.now();
     return { received, parseMs: parsedAt - received, upsertMs: writtenAt - parsedAt, result, bytes: body.length };
   }
 
   try {
-    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}`);
+    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     // Warm-up: creates the assets (and their sibling rows), then one changed round.
-    const first = await refresh('bench:create');
-    await readable('bench:create');
+    for (const v of variants) {
+      const first = await refresh(v, `bench:${v.name}:create`);
+      await readable(`bench:${v.name}:create`);
+      if (v === variants[0]) console.log(`provider body ${(first.bytes / 1024).toFixed(0)} KiB; first batch created ${first.result.inserted} assets`);
+    }
     bumpPrices(fake, 1);
-    await refresh('bench:warm');
-    await readable('bench:warm');
-    console.log(`provider body ${(first.bytes / 1024).toFixed(0)} KiB; first batch created ${first.result.inserted} assets`);
-
-    const parse: number[] = [];
-    const upsert: number[] = [];
-    const endToEnd: number[] = [];
-    for (let round = 2; round < opts.rounds + 2; round++) {
-      bumpPrices(fake, round);
-      const source = `bench:round-${round}`;
-      const r = await refresh(source);
-      if (r.result.changed.length !== opts.assets || r.result.events !== 1) {
-        throw new Error(`round ${round}: expected ${opts.assets} changes in one event, got ${r.result.changed.length} in ${r.result.events}`);
-      }
-      await readable(source);
-      const got = arrived.get(source)!;
-      if (got.rates !== opts.assets) throw new Error(`round ${round}: the published event carries ${got.rates} rates`);
-      parse.push(r.parseMs);
-      upsert.push(r.upsertMs);
-      endToEnd.push(got.at - r.received);
+    for (const v of variants) {
+      await refresh(v, `bench:${v.name}:warm`);
+      await readable(`bench:${v.name}:warm`);
     }
 
-    const unchanged: number[] = [];
+    for (let round = 2; round < opts.rounds + 2; round++) {
+      bumpPrices(fake, round);
+      // Alternate which variant goes first, so both see the same machine.
+      for (const v of round % 2 ? [...variants].reverse() : variants) {
+        const source = `bench:${v.name}:round-${round}`;
+        const r = await refresh(v, source);
+        if (r.result.changed.length !== opts.assets || r.result.events !== 1) {
+          throw new Error(`${v.name} round ${round}: expected ${opts.assets} changes in one event, got ${r.result.changed.length} in ${r.result.events}`);
+        }
+        await readable(source);
+        const got = arrived.get(source)!;
+        if (got.rates !== opts.assets) throw new Error(`${v.name} round ${round}: the published event carries ${got.rates} rates`);
+        v.parse.push(r.parseMs);
+        v.upsert.push(r.upsertMs);
+        v.endToEnd.push(got.at - r.received);
+      }
+    }
+
     for (let i = 0; i < Math.min(5, opts.rounds); i++) {
-      const r = await refresh(`bench:unchanged-${i}`);
-      if (r.result.changed.length !== 0) throw new Error('an unchanged batch reported changes');
-      unchanged.push(r.upsertMs);
+      for (const v of variants) {
+        const r = await refresh(v, `bench:${v.name}:unchanged-${i}`);
+        if (r.result.changed.length !== 0) throw new Error('an unchanged batch reported changes');
+        v.unchanged.push(r.upsertMs);
+      }
     }
 
     console.log('');
-    console.log(`${'figure'.padEnd(44)}${'p50'.padStart(11)}${'p99'.padStart(11)}`);
-    const line = (name: string, xs: number[]) => console.log(`${name.padEnd(44)}${fmt(percentile(xs, 50))}${fmt(percentile(xs, 99))}`);
-    line(`parse (${opts.assets} rows)`, parse);
-    line(`upsert + RatesUpdated (${opts.assets} changed)`, upsert);
-    line('provider response -> event on JetStream', endToEnd);
-    line(`unchanged batch (${opts.assets} rows, nothing published)`, unchanged);
+    console.log(`${'figure'.padEnd(52)}${'p50'.padStart(11)}${'p99'.padStart(11)}`);
+    const line = (name: string, xs: number[]) => console.log(`${name.padEnd(52)}${fmt(percentile(xs, 50))}${fmt(percentile(xs, 99))}`);
+    for (const v of variants) line(`parse (${opts.assets} rows) [${v.name}]`, v.parse);
+    for (const v of variants) line(`upsert + RatesUpdated (${opts.assets} changed) [${v.name}]`, v.upsert);
+    for (const v of variants) line(`provider response -> event on JetStream [${v.name}]`, v.endToEnd);
+    for (const v of variants) line(`unchanged batch (${opts.assets} rows, no event) [${v.name}]`, v.unchanged);
+    const p99 = percentile(variants[0]!.upsert, 99);
+    console.log(`\nupsert + RatesUpdated p99 ${p99.toFixed(1)} ms [now]: target ≤ 100 ms → ${p99 <= 100 ? 'met' : 'NOT met'}`);
   } finally {
     await messages.close().catch(() => undefined);
     await reading.catch(() => undefined);
-    await relay.stop();
+    for (const v of variants) await v.relay.stop();
     await bus.jsm.streams.delete(streamNameOf(bus, 'market')).catch(() => undefined);
     await bus.close();
-    await db.close();
+    for (const v of variants) await v.db.close();
     await fake.close();
     const admin = new pg.Client({ connectionString: testPostgresUrl() });
     await admin.connect();
-    await admin.query(`drop database if exists "${dbName}" with (force)`);
+    for (const v of variants) await admin.query(`drop database if exists "${v.dbName}" with (force)`);
     await admin.end();
   }
 }

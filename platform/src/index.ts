@@ -1,5 +1,6 @@
 export * from './config/load-config.js';
 export * from './context/request-context.js';
+export * from './context/deadline.js';
 export * from './logging/logger.js';
 export * from './rpc/service-error.js';
 export * from './rpc/rpc-server.js';
@@ -24,3 +25,4 @@ export * from './lifecycle/shutdown.js';
 export * from './idempotency/idempotency.js';
 export * from './idempotency/idempotency.migration.js';
 export * from './quota/quota.js';
+export * from './decimal/decimal.js';

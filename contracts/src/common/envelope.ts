@@ -14,6 +14,11 @@ export const requestMetaSchema = z.object({
   correlationId: z.string().min(1),
   /** The client's `Idempotency-Key` of a create request, when it sent one; the owning service stores it with the result. */
   idempotencyKey: idempotencyKeySchema.optional(),
+  /**
+   * When the caller stops waiting for the reply: Unix epoch milliseconds on the caller's clock. A service does
+   * not start, and does not commit, work once `deadline - DEADLINE_MARGIN_MS` (platform) has passed.
+   */
+  deadline: z.number().int().positive().optional(),
 });
 export type RequestMeta = z.infer<typeof requestMetaSchema>;
 

@@ -22,3 +22,11 @@ export const rpcErrorSchema = z.object({
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 export type RpcError = z.infer<typeof rpcErrorSchema>;
+
+/**
+ * On an `unavailable` error: whether the request may have taken effect. `unknown`: the caller stopped waiting
+ * while the request was on its way or being handled, so a write may have committed (repeat it with the same
+ * `Idempotency-Key`); `not_done`: nothing was changed (nobody received it, or the service refused it).
+ */
+export const RequestOutcome = { Unknown: 'unknown', NotDone: 'not_done' } as const;
+export type RequestOutcome = (typeof RequestOutcome)[keyof typeof RequestOutcome];

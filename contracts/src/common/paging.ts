@@ -1,14 +1,32 @@
 import { z } from 'zod';
 
+/** Largest page number: beyond it a page is certainly empty, and offsets stay far inside Postgres bigint. */
+export const MAX_PAGE = 2_147_483_647;
+
+/**
+ * A whole number from a query string: decimal digits only (`0x10`, `1e3`, `+1`, ` 50` are refused rather than
+ * read as 16, 1000, 1, 50); an empty value means "not given" and takes the default. A number passes as it is,
+ * so a service parses the gateway's output again.
+ */
+export function queryIntegerSchema(name: string, opts: { min: number; max: number; default: number }) {
+  const field = `The ${name.replace(/_/g, ' ')} field`;
+  const notDigits = `${field} must be a whole number written with the digits 0-9 only.`;
+  return z.preprocess(
+    // A digit string too long for a double still says "too large", not "not a number".
+    (v) => (v === '' ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Math.min(Number(v), opts.max + 1) : v),
+    z
+      .number({ error: notDigits })
+      .int(notDigits)
+      .min(opts.min, `${field} must be at least ${opts.min}.`)
+      .max(opts.max, `${field} must not be greater than ${opts.max}.`)
+      .default(opts.default),
+  );
+}
+
 /** Laravel API-resource paging: `?page=&per_page=` (default 20, max 100). */
 export const pageQuerySchema = z.object({
-  page: z.coerce.number({ error: 'The page must be an integer.' }).int('The page must be an integer.').min(1, 'The page must be at least 1.').default(1),
-  per_page: z.coerce
-    .number({ error: 'The per page must be an integer.' })
-    .int('The per page must be an integer.')
-    .min(1, 'The per page must be at least 1.')
-    .max(100, 'The per page may not be greater than 100.')
-    .default(20),
+  page: queryIntegerSchema('page', { min: 1, max: MAX_PAGE, default: 1 }),
+  per_page: queryIntegerSchema('per_page', { min: 1, max: 100, default: 20 }),
 });
 export type PageQuery = z.infer<typeof pageQuerySchema>;
 

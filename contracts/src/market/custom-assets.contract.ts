@@ -1,46 +1,42 @@
 import { z } from 'zod';
 import { currencyCodeSchema } from '../common/assets.js';
+import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
 
 /** Request/reply subjects of custom assets (assets whose price their owner sets); every request acts for `meta.userId`. */
 export const CustomAssetSubjects = {
   create: 'screener.custom-assets.create',
   update: 'screener.custom-assets.update',
   list: 'screener.custom-assets.list',
+  delete: 'screener.custom-assets.delete',
 } as const;
 
-/** Postgres text cannot hold NUL; without this check such a value is a 500 instead of a 422. */
-const noNul = (field: string) => [(s: string) => !s.includes('\u0000'), `The ${field} may not contain NUL characters.`] as const;
+/**
+ * Postgres text cannot hold NUL (a 500 instead of a 422 without this check), and stores a lone UTF-16 surrogate
+ * as U+FFFD (the text would silently change).
+ */
+const noNul = (field: string) =>
+  [(s: string) => !s.includes('\u0000') && !/\p{Cs}/u.test(s), `The ${field} field must not contain NUL characters or unpaired surrogates.`] as const;
 const name = z
-  .string({ error: 'The name must be a string.' })
+  .string({ error: 'The name field must be a string.' })
   .trim()
-  .min(1, 'The name is required.')
-  .max(120, 'The name may not be greater than 120 characters.')
+  .min(1, 'The name field is required.')
+  .max(120, 'The name field must not be greater than 120 characters.')
   .refine(...noNul('name'));
 const ticker = z
-  .string({ error: 'The ticker must be a string.' })
+  .string({ error: 'The ticker field must be a string.' })
   .trim()
-  .min(1, 'The ticker may not be empty.')
-  .max(20, 'The ticker may not be greater than 20 characters.')
+  .min(1, 'The ticker field must not be empty.')
+  .max(20, 'The ticker field must not be greater than 20 characters.')
   .regex(/^[\p{L}\p{N}._-]+$/u, 'The ticker may contain letters, digits, ".", "_" and "-" only.');
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 /**
- * A price as the owner sets it: a positive number (a decimal string is accepted, as HTML forms send them). Not a
- * blanket coercion, which would turn `true`, `[5]` or `"0x10"` into prices.
+ * A price as the owner sets it: the money rule of deals (decimalSchema: a JSON number or a decimal string, at most
+ * 8 decimal places, at most 1e15), and greater than 0, so the day change (new / old price) stays a finite number.
  */
-const price = z.preprocess(
-  (v) => (typeof v === 'string' && DECIMAL.test(v.trim()) ? Number(v.trim()) : v),
-  z
-    .number({ error: 'The price must be a number.' })
-    .refine((v) => Number.isFinite(v), 'The price must be a number.')
-    .positive('The price must be greater than 0.')
-    // Bounded on both sides so the day change (new ÷ old price) always stays a finite number.
-    .min(1e-8, 'The price must be at least 0.00000001.')
-    .max(1e15, 'The price is too large.'),
-);
+const price = decimalSchema('price', 'positive');
 const description = z
-  .string({ error: 'The description must be a string.' })
+  .string({ error: 'The description field must be a string.' })
   .trim()
-  .max(1000, 'The description may not be greater than 1000 characters.')
+  .max(1000, 'The description field must not be greater than 1000 characters.')
   .refine(...noNul('description'));
 const currency = z.preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), currencyCodeSchema);
 
@@ -63,7 +59,8 @@ const updateFields = z.object({
 });
 const someField = (r: z.infer<typeof updateFields>) =>
   r.name !== undefined || r.ticker !== undefined || r.currency !== undefined || r.price !== undefined || r.description !== undefined;
-const someFieldError = { message: 'Give at least one of name, ticker, currency, price, description.', path: ['_'] };
+// About the whole body, so it has no field path (the gateway reports it under `body`).
+const someFieldError = { message: 'The request body must give at least one of: name, ticker, currency, price, description.' };
 
 /** Body of HTTP `PATCH /api/custom-assets/{id}`: any of the fields; a new price emits RatesUpdated. */
 export const updateCustomAssetBodySchema = updateFields.refine(someField, someFieldError);
@@ -73,6 +70,17 @@ export const updateCustomAssetRequestSchema = updateFields
   .extend({ id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.') })
   .refine(someField, someFieldError);
 export type UpdateCustomAssetRequest = z.infer<typeof updateCustomAssetRequestSchema>;
+
+/** `screener.custom-assets.delete` (HTTP `DELETE /api/custom-assets/{id}`): the asset id (from the path). */
+export const deleteCustomAssetRequestSchema = z.object({
+  id: z.coerce.number({ error: 'The id must be an integer.' }).int('The id must be an integer.').positive('The id must be positive.'),
+});
+export type DeleteCustomAssetRequest = z.infer<typeof deleteCustomAssetRequestSchema>;
+
+/** Reply of `screener.custom-assets.delete`. */
+export interface DeleteCustomAssetReply {
+  data: { id: number; deleted: true };
+}
 
 /** `screener.custom-assets.list`: the user's custom assets (no parameters). */
 export const listCustomAssetsRequestSchema = z.object({});
@@ -84,7 +92,8 @@ export const customAssetSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   currency: z.string(),
-  current_rate: z.number().nullable(),
+  /** The price the owner set, exactly (decimal text on NATS, a JSON number with these digits over HTTP). */
+  current_rate: decimalOutputSchema.nullable(),
   /** Change against the last price of the previous market day (null on the first day). */
   price_change_percentage_24h: z.number().nullable(),
   rate_updated_at: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { type BusEvent, decodeEvent, type EventOf, eventTypeNames, type UnknownEvent } from '../common/events.js';
+import { assetDeletedV1Schema, assetUpdatedV1Schema } from './asset-updated.event.js';
 import { ratesUpdatedV1Schema } from './rates-updated.event.js';
 
 /**
@@ -7,6 +8,8 @@ import { ratesUpdatedV1Schema } from './rates-updated.event.js';
  */
 export const marketEvents = {
   RatesUpdated: ratesUpdatedV1Schema,
+  AssetUpdated: assetUpdatedV1Schema,
+  AssetDeleted: assetDeletedV1Schema,
 };
 
 /** Type names of MARKET_EVENTS: `MarketEventTypes.RatesUpdated === 'RatesUpdated'`. */

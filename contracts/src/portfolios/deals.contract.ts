@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
 import { type Page, pageQuerySchema } from '../common/paging.js';
-import { decimalSchema, isoTimestampSchema, resourceIdSchema } from './common.js';
+import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
+import { isoTimestampSchema, resourceIdSchema } from './common.js';
 
 /** Kinds of deal. buy/sell change the holding; the others are cash events tied to an asset. */
 export const DEAL_TYPES = ['buy', 'sell', 'dividend', 'coupon', 'fee', 'tax'] as const;
@@ -21,13 +22,14 @@ export const dealDateSchema = z
 /**
  * Body of `POST /api/portfolios/{id}/deals`. Amount of a deal = quantity x price (for a dividend: units
  * held x payout per unit; for a fee or a tax: e.g. 1 x amount). Prices are in the portfolio's currency.
+ * Quantity, price and commission are exact decimals (see decimalSchema: at most 8 decimal places, at most 1e15).
  */
 export const createDealBodySchema = z.object({
   type: dealTypeSchema,
   assetable: assetRefSchema,
-  quantity: decimalSchema('quantity').refine((n) => n > 0, 'The quantity must be greater than 0.'),
-  price: decimalSchema('price').refine((n) => n >= 0, 'The price must be at least 0.'),
-  commission: decimalSchema('commission').refine((n) => n >= 0, 'The commission must be at least 0.').default(0),
+  quantity: decimalSchema('quantity', 'positive'),
+  price: decimalSchema('price', 'nonnegative'),
+  commission: decimalSchema('commission', 'nonnegative').default('0'),
   date: dealDateSchema,
 });
 export type CreateDealBody = z.infer<typeof createDealBodySchema>;
@@ -62,11 +64,11 @@ export const dealSchema = z.object({
   type: dealTypeSchema,
   assetable: assetRefSchema,
   asset: assetSummarySchema.nullable(),
-  quantity: z.number(),
-  price: z.number(),
-  commission: z.number(),
-  /** quantity x price. */
-  amount: z.number(),
+  quantity: decimalOutputSchema,
+  price: decimalOutputSchema,
+  commission: decimalOutputSchema,
+  /** quantity x price, exact, rounded to 8 decimal places (half away from zero). */
+  amount: decimalOutputSchema,
   date: z.string(),
   created_at: isoTimestampSchema,
 });

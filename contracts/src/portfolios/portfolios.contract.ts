@@ -7,10 +7,10 @@ const upperTrimmed = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCa
 /** A portfolio's name: 1-100 characters after trimming. */
 export const portfolioNameSchema = storableText(
   z
-    .string({ error: 'The name must be a string.' })
+    .string({ error: 'The name field must be a string.' })
     .trim()
     .min(1, 'The name field is required.')
-    .max(100, 'The name may not be greater than 100 characters.'),
+    .max(100, 'The name field must not be greater than 100 characters.'),
   'name',
 );
 
@@ -54,7 +54,8 @@ export const updatePortfolioBodySchema = z
     name: portfolioNameSchema.optional(),
     currency_code: portfolioCurrencySchema.optional(),
   })
-  .refine((b) => b.name !== undefined || b.currency_code !== undefined, { message: 'Give a name or a currency_code to change.', path: ['name'] });
+  // About the whole body, so it has no field path (the gateway reports it under `body`).
+  .refine((b) => b.name !== undefined || b.currency_code !== undefined, { message: 'The request body must give at least one of: name, currency_code.' });
 
 /** `portfolios.portfolios.update`: the id and the body's fields. */
 export const updatePortfolioRequestSchema = z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
+import { decimalOutputSchema } from '../common/decimal.js';
 import { resourceIdSchema } from './common.js';
 
 /**
@@ -9,7 +10,10 @@ import { resourceIdSchema } from './common.js';
 export const getStatisticsRequestSchema = z.object({ portfolio_id: resourceIdSchema });
 export type GetStatisticsRequest = z.infer<typeof getStatisticsRequestSchema>;
 
-/** One asset that has deals in the portfolio (open or closed). Money is in the portfolio's currency. */
+/**
+ * One asset that has deals in the portfolio (open or closed). Money is in the portfolio's currency; money and
+ * quantities are exact decimals (decimalOutputSchema), rounded to 8 decimal places.
+ */
 export const tickerStatisticsSchema = z.object({
   ticker: z.string(),
   title: z.string(),
@@ -18,20 +22,20 @@ export const tickerStatisticsSchema = z.object({
   symbol: z.string().nullable(),
   assetable: assetRefSchema,
   currency: z.string().nullable(),
-  totalQuantity: z.number(),
+  totalQuantity: decimalOutputSchema,
   currentPrice: z.number().nullable(),
-  currentNetworth: z.number().nullable(),
-  currentIncome: z.number().nullable(),
-  spent: z.number(),
-  fixed: z.number(),
-  accruals: z.number(),
-  expenses: z.number(),
-  commissions: z.number(),
-  taxes: z.number(),
-  averageWeightedPrice: z.number(),
+  currentNetworth: decimalOutputSchema.nullable(),
+  currentIncome: decimalOutputSchema.nullable(),
+  spent: decimalOutputSchema,
+  fixed: decimalOutputSchema,
+  accruals: decimalOutputSchema,
+  expenses: decimalOutputSchema,
+  commissions: decimalOutputSchema,
+  taxes: decimalOutputSchema,
+  averageWeightedPrice: decimalOutputSchema,
   price_change_percentage_24h: z.number().nullable(),
   /** fixed + currentIncome + accruals - expenses - commissions - taxes (currentIncome 0 when unpriced). */
-  totalIncome: z.number(),
+  totalIncome: decimalOutputSchema,
   /** Share of the portfolio's current value, percent. */
   weight: z.number(),
   dealsCount: z.number().int(),
@@ -44,21 +48,21 @@ export type XirrError = z.infer<typeof xirrErrorSchema>;
 
 export const statisticsTotalsSchema = z.object({
   currency: z.string(),
-  totalSpent: z.number(),
-  totalCurrentNetworth: z.number(),
-  totalCurrentIncome: z.number(),
-  totalFixed: z.number(),
-  totalAccruals: z.number(),
-  totalExpenses: z.number(),
-  totalCommissions: z.number(),
-  totalTaxes: z.number(),
-  totalIncome: z.number(),
+  totalSpent: decimalOutputSchema,
+  totalCurrentNetworth: decimalOutputSchema,
+  totalCurrentIncome: decimalOutputSchema,
+  totalFixed: decimalOutputSchema,
+  totalAccruals: decimalOutputSchema,
+  totalExpenses: decimalOutputSchema,
+  totalCommissions: decimalOutputSchema,
+  totalTaxes: decimalOutputSchema,
+  totalIncome: decimalOutputSchema,
   /** totalIncome / totalInvested x 100; null when nothing was ever bought. */
   totalIncomePercentage: z.number().nullable(),
   /** Gross money put into buys over the portfolio's life (quantity x price, without commissions). */
-  totalInvested: z.number(),
+  totalInvested: decimalOutputSchema,
   /** Change of the current value over 24 hours from the assets' price_change_percentage_24h. */
-  change24h: z.number(),
+  change24h: decimalOutputSchema,
   changePercentage24h: z.number().nullable(),
   /** Annualised money-weighted return as a fraction (0.12 = 12 %/year), actual/365 like spreadsheet XIRR. */
   xirr: z.number().nullable(),
@@ -68,14 +72,14 @@ export const statisticsTotalsSchema = z.object({
   dealsCount: z.number().int(),
   /** Tickers held without a known current price: valued at cost (spent) in the totals. */
   unpricedTickers: z.array(z.string()),
-  /** The date the terminal XIRR flow is placed on (UTC). */
+  /** The date the terminal XIRR flow is placed on: today (UTC), or the last deal's date when that is later. */
   valuationDate: z.string(),
 });
 export type StatisticsTotals = z.infer<typeof statisticsTotalsSchema>;
 
 export const assetClassShareSchema = z.object({
   type: assetTypeSchema,
-  value: z.number(),
+  value: decimalOutputSchema,
   weight: z.number(),
   positionsCount: z.number().int(),
 });
@@ -83,7 +87,7 @@ export const topPositionSchema = z.object({
   ticker: z.string(),
   title: z.string(),
   type: assetTypeSchema,
-  value: z.number(),
+  value: decimalOutputSchema,
   weight: z.number(),
 });
 

@@ -29,10 +29,10 @@ export interface ListWatchlistsReply {
 export const createWatchlistRequestSchema = z.object({
   name: storableText(
     z
-      .string({ error: 'The name must be a string.' })
+      .string({ error: 'The name field must be a string.' })
       .trim()
       .min(1, 'The name field is required.')
-      .max(100, 'The name may not be greater than 100 characters.'),
+      .max(100, 'The name field must not be greater than 100 characters.'),
     'name',
   ),
 });

@@ -64,10 +64,10 @@ export const listSharesQuerySchema = pageQuerySchema.extend({
   search: z.preprocess(
     (v) => blankToUndefined(trimmed(v)),
     z
-      .string({ error: 'The search must be a string.' })
-      .max(SHARE_SEARCH_MAX_LENGTH, `The search may not be greater than ${SHARE_SEARCH_MAX_LENGTH} characters.`)
+      .string({ error: 'The search field must be a string.' })
+      .max(SHARE_SEARCH_MAX_LENGTH, `The search field must not be greater than ${SHARE_SEARCH_MAX_LENGTH} characters.`)
       // eslint-disable-next-line no-control-regex -- control characters (NUL in particular) are what it rejects
-      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The search may not contain control characters.')
+      .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The search field must not contain control characters.')
       .optional(),
   ),
 });

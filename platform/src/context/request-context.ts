@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 export interface RequestContext {
   correlationId: string;
   userId?: string;
+  /** When the caller stops waiting (epoch ms, the caller's clock), for a request that came with one. */
+  deadline?: number;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

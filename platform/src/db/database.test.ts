@@ -39,6 +39,13 @@ describe('openDatabase', () => {
     expect(prepared).toEqual(plain);
   });
 
+  it('reads numeric columns as their exact text, never as doubles (money is exact end to end)', async () => {
+    for (const prepare of [false, true]) {
+      const [row] = await db.query<{ amount: unknown }>('select $1::numeric * 1 as amount', ['999999999999999.99999999'], { prepare });
+      expect(row!.amount).toBe('999999999999999.99999999');
+    }
+  });
+
   it('does not re-run applied migrations on a second open', async () => {
     const again = await openDatabase({ url: db.url, migrations: [{ name: '0001-things', class: CreateThings }] });
     expect(await again.query<{ n: string }>('select count(*)::text as n from things')).toEqual([{ n: '1' }]);

@@ -4,6 +4,7 @@ import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { assertBeforeDeadline } from '../context/deadline.js';
 import type { Logger } from '../logging/logger.js';
 
 /** Plain SQL with `$1` parameters, bound by the server. Implemented by Db and by a transaction. */
@@ -61,9 +62,18 @@ export class Db implements SqlClient {
     return sqlClientOf(this.orm.em).query<T>(sql, params);
   }
 
-  /** Runs `fn` in one transaction; state, events and inbox rows written through `tx` commit together. */
-  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional((em) => fn(sqlClientOf(em)));
+  /**
+   * Runs `fn` in one transaction; state, events and inbox rows written through `tx` commit together. Inside a
+   * request with a deadline (RPC handlers) a transaction neither begins nor commits once the deadline has
+   * passed: it throws `unavailable` (outcome `not_done`) and rolls back, since nobody waits for the answer.
+   */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    assertBeforeDeadline('start');
+    return this.orm.em.fork().transactional(async (em) => {
+      const result = await fn(sqlClientOf(em));
+      assertBeforeDeadline('commit');
+      return result;
+    });
   }
 
   /** A fresh EntityManager for one unit of work (one NATS message, one job run). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { type Db, openDatabase } from '../db/database.js';
 import { createTestDatabase } from '../testing/test-env.js';
 import { appendToStream, ConcurrencyError, EventIdConflictError, readAll, readStream, START } from './event-store.js';
@@ -96,20 +97,54 @@ describe('event store (contract)', () => {
     expect(await readStream(db, stream)).toHaveLength(1);
   });
 
-  it('keeps the caller transaction usable and idempotent when two retries race', async () => {
+  it('is idempotent when two retries of the same command race', async () => {
     const stream = `payment-${randomUUID()}`;
     const id = randomUUID();
     const results = await Promise.all(
       [1, 2].map(() =>
-        db.transaction(async (tx) => {
-          const r = await appendToStream(tx, stream, [{ id, type: 'PaymentRecorded', data: {} }], 'any');
-          await tx.query('select 1');
-          return r;
-        }).catch((e: unknown) => e as Error),
+        db.transaction((tx) => appendToStream(tx, stream, [{ id, type: 'PaymentRecorded', data: {} }], 'any')).catch((e: unknown) => e as Error),
       ),
     );
     // One writes; the other either sees it already applied or loses the position race (ConcurrencyError) — never a second event.
     expect(results.filter((r) => !(r instanceof Error) && !r.alreadyApplied)).toHaveLength(1);
+    expect(await readStream(db, stream)).toHaveLength(1);
+  });
+
+  it('keeps the caller transaction usable when a concurrent retry of the same command commits first', async () => {
+    await db.query('create table if not exists after_append (stream text not null)');
+    const stream = `payment-${randomUUID()}`;
+    const id = randomUUID();
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((r) => (releaseFirst = r));
+    let firstInserted!: () => void;
+    const firstHasInserted = new Promise<void>((r) => (firstInserted = r));
+    const first = db.transaction(async (tx) => {
+      const r = await appendToStream(tx, stream, [{ id, type: 'PaymentRecorded', data: {} }], 'any');
+      firstInserted();
+      await firstMayCommit;
+      return r;
+    });
+    await firstHasInserted;
+    // The retry finds no stored id (the first is not committed), inserts, and waits on the first's unique event id.
+    const retry = db.transaction(async (tx) => {
+      const r = await appendToStream(tx, stream, [{ id, type: 'PaymentRecorded', data: {} }], 'any');
+      await tx.query('insert into after_append (stream) values ($1)', [stream]);
+      return r;
+    });
+    const waiting = async () =>
+      (
+        await db.query(
+          `select 1 from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into es_events%'`,
+        )
+      ).length;
+    await expect.poll(waiting, { timeout: 10_000, interval: 20 }).toBe(1);
+    releaseFirst();
+
+    expect(await first).toEqual({ nextExpectedVersion: 1, alreadyApplied: false });
+    // The duplicate key error was contained: the retry's transaction went on, wrote and committed.
+    expect(await retry).toEqual({ nextExpectedVersion: 1, alreadyApplied: true });
+    expect(await db.query('select stream from after_append where stream = $1', [stream])).toEqual([{ stream }]);
     expect(await readStream(db, stream)).toHaveLength(1);
   });
 
@@ -155,7 +190,65 @@ describe('event store (contract)', () => {
 
     releaseSlow();
     await slow;
-    await drain();
-    expect(seen.sort()).toEqual(['Fast', 'Slow']);
+    // Other transactions of this database (autovacuum, say) may still hold the horizon back for a moment:
+    // wait for it, bounded. A reader that had skipped the slow event would never see it.
+    await expect
+      .poll(async () => {
+        await drain();
+        return [...seen].sort();
+      }, { timeout: 30_000, interval: 50 })
+      .toEqual(['Fast', 'Slow']);
+  });
+
+  it('is not held back by a long writing transaction in another database, and still never skips a late commit here', async () => {
+    const other = await createTestDatabase('es_other');
+    const elsewhere = new pg.Client({ connectionString: other.url });
+    await elsewhere.connect();
+    try {
+      // A writing transaction in another database of the same server, open for the whole test (its xid is
+      // older than every event below, so a cluster-wide horizon would hold them all back).
+      await elsewhere.query('begin');
+      await elsewhere.query('select pg_current_xact_id()');
+
+      const stream = `elsewhere-${randomUUID()}`;
+      let checkpoint = START;
+      const seen: string[] = [];
+      const drain = async () => {
+        for (;;) {
+          const batch = await readAll(db, checkpoint, 1000);
+          if (!batch.length) return [...seen].sort();
+          for (const e of batch) if (e.streamName.startsWith(stream)) seen.push(e.type);
+          const last = batch[batch.length - 1]!;
+          checkpoint = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+        }
+      };
+
+      await db.transaction((tx) => appendToStream(tx, stream, [{ type: 'Before', data: {} }]));
+      await expect.poll(drain, { timeout: 10_000, interval: 50 }).toEqual(['Before']);
+
+      let releaseSlow!: () => void;
+      const slowMayCommit = new Promise<void>((r) => (releaseSlow = r));
+      let slowInserted!: () => void;
+      const slowHasInserted = new Promise<void>((r) => (slowInserted = r));
+      const slow = db.transaction(async (tx) => {
+        await appendToStream(tx, `${stream}-slow`, [{ type: 'Slow', data: {} }]);
+        slowInserted();
+        await slowMayCommit;
+      });
+      await slowHasInserted;
+      await db.transaction((tx) => appendToStream(tx, `${stream}-fast`, [{ type: 'Fast', data: {} }]));
+      // The running transaction of THIS database still holds the committed fast event back.
+      expect(await drain()).toEqual(['Before']);
+
+      releaseSlow();
+      await slow;
+      await expect.poll(drain, { timeout: 10_000, interval: 50 }).toEqual(['Before', 'Fast', 'Slow']);
+      // The other database's transaction was open throughout.
+      expect((await elsewhere.query<{ open: boolean }>("select pg_current_xact_id_if_assigned() is not null as open")).rows).toEqual([{ open: true }]);
+    } finally {
+      await elsewhere.query('rollback').catch(() => undefined);
+      await elsewhere.end();
+      await other.drop();
+    }
   });
 });

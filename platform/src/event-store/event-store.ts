@@ -189,22 +189,70 @@ export async function readStream(db: SqlClient, streamName: string, afterPositio
 }
 
 /**
+ * How far a global reader may read: only transactions below the horizon are read, and no transaction below it
+ * can still add events to this database.
+ * - `'database'` (default): the oldest transaction still running that may belong to this database. Taken from
+ *   the statement's own snapshot (`pg_current_snapshot()`: its xmax and its list of running xids), minus the
+ *   running xids `pg_stat_activity` places in another database. An xid is dropped only on that positive
+ *   evidence: a prepared transaction, a backend that ended after the snapshot, or one whose database is not
+ *   shown still holds the reader back (it delays, never skips). A transaction elsewhere on the server never
+ *   delays this database's readers.
+ * - `'cluster'`: `pg_snapshot_xmin`, the oldest transaction running anywhere on the server. Also correct, but
+ *   one long transaction in any database holds every reader back; kept as the relay bench's baseline.
+ */
+export type ReadHorizon = 'database' | 'cluster';
+
+const HORIZON_SQL: Record<ReadHorizon, string> = {
+  // pg_stat_activity is read during execution, after the statement's snapshot was taken (outside a transaction
+  // block, as the relay calls it): a backend slot reused by a new transaction while it is read can only show an
+  // xid newer than the snapshot, which is not in its xip list. A backend's database never changes, so an xid
+  // seen in another database cannot write here. The reader's own transaction (absent from its xip) counts too.
+  database: `(select least(
+      pg_snapshot_xmax(s.snap),
+      (select min(x) from pg_snapshot_xip(s.snap) as x
+        where not exists (
+          select 1 from pg_stat_activity a
+          where a.backend_xid = x::xid
+            and a.datid <> (select oid from pg_database where datname = current_database()))),
+      pg_current_xact_id_if_assigned())
+    from (select pg_current_snapshot() as snap) s)`,
+  cluster: 'pg_snapshot_xmin(pg_current_snapshot())',
+};
+
+/**
  * Reads events of all streams after a checkpoint, in (transaction id, position) order (numeric: the ORDER BY
  * names the table's columns, not the selected text ones, or '10' would sort before '9' and a limited read
- * could pass over events for good), and only from
- * transactions older than every transaction still running. A transaction that commits late therefore
- * can never land behind a checkpoint a reader has already passed.
+ * could pass over events for good), and only from transactions below the horizon (see `ReadHorizon`): every transaction of this database below it has ended.
+ * A transaction that commits late therefore can never land behind a checkpoint a reader has already passed.
+ * Call it outside a transaction block, as the relay does.
  */
-export async function readAll(db: SqlClient, after: GlobalCheckpoint, limit = 500): Promise<RecordedEvent[]> {
+export async function readAll(
+  db: SqlClient,
+  after: GlobalCheckpoint,
+  limit = 500,
+  horizon: ReadHorizon = 'database',
+): Promise<RecordedEvent[]> {
   const rows = await db.query<EventRow>(
     `select ${COLUMNS} from es_events
      where (transaction_id, global_position) > ($1::xid8, $2::bigint)
-       and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       and transaction_id < ${HORIZON_SQL[horizon]}
      order by es_events.transaction_id, es_events.global_position
      limit $3`,
     [after.transactionId, after.globalPosition, limit],
   );
   return rows.map(toRecorded);
+}
+
+/**
+ * Whether committed events after a checkpoint exist. True while `readAll` returns nothing means they wait
+ * behind the horizon (a running transaction of this database).
+ */
+export async function hasEventsAfter(db: SqlClient, after: GlobalCheckpoint): Promise<boolean> {
+  const [row] = await db.query<{ pending: boolean }>(
+    'select exists (select 1 from es_events where (transaction_id, global_position) > ($1::xid8, $2::bigint)) as pending',
+    [after.transactionId, after.globalPosition],
+  );
+  return row?.pending ?? false;
 }
 
 export async function loadCheckpoint(db: SqlClient, name: string): Promise<GlobalCheckpoint> {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../db/database.js';
 import { createLogger } from '../logging/logger.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
-import { type Job, runJob } from './job-runner.js';
+import { type Job, JobScheduler, runJob } from './job-runner.js';
 
 describe('runJob', () => {
   let db!: Db;
@@ -34,5 +34,23 @@ describe('runJob', () => {
     const first = await runJob(db, job, [], logger);
     expect(first.status).toBe('failed');
     expect((await runJob(db, job, [], logger)).status).toBe('failed');
+  });
+
+  it('runs a scheduled job once at start only when asked, then on its schedule', async () => {
+    // A clock just past a minute: the next scheduled run is a minute away, far beyond this test.
+    const now = () => new Date('2026-11-22T10:00:00.001Z');
+    const runs: string[] = [];
+    const job = (name: string): Job => ({
+      name,
+      async run() {
+        runs.push(name);
+        return { fetched: 0, changed: 0, skipped: 0 };
+      },
+    });
+    const scheduler = new JobScheduler(db, logger, now);
+    scheduler.schedule(job('test:at-start'), [], { everyMinutes: 1 }, { atStart: true });
+    scheduler.schedule(job('test:on-schedule'), [], { everyMinutes: 1 });
+    await scheduler.stop();
+    expect(runs).toEqual(['test:at-start']);
   });
 });

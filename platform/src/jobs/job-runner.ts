@@ -86,23 +86,30 @@ export class JobScheduler {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  schedule(job: Job, args: string[] = [], schedule = job.schedule): void {
+  /**
+   * Runs `job` with `args` at every time of `schedule`; with `atStart`, also once right away (rates that
+   * move every minute should not wait up to a minute after a start to be fresh).
+   */
+  schedule(job: Job, args: string[] = [], schedule = job.schedule, opts: { atStart?: boolean } = {}): void {
     if (!schedule) throw new Error(`job ${job.name} has no schedule`);
     const key = `${job.name} ${args.join(' ')}`;
+    const fire = () => {
+      if (this.stopped || this.running.has(key)) return;
+      const p = runJob(this.db, job, args, this.logger).finally(() => this.running.delete(key));
+      this.running.set(key, p);
+    };
     const arm = () => {
       if (this.stopped) return;
       const at = nextRun(schedule, this.now());
       const t = setTimeout(() => {
         this.timers.delete(t);
-        if (!this.running.has(key)) {
-          const p = runJob(this.db, job, args, this.logger).finally(() => this.running.delete(key));
-          this.running.set(key, p);
-        }
+        fire();
         arm();
       }, Math.max(0, at.getTime() - this.now().getTime()));
       t.unref?.();
       this.timers.add(t);
     };
+    if (opts.atStart) fire();
     arm();
   }
 

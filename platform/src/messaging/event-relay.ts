@@ -2,7 +2,7 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import { CORRELATION_HEADER, type BusEvent } from '@invest/contracts';
 import pg from 'pg';
 import type { Db } from '../db/database.js';
-import { loadCheckpoint, readAll, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
+import { hasEventsAfter, loadCheckpoint, readAll, type ReadHorizon, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
 import { busSubject } from './bus-prefix.js';
@@ -18,6 +18,10 @@ export interface EventRelayOptions {
   batchSize?: number;
   /** Fallback poll interval; commits also wake the relay through LISTEN/NOTIFY. */
   pollMs?: number;
+  /** Which running transactions hold the relay back (see `readAll`); `'database'` unless a bench compares. */
+  horizon?: ReadHorizon;
+  /** Test hook: runs each time the relay has published what it could read and starts waiting. */
+  onIdle?(): void;
 }
 
 /** The bus form of a recorded event. */
@@ -43,6 +47,8 @@ export class EventRelay {
   private wake: (() => void) | undefined;
   /** Set by a notification that arrives while a batch is being published. */
   private dirty = false;
+  /** Passes in a row that ended with events waiting behind the horizon. */
+  private blocked = 0;
   private listener: pg.Client | undefined;
   private loop: Promise<void> | undefined;
 
@@ -54,8 +60,13 @@ export class EventRelay {
     let published = 0;
     for (;;) {
       const checkpoint = await loadCheckpoint(db, name);
-      const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200);
-      if (batch.length === 0) return published;
+      const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200, this.opts.horizon);
+      if (batch.length === 0) {
+        // Committed events held back by a running transaction: that transaction's end sends no notification
+        // unless it wrote events itself, so look again soon rather than at the next poll.
+        this.blocked = (await hasEventsAfter(db, checkpoint)) ? this.blocked + 1 : 0;
+        return published;
+      }
       // Publish the batch concurrently (JetStream keeps per-publisher order), then await every ack.
       const acks = batch.map((event) => {
         const subject = subjectFor(event);
@@ -104,8 +115,14 @@ export class EventRelay {
         failures++;
         this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
       }
-      const delay = failures ? Math.min(30_000, 250 * 2 ** failures) : (this.opts.pollMs ?? 1000);
+      const pollMs = this.opts.pollMs ?? 1000;
+      const delay = failures
+        ? Math.min(30_000, 250 * 2 ** failures)
+        : this.blocked
+          ? Math.min(pollMs, 10 * 2 ** Math.min(this.blocked, 10))
+          : pollMs;
       if (this.dirty && !failures) continue;
+      this.opts.onIdle?.();
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
         this.wake = () => {

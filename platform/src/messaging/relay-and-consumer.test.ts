@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { type Db, openDatabase } from '../db/database.js';
 import { appendToStream } from '../event-store/event-store.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
@@ -64,13 +65,26 @@ describe('relay and durable consumer (contract)', () => {
     expect(await streamMessages()).toBe(2);
   });
 
-  it('wakes on commit when running continuously', async () => {
-    const r = relay();
+  it('wakes on commit (LISTEN es_events) when running continuously', async () => {
+    // A poll interval far beyond the wait: only the commit notification can bring the event out in time.
+    let idle!: () => void;
+    const firstIdle = new Promise<void>((r) => (idle = r));
+    const r = new EventRelay({
+      db,
+      bus,
+      name: 'market-relay',
+      logger,
+      subjectFor: (e) => `market.events.${e.type}`,
+      pollMs: 10 * 60_000,
+      onIdle: () => idle(),
+    });
     await r.start();
     try {
+      // Record only once the relay has drained and sleeps, so its first pass cannot pick the event up.
+      await firstIdle;
       const before = await streamMessages();
       await record(3);
-      await expect.poll(streamMessages, { timeout: 20_000, interval: 50 }).toBe(before + 1);
+      await expect.poll(streamMessages, { timeout: 15_000, interval: 50 }).toBe(before + 1);
     } finally {
       await r.stop();
     }
@@ -144,6 +158,42 @@ describe('relay and durable consumer (contract)', () => {
       expect(dupes).toEqual([]);
     } finally {
       await healthy.stop();
+    }
+  });
+
+  it('publishes an event held back by a running transaction soon after that transaction ends, not at the next poll', async () => {
+    let idles = 0;
+    const r = new EventRelay({
+      db,
+      bus,
+      name: 'market-relay',
+      logger,
+      subjectFor: (e) => `market.events.${e.type}`,
+      pollMs: 10 * 60_000,
+      onIdle: () => idles++,
+    });
+    // A transaction of this database with an xid older than the event: it holds the event back, and its
+    // commit notifies nobody (it writes no event).
+    const blocker = new pg.Client({ connectionString: db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select pg_current_xact_id()');
+      await r.start();
+      await expect.poll(() => idles, { timeout: 10_000 }).toBeGreaterThan(0);
+      const before = await streamMessages();
+      const idlesBefore = idles;
+      await record(5);
+      // The commit's notification woke the relay, which found the event behind the horizon.
+      await expect.poll(() => idles, { timeout: 10_000 }).toBeGreaterThan(idlesBefore);
+      expect(await streamMessages()).toBe(before);
+
+      await blocker.query('commit');
+      await expect.poll(streamMessages, { timeout: 15_000, interval: 50 }).toBe(before + 1);
+    } finally {
+      await blocker.query('rollback').catch(() => undefined);
+      await blocker.end();
+      await r.stop();
     }
   });
 });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type ClientProxy, ClientProxyFactory, NatsRecordBuilder, Transport } from '@nestjs/microservices';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
-import { CORRELATION_HEADER, ErrorCode, type RequestMeta } from '@invest/contracts';
+import { CORRELATION_HEADER, ErrorCode, RequestOutcome, type RequestMeta } from '@invest/contracts';
 import { type Observable, TimeoutError, catchError, throwError, timeout } from 'rxjs';
+import { deadlinePassed } from '../context/deadline.js';
 import { currentContext } from '../context/request-context.js';
 import { busSubject } from '../messaging/bus-prefix.js';
 import { ServiceError } from './service-error.js';
@@ -24,8 +25,11 @@ export function natsClientOptions(natsUrl: string, name: string) {
 }
 
 /**
- * Sends NATS requests to services: wraps the payload with `meta` (user, correlation id), sets the
+ * Sends NATS requests to services: wraps the payload with `meta` (user, correlation id, deadline), sets the
  * correlation header, bounds the wait, and turns replies that are errors into ServiceError.
+ *
+ * `meta.deadline` is when this client stops waiting (now + timeout); a call made while handling a request
+ * with a deadline (a service asking another) inherits the earlier of the two, and waits no longer than it.
  */
 export class RpcClient {
   constructor(
@@ -55,12 +59,16 @@ export class RpcClient {
    * an inbox for every call; replies that are streams use `stream()`.
    */
   async request<T>(subject: string, data: unknown, opts: RpcCallOptions = {}): Promise<T> {
-    const { meta, headers } = this.envelope(opts);
-    const ms = opts.timeoutMs ?? this.defaultTimeoutMs;
+    const now = Date.now();
+    const inherited = currentContext()?.deadline;
+    // The request being handled is past its deadline: its own work will not commit, so asking further is pointless.
+    if (deadlinePassed(inherited, now)) throw ServiceError.unavailable("The request's deadline has passed.", RequestOutcome.NotDone);
+    const ms = Math.max(1, Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited === undefined ? Infinity : inherited - now));
+    const { meta, headers } = this.envelope(opts, now + ms);
     const service = subject.split('.')[0] ?? subject;
     const target = busSubject(this.busPrefix, subject);
     // After close() (shutdown) a late request must not open a new connection that nothing would close.
-    if (this.closed) throw ServiceError.unavailable(`The ${service} service is not available.`);
+    if (this.closed) throw ServiceError.unavailable(`The ${service} service is not available.`, RequestOutcome.NotDone);
     try {
       // A connection that was closed (by close(), or one that gave up reconnecting) is never used again.
       if (!this.nc || this.nc.isClosed()) this.nc = await this.connectNats();
@@ -69,7 +77,7 @@ export class RpcClient {
         headers,
       });
       const packet = reply.json<{ response?: T; err?: unknown }>();
-      if (packet.err !== undefined && packet.err !== null) throw toServiceError(packet.err, service, ms);
+      if (packet.err !== undefined && packet.err !== null) throw answeredError(toServiceError(packet.err, service, ms));
       return packet.response as T;
     } catch (err) {
       throw toServiceError(err, service, ms);
@@ -83,13 +91,14 @@ export class RpcClient {
     return this.proxy.unwrap<NatsConnection>();
   }
 
-  private envelope(opts: RpcCallOptions): { meta: RequestMeta; headers: MsgHdrs } {
+  private envelope(opts: RpcCallOptions, deadline?: number): { meta: RequestMeta; headers: MsgHdrs } {
     const ctx = currentContext();
     const userId = opts.userId ?? ctx?.userId;
     const meta: RequestMeta = {
       correlationId: ctx?.correlationId ?? randomUUID(),
       ...(userId ? { userId } : {}),
       ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+      ...(deadline !== undefined ? { deadline } : {}),
     };
     const headers = natsHeaders();
     headers.set(CORRELATION_HEADER, meta.correlationId);
@@ -109,19 +118,35 @@ export class RpcClient {
   }
 }
 
+/**
+ * An error the service answered with. A handler commits its work last, so an error answer means this request
+ * was not carried out, even when the cause was the service's own call to another service timing out
+ * (`unknown` there is about that inner request).
+ */
+function answeredError(err: ServiceError): ServiceError {
+  if (err.code !== ErrorCode.Unavailable || err.outcome === RequestOutcome.NotDone) return err;
+  return new ServiceError(err.code, err.message, err.errors, { ...err.extra, outcome: RequestOutcome.NotDone });
+}
+
 function toServiceError(err: unknown, service: string, ms: number): ServiceError {
   if (err instanceof ServiceError) return err;
   const name = err instanceof Error ? err.name : '';
   if (err instanceof TimeoutError || name === 'TimeoutError' || (err instanceof Error && err.cause instanceof Error && err.cause.name === 'TimeoutError')) {
-    return ServiceError.unavailable(`The ${service} service did not answer within ${ms} ms.`);
+    // The request may be running, or may have committed just before the deadline with its reply still on the way.
+    return ServiceError.unavailable(`The ${service} service did not answer within ${ms} ms.`, RequestOutcome.Unknown);
   }
   const fromRpc = ServiceError.fromRpc(err);
   if (fromRpc) return fromRpc;
   const text = err instanceof Error ? err.message : typeof err === 'object' && err && 'message' in err ? String(err.message) : String(err);
   // nats.js v3 reports a refused connection as `ConnectionError: connection refused`; Nest's client
   // fails pending requests with "Connection closed" when the connection goes away.
-  if (name === 'ConnectionError' || name === 'NoRespondersError' || (err as { isNoResponders?: () => boolean }).isNoResponders?.() || /no subscribers|no responders|connection[ _]refused|connection closed|closed connection|disconnect/i.test(text)) {
-    return ServiceError.unavailable(`The ${service} service is not available.`);
+  if (name === 'NoRespondersError' || (err as { isNoResponders?: () => boolean }).isNoResponders?.() || /no subscribers|no responders|connection[ _]refused/i.test(text)) {
+    // Nobody received the request.
+    return ServiceError.unavailable(`The ${service} service is not available.`, RequestOutcome.NotDone);
+  }
+  if (name === 'ConnectionError' || /connection closed|closed connection|disconnect/i.test(text)) {
+    // The connection went away, perhaps after the request was delivered.
+    return ServiceError.unavailable(`The ${service} service is not available.`, RequestOutcome.Unknown);
   }
   return new ServiceError(ErrorCode.Internal, 'Internal error.');
 }

@@ -10,8 +10,9 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type MicroserviceOptions, type NatsContext, ServerNats } from '@nestjs/microservices';
-import { CORRELATION_HEADER, ErrorCode, type RequestMeta, type RpcError } from '@invest/contracts';
+import { CORRELATION_HEADER, ErrorCode, RequestOutcome, type RequestMeta, type RpcError } from '@invest/contracts';
 import { Observable, throwError } from 'rxjs';
+import { deadlinePassed } from '../context/deadline.js';
 import { runWithContext } from '../context/request-context.js';
 import { type Logger, PinoNestLogger } from '../logging/logger.js';
 import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
@@ -19,8 +20,9 @@ import { busSubject } from '../messaging/bus-prefix.js';
 import { ServiceError } from './service-error.js';
 
 /**
- * Runs each NATS request inside a request context (correlation id from the header, else the envelope)
- * and logs its outcome, so every log line of the handler carries the correlation id.
+ * Runs each NATS request inside a request context (correlation id from the header, else the envelope, and the
+ * caller's deadline) and logs its outcome, so every log line of the handler carries the correlation id. A
+ * request whose deadline has passed (it waited in a queue, or the process was paused) is not started.
  */
 export class RpcContextInterceptor implements NestInterceptor {
   constructor(private readonly logger: Logger) {}
@@ -33,9 +35,16 @@ export class RpcContextInterceptor implements NestInterceptor {
     const headers = natsCtx.getHeaders?.() as { get(k: string): string } | undefined;
     const correlationId = headers?.get(CORRELATION_HEADER) || data?.meta?.correlationId || randomUUID();
     const userId = data?.meta?.userId;
+    const rawDeadline = data?.meta?.deadline;
+    const deadline = typeof rawDeadline === 'number' && Number.isFinite(rawDeadline) ? rawDeadline : undefined;
     const subject = natsCtx.getSubject();
     return new Observable((subscriber) =>
-      runWithContext({ correlationId, ...(userId ? { userId } : {}) }, () => {
+      runWithContext({ correlationId, ...(userId ? { userId } : {}), ...(deadline !== undefined ? { deadline } : {}) }, () => {
+        if (deadlinePassed(deadline)) {
+          this.logger.warn({ subject, deadline: new Date(deadline!).toISOString(), lateMs: Date.now() - deadline! }, 'rpc deadline passed before start; not started');
+          subscriber.error(ServiceError.unavailable('The request reached the service after its deadline; it was not started.', RequestOutcome.NotDone));
+          return;
+        }
         const started = performance.now();
         const sub = next.handle().subscribe({
           next: (v) => subscriber.next(v),

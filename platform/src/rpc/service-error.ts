@@ -1,4 +1,4 @@
-import { ErrorCode, rpcErrorSchema, type RpcError } from '@invest/contracts';
+import { ErrorCode, type RequestOutcome, rpcErrorSchema, type RpcError } from '@invest/contracts';
 import type { z } from 'zod';
 
 /** A failure a service reports on purpose; crosses NATS as an RpcError and becomes an HTTP error at the gateway. */
@@ -41,8 +41,15 @@ export class ServiceError extends Error {
     return new ServiceError(ErrorCode.Conflict, message, undefined, extra);
   }
 
-  static unavailable(message: string): ServiceError {
-    return new ServiceError(ErrorCode.Unavailable, message);
+  /** `outcome` (sent as `extra.outcome`): whether the request may have taken effect (see RequestOutcome). */
+  static unavailable(message: string, outcome?: RequestOutcome): ServiceError {
+    return new ServiceError(ErrorCode.Unavailable, message, undefined, outcome ? { outcome } : undefined);
+  }
+
+  /** The `extra.outcome` of an `unavailable` error, when it says. */
+  get outcome(): RequestOutcome | undefined {
+    const o = this.extra?.outcome;
+    return o === 'unknown' || o === 'not_done' ? o : undefined;
   }
 }
 

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -22,10 +23,7 @@ const PROJECT_NODE = fileURLToPath(new URL('../../../node_modules/.bin/node', im
  */
 export function runSourceMain(entry: string, env: Record<string, string>, timeoutMs = 30_000, args: readonly string[] = []): Promise<ProcessOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(existsSync(PROJECT_NODE) ? PROJECT_NODE : process.execPath, ['--conditions=development', '--import', HOOKS, entry, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnSourceMain(entry, env, args);
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -40,5 +38,16 @@ export function runSourceMain(entry: string, env: Record<string, string>, timeou
       clearTimeout(timer);
       resolve({ code, timedOut, stdout, stderr });
     });
+  });
+}
+
+/**
+ * Starts a TypeScript entry point as a real Node process from source, as `runSourceMain` does, and returns it
+ * running (stdout and stderr piped), for tests that act on a live process (signals, SIGSTOP). The caller stops it.
+ */
+export function spawnSourceMain(entry: string, env: Record<string, string>, args: readonly string[] = []): ChildProcessByStdio<null, Readable, Readable> {
+  return spawn(existsSync(PROJECT_NODE) ? PROJECT_NODE : process.execPath, ['--conditions=development', '--import', HOOKS, entry, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

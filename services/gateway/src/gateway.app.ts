@@ -4,16 +4,24 @@ import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
-import { type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
+import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
+import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
+import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { GatewayModule } from './gateway.module.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
+import { capConnections, slowClientOptions } from './http/server-limits.js';
+import { installRequestCharsetHook } from './validation/request-charset.hook.js';
+import { installDecimalReplySerializer } from './http/exact-json.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
-export type GatewayAppOptions = Partial<GatewayConfig> & {
+export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
+  /** Any of the HTTP server limits; the rest keep their defaults. */
+  http?: Partial<GatewayConfig['http']>;
   natsUrl: string;
   /** Defaults to a `gateway` pino logger at `logLevel`. */
   logger?: Logger;
@@ -41,7 +49,7 @@ export const gatewayDefaults: GatewayConfig = loadGatewayConfig({});
  */
 export async function createGatewayApp(opts: GatewayAppOptions): Promise<GatewayApp> {
   const { logger: givenLogger, shutdownGraceMs = 5000, ...overrides } = opts;
-  const config: GatewayConfig = { ...gatewayDefaults, ...overrides };
+  const config: GatewayConfig = { ...gatewayDefaults, ...overrides, http: { ...gatewayDefaults.http, ...overrides.http } };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
   const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(config.natsUrl, 'gateway') });
@@ -49,13 +57,33 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
 
-  const adapter = new FastifyAdapter({ logger: false, bodyLimit: config.bodyLimitBytes, frameworkErrors: frameworkErrorHandler(logger) });
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: config.bodyLimitBytes,
+    frameworkErrors: frameworkErrorHandler(logger),
+    // Fastify's own 503 while closing has its own shape and no request id; the hook below answers instead.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(logger),
+    ...slowClientOptions(config.http),
+  });
+  capConnections(adapter.getInstance().server, config.http, logger);
+  answerUnmetExpectations(adapter.getInstance().server, logger);
   installRequestContextHooks(adapter.getInstance(), logger);
+  installRequestCharsetHook(adapter.getInstance(), RAW_BODY_PATH_PREFIX);
+  let closing: Promise<void> | undefined;
+  // A request that arrives on an open connection while the gateway closes gets a Laravel-shaped 503 and the
+  // connection is closed; a load balancer sends it elsewhere.
+  adapter.getInstance().addHook('onRequest', (_request, reply, done) => {
+    if (closing === undefined) return done();
+    void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
+  });
+  installDecimalReplySerializer(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
+  // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
   await setupOpenApi(app);
 
@@ -67,7 +95,6 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   }
   await app.init();
 
-  let closing: Promise<void> | undefined;
   return {
     app,
     config,
@@ -75,6 +102,12 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     rpc,
     async listen(port = config.port, host = config.host) {
       await app.listen({ port, host });
+      if (config.auth.jwtSecret === DEV_JWT_SECRET && !isLoopback(host)) {
+        logger.warn(
+          { host },
+          'the development JWT secret is in use on a non-loopback address: anyone who can reach this port can mint a token for any user. Set AUTH_JWT_SECRET, or HOST=127.0.0.1',
+        );
+      }
       const address = app.getHttpServer().address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -97,4 +130,9 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
       return closing;
     },
   };
+}
+
+/** Whether a listen address is reachable from this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

@@ -14,8 +14,11 @@ import { type FullStack, startFullStack } from './support/full-stack.js';
 
 const SECRET = 'statistics-e2e-secret-0123456789-0123456789';
 const ALICE = `alice-${randomUUID()}`;
-/** The portfolios service's clock: the valuation date (terminal XIRR flow) is 2025-01-01. */
-const NOW = new Date('2025-01-01T09:00:00Z');
+/**
+ * The portfolios service's clock: today is 2025-01-01 in UTC (the valuation date, terminal XIRR flow) and already
+ * 2025-01-02 in Moscow (00:30), so a deal may be dated 2025-01-02.
+ */
+const NOW = new Date('2025-01-01T21:30:00Z');
 
 let portfolios: PortfoliosApp;
 let bus: Bus;
@@ -34,6 +37,7 @@ async function api<T = any>(method: string, path: string, body?: unknown): Promi
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
 
+/** The statistics as the contract reads them: money and quantities as exact decimal text (JSON numbers over HTTP). */
 const statistics = async (portfolioId: number): Promise<GetStatisticsReply> => {
   const r = await api<GetStatisticsReply>('GET', `/api/portfolios/${portfolioId}/statistics`);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -83,7 +87,7 @@ let stack: FullStack;
 beforeAll(async () => {
   stack = await startFullStack({
     name: 'gwst',
-    tickers: ['SBER', 'GAZP', 'LKOH'],
+    tickers: ['SBER', 'GAZP', 'LKOH', 'YNDX'],
     portfolios: { clock: () => NOW },
     gateway: { auth: { jwtSecret: SECRET }, readyServices: ['portfolios'] },
   });
@@ -123,19 +127,19 @@ describe('statistics: worked example', () => {
     expect(sber).toMatchObject({
       type: 'share',
       symbol: '₽',
-      totalQuantity: 15,
+      totalQuantity: '15',
       currentPrice: 280,
-      currentNetworth: 4200,
-      currentIncome: 300,
-      spent: 3900,
-      fixed: 200,
-      accruals: 499.5,
-      expenses: 0,
-      commissions: 13,
-      taxes: 65,
-      averageWeightedPrice: 260,
+      currentNetworth: '4200',
+      currentIncome: '300',
+      spent: '3900',
+      fixed: '200',
+      accruals: '499.5',
+      expenses: '0',
+      commissions: '13',
+      taxes: '65',
+      averageWeightedPrice: '260',
       price_change_percentage_24h: 2,
-      totalIncome: 921.5,
+      totalIncome: '921.5',
       dealsCount: 5,
     });
     expect(sber!.title).toMatch(/Сбербанк/i);
@@ -147,19 +151,19 @@ describe('statistics: worked example', () => {
     // 100 x 160 = 16000 (average 160); now 100 x 150 = 15000 -> -1000; fee 50; commission 10.
     // Total income -1000 - 50 - 10 = -1060.
     expect(stats.data.tickers.find((t) => t.ticker === 'GAZP')).toMatchObject({
-      totalQuantity: 100,
+      totalQuantity: '100',
       currentPrice: 150,
-      currentNetworth: 15000,
-      currentIncome: -1000,
-      spent: 16000,
-      fixed: 0,
-      accruals: 0,
-      expenses: 50,
-      commissions: 10,
-      taxes: 0,
-      averageWeightedPrice: 160,
+      currentNetworth: '15000',
+      currentIncome: '-1000',
+      spent: '16000',
+      fixed: '0',
+      accruals: '0',
+      expenses: '50',
+      commissions: '10',
+      taxes: '0',
+      averageWeightedPrice: '160',
       price_change_percentage_24h: -1,
-      totalIncome: -1060,
+      totalIncome: '-1060',
       weight: 78.125,
     });
     // Largest position first.
@@ -169,16 +173,16 @@ describe('statistics: worked example', () => {
   it('totals', () => {
     expect(stats.data.totals).toMatchObject({
       currency: 'RUB',
-      totalSpent: 19900, // 3900 + 16000
-      totalCurrentNetworth: 19200, // 4200 + 15000
-      totalCurrentIncome: -700, // 300 - 1000
-      totalFixed: 200,
-      totalAccruals: 499.5,
-      totalExpenses: 50,
-      totalCommissions: 23, // 13 + 10
-      totalTaxes: 65,
-      totalIncome: -138.5, // -700 + 200 + 499.5 - 50 - 23 - 65
-      totalInvested: 21200, // 2500 + 2700 + 16000
+      totalSpent: '19900', // 3900 + 16000
+      totalCurrentNetworth: '19200', // 4200 + 15000
+      totalCurrentIncome: '-700', // 300 - 1000
+      totalFixed: '200',
+      totalAccruals: '499.5',
+      totalExpenses: '50',
+      totalCommissions: '23', // 13 + 10
+      totalTaxes: '65',
+      totalIncome: '-138.5', // -700 + 200 + 499.5 - 50 - 23 - 65
+      totalInvested: '21200', // 2500 + 2700 + 16000
       positionsCount: 2,
       closedPositionsCount: 0,
       dealsCount: 7,
@@ -189,7 +193,7 @@ describe('statistics: worked example', () => {
     // -138.5 / 21200 x 100
     expect(stats.data.totals.totalIncomePercentage).toBeCloseTo(-0.6533, 3);
     // SBER 4200 - 4200 / 1.02 = 82.3529; GAZP 15000 - 15000 / 0.99 = -151.5152; sum -69.1622.
-    expect(stats.data.totals.change24h).toBeCloseTo(-69.1622, 3);
+    expect(Number(stats.data.totals.change24h)).toBeCloseTo(-69.1622, 3);
     // -69.1622 / (19200 + 69.1622) x 100
     expect(stats.data.totals.changePercentage24h).toBeCloseTo(-0.3589, 3);
   });
@@ -219,10 +223,10 @@ describe('statistics: worked example', () => {
       concentrationScore: 65.82, // 100 x HHI
       diversificationScore: 23.93, // 100 x 0.7 x (1 - 0.658203125) = 23.9258
       largestPositionWeight: 78.125,
-      assetClasses: [{ type: 'share', value: 19200, weight: 100, positionsCount: 2 }],
+      assetClasses: [{ type: 'share', value: '19200', weight: 100, positionsCount: 2 }],
       topPositions: [
-        { ticker: 'GAZP', type: 'share', value: 15000, weight: 78.125 },
-        { ticker: 'SBER', type: 'share', value: 4200, weight: 21.875 },
+        { ticker: 'GAZP', type: 'share', value: '15000', weight: 78.125 },
+        { ticker: 'SBER', type: 'share', value: '4200', weight: 21.875 },
       ],
     });
     expect(stats.data.health.herfindahlIndex).toBeCloseTo(0.658203, 5);
@@ -239,8 +243,45 @@ describe('statistics: worked example', () => {
     const empty = (await api('POST', '/api/portfolios', { name: 'Empty', currency_code: 'RUB' })).body.data.id;
     const e = await statistics(empty);
     expect(e.data.tickers).toEqual([]);
-    expect(e.data.totals).toMatchObject({ totalCurrentNetworth: 0, xirr: null, xirrError: { code: 'no_flows' } });
+    expect(e.data.totals).toMatchObject({ totalCurrentNetworth: '0', xirr: null, xirrError: { code: 'no_flows' } });
     expect(e.data.health.diversificationScore).toBeNull();
+  });
+});
+
+describe('statistics: valuation date and exact money', () => {
+  it('a buy dated tomorrow in UTC (today in Moscow) is valued on its own date: no absurd XIRR', async () => {
+    // Valued on 2025-01-01, before the buy, a 3.4 % loss read as xirr 293047.86 (at 250 instead: no_root).
+    await setPrices({ YNDX: [289.8, 0] });
+    const p = (await api('POST', '/api/portfolios', { name: 'Moscow after midnight', currency_code: 'RUB' })).body.data.id;
+    await deal(p, { type: 'buy', assetable: share('YNDX'), quantity: 1, price: 300, date: '2025-01-02' });
+    const s = await statistics(p);
+    expect(s.data.totals).toMatchObject({ valuationDate: '2025-01-02', totalCurrentIncome: '-10.2', xirr: null, xirrError: { code: 'single_date' } });
+    const cheap = (await api('POST', '/api/portfolios', { name: 'Moscow, cheaper', currency_code: 'RUB' })).body.data.id;
+    await deal(cheap, { type: 'buy', assetable: share('YNDX'), quantity: 1, price: 250, date: '2025-01-02' });
+    expect((await statistics(cheap)).data.totals).toMatchObject({ valuationDate: '2025-01-02', xirr: null, xirrError: { code: 'single_date' } });
+    // With a buy a year earlier as well, the rate is the small loss it is.
+    await deal(p, { type: 'buy', assetable: share('YNDX'), quantity: 1, price: 300, date: '2024-01-02' });
+    const year = await statistics(p);
+    expect(year.data.totals.valuationDate).toBe('2025-01-02');
+    expect(year.data.totals.xirr).toBeLessThan(0);
+    // 600 paid, 579.6 held: 20.4 lost on the 300 held for a year, about -6.8 %.
+    expect(year.data.totals.xirr).toBeGreaterThan(-0.1);
+  });
+
+  it('answers money with exactly its digits: commission 36716396.59, not 36716396.59000001', async () => {
+    await setPrices({ YNDX: [289.8, 0] });
+    const p = (await api('POST', '/api/portfolios', { name: 'Exact statistics', currency_code: 'RUB' })).body.data.id;
+    await deal(p, { type: 'buy', assetable: share('YNDX'), quantity: 1, price: 42290747.88, commission: 36716396.59, date: '2024-06-03' });
+    await deal(p, { type: 'buy', assetable: share('YNDX'), quantity: 0.1, price: 0.2, date: '2024-06-04' });
+    const res = await fetch(new URL(`/api/portfolios/${p}/statistics`, base), { headers: { authorization: `Bearer ${token}` } });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    expect(text).toContain('"commissions":36716396.59,');
+    expect(text).toContain('"totalCommissions":36716396.59,');
+    expect(text).toContain('"totalSpent":42290747.9,');
+    expect(text).toContain('"totalInvested":42290747.9,');
+    expect(text).toContain('"totalQuantity":1.1,');
+    expect(text).toContain('"currentNetworth":318.78,');
   });
 });
 
@@ -265,7 +306,7 @@ describe('statistics caches', () => {
   it('reads hydrated -> state -> computed, and keeps them for 50 seconds and 7 days', async () => {
     const first = await statistics(pid);
     expect(first.meta.source).toBe('computed');
-    expect(first.data.totals.totalCurrentNetworth).toBe(3000);
+    expect(first.data.totals.totalCurrentNetworth).toBe('3000');
     const second = await statistics(pid);
     expect(second.meta.source).toBe('hydrated');
     expect(second.data).toEqual(first.data);
@@ -295,7 +336,7 @@ describe('statistics caches', () => {
     await setPrices({ SBER: [310, 3.3] });
     const after = await statistics(pid);
     expect(after.meta.source).toBe('state');
-    expect(after.data.totals.totalCurrentNetworth).toBe(3100); // 10 x 310
+    expect(after.data.totals.totalCurrentNetworth).toBe('3100'); // 10 x 310
     expect(after.data.tickers[0]!.price_change_percentage_24h).toBe(3.3);
     // A price of an asset the portfolio does not hold changes nothing.
     await setPrices({ LKOH: [7100, 1] });
@@ -311,13 +352,13 @@ describe('statistics caches', () => {
     expect(afterAdd.meta.source).toBe('computed');
     expect(afterAdd.meta.stats_version).toBe(version + 1);
     // 15 x 310; spent 2500 + 1500.
-    expect(afterAdd.data.totals).toMatchObject({ totalCurrentNetworth: 4650, totalSpent: 4000, dealsCount: 2 });
+    expect(afterAdd.data.totals).toMatchObject({ totalCurrentNetworth: '4650', totalSpent: '4000', dealsCount: 2 });
     expect((await statistics(pid)).meta.source).toBe('hydrated');
 
     expect((await api('DELETE', `/api/portfolios/${pid}/deals/${dealId}`)).status).toBe(204);
     const afterDelete = await statistics(pid);
     expect(afterDelete.meta.source).toBe('computed');
-    expect(afterDelete.data.totals).toMatchObject({ totalCurrentNetworth: 3100, totalSpent: 2500, dealsCount: 1 });
+    expect(afterDelete.data.totals).toMatchObject({ totalCurrentNetworth: '3100', totalSpent: '2500', dealsCount: 1 });
   });
 
   it('a rejected deal (oversell) changes nothing: the caches stay valid', async () => {

@@ -27,6 +27,8 @@ const asset: Record<string, number> = {};
 interface Answer<T = any> {
   status: number;
   body: T;
+  /** The body as sent: numbers with more digits than a double holds are checked here. */
+  text: string;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
@@ -36,7 +38,7 @@ async function api<T = any>(method: string, path: string, opts: { as?: string; b
   if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(new URL(path, base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, text };
 }
 
 const share = (ticker: string) => ({ type: 'share', id: asset[ticker] });
@@ -105,7 +107,8 @@ describe('portfolios', () => {
       [{ name: 'X' }, 'currency_code'],
       [{ name: '', currency_code: 'RUB' }, 'name'],
       [{ name: 'x'.repeat(101), currency_code: 'RUB' }, 'name'],
-      [[1, 2], 'name'],
+      // JSON that is not an object is a problem of the whole body.
+      [[1, 2], 'body'],
       // Postgres text cannot hold NUL, nor jsonb a lone surrogate: a 422, not a 500.
       [{ name: 'a\u0000b', currency_code: 'RUB' }, 'name'],
       [{ name: '\ud800', currency_code: 'RUB' }, 'name'],
@@ -197,6 +200,34 @@ describe('deals', () => {
     expect((await api('GET', `/api/portfolios/${pid}/deals?per_page=500`, { as: 'alice' })).status).toBe(422);
   });
 
+  it('answers money and quantities with exactly the digits it was given (no binary noise), as JSON numbers', async () => {
+    const p = (await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Exact', currency_code: 'RUB' } })).body.data.id;
+    const post = (json: string) => api('POST', `/api/portfolios/${p}/deals`, { as: 'alice', raw: json });
+    const lkoh = `{"type":"share","id":${asset.LKOH}}`;
+    // A double would answer amount 42290747.88000001.
+    const noisy = await post(`{"type":"buy","assetable":${lkoh},"quantity":1,"price":42290747.88,"commission":36716396.59,"date":"2024-05-05"}`);
+    expect(noisy.status, noisy.text).toBe(201);
+    expect(noisy.text).toContain('"quantity":1,"price":42290747.88,"commission":36716396.59,"amount":42290747.88,');
+    // More digits than a double holds, in the body and in the answer; amount = quantity x price rounded to 8 places.
+    const long = await post(`{"type":"buy","assetable":${lkoh},"quantity":123456789.12345678,"price":999999999999999.99999999,"date":"2024-05-05"}`);
+    expect(long.status, long.text).toBe(201);
+    expect(long.text).toContain('"quantity":123456789.12345678,"price":999999999999999.99999999,"commission":0,"amount":123456789123456779999998.76543211,');
+    const big = await post(`{"type":"buy","assetable":${lkoh},"quantity":"1","price":1e15,"date":"2024-05-05"}`);
+    expect(big.text).toContain('"quantity":1,"price":1000000000000000,"commission":0,"amount":1000000000000000,');
+    // A decimal string in exponent notation is read as the number it writes, as for a custom asset's price.
+    const exp = await post(`{"type":"buy","assetable":${lkoh},"quantity":"1e3","price":"2.5E-3","date":"2024-05-05"}`);
+    expect(exp.status, exp.text).toBe(201);
+    expect(exp.text).toContain('"quantity":1000,"price":0.0025,"commission":0,"amount":2.5,');
+    // A literal beyond a double (Infinity to JSON.parse) is refused by its value, not taken as some other number.
+    const huge = await post(`{"type":"buy","assetable":${lkoh},"quantity":1e400,"price":1,"date":"2024-05-05"}`);
+    expect(huge.status).toBe(422);
+    expect(huge.body.errors.quantity[0]).toMatch(/may not be greater than/);
+    // The list answers the same digits.
+    const listed = await api('GET', `/api/portfolios/${p}/deals`, { as: 'alice' });
+    expect(listed.text).toContain('"price":999999999999999.99999999');
+    expect(listed.text).toContain('"commission":36716396.59,"amount":42290747.88,');
+  });
+
   const invalid: [string, Record<string, unknown>, string][] = [
     ['an unknown asset', { assetable: { type: 'share', id: 987654321 } }, 'assetable.id'],
     ['an unknown asset type', { assetable: { type: 'stock', id: 1 } }, 'assetable.type'],
@@ -208,6 +239,10 @@ describe('deals', () => {
     ['a non-numeric quantity', { quantity: 'ten' }, 'quantity'],
     ['a negative price', { price: -1 }, 'price'],
     ['a negative commission', { commission: -0.5 }, 'commission'],
+    ['a quantity of 5e-324 (more than 8 decimal places)', { quantity: 5e-324 }, 'quantity'],
+    ['a price with 9 decimal places', { price: '0.123456789' }, 'price'],
+    ['a price above 1e15', { price: 1000000000000000.1 }, 'price'],
+    ['a commission of 1e16 as a string', { commission: '1e16' }, 'commission'],
     ['a date in the future', { date: '2025-01-03' }, 'date'],
     ['a date far in the future', { date: '2099-12-31' }, 'date'],
     ['a date that does not exist', { date: '2024-02-30' }, 'date'],

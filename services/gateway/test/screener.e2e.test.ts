@@ -433,13 +433,15 @@ describe('the screener not running', () => {
   afterAll(() => lonely?.close());
 
   for (const path of ['/api/public/shares', '/api/public/shares/categories', '/api/public/shares/countries']) {
-    it(`${path} -> 503 {message} within a bounded time`, async () => {
+    it(`${path} -> 503 {message, outcome} within a bounded time`, async () => {
       const started = performance.now();
       const res = await fetch(lonelyBase + path);
       const elapsed = performance.now() - started;
       expect(res.status).toBe(503);
       const body = (await res.json()) as Record<string, unknown>;
-      expect(Object.keys(body)).toEqual(['message']);
+      // Nobody listens: nothing was done.
+      expect(Object.keys(body)).toEqual(['message', 'outcome']);
+      expect(body.outcome).toBe('not_done');
       expect(String(body.message)).not.toMatch(/screener|nats|ms\b/i);
       expect(elapsed).toBeLessThan(RPC_TIMEOUT_MS + 1000);
     });

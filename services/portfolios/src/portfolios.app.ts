@@ -23,7 +23,7 @@ import { migrations } from './migrations/index.js';
 import { PortfoliosModule } from './portfolios.module.js';
 import { PortfolioService } from './portfolios/portfolio.service.js';
 import { AssetLookup } from './prices/asset-lookup.service.js';
-import { createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
+import { createAssetUpdatedConsumer, createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
 import { DEFAULT_CACHE_TTL, StatisticsService, type StatisticsCacheTtl } from './statistics/statistics.service.js';
 import { WatchlistService } from './watchlists/watchlist.service.js';
 
@@ -50,13 +50,15 @@ export interface PortfoliosApp {
   bus: Bus;
   relay: EventRelay;
   ratesConsumer: DurableConsumer;
+  /** Keeps the catalog's ticker, name and currency from AssetUpdated. */
+  assetConsumer: DurableConsumer;
   /** Stops the NATS handlers, the consumer and the relay, then closes NATS and the database. */
   close(): Promise<void>;
 }
 
 /**
  * Boots the portfolios service: database (migrations), NATS handlers, the event relay to
- * PORTFOLIOS_EVENTS and the RatesUpdated consumer that keeps the local price table current.
+ * PORTFOLIOS_EVENTS and the RatesUpdated and AssetUpdated consumers that keep the local asset catalog (prices, descriptions) current.
  */
 export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<PortfoliosApp> {
   const logger = opts.logger ?? createLogger('portfolios');
@@ -114,9 +116,12 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     const ratesConsumer = createRatesUpdatedConsumer({ db, bus, logger });
     await ratesConsumer.start();
     cleanup.push(() => ratesConsumer.stop());
+    const assetConsumer = createAssetUpdatedConsumer({ db, bus, logger });
+    await assetConsumer.start();
+    cleanup.push(() => assetConsumer.stop());
 
     logger.info({ busPrefix: opts.busPrefix || undefined }, 'portfolios service started');
-    return { app, db, bus, relay, ratesConsumer, close };
+    return { app, db, bus, relay, ratesConsumer, assetConsumer, close };
   } catch (err) {
     await close();
     throw err;

@@ -91,7 +91,8 @@ describe('portfolios service (NATS)', () => {
       { portfolio_id: portfolioId, type: 'buy', assetable: { type: 'share', id: ids.SBER }, quantity: 10, price: 250, date: '2024-01-10' },
       ALICE,
     );
-    expect(deal.data).toMatchObject({ type: 'buy', quantity: 10, price: 250, commission: 0, amount: 2500, date: '2024-01-10' });
+    // Money and quantities travel as exact decimal text on NATS.
+    expect(deal.data).toMatchObject({ type: 'buy', quantity: '10', price: '250', commission: '0', amount: '2500', date: '2024-01-10' });
     expect(deal.data.asset?.ticker).toBe('SBER');
     const stored = await localAsset('SBER');
     expect(stored?.name).toMatch(/Сбербанк/i);
@@ -132,7 +133,7 @@ describe('portfolios service (NATS)', () => {
     expect(() => getStatisticsReplySchema.parse(first)).not.toThrow();
     expect(first.meta.source).toBe('computed');
     // 10 SBER at 250 now priced at 301.5 (the newer RatesUpdated rate).
-    expect(first.data.tickers[0]).toMatchObject({ ticker: 'SBER', totalQuantity: 10, spent: 2500, currentPrice: 301.5, currentNetworth: 3015, currentIncome: 515 });
+    expect(first.data.tickers[0]).toMatchObject({ ticker: 'SBER', totalQuantity: '10', spent: '2500', currentPrice: 301.5, currentNetworth: '3015', currentIncome: '515' });
     const second = await call<GetStatisticsReply>(Subjects.portfolios.statisticsGet, { portfolio_id: String(portfolioId) }, ALICE);
     expect(second.meta.source).toBe('hydrated');
     expect(second.data).toEqual(first.data);
@@ -147,7 +148,7 @@ describe('portfolios service (NATS)', () => {
     await expect.poll(async () => (await localAsset('SBER'))?.current_rate, { timeout: 5000 }).toBe(320);
     const after = await call<GetStatisticsReply>(Subjects.portfolios.statisticsGet, { portfolio_id: portfolioId }, ALICE);
     expect(after.meta.source).toBe('state');
-    expect(after.data.tickers[0]?.currentNetworth).toBe(3200);
+    expect(after.data.tickers[0]?.currentNetworth).toBe('3200');
   });
 
   it('answers membership of a portfolio (open positions) and a watchlist (items)', async () => {

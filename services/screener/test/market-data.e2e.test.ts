@@ -68,18 +68,15 @@ afterAll(async () => {
 
 type RatesEvent = BusEvent<RatesUpdatedV1>;
 
-/** Every RatesUpdated on MARKET_EVENTS, read back from JetStream. */
-async function published(): Promise<RatesEvent[]> {
+/** The messages of one event type on MARKET_EVENTS (RatesUpdated unless said). */
+async function published<E = RatesEvent>(type = 'RatesUpdated'): Promise<E[]> {
   const stream = streamNameOf(bus, 'market');
   const { state } = await bus.jsm.streams.info(stream);
-  const out: RatesEvent[] = [];
+  const out: E[] = [];
   if (state.messages === 0) return out;
   for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
     const m = await bus.jsm.streams.getMessage(stream, { seq });
-    if (m) {
-      expect(m.subject).toBe(busSubject(busPrefix, eventSubject('market', 'RatesUpdated')));
-      out.push(m.json<RatesEvent>());
-    }
+    if (m?.subject === busSubject(busPrefix, eventSubject('market', type))) out.push(m.json<E>());
   }
   return out;
 }
@@ -455,12 +452,12 @@ describe('custom assets', () => {
       },
       (e: unknown) => e as ServiceError,
     );
-  type Reply = { data: { id: number; ticker: string; current_rate: number; price_change_percentage_24h: number | null; currency: string; description: string | null } };
+  type Reply = { data: { id: number; ticker: string; current_rate: string; price_change_percentage_24h: number | null; currency: string; description: string | null } };
 
   it('creates, lists and reprices for the owner only; a price change publishes RatesUpdated', async () => {
     const before = (await published()).length;
     const created = await call<Reply>(CustomAssetSubjects.create, { name: 'Flat in Kazan', currency: 'rub', price: '8500000', description: 'two rooms' }, ALICE);
-    expect(created.data).toMatchObject({ ticker: 'FLAT-IN-KAZAN', current_rate: 8_500_000, currency: 'RUB', description: 'two rooms', price_change_percentage_24h: null });
+    expect(created.data).toMatchObject({ ticker: 'FLAT-IN-KAZAN', current_rate: '8500000', currency: 'RUB', description: 'two rooms', price_change_percentage_24h: null });
     const id = created.data.id;
     expect((await call<{ data: unknown[] }>(CustomAssetSubjects.list, {}, BOB)).data).toEqual([]);
     expect((await call<{ data: { id: number }[] }>(CustomAssetSubjects.list, {}, ALICE)).data.map((a) => a.id)).toEqual([id]);
@@ -476,9 +473,12 @@ describe('custom assets', () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     await screener.db.query('insert into asset_daily_closes (asset_id, trade_date, close) values ($1, $2, 8000000)', [id, yesterday]);
     const repriced = await call<Reply>(CustomAssetSubjects.update, { id, price: 8_800_000 }, ALICE);
-    expect(repriced.data).toMatchObject({ current_rate: 8_800_000, price_change_percentage_24h: 10 });
-    // A rename alone changes no rate: no event.
+    expect(repriced.data).toMatchObject({ current_rate: '8800000', price_change_percentage_24h: 10 });
+    // A rename alone changes no rate: no RatesUpdated, but an AssetUpdated with the new description.
     await call<Reply>(CustomAssetSubjects.update, { id, name: 'Flat' }, ALICE);
+    await expect
+      .poll(async () => (await published<{ data: unknown }>('AssetUpdated')).map((e) => e.data), { timeout: 5_000, interval: 50 })
+      .toEqual([{ version: 1, assetType: 'custom_asset', assetId: id, ticker: 'FLAT-IN-KAZAN', name: 'Flat', currency: 'RUB' }]);
 
     const events = await publishedSince(before);
     expect(events.map((e) => e.data.rates.map((r) => [r.assetType, r.assetId, r.rate, r.priceChangePercentage24h]))).toEqual([

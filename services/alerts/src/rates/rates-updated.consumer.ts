@@ -19,8 +19,12 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, evaluator: A
       logger.debug({ eventId: event.id, rates: event.data.rates.length, changed: changed.length, ...result, firingIds: undefined }, 'rates evaluated');
       return;
     }
+    case MarketEventTypes.AssetUpdated:
+    case MarketEventTypes.AssetDeleted:
+      // Not delivered to this consumer (its filter is RatesUpdated).
+      return;
     default:
-      return assertNever(event.type, 'market event');
+      return assertNever(event, 'market event');
   }
 }
 

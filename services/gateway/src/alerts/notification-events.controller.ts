@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { listNotificationEventsRequestSchema, markReadRequestSchema, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
-import { currentContext, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
+import { currentContext, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
@@ -10,7 +10,7 @@ import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 import { localeFromAcceptLanguage } from './accept-language.js';
 
 type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };
@@ -48,7 +48,7 @@ export class NotificationEventsController {
   @ApiOwnedResource({ validation: true })
   async list(@Query() query: Record<string, unknown>, @Headers('accept-language') lang: unknown, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationEventView>> {
     const { after_id: _ignored, ...rest } = query;
-    const q = parseOrThrow(listNotificationEventsRequestSchema, { ...rest, locale: localeFromAcceptLanguage(lang) });
+    const q = { ...parseQuery(listNotificationEventsRequestSchema, rest), locale: localeFromAcceptLanguage(lang) };
     const page = await this.rpc.request<EventsPage>(Subjects.alerts.notificationEventsList, q);
     return withLinks(page, request.url, this.config.publicBaseUrl);
   }
@@ -60,7 +60,7 @@ export class NotificationEventsController {
   @ApiOkResponse({ schema: dataSchema({ type: 'object', properties: { marked: { type: 'integer' }, unread_count: { type: 'integer' } } }) })
   @ApiOwnedResource({ validation: true })
   markRead(@Body() body: unknown): Promise<{ data: { marked: number; unread_count: number } }> {
-    return this.rpc.request(Subjects.alerts.notificationEventsMarkRead, parseOrThrow(markReadRequestSchema, bodyObject(body)));
+    return this.rpc.request(Subjects.alerts.notificationEventsMarkRead, parseBody(markReadRequestSchema, body));
   }
 
   @Get('stream')

@@ -10,7 +10,7 @@ import {
   pageQuerySchema,
   Subjects,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
@@ -20,7 +20,7 @@ import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idemp
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 
 const notification = openApiSchema(notificationSchema);
 
@@ -62,7 +62,7 @@ export class NotificationsController {
   @ApiIdempotencyKey()
   createPriceAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.alerts.priceAlertsCreate, parseOrThrow(createPriceAlertRequestSchema, bodyObject(body)), opts);
+    return this.rpc.request(Subjects.alerts.priceAlertsCreate, parseBody(createPriceAlertRequestSchema, body), opts);
   }
 
   @Post('price-change-alert')
@@ -84,7 +84,7 @@ export class NotificationsController {
   @ApiIdempotencyKey()
   createPriceChangeAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.alerts.priceChangeAlertsCreate, parseOrThrow(createPriceChangeAlertRequestSchema, bodyObject(body)), opts);
+    return this.rpc.request(Subjects.alerts.priceChangeAlertsCreate, parseBody(createPriceChangeAlertRequestSchema, body), opts);
   }
 
   @Post('switch-notification/:id')
@@ -104,7 +104,7 @@ export class NotificationsController {
   @ApiOkResponse({ schema: pageSchema(notification) })
   @ApiOwnedResource({ validation: true })
   async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationView>> {
-    const paging = parseOrThrow(pageQuerySchema, query);
+    const paging = parseQuery(pageQuerySchema, query);
     const page = await this.rpc.request<Page<NotificationView>>(Subjects.alerts.notificationsList, paging);
     return withLinks(page, request.url, this.config.publicBaseUrl);
   }

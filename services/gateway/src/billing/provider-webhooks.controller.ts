@@ -1,5 +1,5 @@
-import { Controller, Headers, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { applyDecorators, Controller, Headers, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { ApiConsumes, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type ProviderNotification, Subjects } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
@@ -12,19 +12,37 @@ export const RAW_BODY_PATH_PREFIX = '/api/provider/';
  * CloudPayments notifications. The gateway neither parses nor re-encodes them: it forwards the raw bytes
  * and the signature headers, and billing (which alone holds the secret) checks the signature first.
  */
-@ApiExcludeController()
+/** OpenAPI of a provider notification route: form or JSON body, the two signature headers, `{"code":0}`. */
+function ApiProviderNotification(summary: string, description: string) {
+  return applyDecorators(
+    ApiOperation({ summary, description }),
+    ApiConsumes('application/x-www-form-urlencoded', 'application/json'),
+    ApiHeader({ name: 'Content-HMAC', required: false, description: 'base64 HMAC-SHA256 of the raw body with the API secret.' }),
+    ApiHeader({ name: 'X-Content-HMAC', required: false, description: 'base64 HMAC-SHA256 of the URL-decoded parameters with the API secret.' }),
+    ApiOkResponse({ description: 'Recorded, already known, or not applicable.', schema: { type: 'object', properties: { code: { type: 'integer', enum: [0] } } } }),
+    ApiResponse({ status: 401, description: 'Missing or bad signature (checked before the body is read).' }),
+    ApiResponse({ status: 503, description: 'Billing unavailable: the provider retries.' }),
+  );
+}
+
+@ApiTags('provider notifications')
 @Controller('api/provider')
 export class ProviderWebhooksController {
   constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
 
   @Post('payment-success')
   @HttpCode(200)
+  @ApiProviderNotification(
+    'CloudPayments Pay notification',
+    'Signed by the provider (not a user). Records the payment once per TransactionId; a payment whose InvoiceId was confirmed by /api/subscribe is the same payment.',
+  )
   pay(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
     return this.rpc.request(Subjects.billing.providerPay, notification(req, contentHmac, xContentHmac));
   }
 
   @Post('recurrent')
   @HttpCode(200)
+  @ApiProviderNotification('CloudPayments Recurrent notification', 'Cancelled, Rejected or Expired move the subscription to cancelled; it stays usable until ends_at.')
   recurrent(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
     return this.rpc.request(Subjects.billing.providerRecurrent, notification(req, contentHmac, xContentHmac));
   }

@@ -1,5 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
+import { exactJsonBodyParser } from '../http/exact-json.js';
 import { RAW_BODY_PATH_PREFIX } from './provider-webhooks.controller.js';
 
 const isRawBodyRoute = (req: Pick<FastifyRequest, 'url'>) => (req.url ?? '').startsWith(RAW_BODY_PATH_PREFIX);
@@ -7,14 +8,13 @@ const isRawBodyRoute = (req: Pick<FastifyRequest, 'url'>) => (req.url ?? '').sta
 /**
  * JSON and form body parsers that leave provider notification bodies as the raw bytes (their HMAC is over
  * the bytes as sent, and a forged body must reach no parser before billing checks it); every other route
- * parses as before. Must run before `app.init()`.
+ * parses JSON with exactJsonBodyParser (number literals a double would change stay exact). Must run before
+ * `app.init()`.
  */
 export function installRawBodyParsers(app: NestFastifyApplication, bodyLimit: number): void {
-  const fastify = app.getHttpAdapter().getInstance();
-  const json = fastify.getDefaultJsonParser('error', 'error');
   app.useBodyParser('application/json', { bodyLimit }, (req, body, done) => {
     if (isRawBodyRoute(req)) return done(null, body);
-    json(req as unknown as FastifyRequest, body.toString('utf8'), done);
+    exactJsonBodyParser(req, body, done);
   });
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (req, body, done) => {
     if (isRawBodyRoute(req)) return done(null, body);

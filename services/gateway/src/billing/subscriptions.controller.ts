@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { type ListPlansReply, listPlansReplySchema, subscribeRequestSchema, Subjects, type SubscriptionReply, subscriptionReplySchema } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody } from '../validation/request-input.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription; this payment was not applied.' } } };
 
@@ -47,7 +47,7 @@ export class SubscriptionsController {
   @ApiResponse({ status: 409, description: 'An active subscription exists and this payment is not already recorded.', schema: conflict })
   @ApiCommonErrors({ auth: true, validation: true })
   subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
-    return this.rpc.request(Subjects.billing.subscribe, parseOrThrow(subscribeRequestSchema, bodyObject(body)));
+    return this.rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
   }
 
   @Post('sync-subscription')

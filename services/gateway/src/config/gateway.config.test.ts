@@ -61,6 +61,23 @@ describe('gateway config', () => {
     expect(issues({ LOG_LEVEL: 'loud' })[0]).toMatch(/^LOG_LEVEL: /);
   });
 
+  it('listens on loopback by default outside production, on every interface in production', () => {
+    expect(loadGatewayConfig({}).host).toBe('127.0.0.1');
+    expect(loadGatewayConfig({ NODE_ENV: 'test' }).host).toBe('127.0.0.1');
+    expect(loadGatewayConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: 's'.repeat(40) }).host).toBe('0.0.0.0');
+    expect(loadGatewayConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
+  it('HTTP server limits: defaults, overrides, and a headers timeout within the request timeout', () => {
+    expect(loadGatewayConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_000 });
+    expect(
+      loadGatewayConfig({ HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000', HTTP_MAX_CONNECTIONS: '50' }).http,
+    ).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000, maxConnections: 50 });
+    expect(issues({ HTTP_MAX_CONNECTIONS: '0' })[0]).toMatch(/^HTTP_MAX_CONNECTIONS: /);
+    expect(issues({ HTTP_REQUEST_TIMEOUT_MS: 'soon' })[0]).toMatch(/^HTTP_REQUEST_TIMEOUT_MS: /);
+    expect(issues({ HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4000' })).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not be greater than HTTP_REQUEST_TIMEOUT_MS']);
+  });
+
   it('production needs a real secret or a JWKS', () => {
     expect(issues({ NODE_ENV: 'production' })).toEqual(['AUTH_JWT_SECRET: is required in production unless AUTH_JWKS_URL is set']);
     expect(issues({ NODE_ENV: 'production', AUTH_JWT_SECRET: DEV_JWT_SECRET })[0]).toMatch(/^AUTH_JWT_SECRET: must not be the development default/);

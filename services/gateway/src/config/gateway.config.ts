@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform';
+import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_TTL, parseDurationSeconds } from '../auth/token-rules.js';
 
@@ -14,7 +14,8 @@ const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be 
 export const gatewayEnvSchema = baseConfigSchema
   .extend({
     PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default('0.0.0.0'),
+    // The default depends on NODE_ENV (see toGatewayConfig): loopback outside production.
+    HOST: z.string().min(1).optional(),
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
     AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     AUTH_MAX_TOKEN_TTL: z
@@ -38,8 +39,18 @@ export const gatewayEnvSchema = baseConfigSchema
     BUS_PREFIX: z.string().default(''),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
+    HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS').default(10_000),
+    HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS').default(30_000),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS').default(5_000),
+    HTTP_MAX_CONNECTIONS: positiveInt('HTTP_MAX_CONNECTIONS').default(1_000),
     NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(1000),
     NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
+  })
+  .superRefine((env, ctx) => {
+    // Node refuses a headers timeout longer than the whole-request timeout.
+    if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_HEADERS_TIMEOUT_MS'], message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS' });
+    }
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
@@ -76,6 +87,20 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
   notificationStream: { pollMs: number; heartbeatMs: number };
+  /** Slow-client limits of the HTTP server (see README, Configuration). */
+  http: HttpServerLimits;
+}
+
+/** How long a client may take and how many connections it may hold: what stops a slowloris. */
+export interface HttpServerLimits {
+  /** Time to receive the request line and headers; 408 after it. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included; 408 after it. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+  /** Open connections beyond this are closed as they arrive. */
+  maxConnections: number;
 }
 
 export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayConfig {
@@ -84,7 +109,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
   const jwtSecret = env.AUTH_JWT_SECRET ?? (env.NODE_ENV !== 'production' && !env.AUTH_JWKS_URL ? DEV_JWT_SECRET : undefined);
   return {
     port: env.PORT,
-    host: env.HOST,
+    host: env.HOST ?? (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     natsUrl: env.NATS_URL,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
@@ -94,6 +119,12 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     readyTimeoutMs: env.READY_TIMEOUT_MS,
     ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: env.HTTP_MAX_CONNECTIONS,
+    },
     notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS },
   };
 }

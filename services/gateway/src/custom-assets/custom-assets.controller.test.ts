@@ -24,13 +24,13 @@ let drop: () => Promise<void>;
 const tokens: Record<string, string> = {};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-async function api(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function api(method: string, path: string, opts: { as?: string; body?: unknown; raw?: string } = {}): Promise<{ status: number; body: any; text: string }> {
   const headers: Record<string, string> = {};
   if (opts.as) headers.authorization = `Bearer ${tokens[opts.as]}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(new URL(path, base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
 }
 
 /** RatesUpdated of custom assets on MARKET_EVENTS, read back from JetStream. */
@@ -127,9 +127,25 @@ describe('/api/custom-assets', () => {
     expect(ok.body.data.current_rate).toBe(12.5);
   });
 
+  it('answers the price with exactly the digits it was given, under the same rule as deals', async () => {
+    const created = await api('POST', '/api/custom-assets', { as: 'alice', raw: '{"name":"Long","currency":"RUB","price":123456789.12345678}' });
+    expect(created.status, created.text).toBe(201);
+    expect(created.text).toContain('"current_rate":123456789.12345678,');
+    const id = created.body.data.id as number;
+    const repriced = await api('PATCH', `/api/custom-assets/${id}`, { as: 'alice', raw: '{"price":"999999999999999.99999999"}' });
+    expect(repriced.text).toContain('"current_rate":999999999999999.99999999,');
+    expect((await api('GET', '/api/custom-assets', { as: 'alice' })).text).toContain('"current_rate":999999999999999.99999999,');
+    for (const price of ['0.000000001', 1e-300, '1e16']) {
+      const res = await api('PATCH', `/api/custom-assets/${id}`, { as: 'alice', body: { price } });
+      expect(res.status, String(price)).toBe(422);
+      expect(Object.keys(res.body.errors)).toEqual(['price']);
+    }
+  });
+
   it('is documented in the OpenAPI document', async () => {
     const doc = (await (await fetch(new URL('/api/docs-json', base))).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/api/custom-assets'] ?? {}).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/api/custom-assets/{id}']?.patch?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404', '422']));
+    expect(Object.keys(doc.paths['/api/custom-assets/{id}']?.delete?.responses ?? {})).toEqual(expect.arrayContaining(['204', '401', '404', '409']));
   });
 });

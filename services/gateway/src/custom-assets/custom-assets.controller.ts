@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Headers, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type CustomAssetReply,
   CustomAssetSubjects,
@@ -8,15 +8,20 @@ import {
   customAssetSchema,
   updateCustomAssetBodySchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
+import { z } from 'zod';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
-import { bodyObject } from '../common/request-body.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { ApiCommonErrors, listSchema, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
+import { parseBody } from '../validation/request-input.js';
 
 const asset = openApiSchema(customAssetSchema);
+/** Replies whose prices are written as JSON numbers with exactly the digits the owner gave. */
+const assetReply = z.object({ data: customAssetSchema });
+const assetList = z.object({ data: z.array(customAssetSchema) });
 
 /**
  * Custom assets of the signed-in user: things without a market price (a flat, a private stake) whose price the
@@ -35,8 +40,8 @@ export class CustomAssetsController {
   @ApiOperation({ summary: "The user's custom assets", description: 'Oldest first.' })
   @ApiOkResponse({ schema: listSchema(asset) })
   @ApiCommonErrors({ auth: true })
-  list(): Promise<ListCustomAssetsReply> {
-    return this.rpc.request(CustomAssetSubjects.list, {});
+  async list(): Promise<ListCustomAssetsReply> {
+    return withDecimalNumbers(assetList, await this.rpc.request<ListCustomAssetsReply>(CustomAssetSubjects.list, {}));
   }
 
   @Post()
@@ -45,9 +50,10 @@ export class CustomAssetsController {
   @ApiCreatedResponse({ schema: dataSchema(asset) })
   @ApiCommonErrors({ auth: true, validation: true })
   @ApiIdempotencyKey()
-  create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
+  async create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<CustomAssetReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(CustomAssetSubjects.create, parseOrThrow(createCustomAssetRequestSchema, bodyObject(body)), opts);
+    const parsed = parseBody(createCustomAssetRequestSchema, body);
+    return withDecimalNumbers(assetReply, await this.rpc.request<CustomAssetReply>(CustomAssetSubjects.create, parsed, opts));
   }
 
   @Patch(':id')
@@ -56,8 +62,37 @@ export class CustomAssetsController {
   @ApiBody({ schema: openApiSchema(updateCustomAssetBodySchema, 'input') })
   @ApiOkResponse({ schema: dataSchema(asset) })
   @ApiOwnedResource({ validation: true, notFound: 'The custom asset' })
-  update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
-    const changes = parseOrThrow(updateCustomAssetBodySchema, bodyObject(body));
-    return this.rpc.request(CustomAssetSubjects.update, { ...changes, id });
+  async update(@Param('id') id: string, @Body() body: unknown): Promise<CustomAssetReply> {
+    const changes = parseBody(updateCustomAssetBodySchema, body);
+    return withDecimalNumbers(assetReply, await this.rpc.request<CustomAssetReply>(CustomAssetSubjects.update, { ...changes, id }));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a custom asset',
+    description:
+      'Refused (409) while the asset is held in a portfolio (an open position) or is an item of a watchlist: the answer names each (`used_in`). Deals of positions already closed stay, with the last name and price.',
+  })
+  @ApiIdParam('id', 'Custom asset')
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiOwnedResource({ notFound: 'The custom asset' })
+  @ApiResponse({
+    status: 409,
+    description: 'The asset is in use.',
+    schema: {
+      type: 'object',
+      required: ['message', 'used_in'],
+      properties: {
+        message: { type: 'string', example: 'The custom asset is in use (portfolio 12, watchlist 7); remove it from there first.' },
+        used_in: {
+          type: 'array',
+          items: { type: 'object', required: ['type', 'id'], properties: { type: { type: 'string', enum: ['portfolio', 'watchlist'] }, id: { type: 'integer' } } },
+        },
+      },
+    },
+  })
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.rpc.request(CustomAssetSubjects.delete, { id });
   }
 }

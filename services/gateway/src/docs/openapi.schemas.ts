@@ -1,10 +1,27 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiQuery, ApiResponse, type SchemaObject } from '@nestjs/swagger';
+import { decimalDocOf } from '@invest/contracts';
 import { z } from 'zod';
+
+/**
+ * Exact decimals (contracts' decimalSchema / decimalOutputSchema) are JSON numbers over HTTP, with their scale
+ * and range; zod alone would describe their NATS form (a union with a string, a transform).
+ */
+function documentDecimals(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; innerType?: object; defaultValue?: unknown } } })._zod.def;
+  const doc = decimalDocOf(ctx.zodSchema as object);
+  if (doc) {
+    for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+    Object.assign(ctx.jsonSchema, doc);
+  } else if (def.type === 'default' && def.innerType && decimalDocOf(def.innerType)) {
+    // zod leaves a default out of input schemas; a client should know that a missing commission is 0.
+    ctx.jsonSchema.default = Number(def.defaultValue);
+  }
+}
 
 /** OpenAPI 3.0 schema of a zod schema (`input`: what a client sends; `output`: what it receives). */
 export function openApiSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'): SchemaObject {
-  const json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any', override: documentDecimals }) as Record<string, unknown>;
   delete json.$schema;
   return json as SchemaObject;
 }
@@ -81,7 +98,16 @@ export function ApiCommonErrors(opts: { auth?: boolean; validation?: boolean } =
   return applyDecorators(
     ...(opts.validation ? [ApiResponse({ status: 422, description: 'Invalid query or body; `errors` names each field.', schema: errorSchemas.validation })] : []),
     ...(opts.auth ? [ApiResponse({ status: 401, description: 'Missing, malformed, expired or wrongly signed bearer token.', schema: messageSchema })] : []),
-    ApiResponse({ status: 503, description: 'A service did not answer in time.', schema: messageSchema }),
+    ApiResponse({
+      status: 503,
+      description:
+        'A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed.',
+      schema: {
+        type: 'object',
+        required: ['message', 'outcome'],
+        properties: { message: { type: 'string' }, outcome: { type: 'string', enum: ['unknown', 'not_done'] } },
+      },
+    }),
     ApiResponse({ status: 500, description: 'Unexpected error (details are only logged).', schema: messageSchema }),
   );
 }

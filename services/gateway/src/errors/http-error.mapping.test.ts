@@ -1,5 +1,5 @@
 import { BadRequestException, HttpException, NotFoundException, UnauthorizedException } from '@nestjs/common';
-import { ErrorCode } from '@invest/contracts';
+import { ErrorCode, RequestOutcome } from '@invest/contracts';
 import { ServiceError } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
 import { STATUS_BY_CODE, toHttpError } from './http-error.mapping.js';
@@ -67,8 +67,18 @@ describe('toHttpError', () => {
     const r = toHttpError(e);
     expect(r.status).toBe(503);
     expect(r.body.message).not.toMatch(/screener|3000/);
-    expect(Object.keys(r.body)).toEqual(['message']);
+    expect(Object.keys(r.body)).toEqual(['message', 'outcome']);
     expect(r.internal).toBe(e);
+  });
+
+  it('503 says whether the outcome is unknown: a write the service did not answer in time may have been carried out', () => {
+    const timedOut = ServiceError.unavailable('The portfolios service did not answer within 3000 ms.', RequestOutcome.Unknown);
+    expect(toHttpError(timedOut, { method: 'POST' }).body).toMatchObject({ outcome: 'unknown', message: expect.stringMatching(/Idempotency-Key/) });
+    expect(toHttpError(timedOut, { method: 'DELETE' }).body.outcome).toBe('unknown');
+    // A read changed nothing whatever happened; a service that refused (deadline passed) or nobody listening: nothing done.
+    expect(toHttpError(timedOut, { method: 'GET' }).body.outcome).toBe('not_done');
+    expect(toHttpError(ServiceError.unavailable('late', RequestOutcome.NotDone), { method: 'POST' }).body.outcome).toBe('not_done');
+    expect(toHttpError(ServiceError.unavailable('no responders'), { method: 'POST' }).body.outcome).toBe('not_done');
   });
 
   it('unknown errors become a bare 500 that reveals nothing', () => {
@@ -95,5 +105,7 @@ describe('toHttpError', () => {
     expect(toHttpError(wrapped(fst('FST_ERR_CTP_BODY_TOO_LARGE', 413)))).toEqual({ status: 413, body: { message: 'The request body is too large.' } });
     expect(toHttpError(wrapped(fst('FST_ERR_CTP_INVALID_MEDIA_TYPE', 415))).status).toBe(415);
     expect(toHttpError(fst('FST_ERR_SOMETHING_NEW', 400)).body).toEqual({ message: 'Bad Request.' });
+    // find-my-way's path parameter over maxParamLength.
+    expect(toHttpError(Object.assign(new Error('URI Too Long'), { statusCode: 414 }))).toEqual({ status: 414, body: { message: 'The URL is too long.' } });
   });
 });

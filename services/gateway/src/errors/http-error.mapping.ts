@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ErrorCode } from '@invest/contracts';
+import { ErrorCode, RequestOutcome } from '@invest/contracts';
 import { ServiceError } from '@invest/platform';
 
 /** A Laravel-shaped error answer: `{"message": "...", "errors": {...}}` plus a few documented extras. */
@@ -9,6 +9,10 @@ export interface HttpErrorBody {
   code?: string;
   limit?: unknown;
   resets_at?: unknown;
+  /** On a 503: `unknown` when a write may have been carried out (the service did not answer in time), else `not_done`. */
+  outcome?: RequestOutcome;
+  /** On a 409 for something still in use: where (`[{type, id}]`, e.g. a custom asset in a portfolio). */
+  used_in?: unknown;
 }
 
 export interface HttpError {
@@ -32,7 +36,11 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 };
 
 export const SERVER_ERROR: HttpErrorBody = { message: 'Server Error' };
-const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again shortly.';
+export const UNAVAILABLE_MESSAGE = 'Service temporarily unavailable. Please try again shortly.';
+const OUTCOME_UNKNOWN_MESSAGE =
+  'The service did not answer in time; the request may or may not have been carried out. Repeat it with the same Idempotency-Key, or check before repeating it.';
+/** Methods that change nothing: whatever happened to them, nothing was done. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Messages for statuses whose cause must not be echoed (Laravel's defaults where it has them). */
 const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
@@ -44,6 +52,7 @@ const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   406: 'Not Acceptable.',
   409: 'Conflict.',
   413: 'The request body is too large.',
+  414: 'The URL is too long.',
   415: 'Unsupported Media Type.',
   422: 'The given data was invalid.',
   429: 'Too Many Attempts.',
@@ -62,17 +71,18 @@ const FASTIFY_MESSAGES: Readonly<Record<string, string>> = {
 
 /**
  * Maps anything a request can throw to a status and a Laravel-shaped body. Unknown errors become a
- * generic 500 that reveals nothing; the caller logs `internal`.
+ * generic 500 that reveals nothing; the caller logs `internal`. `method`: the request's HTTP method (a 503
+ * of a write whose service did not answer in time says the outcome is unknown).
  */
-export function toHttpError(exception: unknown): HttpError {
-  if (exception instanceof ServiceError) return fromServiceError(exception);
+export function toHttpError(exception: unknown, opts: { method?: string } = {}): HttpError {
+  if (exception instanceof ServiceError) return fromServiceError(exception, opts.method);
   if (exception instanceof HttpException) return fromHttpException(exception);
   const fastify = fastifyStatus(exception);
   if (fastify) return fastify;
   return { status: 500, body: SERVER_ERROR, internal: exception };
 }
 
-function fromServiceError(e: ServiceError): HttpError {
+function fromServiceError(e: ServiceError, method: string | undefined): HttpError {
   const status = STATUS_BY_CODE[e.code] ?? 500;
   switch (e.code) {
     case ErrorCode.Validation:
@@ -81,10 +91,16 @@ function fromServiceError(e: ServiceError): HttpError {
       return { status, body: { message: e.message, code: 'plan_required', ...(e.extra?.limit !== undefined ? { limit: e.extra.limit } : {}) } };
     case ErrorCode.RateLimited:
       return { status, body: { message: e.message, limit: e.extra?.limit ?? null, resets_at: e.extra?.resets_at ?? null } };
-    case ErrorCode.Unavailable:
+    case ErrorCode.Unavailable: {
       // The real reason (which service, how long) goes to the log, not to the client, unless the service
-      // wrote the message for the client (`extra.public`, e.g. "the payment provider is unreachable").
-      return { status, body: { message: e.extra?.public === true ? e.message : UNAVAILABLE_MESSAGE }, internal: e };
+      // wrote the message for the client (`extra.public`, e.g. "the payment provider is unreachable"). A read
+      // changed nothing; a write whose service did not answer in time may have committed.
+      const unknown = e.outcome === RequestOutcome.Unknown && (method === undefined || !SAFE_METHODS.has(method.toUpperCase()));
+      if (unknown) return { status, body: { message: OUTCOME_UNKNOWN_MESSAGE, outcome: RequestOutcome.Unknown }, internal: e };
+      return { status, body: { message: e.extra?.public === true ? e.message : UNAVAILABLE_MESSAGE, outcome: RequestOutcome.NotDone }, internal: e };
+    }
+    case ErrorCode.Conflict:
+      return { status, body: { message: e.message || DEFAULT_MESSAGES[409]!, ...(e.extra?.used_in ? { used_in: e.extra.used_in } : {}) } };
     case ErrorCode.Internal:
       return { status: 500, body: SERVER_ERROR, internal: e };
     default:

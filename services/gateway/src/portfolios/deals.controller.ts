@@ -1,19 +1,23 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createDealBodySchema, type Deal, type DealReply, dealSchema, type ListDealsReply, pageQuerySchema, Subjects } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import { z } from 'zod';
+import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 
 const deal = openApiSchema(dealSchema);
+const dealReply = z.object({ data: dealSchema });
+const dealsPage = z.object({ data: z.array(dealSchema) });
 
 /** Deals of one of the user's portfolios. */
 @ApiTags('portfolios')
@@ -32,16 +36,16 @@ export class DealsController {
   @ApiOkResponse({ schema: pageSchema(deal) })
   @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
   async list(@Param('id') id: string, @Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<Deal>> {
-    const paging = parseOrThrow(pageQuerySchema, query);
+    const paging = parseQuery(pageQuerySchema, query);
     const page = await this.rpc.request<ListDealsReply>(Subjects.portfolios.dealsList, { ...paging, portfolio_id: id });
-    return withLinks(page, request.url, this.config.publicBaseUrl);
+    return withDecimalNumbers(dealsPage, withLinks(page, request.url, this.config.publicBaseUrl));
   }
 
   @Post()
   @ApiOperation({
     summary: 'Record a deal',
     description:
-      'Types: buy, sell, dividend, coupon, fee, tax; amount = quantity x price. Selling more than is held at the date, an unknown asset or a future date is a 422.',
+      'Types: buy, sell, dividend, coupon, fee, tax; amount = quantity x price. Quantity, price and commission are exact decimals: at most 8 decimal places, at most 1e15 (a JSON number or a decimal string); the answer repeats them digit for digit. Selling more than is held at the date, an unknown asset or a future date is a 422.',
   })
   @ApiIdParam('id', 'Portfolio')
   @ApiBody({
@@ -53,10 +57,10 @@ export class DealsController {
   @ApiCreatedResponse({ schema: dataSchema(deal) })
   @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
   @ApiIdempotencyKey()
-  create(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<DealReply> {
+  async create(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<DealReply> {
     const opts = idempotencyOptions(key);
-    const parsed = parseOrThrow(createDealBodySchema, bodyObject(body));
-    return this.rpc.request(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id }, opts);
+    const parsed = parseBody(createDealBodySchema, body);
+    return withDecimalNumbers(dealReply, await this.rpc.request<DealReply>(Subjects.portfolios.dealsCreate, { ...parsed, portfolio_id: id }, opts));
   }
 
   @Delete(':dealId')

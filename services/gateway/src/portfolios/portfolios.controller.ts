@@ -8,14 +8,14 @@ import {
   Subjects,
   updatePortfolioBodySchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { listSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody } from '../validation/request-input.js';
 
 const portfolio = openApiSchema(portfolioSchema);
 
@@ -45,7 +45,7 @@ export class PortfoliosController {
   @ApiIdempotencyKey()
   create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<PortfolioReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.portfolios.portfoliosCreate, parseOrThrow(createPortfolioRequestSchema, bodyObject(body)), opts);
+    return this.rpc.request(Subjects.portfolios.portfoliosCreate, parseBody(createPortfolioRequestSchema, body), opts);
   }
 
   @Get(':id')
@@ -64,7 +64,7 @@ export class PortfoliosController {
   @ApiOkResponse({ schema: dataSchema(portfolio) })
   @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
   update(@Param('id') id: string, @Body() body: unknown): Promise<PortfolioReply> {
-    const changes = parseOrThrow(updatePortfolioBodySchema, bodyObject(body));
+    const changes = parseBody(updatePortfolioBodySchema, body);
     return this.rpc.request(Subjects.portfolios.portfoliosUpdate, { ...changes, id });
   }
 

@@ -6,6 +6,7 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdParam, ApiOwnedResource } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 
 /** Portfolio statistics (formulas: docs/portfolio-statistics.md). */
 @ApiTags('portfolios')
@@ -18,12 +19,12 @@ export class PortfolioStatisticsController {
   @ApiOperation({
     summary: 'Portfolio statistics',
     description:
-      'Per ticker figures, totals (incl. XIRR) and health metrics. `meta.source` says whether the answer came from the 50-second hydrated cache, the 7-day state cache, or was computed from the deals.',
+      'Per ticker figures, totals (incl. XIRR) and health metrics. Money and quantities are exact decimals rounded to 8 places (JSON numbers whose digits are exact). `meta.source` says whether the answer came from the 50-second hydrated cache, the 7-day state cache, or was computed from the deals.',
   })
   @ApiIdParam('id', 'Portfolio')
   @ApiOkResponse({ schema: openApiSchema(getStatisticsReplySchema) })
   @ApiOwnedResource({ notFound: 'The portfolio' })
-  get(@Param('id') id: string): Promise<GetStatisticsReply> {
-    return this.rpc.request(Subjects.portfolios.statisticsGet, { portfolio_id: id });
+  async get(@Param('id') id: string): Promise<GetStatisticsReply> {
+    return withDecimalNumbers(getStatisticsReplySchema, await this.rpc.request<GetStatisticsReply>(Subjects.portfolios.statisticsGet, { portfolio_id: id }));
   }
 }

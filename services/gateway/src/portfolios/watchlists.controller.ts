@@ -10,14 +10,14 @@ import {
   type WatchlistReply,
   watchlistSchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { listSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
-import { bodyObject } from '../common/request-body.js';
+import { parseBody } from '../validation/request-input.js';
 
 const watchlist = openApiSchema(watchlistSchema);
 
@@ -44,7 +44,7 @@ export class WatchlistsController {
   @ApiIdempotencyKey()
   create(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<WatchlistReply> {
     const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.portfolios.watchlistsCreate, parseOrThrow(createWatchlistRequestSchema, bodyObject(body)), opts);
+    return this.rpc.request(Subjects.portfolios.watchlistsCreate, parseBody(createWatchlistRequestSchema, body), opts);
   }
 
   @Delete(':id')
@@ -66,7 +66,7 @@ export class WatchlistsController {
   @ApiIdempotencyKey()
   addItem(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<WatchlistItemReply> {
     const opts = idempotencyOptions(key);
-    const parsed = parseOrThrow(addWatchlistItemBodySchema, bodyObject(body));
+    const parsed = parseBody(addWatchlistItemBodySchema, body);
     return this.rpc.request(Subjects.portfolios.watchlistItemsCreate, { ...parsed, watchlist_id: id }, opts);
   }
 

@@ -11,13 +11,14 @@ import {
   shareCategorySchema,
   shareRowSchema,
 } from '@invest/contracts';
-import { parseOrThrow, type RpcClient } from '@invest/platform';
+import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, ApiQueryFromSchema, listSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
+import { parseQuery } from '../validation/request-input.js';
 
 const queryDocs = {
   page: 'Page number, from 1.',
@@ -76,7 +77,7 @@ export class SharesController {
   }
 
   private async list(rawQuery: Record<string, unknown>, url: string): Promise<LinkedPage<ShareRow>> {
-    const query = parseOrThrow(listSharesQuerySchema, rawQuery);
+    const query = parseQuery(listSharesQuerySchema, rawQuery);
     const page = await this.rpc.request<ListSharesReply>(Subjects.screener.sharesList, query);
     return withLinks(page, url, this.config.publicBaseUrl);
   }

@@ -1,5 +1,5 @@
 import type { AssetRef, AssetSummary, AssetType, Deal, DealType } from '@invest/contracts';
-import type { SqlClient } from '@invest/platform';
+import { Decimal, type SqlClient } from '@invest/platform';
 import { iso, num, numOrNull, strOrNull } from '../common/sql-values.js';
 import type { DealInput } from './deal.types.js';
 import type { HoldingDeal } from './holding-timeline.js';
@@ -23,19 +23,22 @@ export function assetSummaryOf(r: Row): AssetSummary | null {
   };
 }
 
+/** A numeric column read as text (`::text`), in canonical form. */
+const decimalText = (v: unknown): string => Decimal.of(String(v)).toString();
+
 function toDeal(r: Row): Deal {
-  const quantity = num(r.quantity);
-  const price = num(r.price);
+  const quantity = Decimal.of(String(r.quantity));
+  const price = Decimal.of(String(r.price));
   return {
     id: num(r.id),
     portfolio_id: num(r.portfolio_id),
     type: r.type as DealType,
     assetable: { type: r.asset_type as AssetType, id: num(r.asset_id) },
     asset: assetSummaryOf(r),
-    quantity,
-    price,
-    commission: num(r.commission),
-    amount: Math.round(quantity * price * 1e8) / 1e8,
+    quantity: quantity.toString(),
+    price: price.toString(),
+    commission: decimalText(r.commission),
+    amount: quantity.times(price).round(8).toString(),
     date: String(r.date),
     created_at: iso(r.created_at),
   };
@@ -68,19 +71,19 @@ export async function assetDeals(db: SqlClient, portfolioId: number, asset: Asse
      where portfolio_id = $1 and asset_type = $2 and asset_id = $3`,
     [portfolioId, asset.type, asset.id],
   );
-  return rows.map((r) => ({ id: num(r.id), type: r.type as DealType, quantity: num(r.quantity), date: String(r.date) }));
+  return rows.map((r) => ({ id: num(r.id), type: r.type as DealType, quantity: Decimal.of(String(r.quantity)), date: String(r.date) }));
 }
 
 export async function insertDeal(
   tx: SqlClient,
   portfolioId: number,
-  d: { type: DealType; asset: AssetRef; quantity: number; price: number; commission: number; date: string },
+  d: { type: DealType; asset: AssetRef; quantity: string; price: string; commission: string; date: string },
 ): Promise<number> {
   const [row] = await tx.query<{ id: string }>(
     `insert into deals (portfolio_id, asset_type, asset_id, type, quantity, price, commission, date)
      values ($1, $2, $3, $4, $5::numeric, $6::numeric, $7::numeric, $8::date) returning id::text`,
-    // Decimal text, not the double: numeric keeps exactly what was sent.
-    [portfolioId, d.asset.type, d.asset.id, d.type, String(d.quantity), String(d.price), String(d.commission), d.date],
+    // Decimal text as the contract parsed it: numeric keeps exactly what was sent.
+    [portfolioId, d.asset.type, d.asset.id, d.type, d.quantity, d.price, d.commission, d.date],
   );
   return num(row!.id);
 }
@@ -109,9 +112,9 @@ export async function loadDealsForStatistics(
       id: num(r.id),
       type: r.type as DealType,
       asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
-      quantity: num(r.quantity),
-      price: num(r.price),
-      commission: num(r.commission),
+      quantity: Decimal.of(String(r.quantity)),
+      price: Decimal.of(String(r.price)),
+      commission: Decimal.of(String(r.commission)),
       date: String(r.date),
     });
   }

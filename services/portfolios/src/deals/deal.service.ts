@@ -8,7 +8,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -20,7 +20,7 @@ import { assetDeals, findDeal, insertDeal, listDeals } from './deal.repository.j
 
 const PORTFOLIO = 'Portfolio';
 const DEAL = 'Deal';
-const fmt = (n: number) => String(Math.round(n * 1e8) / 1e8);
+const fmt = (n: Decimal) => n.round(8).toString();
 
 async function requireOwnedPortfolio(db: Db | Tx, userId: string, portfolioId: number): Promise<void> {
   const rows = await db.query('select 1 from portfolios where id = $1 and user_id = $2', [portfolioId, userId]);
@@ -66,7 +66,7 @@ export class DealService {
           message: `A portfolio can have at most ${limit} deals (the deals per portfolio limit).`,
         });
         const history = await assetDeals(tx, portfolio.id, req.assetable);
-        const candidate: HoldingDeal = { id: Number.MAX_SAFE_INTEGER, type: req.type, quantity: req.quantity, date: req.date };
+        const candidate: HoldingDeal = { id: Number.MAX_SAFE_INTEGER, type: req.type, quantity: Decimal.of(req.quantity), date: req.date };
         const oversell = findOversell([...history, candidate]);
         if (oversell) throw ServiceError.validation({ quantity: [oversellMessage(oversell, oversell.dealId === candidate.id ? null : oversell)] });
         const id = await insertDeal(tx, portfolio.id, { ...req, asset: req.assetable });

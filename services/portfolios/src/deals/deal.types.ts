@@ -1,13 +1,14 @@
 import type { AssetRef, DealType } from '@invest/contracts';
+import type { Decimal } from '@invest/platform';
 
-/** A deal as the domain rules see it (plain numbers, ISO date): what holdings and statistics are computed from. */
+/** A deal as the domain rules see it (exact decimals as stored, ISO date): what holdings and statistics are computed from. */
 export interface DealInput {
   id: number;
   type: DealType;
   asset: AssetRef;
-  quantity: number;
-  price: number;
-  commission: number;
+  quantity: Decimal;
+  price: Decimal;
+  commission: Decimal;
   /** `YYYY-MM-DD` */
   date: string;
 }

@@ -1,6 +1,7 @@
 import { deadLetterMigration, eventStoreMigration } from '@invest/platform';
 import { PortfoliosSchema } from './0001-portfolios-schema.js';
 import { PortfoliosIdempotencyKeys } from './0002-idempotency-keys.js';
+import { AssetDescriptionPosition } from './0003-asset-description-position.js';
 
 /** Every migration of the portfolios database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
@@ -8,4 +9,5 @@ export const migrations = [
   deadLetterMigration,
   { name: '0001-portfolios-schema', class: PortfoliosSchema },
   { name: '0002-idempotency-keys', class: PortfoliosIdempotencyKeys },
+  { name: '0003-asset-description-position', class: AssetDescriptionPosition },
 ];

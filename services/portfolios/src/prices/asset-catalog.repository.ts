@@ -1,4 +1,4 @@
-import type { AssetInfo, AssetRef, AssetType, RateChange } from '@invest/contracts';
+import type { AssetInfo, AssetRef, AssetType, AssetUpdatedV1, RateChange } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { iso, num, numOrNull, strOrNull } from '../common/sql-values.js';
 import { type AssetQuote, assetKey } from '../statistics/statistics.types.js';
@@ -122,4 +122,22 @@ export async function applyRates(db: SqlClient, rates: readonly RateChange[]): P
     ],
   );
   return changed.length;
+}
+
+/**
+ * Applies an AssetUpdated (the screener's description after a change) to a catalog row the service holds, unless
+ * a description at the same or a later `position` (of the asset's event stream) was applied already. The price
+ * number moves on, so cached statistics built with the old ticker, name or currency are stale; deals and
+ * watchlists read the catalog directly. An asset not held is left alone: it is described when first needed.
+ * Returns whether the row changed.
+ */
+export async function applyDescription(db: SqlClient, d: Omit<AssetUpdatedV1, 'version'>, position: number): Promise<boolean> {
+  const rows = await db.query(
+    `update assets set ticker = $3, name = $4, currency = coalesce($5, currency), description_position = $6,
+       catalog_checked_at = now(), updated_at = now(), price_seq = nextval('asset_price_seq')
+     where asset_type = $1 and asset_id = $2 and (description_position is null or description_position < $6)
+     returning 1`,
+    [d.assetType, d.assetId, d.ticker, d.name, d.currency, position],
+  );
+  return rows.length > 0;
 }

@@ -1,7 +1,8 @@
+import { Decimal } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
 import { healthMetrics, herfindahl } from './health-metrics.js';
 
-const pos = (ticker: string, value: number, type: 'share' | 'bond' | 'etf' = 'share') => ({ ticker, title: ticker, type, value });
+const pos = (ticker: string, value: number | string, type: 'share' | 'bond' | 'etf' = 'share') => ({ ticker, title: ticker, type, value: Decimal.of(value) });
 
 describe('health metrics', () => {
   it('one position: fully concentrated, not diversified', () => {
@@ -19,7 +20,7 @@ describe('health metrics', () => {
     expect(h.diversificationScore).toBe(63);
     expect(h.effectivePositions).toBe(10);
     expect(h.topPositions).toHaveLength(5);
-    expect(h.assetClasses).toEqual([{ type: 'share', value: 5000, weight: 100, positionsCount: 10 }]);
+    expect(h.assetClasses).toEqual([{ type: 'share', value: '5000', weight: 100, positionsCount: 10 }]);
   });
 
   it('a 75/25 split across two classes', () => {
@@ -36,6 +37,15 @@ describe('health metrics', () => {
     expect(h.assetClasses.map((c) => [c.type, c.weight])).toEqual([
       ['share', 75],
       ['bond', 25],
+    ]);
+  });
+
+  it('sums values exactly (0.1 + 0.2 is 0.3) and answers them as decimal text', () => {
+    const h = healthMetrics([pos('A', '0.1'), pos('B', '0.2')]);
+    expect(h.assetClasses[0]!.value).toBe('0.3');
+    expect(h.topPositions.map((p) => [p.value, p.weight])).toEqual([
+      ['0.2', 66.6667],
+      ['0.1', 33.3333],
     ]);
   });
 

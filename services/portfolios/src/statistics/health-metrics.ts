@@ -1,11 +1,12 @@
 import type { AssetType, HealthMetrics } from '@invest/contracts';
+import { Decimal } from '@invest/platform';
 
 export interface PositionValue {
   ticker: string;
   title: string;
   type: AssetType;
-  /** Current value (at cost when no price is known). */
-  value: number;
+  /** Current value (at cost when no price is known), exact. */
+  value: Decimal;
 }
 
 export const DIVERSIFICATION_POSITION_WEIGHT = 0.7;
@@ -25,12 +26,12 @@ export function herfindahl(values: readonly number[]): number | null {
  * Health metrics over the open positions with a positive value (see docs/portfolio-statistics.md):
  * concentration = 100 x HHI(positions); diversification = 100 x (0.7 x (1 - HHI(positions)) +
  * 0.3 x (1 - HHI(asset classes))); asset classes and the largest positions with their weights (percent).
+ * Values are summed exactly; the shares and scores derived from them are doubles.
  */
 export function healthMetrics(positions: readonly PositionValue[]): HealthMetrics {
-  const open = positions.filter((p) => p.value > 0);
-  const total = open.reduce((s, p) => s + p.value, 0);
-  const hhi = herfindahl(open.map((p) => p.value));
-  if (hhi === null || !(total > 0)) {
+  const open = positions.filter((p) => p.value.sign() > 0);
+  const total = Decimal.sum(open.map((p) => p.value));
+  if (open.length === 0) {
     return {
       diversificationScore: null,
       concentrationScore: null,
@@ -41,30 +42,32 @@ export function healthMetrics(positions: readonly PositionValue[]): HealthMetric
       topPositions: [],
     };
   }
-  const classes = new Map<AssetType, { value: number; positionsCount: number }>();
+  const percentOf = (value: Decimal) => round(value.times(Decimal.of(100)).div(total).toNumber(), 4);
+  const hhi = herfindahl(open.map((p) => p.value.toNumber()))!;
+  const classes = new Map<AssetType, { value: Decimal; positionsCount: number }>();
   for (const p of open) {
-    const c = classes.get(p.type) ?? { value: 0, positionsCount: 0 };
-    c.value += p.value;
+    const c = classes.get(p.type) ?? { value: Decimal.ZERO, positionsCount: 0 };
+    c.value = c.value.plus(p.value);
     c.positionsCount += 1;
     classes.set(p.type, c);
   }
-  const classHhi = herfindahl([...classes.values()].map((c) => c.value)) ?? 1;
-  const byValue = [...open].sort((a, b) => b.value - a.value || a.ticker.localeCompare(b.ticker));
+  const classHhi = herfindahl([...classes.values()].map((c) => c.value.toNumber())) ?? 1;
+  const byValue = [...open].sort((a, b) => b.value.cmp(a.value) || a.ticker.localeCompare(b.ticker));
   return {
     diversificationScore: round(100 * (DIVERSIFICATION_POSITION_WEIGHT * (1 - hhi) + DIVERSIFICATION_CLASS_WEIGHT * (1 - classHhi)), 2),
     concentrationScore: round(100 * hhi, 2),
     herfindahlIndex: round(hhi, 6),
     effectivePositions: round(1 / hhi, 4),
-    largestPositionWeight: round((100 * byValue[0]!.value) / total, 4),
+    largestPositionWeight: percentOf(byValue[0]!.value),
     assetClasses: [...classes.entries()]
-      .map(([type, c]) => ({ type, value: round(c.value, 8), weight: round((100 * c.value) / total, 4), positionsCount: c.positionsCount }))
-      .sort((a, b) => b.value - a.value || a.type.localeCompare(b.type)),
+      .sort(([ta, a], [tb, b]) => b.value.cmp(a.value) || ta.localeCompare(tb))
+      .map(([type, c]) => ({ type, value: c.value.round(8).toString(), weight: percentOf(c.value), positionsCount: c.positionsCount })),
     topPositions: byValue.slice(0, TOP_POSITIONS).map((p) => ({
       ticker: p.ticker,
       title: p.title,
       type: p.type,
-      value: round(p.value, 8),
-      weight: round((100 * p.value) / total, 4),
+      value: p.value.round(8).toString(),
+      weight: percentOf(p.value),
     })),
   };
 }

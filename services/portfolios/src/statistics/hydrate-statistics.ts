@@ -1,84 +1,110 @@
 import type { PortfolioStatistics, StatisticsTotals, TickerStatistics } from '@invest/contracts';
+import { Decimal } from '@invest/platform';
 import { currencySymbol } from './currency-symbol.js';
 import { healthMetrics } from './health-metrics.js';
-import { type AssetQuote, assetKey, type CashFlow, type PortfolioState } from './statistics.types.js';
+import { type AssetQuote, assetKey, type PortfolioState } from './statistics.types.js';
 import { xirr } from './xirr.js';
 
 const round = (x: number, dp: number): number => {
   const r = Math.round(x * 10 ** dp) / 10 ** dp;
   return Object.is(r, -0) ? 0 : r;
 };
-/** Money and quantities: 8 decimal places (clears double-rounding dust, keeps crypto-sized prices). */
-const money = (x: number) => round(x, 8);
-/** Percentages and weights: 4 decimal places. */
+/** Money and quantities: exact, answered as decimal text rounded to 8 places (half away from zero). */
+const money = (x: Decimal): string => x.round(8).toString();
+/** Percentages and weights: doubles, 4 decimal places. */
 const pct = (x: number) => round(x, 4);
+const HUNDRED = Decimal.of(100);
+/** 100 x part / whole as a double (whole ≠ 0). */
+const percent = (part: Decimal, whole: Decimal): number => part.times(HUNDRED).div(whole).toNumber();
 
 export interface HydrateInput {
   state: PortfolioState;
   quotes: ReadonlyMap<string, AssetQuote>;
   currency: string;
-  /** `YYYY-MM-DD`: the date the current value is placed on as the final XIRR flow. */
-  valuationDate: string;
+  /** `YYYY-MM-DD`: today (UTC). The valuation date is the later of this and the last deal's date. */
+  today: string;
+}
+
+/**
+ * The date the current value is placed on as the final XIRR flow: today, or the last deal's date when that is
+ * later. Deals may be dated up to today anywhere on Earth (UTC+14), i.e. after today in UTC; a valuation before
+ * a flow would make the flows run backwards in time and the rate absurd (a 3.4 % loss read as +29,304,786 %/year).
+ */
+export function valuationDateOf(state: PortfolioState, today: string): string {
+  const last = state.cashFlows.at(-1)?.date;
+  return last !== undefined && last > today ? last : today;
 }
 
 /**
  * HYDRATION: combines the price-independent state with current prices into the full statistics answer.
+ * Money is computed in exact decimals; only ratios (weights, percentages, XIRR) are doubles.
  * Formulas: docs/portfolio-statistics.md.
  */
-export function hydrateStatistics({ state, quotes, currency, valuationDate }: HydrateInput): PortfolioStatistics {
+export function hydrateStatistics({ state, quotes, currency, today }: HydrateInput): PortfolioStatistics {
+  const valuationDate = valuationDateOf(state, today);
   const rows = state.assets.map((agg) => {
     const quote = quotes.get(assetKey(agg.asset));
     const ticker = quote?.ticker ?? `${agg.asset.type}:${agg.asset.id}`;
-    const price = quote?.currentRate ?? null;
-    const open = agg.quantity > 0;
-    const networth = !open ? 0 : price === null ? null : agg.quantity * price;
-    const income = networth === null ? null : networth - agg.costBasis;
+    // A rate that is no finite number (none should reach the price table) counts as unknown, not as an error.
+    const price = quote?.currentRate !== undefined && quote.currentRate !== null && Number.isFinite(quote.currentRate) ? quote.currentRate : null;
+    const open = agg.quantity.sign() > 0;
+    const networth = !open ? Decimal.ZERO : price === null ? null : agg.quantity.times(Decimal.of(price));
+    const income = networth === null ? null : networth.minus(agg.costBasis);
     const value = networth ?? agg.costBasis;
     const change24 = quote?.priceChangePercentage24h ?? null;
-    return { agg, quote, ticker, price, networth, income, value, change24 };
+    return { agg, quote, ticker, price, open, networth, income, value, change24 };
   });
-  const totalValue = rows.reduce((s, r) => s + r.value, 0);
+  const sum = (f: (r: (typeof rows)[number]) => Decimal) => Decimal.sum(rows.map(f));
+  const totalValue = sum((r) => r.value);
 
-  const tickers: TickerStatistics[] = rows
+  const tickers = rows
     .map(({ agg, quote, ticker, price, networth, income, value, change24 }) => ({
-      ticker,
-      title: quote?.name ?? ticker,
-      type: agg.asset.type,
-      symbol: currencySymbol(quote?.currency ?? null),
-      assetable: { type: agg.asset.type, id: agg.asset.id },
-      currency: quote?.currency ?? null,
-      totalQuantity: money(agg.quantity),
-      currentPrice: price,
-      currentNetworth: networth === null ? null : money(networth),
-      currentIncome: income === null ? null : money(income),
-      spent: money(agg.costBasis),
-      fixed: money(agg.fixed),
-      accruals: money(agg.accruals),
-      expenses: money(agg.expenses),
-      commissions: money(agg.commissions),
-      taxes: money(agg.taxes),
-      averageWeightedPrice: money(agg.quantity > 0 ? agg.costBasis / agg.quantity : 0),
-      price_change_percentage_24h: change24,
-      totalIncome: money(agg.fixed + (income ?? 0) + agg.accruals - agg.expenses - agg.commissions - agg.taxes),
-      weight: totalValue > 0 ? pct((100 * value) / totalValue) : 0,
-      dealsCount: agg.dealsCount,
+      sortValue: networth ?? agg.costBasis,
+      row: {
+        ticker,
+        title: quote?.name ?? ticker,
+        type: agg.asset.type,
+        symbol: currencySymbol(quote?.currency ?? null),
+        assetable: { type: agg.asset.type, id: agg.asset.id },
+        currency: quote?.currency ?? null,
+        totalQuantity: money(agg.quantity),
+        currentPrice: price,
+        currentNetworth: networth === null ? null : money(networth),
+        currentIncome: income === null ? null : money(income),
+        spent: money(agg.costBasis),
+        fixed: money(agg.fixed),
+        accruals: money(agg.accruals),
+        expenses: money(agg.expenses),
+        commissions: money(agg.commissions),
+        taxes: money(agg.taxes),
+        averageWeightedPrice: money(agg.quantity.sign() > 0 ? agg.costBasis.div(agg.quantity) : Decimal.ZERO),
+        price_change_percentage_24h: change24,
+        totalIncome: money(agg.fixed.plus(income ?? Decimal.ZERO).plus(agg.accruals).minus(agg.expenses).minus(agg.commissions).minus(agg.taxes)),
+        weight: totalValue.sign() > 0 ? pct(percent(value, totalValue)) : 0,
+        dealsCount: agg.dealsCount,
+      } satisfies TickerStatistics,
     }))
-    .sort((a, b) => (b.currentNetworth ?? b.spent) - (a.currentNetworth ?? a.spent) || a.ticker.localeCompare(b.ticker));
+    .sort((a, b) => b.sortValue.cmp(a.sortValue) || a.row.ticker.localeCompare(b.row.ticker))
+    .map((t) => t.row);
 
-  const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((s, r) => s + f(r), 0);
-  const totalCurrentIncome = sum((r) => r.income ?? 0);
+  const totalCurrentIncome = sum((r) => r.income ?? Decimal.ZERO);
   const totalFixed = sum((r) => r.agg.fixed);
   const totalAccruals = sum((r) => r.agg.accruals);
   const totalExpenses = sum((r) => r.agg.expenses);
   const totalCommissions = sum((r) => r.agg.commissions);
   const totalTaxes = sum((r) => r.agg.taxes);
   const totalInvested = sum((r) => r.agg.invested);
-  const totalIncome = totalCurrentIncome + totalFixed + totalAccruals - totalExpenses - totalCommissions - totalTaxes;
+  const totalIncome = totalCurrentIncome.plus(totalFixed).plus(totalAccruals).minus(totalExpenses).minus(totalCommissions).minus(totalTaxes);
   // Value 24 h ago of a priced position = networth / (1 + p/100); positions without p count as unchanged.
-  const change24h = sum((r) => (r.networth && r.change24 !== null && r.change24 > -100 ? r.networth - r.networth / (1 + r.change24 / 100) : 0));
-  const before24h = totalValue - change24h;
+  const change24h = sum((r) =>
+    r.networth && r.change24 !== null && Number.isFinite(r.change24) && r.change24 > -100
+      ? r.networth.minus(r.networth.times(HUNDRED).div(HUNDRED.plus(Decimal.of(r.change24))))
+      : Decimal.ZERO,
+  );
+  const before24h = totalValue.minus(change24h);
 
-  const flows: CashFlow[] = totalValue > 0 ? [...state.cashFlows, { date: valuationDate, amount: totalValue }] : [...state.cashFlows];
+  const flows = state.cashFlows.map((f) => ({ date: f.date, amount: f.amount.toNumber() }));
+  if (totalValue.sign() > 0) flows.push({ date: valuationDate, amount: totalValue.toNumber() });
   const irr = xirr(flows);
 
   const totals: StatisticsTotals = {
@@ -92,21 +118,21 @@ export function hydrateStatistics({ state, quotes, currency, valuationDate }: Hy
     totalCommissions: money(totalCommissions),
     totalTaxes: money(totalTaxes),
     totalIncome: money(totalIncome),
-    totalIncomePercentage: totalInvested > 0 ? pct((100 * totalIncome) / totalInvested) : null,
+    totalIncomePercentage: totalInvested.sign() > 0 ? pct(percent(totalIncome, totalInvested)) : null,
     totalInvested: money(totalInvested),
     change24h: money(change24h),
-    changePercentage24h: before24h > 0 ? pct((100 * change24h) / before24h) : null,
+    changePercentage24h: before24h.sign() > 0 ? pct(percent(change24h, before24h)) : null,
     xirr: irr.rate === null ? null : round(irr.rate, 10),
     xirrError: irr.error,
-    positionsCount: rows.filter((r) => r.agg.quantity > 0).length,
-    closedPositionsCount: rows.filter((r) => r.agg.quantity <= 0).length,
+    positionsCount: rows.filter((r) => r.open).length,
+    closedPositionsCount: rows.filter((r) => !r.open).length,
     dealsCount: state.dealsCount,
-    unpricedTickers: rows.filter((r) => r.agg.quantity > 0 && r.price === null).map((r) => r.ticker),
+    unpricedTickers: rows.filter((r) => r.open && r.price === null).map((r) => r.ticker),
     valuationDate,
   };
 
   const health = healthMetrics(
-    rows.filter((r) => r.agg.quantity > 0).map((r) => ({ ticker: r.ticker, title: r.quote?.name ?? r.ticker, type: r.agg.asset.type, value: r.value })),
+    rows.filter((r) => r.open).map((r) => ({ ticker: r.ticker, title: r.quote?.name ?? r.ticker, type: r.agg.asset.type, value: r.value })),
   );
   return { tickers, totals, health };
 }

@@ -1,7 +1,7 @@
 import type { AssetRef, PortfolioStatistics } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { iso, num } from '../common/sql-values.js';
-import { type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js';
+import { type PortfolioState, reviveState } from './statistics.types.js';
 
 type Row = Record<string, unknown>;
 
@@ -63,8 +63,8 @@ export async function loadState(db: SqlClient, portfolioId: number, statsVersion
     'select state, computed_at from statistics_state where portfolio_id = $1 and stats_version = $2 and expires_at > now()',
     [portfolioId, statsVersion],
   );
-  const state = row?.state as PortfolioState | undefined;
-  if (!row || state?.formatVersion !== STATE_FORMAT_VERSION) return undefined;
+  const state = row ? reviveState(row.state) : undefined;
+  if (!row || !state) return undefined;
   return { state, computedAt: iso(row.computed_at) };
 }
 

@@ -64,7 +64,7 @@ export class StatisticsService {
       const refs = state.assets.map((a) => a.asset);
       const quotes = await findAssets(this.db, refs);
       const pricesVersion = Math.max(0, ...[...quotes.values()].map((q) => q.priceSeq));
-      const body = hydrateStatistics({ state, quotes, currency, valuationDate: utcDate(this.clock()) });
+      const body = hydrateStatistics({ state, quotes, currency, today: utcDate(this.clock()) });
       const computedAt = await saveHydrated(this.db, {
         portfolioId,
         statsVersion,

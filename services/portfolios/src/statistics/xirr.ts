@@ -1,5 +1,10 @@
 import type { XirrError } from '@invest/contracts';
-import type { CashFlow } from './statistics.types.js';
+
+/** One dated flow for XIRR: a double (a rate is a ratio; the money itself is summed exactly before). */
+export interface XirrFlow {
+  date: string;
+  amount: number;
+}
 
 export type XirrResult = { rate: number; error: null } | { rate: null; error: XirrError };
 
@@ -18,7 +23,7 @@ function dayNumber(date: string): number {
  * when it does not converge, a scan for a sign change over (-0.999999, 1e6) and bisection.
  * No solution is a result, not an exception: `rate` null and an `error` saying why.
  */
-export function xirr(flows: readonly CashFlow[], guess = 0.1): XirrResult {
+export function xirr(flows: readonly XirrFlow[], guess = 0.1): XirrResult {
   const nonZero = flows.filter((f) => f.amount !== 0 && Number.isFinite(f.amount));
   if (nonZero.length === 0) return fail('no_flows', 'There are no cash flows to compute XIRR from.');
   const hasIn = nonZero.some((f) => f.amount > 0);

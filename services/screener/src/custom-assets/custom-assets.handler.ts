@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   type CustomAssetReply,
   CustomAssetSubjects,
+  type DeleteCustomAssetReply,
   ErrorCode,
   idempotencyKeySchema,
   type ListCustomAssetsReply,
@@ -45,5 +46,10 @@ export class CustomAssetsHandler {
   @MessagePattern(CustomAssetSubjects.update)
   update(@Payload() req: RpcRequest<unknown>): Promise<CustomAssetReply> {
     return this.service.update(requireUser(req?.meta), req?.data);
+  }
+
+  @MessagePattern(CustomAssetSubjects.delete)
+  delete(@Payload() req: RpcRequest<unknown>): Promise<DeleteCustomAssetReply> {
+    return this.service.delete(requireUser(req?.meta), req?.data);
   }
 }

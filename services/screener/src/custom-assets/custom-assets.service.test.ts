@@ -25,7 +25,7 @@ describe('custom assets', () => {
 
   it('moves the day change on with the market day', async () => {
     const { data } = await service.create('u1', { name: 'Dacha', currency: 'RUB', price: 100 });
-    expect(data).toMatchObject({ ticker: 'DACHA', current_rate: 100, price_change_percentage_24h: null });
+    expect(data).toMatchObject({ ticker: 'DACHA', current_rate: '100', price_change_percentage_24h: null });
     // Same day: nothing to compare with yet.
     expect((await refreshCustomAssetChanges(db, { today, source: 'test' })).changed).toEqual([]);
 
@@ -62,6 +62,57 @@ describe('custom assets', () => {
     today = '2024-04-02';
     const { data: after } = await service.update('u3', { id: data.id, price: 1e15 });
     expect(Number.isFinite(after.price_change_percentage_24h)).toBe(true);
+  });
+
+  it('records AssetUpdated with the whole description when the name, ticker or currency changes, and only then', async () => {
+    const { data } = await service.create('u4', { name: 'Garage', ticker: 'GRG', currency: 'RUB', price: 10 });
+    const described = () =>
+      db.query<{ stream_name: string; stream_position: string; data: unknown }>(
+        `select stream_name, stream_position::text, data from es_events where type = 'AssetUpdated' and stream_name = $1 order by global_position`,
+        [`asset-custom_asset-${data.id}`],
+      );
+    await service.update('u4', { id: data.id, price: 11, description: 'by the river' });
+    expect(await described()).toEqual([]);
+    await service.update('u4', { id: data.id, name: 'Big garage', currency: 'usd' });
+    await service.update('u4', { id: data.id, ticker: 'BGRG' });
+    // The same values again change nothing.
+    await service.update('u4', { id: data.id, ticker: 'BGRG', name: 'Big garage' });
+    expect(await described()).toEqual([
+      { stream_name: `asset-custom_asset-${data.id}`, stream_position: '1', data: { version: 1, assetType: 'custom_asset', assetId: data.id, ticker: 'GRG', name: 'Big garage', currency: 'USD' } },
+      { stream_name: `asset-custom_asset-${data.id}`, stream_position: '2', data: { version: 1, assetType: 'custom_asset', assetId: data.id, ticker: 'BGRG', name: 'Big garage', currency: 'USD' } },
+    ]);
+  });
+
+  it("deletes the owner's asset (another user's is not found), refuses while it is used, records AssetDeleted", async () => {
+    const { data } = await service.create('u5', { name: 'Boat', currency: 'RUB', price: 10 });
+    await expect(service.delete('u6', { id: data.id })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(service.delete('u5', { id: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+
+    await db.query(`insert into used_assets (source, ref, asset_id) values ('portfolio', '12', $1), ('watchlist', '7', $1), ('portfolio', '3', $1)`, [data.id]);
+    const used = await service.delete('u5', { id: data.id }).catch((e: unknown) => e);
+    expect(used).toBeInstanceOf(ServiceError);
+    expect(used).toMatchObject({
+      code: 'conflict',
+      message: 'The custom asset is in use (portfolio 3, portfolio 12, watchlist 7); remove it from there first.',
+      extra: { used_in: [{ type: 'portfolio', id: 3 }, { type: 'portfolio', id: 12 }, { type: 'watchlist', id: 7 }] },
+    });
+    expect((await service.list('u5')).data.map((a) => a.id)).toEqual([data.id]);
+
+    await db.query('delete from used_assets where asset_id = $1', [data.id]);
+    expect(await service.delete('u5', { id: data.id })).toEqual({ data: { id: data.id, deleted: true } });
+    expect((await service.list('u5')).data).toEqual([]);
+    expect(await db.query('select 1 from assets where id = $1', [data.id])).toEqual([]);
+    const [deleted] = await db.query<{ data: unknown }>(`select data from es_events where type = 'AssetDeleted'`);
+    expect(deleted?.data).toEqual({ version: 1, assetType: 'custom_asset', assetId: data.id, userId: 'u5' });
+    await expect(service.delete('u5', { id: data.id })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('frees a place under the per-user limit when one is deleted', async () => {
+    const limited = new CustomAssetsService(db, () => today, 1);
+    const { data } = await limited.create('u7', { name: 'One', currency: 'RUB', price: 1 });
+    await expect(limited.create('u7', { name: 'Two', currency: 'RUB', price: 1 })).rejects.toMatchObject({ errors: { custom_assets: [expect.any(String)] } });
+    await limited.delete('u7', { id: data.id });
+    expect((await limited.create('u7', { name: 'Two', currency: 'RUB', price: 1 })).data.name).toBe('Two');
   });
 
   it('makes a ticker from a name', () => {

@@ -1,6 +1,8 @@
 import {
   type CustomAsset,
   type CustomAssetReply,
+  type DeleteCustomAssetReply,
+  deleteCustomAssetRequestSchema,
   type ListCustomAssetsReply,
   type RateChange,
   CustomAssetSubjects,
@@ -9,6 +11,7 @@ import {
 } from '@invest/contracts';
 import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow, requestFingerprint, requireBelowQuota, withIdempotency } from '@invest/platform';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
+import { recordAssetDeleted, recordAssetUpdated } from './asset-events.recorder.js';
 
 const NOT_FOUND = 'Custom asset';
 /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`). */
@@ -23,7 +26,7 @@ const ASSET_JSON = `json_build_object(
   'name', a.name,
   'description', ca.description,
   'currency', a.currency,
-  'current_rate', a.current_rate,
+  'current_rate', a.current_rate::text, -- exact decimal text, as contracts' decimalOutputSchema
   'price_change_percentage_24h', a.price_change_percentage_24h,
   'rate_updated_at', to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'created_at', to_char(a.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
@@ -40,6 +43,7 @@ const DAY_CHANGE_SQL = (rate: string, id: string, today: string) => `(
 interface ChangedRow {
   id: string;
   ticker: string;
+  name: string;
   currency: string;
   current_rate: string | null;
   ch24: string | null;
@@ -56,7 +60,7 @@ const toChange = (r: ChangedRow): RateChange => ({
   asOf: r.as_of,
 });
 
-const CHANGED_COLUMNS = `a.id::text, a.ticker, a.currency, a.current_rate::text, a.price_change_percentage_24h::text as ch24,
+const CHANGED_COLUMNS = `a.id::text, a.ticker, a.name, a.currency, a.current_rate::text, a.price_change_percentage_24h::text as ch24,
   to_char(a.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of`;
 
 async function storeClose(tx: SqlClient, id: string, today: string): Promise<void> {
@@ -130,16 +134,13 @@ export class CustomAssetsService {
 
   async update(userId: string, input: unknown): Promise<CustomAssetReply> {
     const raw = (input ?? {}) as Record<string, unknown>;
-    // A malformed id (also 0, or beyond what a JS number holds exactly) names no resource of this user: 404,
-    // like an id of somebody else's asset.
-    const id = String(raw.id ?? '');
-    if (!/^[1-9]\d{0,15}$/.test(id) || !Number.isSafeInteger(Number(id))) throw ServiceError.notFound(NOT_FOUND);
+    requireWellFormedId(raw);
     const req = parseOrThrow(updateCustomAssetRequestSchema, raw);
     const today = this.today();
     await this.db.transaction(async (tx) => {
       await lockRateWrites(tx);
-      const [before] = await tx.query<{ current_rate: string | null; ch24: string | null; currency: string }>(
-        `select a.current_rate::text, a.price_change_percentage_24h::text as ch24, a.currency
+      const [before] = await tx.query<{ current_rate: string | null; ch24: string | null; currency: string; ticker: string; name: string }>(
+        `select a.current_rate::text, a.price_change_percentage_24h::text as ch24, a.currency, a.ticker, a.name
          from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 for update of a`,
         [req.id, userId],
       );
@@ -168,12 +169,58 @@ export class CustomAssetsService {
       const changed =
         numOrNull(before.current_rate) !== numOrNull(after!.current_rate) || numOrNull(before.ch24) !== numOrNull(after!.ch24) || before.currency !== after!.currency;
       if (changed) await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(after!)]);
+      // Portfolios show the ticker, name and currency: a new description is its own event (RatesUpdated carries rates).
+      if (before.ticker !== after!.ticker || before.name !== after!.name || before.currency !== after!.currency) {
+        await recordAssetUpdated(tx, { assetType: 'custom_asset', assetId: Number(after!.id), ticker: after!.ticker, name: after!.name, currency: after!.currency });
+      }
     });
     return { data: (await readOwned(this.db, userId, req.id))! };
+  }
+
+  /**
+   * Deletes the user's custom asset, unless it is in use: an open position in a portfolio or an item of a
+   * watchlist (the used-assets read model, fed by the portfolios' events) is a 409 naming each. Records
+   * AssetDeleted. Deals of positions already closed stay as history.
+   */
+  async delete(userId: string, input: unknown): Promise<DeleteCustomAssetReply> {
+    const raw = (input ?? {}) as Record<string, unknown>;
+    requireWellFormedId(raw);
+    const { id } = parseOrThrow(deleteCustomAssetRequestSchema, raw);
+    await this.db.transaction(async (tx) => {
+      await lockRateWrites(tx);
+      const [owned] = await tx.query(
+        'select 1 from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 for update of a',
+        [id, userId],
+      );
+      if (!owned) throw ServiceError.notFound(NOT_FOUND);
+      const uses = await tx.query<{ source: string; ref: string }>(
+        'select source, ref from used_assets where asset_id = $1 order by source, length(ref), ref',
+        [id],
+      );
+      if (uses.length > 0) {
+        const where = uses.map((u) => `${u.source} ${u.ref}`);
+        throw ServiceError.conflict(`The custom asset is in use (${where.join(', ')}); remove it from there first.`, {
+          used_in: uses.map((u) => ({ type: u.source, id: Number(u.ref) })),
+        });
+      }
+      // Its custom_assets row and daily closes go with it (on delete cascade).
+      await tx.query('delete from assets where id = $1', [id]);
+      await recordAssetDeleted(tx, { assetType: 'custom_asset', assetId: id, userId });
+    });
+    return { data: { id, deleted: true } };
   }
 }
 
 const numOrNull = (v: string | null) => (v === null ? null : Number(v));
+
+/**
+ * A malformed id (also 0, or beyond what a JS number holds exactly) names no resource of this user: 404, like an
+ * id of somebody else's asset.
+ */
+function requireWellFormedId(raw: Record<string, unknown>): void {
+  const id = String(raw.id ?? '');
+  if (!/^[1-9]\d{0,15}$/.test(id) || !Number.isSafeInteger(Number(id))) throw ServiceError.notFound(NOT_FOUND);
+}
 
 /** A ticker for an asset created without one: its name, upper-cased, other characters as `-` (`Flat in Kazan` → `FLAT-IN-KAZAN`). */
 export function tickerFromName(name: string): string {

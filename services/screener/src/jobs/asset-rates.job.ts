@@ -10,6 +10,7 @@ import { type RateInput, writeRateBatch } from '../rates/rate-writer.js';
 import { tokenRateInputs } from '../rates/token-rates.source.js';
 import type { ScreenerJobDeps } from './job-deps.js';
 import { RunReport } from './run-report.js';
+import { WATCHLIST_SOURCE } from '../used-assets/used-assets.consumer.js';
 
 export const ASSET_RATES_JOB = 'get:assetRates';
 export const ONLY_USED_ASSETS = '--only_used_assets';
@@ -56,11 +57,16 @@ async function allTargets(deps: ScreenerJobDeps): Promise<Targets> {
   return { moex, tokens: [...new Set([...deps.mainCoins, ...known.map((k) => k.source_id)])] };
 }
 
-/** Assets with an open position in some portfolio (or, later, an active alert), grouped by where their rate comes from. */
+/**
+ * Assets with an open position in some portfolio (or, later, an active alert), grouped by where their rate comes
+ * from. Watchlist items are in `used_assets` too (a custom asset in use cannot be deleted) but are not refreshed
+ * every minute: the spec names open deals.
+ */
 async function usedTargets(db: Db): Promise<Targets> {
   const rows = await db.query<{ id: string; type: AssetType; ticker: string; board: string | null; source_id: string | null }>(
     `select a.id::text, a.type, a.ticker, a.board, a.source_id from assets a
-     where exists (select 1 from used_assets u where u.asset_id = a.id) order by a.id`,
+     where exists (select 1 from used_assets u where u.asset_id = a.id and u.source <> $1) order by a.id`,
+    [WATCHLIST_SOURCE],
   );
   const groups = new Map<string, MoexTarget>();
   const tokens: string[] = [];

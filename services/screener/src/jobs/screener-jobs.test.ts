@@ -18,6 +18,11 @@ describe('screener jobs', () => {
       'get:assetRates @ {"everyMinutes":15}',
       'command:GetMainCoinsRates @ {"everyMinutes":1}',
     ]);
+    // The every-minute rates also run when the service starts: fresh prices at once, not a minute later.
+    expect(jobs.scheduled.filter((s) => s.atStart).map((s) => [s.job.name, ...s.args].join(' '))).toEqual([
+      'get:assetRates --only_used_assets',
+      'command:GetMainCoinsRates',
+    ]);
     // Every job is also a command of `npm run cmd`.
     expect(Object.keys(jobs.byName).sort()).toEqual([...JOB_COMMANDS].sort());
   });

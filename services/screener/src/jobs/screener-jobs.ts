@@ -9,6 +9,8 @@ export interface ScheduledRun {
   job: Job;
   args: string[];
   schedule: Schedule;
+  /** Also run once when the service starts (the every-minute rates: fresh at once, not a minute later). */
+  atStart?: boolean;
 }
 
 export interface ScreenerJobs {
@@ -29,9 +31,9 @@ export function createScreenerJobs(deps: ScreenerJobDeps): ScreenerJobs {
     scheduled: [
       { job: stats, args: [], schedule: { dailyAt: '01:45', timeZone: deps.marketTz } },
       { job: dividends, args: [], schedule: { dailyAt: '02:15', timeZone: deps.marketTz } },
-      { job: rates, args: [ONLY_USED_ASSETS], schedule: { everyMinutes: 1 } },
+      { job: rates, args: [ONLY_USED_ASSETS], schedule: { everyMinutes: 1 }, atStart: true },
       { job: rates, args: [], schedule: { everyMinutes: 15 } },
-      { job: coins, args: [], schedule: { everyMinutes: 1 } },
+      { job: coins, args: [], schedule: { everyMinutes: 1 }, atStart: true },
     ],
   };
 }
@@ -39,6 +41,6 @@ export function createScreenerJobs(deps: ScreenerJobDeps): ScreenerJobs {
 /** Starts a scheduler with every scheduled run; `stop()` waits for runs in progress. */
 export function scheduleScreenerJobs(deps: ScreenerJobDeps, jobs: ScreenerJobs): JobScheduler {
   const scheduler = new JobScheduler(deps.db, deps.logger);
-  for (const run of jobs.scheduled) scheduler.schedule(run.job, run.args, run.schedule);
+  for (const run of jobs.scheduled) scheduler.schedule(run.job, run.args, run.schedule, { atStart: run.atStart });
   return scheduler;
 }

@@ -4,6 +4,7 @@ import { MarketDataSchema } from './0002-market-data.js';
 import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
 import { UsedAssetChanges } from './0004-used-asset-changes.js';
 import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-keys.js';
+import { AssetsHotRateUpdates } from './0006-assets-hot-rate-updates.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -17,4 +18,5 @@ export const migrations = [
   { name: '0003-dividends-currency-key', class: DividendsCurrencyKey },
   { name: '0004-used-asset-changes', class: UsedAssetChanges },
   { name: '0005-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
+  { name: '0006-assets-hot-rate-updates', class: AssetsHotRateUpdates },
 ];

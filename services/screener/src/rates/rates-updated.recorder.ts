@@ -59,7 +59,9 @@ export async function recordRatesUpdated(
   return events.length;
 }
 
-/** Relay routing of the screener's events: RatesUpdated goes to `market.events.RatesUpdated`; nothing else is public. */
+const PUBLIC_TYPES = new Set<string>([MarketEventTypes.RatesUpdated, MarketEventTypes.AssetUpdated, MarketEventTypes.AssetDeleted]);
+
+/** Relay routing of the screener's events: RatesUpdated, AssetUpdated, AssetDeleted go to `market.events.<Type>`; nothing else is public. */
 export function screenerEventSubject(event: RecordedEvent): string | null {
-  return event.type === MarketEventTypes.RatesUpdated ? eventSubject('market', MarketEventTypes.RatesUpdated) : null;
+  return PUBLIC_TYPES.has(event.type) ? eventSubject('market', event.type) : null;
 }

@@ -2,7 +2,8 @@
  * Local stand-ins for the market-data providers, speaking their real wire formats from the real captures in
  * `test/fixtures/` (see its README): MOEX ISS board, market and dividends endpoints, and CoinGecko
  * `coins/markets`. Tests change values, drop or add columns and queue faults (429, 403, HTML with 200,
- * 5xx, slow answers); `npm run providers:fake` runs one for a manual demo, optionally with drifting prices.
+ * 5xx, slow answers); `npm start` runs one as its demo market (`demo-providers.ts`) and `npm run providers:fake`
+ * one on a fixed port, both in "live" mode (drifting prices).
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
@@ -63,6 +64,8 @@ export interface FakeProvidersOptions {
   fixturesDir?: string;
   /** Prices move on every request and quote times are "now" (manual demo); default false (captures as they are). */
   live?: boolean;
+  /** Keep every request in `requests` (default true); a long-running demo that never reads them says false. */
+  recordRequests?: boolean;
 }
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -80,11 +83,12 @@ export class FakeProviders {
     private readonly server: Server,
     private readonly fixturesDir: string,
     private readonly live: boolean,
+    private readonly recordRequests: boolean,
   ) {}
 
   static async start(opts: FakeProvidersOptions = {}): Promise<FakeProviders> {
     const server = createServer();
-    const fake = new FakeProviders(server, opts.fixturesDir ?? join(screenerPackageRoot(), 'test', 'fixtures'), opts.live ?? false);
+    const fake = new FakeProviders(server, opts.fixturesDir ?? join(screenerPackageRoot(), 'test', 'fixtures'), opts.live ?? false, opts.recordRequests ?? true);
     fake.reset();
     server.on('request', (req, res) => void fake.handle(req, res));
     await new Promise<void>((resolve, reject) => {
@@ -184,7 +188,7 @@ export class FakeProviders {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
     const request: FakeRequest = { path: url.pathname, query: url.searchParams, headers: req.headers, at: Date.now() };
-    this.requests.push(request);
+    if (this.recordRequests) this.requests.push(request);
     const target = `${url.pathname}${url.search}`;
     const faultAt = this.faults.findIndex((f) => f.match.test(target));
     if (faultAt >= 0) {

@@ -59,6 +59,31 @@ describe('screener__used-assets effects', () => {
     expect(await used()).toEqual([]);
   });
 
+  const itemEvent = (type: string, watchlistId: number, streamPosition: number, assetId: number): BusEvent => ({
+    id: randomUUID(),
+    type,
+    streamName: `watchlist-${watchlistId}`,
+    streamPosition,
+    recordedAt: new Date().toISOString(),
+    data: { version: 1, watchlistId, itemId: streamPosition, userId: 'u1', asset: { type: 'custom_asset', id: assetId } },
+    metadata: {},
+  });
+  const usedBy = async () =>
+    (await db.query<{ source: string; ref: string; asset_id: string }>('select source, ref, asset_id::text from used_assets order by source, ref, asset_id')).map(
+      (r) => `${r.source}:${r.ref}/${r.asset_id}`,
+    );
+
+  it('keeps watchlist items apart from portfolio positions, in stream order', async () => {
+    await apply(event('PositionOpened', 201, 2, 9));
+    await apply(itemEvent('WatchlistItemAdded', 201, 1, 9));
+    await apply(itemEvent('WatchlistItemAdded', 201, 2, 10));
+    expect(await usedBy()).toEqual(['portfolio:201/9', 'watchlist:201/10', 'watchlist:201/9']);
+    await apply(itemEvent('WatchlistItemRemoved', 201, 3, 9));
+    // A retried add older than the removal is ignored.
+    await apply(itemEvent('WatchlistItemAdded', 201, 1, 9));
+    expect(await usedBy()).toEqual(['portfolio:201/9', 'watchlist:201/10']);
+  });
+
   it('applies a redelivered event only once (same position)', async () => {
     await apply(event('PositionOpened', 105, 2, 8));
     await apply(event('PositionClosed', 105, 3, 8));

@@ -4,6 +4,8 @@ import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, typ
 export const USED_ASSETS_DURABLE = 'screener__used-assets';
 /** `used_assets.source` of open portfolio positions; `ref` is the portfolio id. */
 export const PORTFOLIO_SOURCE = 'portfolio';
+/** `used_assets.source` of watchlist items; `ref` is the watchlist id. Not refreshed every minute (spec: open deals). */
+export const WATCHLIST_SOURCE = 'watchlist';
 
 /** `used_asset_changes.asset_id` of a change to the whole ref (PortfolioDeleted). */
 const WHOLE_REF = 0;
@@ -11,12 +13,14 @@ const WHOLE_REF = 0;
 /**
  * Keeps `used_assets` from the portfolios' events: PositionOpened adds (portfolio, asset), PositionClosed
  * removes it, PortfolioDeleted removes the portfolio's rows (deleting a portfolio ends its positions without
- * closing each). The other types need nothing here. Runs inside the consumer's inbox transaction; events this
- * release does not read never get here (the consumer leaves them for a later release).
+ * closing each); WatchlistItemAdded/Removed add and remove (watchlist, asset) (deleting a watchlist removes
+ * each item with its own event). The other types need nothing here. Runs inside the consumer's inbox
+ * transaction; events this release does not read never get here (the consumer leaves them for a later release).
  *
- * Order-independent: a portfolio's events share one stream (`portfolio-<id>`), so `streamPosition` orders
- * them. Per (portfolio, asset) the position of the last applied change is kept (`used_asset_changes`, asset 0
- * for PortfolioDeleted); a change at or before it (a PositionOpened retried after its PositionClosed) is ignored.
+ * Order-independent: a portfolio's events share one stream (`portfolio-<id>`), a watchlist's too
+ * (`watchlist-<id>`), so `streamPosition` orders them. Per (source, ref, asset) the position of the last applied
+ * change is kept (`used_asset_changes`, asset 0 for PortfolioDeleted); a change at or before it (a PositionOpened
+ * retried after its PositionClosed) is ignored.
  */
 export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger: Logger): Promise<void> {
   switch (event.type) {
@@ -24,7 +28,7 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
     case PortfolioEventTypes.PositionClosed: {
       const { portfolioId, asset } = event.data;
       const ref = String(portfolioId);
-      if (!(await claimChange(tx, event, ref, asset.id, logger))) return;
+      if (!(await claimChange(tx, event, PORTFOLIO_SOURCE, ref, asset.id, logger))) return;
       if (event.type === PortfolioEventTypes.PositionOpened) {
         await tx.query('insert into used_assets (source, ref, asset_id) values ($1, $2, $3) on conflict do nothing', [PORTFOLIO_SOURCE, ref, asset.id]);
       } else {
@@ -34,7 +38,7 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
     }
     case PortfolioEventTypes.PortfolioDeleted: {
       const ref = String(event.data.portfolioId);
-      if (!(await claimChange(tx, event, ref, WHOLE_REF, logger))) return;
+      if (!(await claimChange(tx, event, PORTFOLIO_SOURCE, ref, WHOLE_REF, logger))) return;
       await tx.query('delete from used_assets where source = $1 and ref = $2', [PORTFOLIO_SOURCE, ref]);
       // The ref's marker now covers its assets' older changes: their tombstones are no longer needed.
       await tx.query('delete from used_asset_changes where source = $1 and ref = $2 and asset_id <> $3 and stream_position < $4', [
@@ -45,10 +49,20 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
       ]);
       return;
     }
-    case PortfolioEventTypes.PortfolioCreated:
     case PortfolioEventTypes.WatchlistItemAdded:
-    case PortfolioEventTypes.WatchlistItemRemoved:
+    case PortfolioEventTypes.WatchlistItemRemoved: {
+      const { watchlistId, asset } = event.data;
+      const ref = String(watchlistId);
+      if (!(await claimChange(tx, event, WATCHLIST_SOURCE, ref, asset.id, logger))) return;
+      if (event.type === PortfolioEventTypes.WatchlistItemAdded) {
+        await tx.query('insert into used_assets (source, ref, asset_id) values ($1, $2, $3) on conflict do nothing', [WATCHLIST_SOURCE, ref, asset.id]);
+      } else {
+        await tx.query('delete from used_assets where source = $1 and ref = $2 and asset_id = $3', [WATCHLIST_SOURCE, ref, asset.id]);
+      }
+      return;
+    }
     case PortfolioEventTypes.WatchlistDeleted:
+    case PortfolioEventTypes.PortfolioCreated:
       return;
     default:
       return assertNever(event, 'portfolio event');
@@ -60,15 +74,15 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
  * (of the asset, or of the whole ref) was applied already; false when the event is stale and must be ignored.
  * A per-ref advisory lock serialises concurrent instances, so a late open never races a deletion.
  */
-async function claimChange(tx: Tx, event: PortfolioEvent, ref: string, assetId: number, logger: Logger): Promise<boolean> {
-  if (event.streamName !== `portfolio-${ref}`) {
+async function claimChange(tx: Tx, event: PortfolioEvent, source: string, ref: string, assetId: number, logger: Logger): Promise<boolean> {
+  if (event.streamName !== `${source}-${ref}`) {
     logger.warn({ eventId: event.id, type: event.type, streamName: event.streamName, ref }, 'portfolio event from an unexpected stream; ordered by its position anyway');
   }
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`used-assets:${PORTFOLIO_SOURCE}:${ref}`]);
+  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`used-assets:${source}:${ref}`]);
   const [latest] = await tx.query<{ position: string | null }>(
     `select max(stream_position)::text as position from used_asset_changes
      where source = $1 and ref = $2 and asset_id = any($3::bigint[])`,
-    [PORTFOLIO_SOURCE, ref, [assetId, WHOLE_REF]],
+    [source, ref, [assetId, WHOLE_REF]],
   );
   if (latest?.position != null && Number(latest.position) >= event.streamPosition) {
     logger.info(
@@ -80,7 +94,7 @@ async function claimChange(tx: Tx, event: PortfolioEvent, ref: string, assetId: 
   await tx.query(
     `insert into used_asset_changes (source, ref, asset_id, stream_position) values ($1, $2, $3, $4)
      on conflict (source, ref, asset_id) do update set stream_position = excluded.stream_position`,
-    [PORTFOLIO_SOURCE, ref, assetId, event.streamPosition],
+    [source, ref, assetId, event.streamPosition],
   );
   return true;
 }

@@ -1,0 +1,50 @@
+import { decimalOutputSchema } from '@invest/contracts';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import Fastify from 'fastify';
+import { exactJsonBodyParser, installDecimalReplySerializer, parseJsonExact, withDecimalNumbers } from './exact-json.js';
+
+const parse = (text: string) =>
+  new Promise<{ err: Error | null; parsed?: unknown }>((resolve) => exactJsonBodyParser(undefined, Buffer.from(text), (err, parsed) => resolve({ err, parsed })));
+
+describe('parseJsonExact', () => {
+  it('keeps number literals a double would change as their text, and every other value as JSON.parse gives it', () => {
+    expect(parseJsonExact('{"a":1,"b":42290747.88,"c":[0.1,-2.5e3],"d":"x","e":null,"f":true}')).toEqual({ a: 1, b: 42290747.88, c: [0.1, -2500], d: 'x', e: null, f: true });
+    // Strings that look like numbers, escaped quotes and keys are left alone.
+    expect(parseJsonExact('{"1.00000000000000001":"2.00000000000000001","k\\"9.99999999999999999":-0}')).toEqual({ '1.00000000000000001': '2.00000000000000001', 'k"9.99999999999999999': -0 });
+    expect(parseJsonExact('{"p":999999999999999.99999999,"q":123456789.123456789,"r":1e400,"s":5e-324}')).toEqual({
+      p: '999999999999999.99999999',
+      q: '123456789.123456789',
+      r: '1e400',
+      s: 5e-324,
+    });
+    expect(parseJsonExact('[1,2]')).toEqual([1, 2]);
+    expect(parseJsonExact('"text"')).toBe('text');
+  });
+
+  it('refuses prototype poisoning and malformed JSON with a 400', async () => {
+    expect(() => parseJsonExact('{"__proto__":{"x":1}}')).toThrow(/prototype/);
+    expect(() => parseJsonExact('{"constructor":{"prototype":{"x":1}}}')).toThrow(/prototype/);
+    expect((await parse('{"a":')).err).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+    expect((await parse('')).err).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' });
+    expect(await parse('{"a":0.30000000000000004}')).toEqual({ err: null, parsed: { a: 0.30000000000000004 } });
+  });
+});
+
+describe('withDecimalNumbers', () => {
+  it('writes decimal text as JSON numbers with exactly its digits, following the schema', async () => {
+    const schema = z.object({ data: z.array(z.object({ amount: decimalOutputSchema, net: decimalOutputSchema.nullable(), name: z.string() })) });
+    const reply = { data: [{ amount: '42290747.88', net: null, name: '42' }, { amount: '999999999999999.99999999', net: '-0.5', name: 'x' }], meta: { total: 2 } };
+    const app = Fastify();
+    installDecimalReplySerializer(app);
+    app.get('/', () => withDecimalNumbers(schema, reply));
+    // A stored string that looks like a marked decimal stays a string: the marker is random per process.
+    app.get('/text', () => ({ name: 'dec000000000000000000000000:5' }));
+    const answer = await app.inject({ method: 'GET', url: '/' });
+    expect(answer.body).toBe(
+      '{"data":[{"amount":42290747.88,"net":null,"name":"42"},{"amount":999999999999999.99999999,"net":-0.5,"name":"x"}],"meta":{"total":2}}',
+    );
+    expect((await app.inject({ method: 'GET', url: '/text' })).body).toBe('{"name":"dec000000000000000000000000:5"}');
+    await app.close();
+  });
+});

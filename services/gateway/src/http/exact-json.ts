@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { canonicalDecimal, isDecimalOutput } from '@invest/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
+
+const invalidBody = (message: string) => Object.assign(new SyntaxError(message), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+
+/** A JSON number literal (matched only where a value starts, outside strings). */
+const NUMBER_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** Whether the double JSON.parse makes of a literal has the literal's decimal value (`0.1` yes; `123456789.123456789`, `1e400` no). */
+const exactAsDouble = (literal: string): boolean => canonicalDecimal(Number(literal)) === canonicalDecimal(literal);
+
+/**
+ * JSON.parse that keeps every number literal a double would change: such a literal (`123456789.123456789`,
+ * `1e400`) becomes a string with its text, which the contracts' decimal schemas read exactly and every other
+ * schema refuses, instead of being rounded silently. Other numbers stay numbers. Like Fastify's own parser
+ * (secure-json-parse), a `__proto__` key or a `constructor.prototype` is refused. (A scan rather than
+ * JSON.parse's source-text reviver: that needs Node 21+, and tests may run on an older Node.)
+ */
+export function parseJsonExact(text: string): unknown {
+  let rewritten = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+      i++;
+    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      NUMBER_LITERAL.lastIndex = i;
+      const literal = NUMBER_LITERAL.exec(text)?.[0] ?? text[i]!;
+      if (!exactAsDouble(literal)) {
+        rewritten += `${text.slice(copied, i)}"${literal}"`;
+        copied = i + literal.length;
+      }
+      i += literal.length;
+    } else i++;
+  }
+  const source = copied === 0 ? text : rewritten + text.slice(copied);
+  return JSON.parse(source, (key, value: unknown) => {
+    if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
+      throw invalidBody('Object contains a forbidden prototype property.');
+    }
+    return value;
+  });
+}
+
+/**
+ * The gateway's `application/json` body parser (Nest's `useBodyParser`): parseJsonExact over the UTF-8 text, with
+ * Fastify's errors for an empty or invalid body (400).
+ */
+export function exactJsonBodyParser(_request: unknown, body: Buffer, done: (err: Error | null, parsed?: unknown) => void): void {
+  const text = body.toString('utf8');
+  if (text === '') {
+    done(Object.assign(new Error('Body cannot be empty when content-type is set to application/json'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }));
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseJsonExact(text);
+  } catch (err) {
+    done((err as { statusCode?: number }).statusCode ? (err as Error) : invalidBody((err as Error).message));
+    return;
+  }
+  done(null, parsed);
+}
+
+/**
+ * Marks a decimal in a reply: JSON.stringify writes it as a string `"<marker><digits>"` that the reply serializer
+ * turns into the bare number. The marker is random per process, so no text a user stored can imitate it.
+ */
+const MARKER = `dec${randomBytes(12).toString('hex')}:`;
+const MARKED = new RegExp(`"${MARKER}(-?\\d+(?:\\.\\d+)?)"`, 'g');
+
+class JsonDecimal {
+  constructor(private readonly text: string) {}
+  toJSON(): string {
+    return MARKER + this.text;
+  }
+}
+
+/**
+ * Fastify's reply serializer for the gateway: JSON.stringify, with the decimals withDecimalNumbers marked written
+ * as JSON numbers with exactly their digits (`42290747.88`, `999999999999999.99999999`), which a double could not
+ * carry.
+ */
+export function installDecimalReplySerializer(fastify: FastifyInstance): void {
+  fastify.setReplySerializer((payload) => {
+    const text = JSON.stringify(payload);
+    return text.includes(MARKER) ? text.replace(MARKED, '$1') : text;
+  });
+}
+
+interface Def {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+  out?: z.ZodType;
+}
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A reply whose `decimalOutputSchema` values (decimal text on NATS), found by following `schema`, are answered as
+ * JSON numbers with exactly those digits: `"42290747.88"` is written 42290747.88, never as a double's
+ * 42290747.88000001. Needs installDecimalReplySerializer. Fields the schema does not describe are copied as they are.
+ */
+export function withDecimalNumbers<T>(schema: z.ZodType, value: T): T {
+  return convert(schema, value) as T;
+}
+
+function convert(schema: z.ZodType, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (isDecimalOutput(schema)) return typeof value === 'string' && DECIMAL_TEXT.test(value) ? new JsonDecimal(value) : value;
+  const def = defOf(schema);
+  switch (def.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return value;
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = def.shape?.[k] ? convert(def.shape[k], v) : v;
+      return out;
+    }
+    case 'array':
+      return Array.isArray(value) && def.element ? value.map((v) => convert(def.element!, v)) : value;
+    case 'nullable':
+    case 'optional':
+    case 'default':
+    case 'readonly':
+      return def.innerType ? convert(def.innerType, value) : value;
+    case 'pipe':
+      return def.out ? convert(def.out, value) : value;
+    default:
+      return value;
+  }
+}
