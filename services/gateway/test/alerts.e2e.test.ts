@@ -364,6 +364,30 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     expect((await api('GET', '/api/notifications')).status).toBe(401);
   });
 
+  it("a custom asset is its owner's: another user's is a 422 on the asset's field, the owner's is accepted", async () => {
+    const owner = user();
+    const other = user();
+    const created = await api('POST', '/api/custom-assets', { user: owner, body: { name: 'My flat', currency: 'RUB', price: 100 } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const ref = { type: 'custom_asset', id: created.body.data.id };
+    const foreign = await api('POST', '/api/price-alert', { user: other, body: { target_price: 150, assetable: ref } });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors).toHaveProperty(['assetable.id']);
+    expect(JSON.stringify(foreign.body)).not.toContain('My flat');
+    const foreignChange = await api('POST', '/api/price-change-alert', {
+      user: other,
+      body: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: ref.id, assetable_type_simplified: 'custom_asset' },
+    });
+    expect(foreignChange.status).toBe(422);
+    expect(foreignChange.body.errors).toHaveProperty('targetable_id');
+    const own = await api('POST', '/api/price-change-alert', {
+      user: owner,
+      body: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: ref.id, assetable_type_simplified: 'custom_asset' },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    expect(own.body.data.target).toMatchObject({ type: 'asset', asset_type: 'custom_asset', name: 'My flat' });
+  });
+
   it('answers a repeated create with the same Idempotency-Key with the first notification', async () => {
     const u = user();
     const headers = { 'idempotency-key': randomUUID() };

@@ -61,7 +61,7 @@ export class NotificationService {
     const req = parseOrThrow(createPriceAlertRequestSchema, input);
     const subject = Subjects.alerts.priceAlertsCreate;
     await this.requireTarget(userId, 'asset');
-    const asset = await this.requireAsset(req.assetable, 'assetable.id');
+    const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
     const rate = await this.currentRate(asset);
     if (rate === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
     const operator = operatorFor(req.target_price, rate);
@@ -88,7 +88,7 @@ export class NotificationService {
     let asset: AssetInfo | undefined;
     let group: GetMembershipReply['data'] | undefined;
     if (req.targetable_type === 'asset') {
-      asset = await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id');
+      asset = await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId);
     } else {
       group = await this.requireGroup(userId, req.targetable_type, req.targetable_id);
     }
@@ -211,15 +211,17 @@ export class NotificationService {
     }
   }
 
-  private async requireAsset(ref: AssetRef, field: string): Promise<AssetInfo> {
-    const raw = await this.o.rpc.request<unknown>(Subjects.screener.assetsGet, { refs: [ref] });
+  private async requireAsset(ref: AssetRef, field: string, userId: string): Promise<AssetInfo> {
+    const missing = () => ServiceError.validation({ [field]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
+    // Asked for the user: the screener describes a custom asset only to its owner (anyone else's does not exist).
+    const raw = await this.o.rpc.request<unknown>(Subjects.screener.assetsGet, { refs: [ref] }, { userId });
     const reply = assetsReplySchema.safeParse(raw);
     if (!reply.success) {
       this.o.logger.error({ issues: reply.error.issues.slice(0, 5) }, 'screener.assets.get answered in an unexpected shape');
       throw ServiceError.unavailable('The screener service answered unexpectedly.');
     }
     const asset = reply.data.data.find((a) => a.type === ref.type && a.id === ref.id);
-    if (!asset) throw ServiceError.validation({ [field]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
+    if (!asset) throw missing();
     return asset;
   }
 
