@@ -92,6 +92,8 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
         streamName,
         decided.map((e, i) => ({ ...(opts.eventIds ? { id: opts.eventIds[i] } : {}), type: e.type, data: e.data })),
         version,
+        // Read just above, ids checked: the unique keys catch a concurrent writer or an id stored elsewhere.
+        { streamRead: true },
       );
       // A concurrent run of the same command committed its ids first: the next read reports it applied.
       if (appended.alreadyApplied) continue;

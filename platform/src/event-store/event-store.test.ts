@@ -156,6 +156,23 @@ describe('event store (contract)', () => {
     );
   });
 
+  it('with streamRead (the caller read the stream), still refuses a stale version and an id used elsewhere, on the unique keys', async () => {
+    const stream = `account-${randomUUID()}`;
+    await db.transaction((tx) => appendToStream(tx, stream, [{ type: 'Opened', data: {} }, { type: 'Renamed', data: {} }], 'no_stream'));
+    await expect(db.transaction((tx) => appendToStream(tx, stream, [{ type: 'Renamed', data: {} }], 1, { streamRead: true }))).rejects.toMatchObject({
+      name: 'ConcurrencyError',
+      actual: 2,
+    });
+    const id = randomUUID();
+    await db.transaction((tx) => appendToStream(tx, `elsewhere-${randomUUID()}`, [{ id, type: 'X', data: {} }]));
+    await expect(db.transaction((tx) => appendToStream(tx, stream, [{ id, type: 'X', data: {} }], 2, { streamRead: true }))).rejects.toBeInstanceOf(
+      EventIdConflictError,
+    );
+    const ok = await db.transaction((tx) => appendToStream(tx, stream, [{ type: 'Closed', data: {} }], 2, { streamRead: true }));
+    expect(ok).toEqual({ nextExpectedVersion: 3, alreadyApplied: false });
+    expect((await readStream(db, stream)).map((e) => e.type)).toEqual(['Opened', 'Renamed', 'Closed']);
+  });
+
   it('never lets a global reader skip an event whose transaction commits late', async () => {
     const stream = `late-${randomUUID()}`;
     let releaseSlow!: () => void;

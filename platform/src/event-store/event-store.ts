@@ -48,6 +48,14 @@ export class EventIdConflictError extends Error {
   }
 }
 
+export interface AppendOptions {
+  /**
+   * The caller read the stream at the expected (numeric) version in this transaction and checked the event ids
+   * against it (handleCommand does): skip the two look-ups, and let the unique keys catch what moved since.
+   */
+  streamRead?: boolean;
+}
+
 export interface AppendResult {
   /** Stream version after the append. */
   nextExpectedVersion: number;
@@ -108,22 +116,30 @@ export async function appendToStream(
   streamName: string,
   events: NewEvent[],
   expected: ExpectedVersion = 'any',
+  opts: AppendOptions = {},
 ): Promise<AppendResult> {
   if (events.length === 0) throw new Error('appendToStream: no events');
   const ids = events.map((e) => e.id ?? randomUUID());
-  const existing = await tx.query<{ event_id: string; stream_name: string }>(
-    'select event_id, stream_name from es_events where event_id = any($1::uuid[])',
-    [ids],
-  );
-  if (existing.length > 0) return retried(tx, streamName, ids, existing);
+  let actual: number;
+  if (opts.streamRead && typeof expected === 'number') {
+    // The caller read the stream at `expected` in this transaction and found none of the ids in it: a writer
+    // that moved the stream since, or an id stored elsewhere, fails the insert below on a unique key instead.
+    actual = expected;
+  } else {
+    const existing = await tx.query<{ event_id: string; stream_name: string }>(
+      'select event_id, stream_name from es_events where event_id = any($1::uuid[])',
+      [ids],
+    );
+    if (existing.length > 0) return retried(tx, streamName, ids, existing);
 
-  const [{ version } = { version: '0' }] = await tx.query<{ version: string }>(
-    'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
-    [streamName],
-  );
-  const actual = Number(version);
-  if (expected === 'no_stream' ? actual !== 0 : expected !== 'any' && expected !== actual) {
-    throw new ConcurrencyError(streamName, expected, actual);
+    const [{ version } = { version: '0' }] = await tx.query<{ version: string }>(
+      'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
+      [streamName],
+    );
+    actual = Number(version);
+    if (expected === 'no_stream' ? actual !== 0 : expected !== 'any' && expected !== actual) {
+      throw new ConcurrencyError(streamName, expected, actual);
+    }
   }
 
   const ctx = currentContext();
