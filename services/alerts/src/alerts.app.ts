@@ -24,7 +24,7 @@ import { createPortfolioEventsConsumer } from './membership/portfolio-events.con
 import { migrations } from './migrations/index.js';
 import { NotificationService } from './notifications/notification.service.js';
 import { EntitlementsClient } from './plans/entitlements.client.js';
-import { createRatesUpdatedConsumer } from './rates/rates-updated.consumer.js';
+import { createAssetDeletedConsumer, createRatesUpdatedConsumer } from './rates/rates-updated.consumer.js';
 
 export interface AlertsAppOptions {
   databaseUrl: string;
@@ -106,6 +106,10 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const portfolioConsumer = createPortfolioEventsConsumer({ db, bus, logger, clock });
     await portfolioConsumer.start();
     cleanup.push(() => portfolioConsumer.stop());
+
+    const assetDeletedConsumer = createAssetDeletedConsumer({ db, bus, logger, evaluator });
+    await assetDeletedConsumer.start();
+    cleanup.push(() => assetDeletedConsumer.stop());
 
     let ratesConsumer: DurableConsumer<MarketEvent> | undefined;
     if (opts.consumeRates !== false) {

@@ -364,7 +364,7 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     expect((await api('GET', '/api/notifications')).status).toBe(401);
   });
 
-  it("a custom asset is its owner's: another user's is a 422 on the asset's field, the owner's is accepted", async () => {
+  it("a custom asset is its owner's: another user's is a 422 on the asset's field, the owner's is accepted and deactivated when deleted", async () => {
     const owner = user();
     const other = user();
     const created = await api('POST', '/api/custom-assets', { user: owner, body: { name: 'My flat', currency: 'RUB', price: 100 } });
@@ -386,6 +386,9 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     });
     expect(own.status, JSON.stringify(own.body)).toBe(201);
     expect(own.body.data.target).toMatchObject({ type: 'asset', asset_type: 'custom_asset', name: 'My flat' });
+    // Deleted by its owner (AssetDeleted on MARKET_EVENTS): the notification is deactivated.
+    expect((await api('DELETE', `/api/custom-assets/${ref.id}`, { user: owner })).status).toBe(204);
+    await eventually(async () => (await api('GET', '/api/notifications', { user: owner })).body.data[0], (n) => n.is_active === false, 'deactivated');
   });
 
   it('answers a repeated create with the same Idempotency-Key with the first notification', async () => {
