@@ -30,6 +30,8 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Answers by HTTP status, when any was not 2xx. */
+  statuses?: string;
 }
 
 /** Signed notification bodies; a share of them repeat an earlier TransactionId (the provider's retries). */
@@ -73,11 +75,14 @@ async function load(url: string, bodies: ReturnType<typeof notifications>, conne
       },
     ],
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, sent: i };
+  const statuses = Object.entries((r as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})
+    .map(([code, v]) => `${code}×${v.count}`)
+    .join(' ');
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, sent: i, ...(r.non2xx ? { statuses } : {}) };
 }
 
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}` : ''})`;
+  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}${f.statuses ? ` [${f.statuses}]` : ''}` : ''})`;
 
 export async function run(args: string[]): Promise<void> {
   const duration = arg(args, 'duration', 10);

@@ -83,6 +83,8 @@ interface EventRow {
   recorded_at: Date | string;
 }
 
+// The positions are read as text (bigints), under their own names: an ORDER BY must name the table's columns
+// (`es_events.stream_position`), or it sorts the text ("10" before "9").
 const COLUMNS =
   'event_id, type, data, metadata, stream_name, stream_position::text, global_position::text, transaction_id::text, recorded_at';
 
@@ -197,7 +199,6 @@ async function retried(
 /** Reads one stream in order, optionally after a position. */
 export async function readStream(db: SqlClient, streamName: string, afterPosition = 0): Promise<RecordedEvent[]> {
   const rows = await db.query<EventRow>(
-    // Qualified: a bare `stream_position` would sort by the selected text column ('10' before '9').
     `select ${COLUMNS} from es_events where stream_name = $1 and stream_position > $2 order by es_events.stream_position`,
     [streamName, afterPosition],
   );
@@ -236,9 +237,8 @@ const HORIZON_SQL: Record<ReadHorizon, string> = {
 };
 
 /**
- * Reads events of all streams after a checkpoint, in (transaction id, position) order (numeric: the ORDER BY
- * names the table's columns, not the selected text ones, or '10' would sort before '9' and a limited read
- * could pass over events for good), and only from transactions below the horizon (see `ReadHorizon`): every transaction of this database below it has ended.
+ * Reads events of all streams after a checkpoint, in (transaction id, position) order, and only from
+ * transactions below the horizon (see `ReadHorizon`): every transaction of this database below it has ended.
  * A transaction that commits late therefore can never land behind a checkpoint a reader has already passed.
  * Call it outside a transaction block, as the relay does.
  */

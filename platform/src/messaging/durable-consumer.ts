@@ -376,7 +376,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   private async replayOnce(): Promise<number> {
     const { db, logger } = this.opts;
     const rows = await db.query<{ id: string }>(
-      'select id::text as id from es_dead_letters where consumer = $1 and replay_requested_at is not null order by id limit 100',
+      'select id::text as id from es_dead_letters where consumer = $1 and replay_requested_at is not null order by es_dead_letters.id limit 100',
       [this.opts.durableName],
     );
     let replayed = 0;

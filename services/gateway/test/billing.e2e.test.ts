@@ -236,6 +236,20 @@ describe('POST /api/provider/payment-success', () => {
     expect(await counts(u)).toMatchObject({ payments: 2 });
   });
 
+  it('a user with many charges (a stream longer than nine events) still decides on the whole stream, even in a burst', async () => {
+    const u = user();
+    const charges = Array.from({ length: 8 }, () => stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: `sc_${u}` }));
+    await pay(charges[0]!);
+    const [first] = await stack.db.query<{ starts_at: Date }>('select starts_at from subscriptions where user_id = $1', [u]);
+    const answers = await Promise.all(charges.slice(1).map((c) => pay(c)));
+    expect(answers.map((a) => a.status)).toEqual(Array(7).fill(200));
+    expect(await counts(u)).toEqual({ payments: 8, subscriptions: 1, events: 16 });
+    const [sub] = await stack.db.query<{ ends_at: Date }>('select ends_at from subscriptions where user_id = $1', [u]);
+    let expected = new Date(first!.starts_at);
+    for (let i = 0; i < 8; i++) expected = monthLater(expected);
+    expect(new Date(sub!.ends_at).getTime()).toBe(expected.getTime());
+  });
+
   it('a payment it cannot attribute (no AccountId, no plan for the amount) is kept for an operator and answered {code:0}', async () => {
     const noAccount = stack.provider.addPayment({ AccountId: null, Amount: 299 });
     const oddAmount = stack.provider.addPayment({ AccountId: user(), Amount: 12.34 });

@@ -293,6 +293,14 @@ describe('deals', () => {
 });
 
 describe('watchlists', () => {
+  it('lists watchlists oldest first in numeric id order, past nine of them', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 11; i++) ids.push((await api('POST', '/api/watchlists', { as: 'bob', body: { name: `W${i}` } })).body.data.id as number);
+    const listed = await api('GET', '/api/watchlists', { as: 'bob' });
+    expect(listed.body.data.map((w: { id: number }) => w.id)).toEqual(ids);
+    for (const id of ids) expect((await api('DELETE', `/api/watchlists/${id}`, { as: 'bob' })).status).toBe(204);
+  });
+
   it('creates a watchlist, adds and removes items, lists it, deletes it', async () => {
     const created = await api('POST', '/api/watchlists', { as: 'alice', body: { name: 'Energy' } });
     expect(created.status).toBe(201);

@@ -31,7 +31,7 @@ async function itemsOf(db: SqlClient, watchlistIds: number[]): Promise<Watchlist
 
 export async function listWatchlists(db: SqlClient, userId: string, onlyId?: number): Promise<Watchlist[]> {
   const rows = await db.query<Row>(
-    `select id::text, name, created_at from watchlists where user_id = $1 and ($2::bigint is null or id = $2) order by id`,
+    `select id::text, name, created_at from watchlists where user_id = $1 and ($2::bigint is null or id = $2) order by watchlists.id`,
     [userId, onlyId ?? null],
   );
   const items = await itemsOf(

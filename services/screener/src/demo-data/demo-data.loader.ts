@@ -112,7 +112,7 @@ async function recordSeededRates(tx: Tx): Promise<number> {
   const rows = await tx.query<{ id: string; ticker: string; currency: string; current_rate: string; ch24: string | null; as_of: string }>(
     `select id::text, ticker, currency, current_rate::text, price_change_percentage_24h::text as ch24,
             to_char(coalesce(rate_updated_at, now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of
-     from assets where type = 'share' and current_rate is not null order by id`,
+     from assets where type = 'share' and current_rate is not null order by assets.id`,
   );
   const changes: RateChange[] = rows.map((r) => ({
     assetType: 'share',
