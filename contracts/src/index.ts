@@ -15,3 +15,4 @@ export * from './portfolios/index.js';
 export * from './screener/index.js';
 export * from './billing/index.js';
 export * from './alerts/index.js';
+export * from './chat/index.js';

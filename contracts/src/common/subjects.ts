@@ -41,6 +41,18 @@ export const Subjects = {
     notificationEventsList: 'alerts.notification-events.list',
     notificationEventsMarkRead: 'alerts.notification-events.mark-read',
   },
+  chat: {
+    chatsCreate: 'chat.chats.create',
+    chatsList: 'chat.chats.list',
+    chatsGet: 'chat.chats.get',
+    chatsUpdate: 'chat.chats.update',
+    chatsDelete: 'chat.chats.delete',
+    messagesSend: 'chat.messages.send',
+    messagesGet: 'chat.messages.get',
+    messagesStop: 'chat.messages.stop',
+    messagesRate: 'chat.messages.rate',
+    limitsGet: 'chat.limits.get',
+  },
   /** Every service answers `<service>.health.ping` so the gateway can tell it is up. */
   healthPing: (service: string) => `${service}.health.ping`,
 } as const;

@@ -16,6 +16,7 @@ describe('a bad configuration exits with status 78 and names the variable', () =
     ['gateway', 'services/gateway/src/main.ts', { AUTH_MAX_TOKEN_TTL: 'forever' }, 'AUTH_MAX_TOKEN_TTL'],
     ['portfolios', 'services/portfolios/src/main.ts', { RPC_TIMEOUT_MS: 'soon' }, 'RPC_TIMEOUT_MS'],
     ['screener', 'services/screener/src/main.ts', { MOEX_ISS_MIN_INTERVAL_MS: '-5' }, 'MOEX_ISS_MIN_INTERVAL_MS'],
+    ['chat', 'services/chat/src/main.ts', { OPENAI_IDLE_TIMEOUT_MS: 'soon' }, 'OPENAI_IDLE_TIMEOUT_MS'],
   ])('%s main, %o', async (service, entry, bad, variable) => {
     const out = await runSourceMain(repo(entry), { ...nowhere, ...bad }, 45_000);
     expect(out.timedOut, out.stderr).toBe(false);

@@ -8,6 +8,10 @@ import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { GatewayConfig } from './config/gateway.config.js';
 import { ProviderWebhooksController } from './billing/provider-webhooks.controller.js';
 import { SubscriptionsController } from './billing/subscriptions.controller.js';
+import { ChatMessagesController } from './chat/chat-messages.controller.js';
+import { ChatStreamReader } from './chat/chat-stream.reader.js';
+import { CHAT_STREAM_READER } from './chat/chat.tokens.js';
+import { ChatsController } from './chat/chats.controller.js';
 import { CustomAssetsController } from './custom-assets/custom-assets.controller.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
@@ -33,7 +37,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, NotificationsController, NotificationEventsController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },
@@ -42,6 +46,14 @@ export class GatewayModule {
         { provide: READINESS_PROBE, useValue: deps.readiness },
         { provide: APP_FILTER, useFactory: (logger: Logger) => new HttpErrorFilter(logger), inject: [GATEWAY_LOGGER] },
         JwtAuthGuard,
+        {
+          provide: CHAT_STREAM_READER,
+          useFactory: () => {
+            const reader = new ChatStreamReader({ natsUrl: deps.config.natsUrl, busPrefix: deps.config.busPrefix, logger: deps.logger });
+            // Nest calls this on app.close(): the reader's NATS connection goes with the gateway.
+            return Object.assign(reader, { onApplicationShutdown: () => reader.close() });
+          },
+        },
       ],
     };
   }

@@ -39,6 +39,7 @@ export const gatewayEnvSchema = baseConfigSchema
     BUS_PREFIX: z.string().default(''),
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
+    CHAT_HEARTBEAT_MS: positiveInt('CHAT_HEARTBEAT_MS').default(15_000),
     HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS').default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS').default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS').default(5_000),
@@ -87,6 +88,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
   notificationStream: { pollMs: number; heartbeatMs: number };
+  /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
+  chatHeartbeatMs: number;
   /** Slow-client limits of the HTTP server (see README, Configuration). */
   http: HttpServerLimits;
 }
@@ -119,6 +122,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     readyTimeoutMs: env.READY_TIMEOUT_MS,
     ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    chatHeartbeatMs: env.CHAT_HEARTBEAT_MS,
     http: {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,

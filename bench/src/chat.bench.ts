@@ -1,0 +1,179 @@
+/**
+ * `npm run bench -- chat [--chunks 20] [--interval 10] [--rounds 20] [--concurrency 1,100]`
+ *
+ * Streamed chat answers: the local OpenAI-compatible server (in this process) streams `--chunks` content
+ * chunks `--interval` ms apart. Measured side by side in the same run:
+ * - direct: this process reads the model server's SSE itself (the floor);
+ * - gateway: POST /api/ai-chat/{id}/messages through the gateway and the chat service (each its own process,
+ *   with billing answering the entitlements: HTTP → NATS request → Postgres → model call → JetStream per
+ *   chunk → ordered consumer → SSE).
+ * Figures: time to the first content chunk (from sending the request), and per-chunk overhead (when the
+ * client got chunk i minus when the model server wrote it; same process, same clock), at 1 and 100
+ * concurrent streams. Target: the gateway adds at most 10 ms to the first chunk at 1 stream (p50).
+ */
+import { randomUUID } from 'node:crypto';
+import { busName, connectBus } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
+import { mintDevToken } from '@invest/gateway/auth/dev-token';
+import { DEV_JWT_SECRET } from '@invest/gateway/config/gateway.config';
+import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
+
+const KEY = 'sk-bench';
+
+function arg(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : fallback;
+}
+
+interface StreamFigures {
+  firstChunkMs: number;
+  /** From sending the request until the model server received its request. */
+  toModelMs: number;
+  /** Receive time minus the model server's write time, per chunk. */
+  chunkLagMs: number[];
+}
+
+/** Reads an SSE body, calling `onData(payload)` per `data:` line as it arrives. */
+async function readSse(res: Response, onData: (data: string, event: string | undefined) => boolean | void): Promise<void> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let i: number;
+    while ((i = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, i);
+      buffer = buffer.slice(i + 2);
+      let event: string | undefined;
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        if (line.startsWith('data: ') && onData(line.slice(6), event) === true) {
+          await reader.cancel();
+          return;
+        }
+      }
+    }
+  }
+}
+
+async function direct(model: FakeOpenAi): Promise<StreamFigures> {
+  const marker = randomUUID();
+  const t0 = performance.now();
+  const res = await fetch(`${model.url}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: `direct ${marker}` }], stream: true, stream_options: { include_usage: true } }),
+  });
+  // Found by its marker: with concurrent streams the newest request may be another one.
+  const req = model.requests.find((r) => r.body.messages.at(-1)?.content.endsWith(marker))!;
+  let first = 0;
+  const received: number[] = [];
+  await readSse(res, (data) => {
+    if (data === '[DONE]') return true;
+    const content = (JSON.parse(data) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content;
+    if (content) {
+      received.push(performance.now());
+      first ||= received[0]! - t0;
+    }
+  });
+  return { firstChunkMs: first, toModelMs: req.receivedAt - t0, chunkLagMs: received.map((t, i) => t - req.sentAt[i]!) };
+}
+
+async function viaGateway(base: string, model: FakeOpenAi): Promise<StreamFigures> {
+  // A user per stream: the free daily limit (10 support answers) never gets in the way.
+  const token = await mintDevToken(`bench-${randomUUID()}`, DEV_JWT_SECRET);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const chat = (await (await fetch(`${base}/api/ai-chat`, { method: 'POST', headers, body: JSON.stringify({ context_type: 'support' }) })).json()) as { data: { id: string } };
+  const marker = randomUUID();
+  const t0 = performance.now();
+  const res = await fetch(`${base}/api/ai-chat/${chat.data.id}/messages`, { method: 'POST', headers, body: JSON.stringify({ message: `gateway ${marker}` }) });
+  if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
+  let first = 0;
+  const received: number[] = [];
+  await readSse(res, (data, event) => {
+    if (event === 'chunk') {
+      received.push(performance.now());
+      first ||= received[0]! - t0;
+    }
+    return event === 'done' || event === 'error';
+  });
+  const req = model.requests.find((r) => r.body.messages.at(-1)?.content.endsWith(marker));
+  if (!req) throw new Error('the model server never saw the request');
+  return { firstChunkMs: first, toModelMs: req.receivedAt - t0, chunkLagMs: received.map((t, i) => t - req.sentAt[i]!) };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
+
+async function measure(concurrency: number, rounds: number, one: () => Promise<StreamFigures>): Promise<{ first: number[]; toModel: number[]; lag: number[] }> {
+  const first: number[] = [];
+  const toModel: number[] = [];
+  const lag: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const results = await Promise.all(Array.from({ length: concurrency }, () => one()));
+    for (const f of results) {
+      first.push(f.firstChunkMs);
+      toModel.push(f.toModelMs);
+      lag.push(...f.chunkLagMs);
+    }
+  }
+  return { first, toModel, lag };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const chunks = Number(arg(args, 'chunks', '20'));
+  const interval = Number(arg(args, 'interval', '10'));
+  const rounds = Number(arg(args, 'rounds', '20'));
+  const levels = arg(args, 'concurrency', '1,100').split(',').map(Number);
+  const model = await startFakeOpenAi({ apiKey: KEY, defaultScript: { chunks: Array.from({ length: chunks }, (_, i) => `c${i} `), delayMs: interval } });
+  const db = await createTestDatabase('bench_chat');
+  const billingDb = await createTestDatabase('bench_chat_billing');
+  const prefix = `${uniqueName('bench')}.`;
+  const port = String(4400 + Math.floor(Math.random() * 50));
+  const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' };
+  // Billing answers the entitlements (the free plan) as in production.
+  const billing = startNode(
+    `${repoRoot}services/billing/dist/main.js`,
+    { ...common, BILLING_DATABASE_URL: billingDb.url, CLOUDPAYMENTS_API_URL: 'http://127.0.0.1:9', BILLING_JOBS_ENABLED: 'false' },
+    'billing',
+  );
+  const chat = startNode(`${repoRoot}services/chat/dist/main.js`, { ...common, CHAT_DATABASE_URL: db.url, OPENAI_BASE_URL: model.url, OPENAI_API_KEY: KEY }, 'chat');
+  const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: port, READY_SERVICES: 'chat,billing', RPC_TIMEOUT_MS: '10000' }, 'gateway');
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForOk(`${base}/ready`);
+    await measure(1, 3, () => direct(model)); // warm-up
+    await measure(1, 3, () => viaGateway(base, model));
+    console.log(`${chunks} chunks ${interval} ms apart per answer; first chunk after ${interval} ms at the model server`);
+    for (const c of levels) {
+      const r = c === 1 ? rounds : Math.max(1, Math.round(rounds / 10));
+      const d = await measure(c, r, () => direct(model));
+      const g = await measure(c, r, () => viaGateway(base, model));
+      console.log(`\n${c} concurrent stream${c > 1 ? 's' : ''} (${d.first.length} answers each way):`);
+      console.log(`  first chunk, direct      p50 ${ms(pct(d.first, 50))}  p95 ${ms(pct(d.first, 95))}`);
+      console.log(`  first chunk, gateway     p50 ${ms(pct(g.first, 50))}  p95 ${ms(pct(g.first, 95))}`);
+      console.log(`  gateway adds (p50)           ${ms(pct(g.first, 50) - pct(d.first, 50))}`);
+      console.log(`  request → model server   p50 ${ms(pct(g.toModel, 50))} via gateway, ${ms(pct(d.toModel, 50))} direct`);
+      console.log(`  per-chunk lag, direct    p50 ${ms(pct(d.lag, 50))}  p99 ${ms(pct(d.lag, 99))}`);
+      console.log(`  per-chunk lag, gateway   p50 ${ms(pct(g.lag, 50))}  p99 ${ms(pct(g.lag, 99))}`);
+      if (c === 1) {
+        const added = pct(g.first, 50) - pct(d.first, 50);
+        console.log(`  target: gateway adds ≤ 10 ms to the first chunk at 1 stream → ${added <= 10 ? 'met' : 'NOT met'}`);
+      }
+    }
+  } finally {
+    await Promise.all([stop(gateway), stop(chat), stop(billing)]);
+    await model.close();
+    await db.drop();
+    await billingDb.drop();
+    const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
+    for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await bus.jsm.streams.delete(busName(prefix, s)).catch(() => undefined);
+    await bus.close();
+  }
+}

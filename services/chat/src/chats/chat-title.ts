@@ -1,0 +1,8 @@
+/** A chat's title from its first message: the first line, white space collapsed, at most 60 characters at a word end. */
+export function titleFromMessage(message: string, max = 60): string {
+  const line = (message.split('\n').find((l) => l.trim()) ?? '').replace(/\s+/g, ' ').trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}

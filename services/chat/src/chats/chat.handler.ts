@@ -1,0 +1,67 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { ErrorCode, type RequestMeta, type RpcRequest, Subjects } from '@invest/contracts';
+import { ServiceError } from '@invest/platform';
+import { CHAT_SERVICE } from '../chat.tokens.js';
+import type { ChatService } from './chat.service.js';
+
+function requireUser(meta: Partial<RequestMeta> | undefined): string {
+  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
+  return meta.userId;
+}
+
+/** `chat.*`: the signed-in user's chats, messages (answers stream on `chat.stream.<messageId>`) and limits. */
+@Controller()
+export class ChatHandler {
+  constructor(@Inject(CHAT_SERVICE) private readonly chat: ChatService) {}
+
+  @MessagePattern(Subjects.chat.chatsCreate)
+  create(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.create(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.chatsList)
+  list(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.list(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.chatsGet)
+  get(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.get(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.chatsUpdate)
+  update(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.update(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.chatsDelete)
+  delete(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.delete(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.messagesSend)
+  send(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.send(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.messagesGet)
+  message(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.getMessage(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.messagesStop)
+  stop(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.stop(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.messagesRate)
+  rate(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.rate(requireUser(req.meta), req.data);
+  }
+
+  @MessagePattern(Subjects.chat.limitsGet)
+  limits(@Payload() req: RpcRequest<unknown>) {
+    return this.chat.limitsOf(requireUser(req.meta));
+  }
+}

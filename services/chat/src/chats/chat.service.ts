@@ -1,0 +1,271 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ChatLimitsReply,
+  type ChatReply,
+  type ChatWithMessagesReply,
+  chatIdRequestSchema,
+  chatStreamSubject,
+  createChatRequestSchema,
+  type MessageReply,
+  messageRefRequestSchema,
+  type Page,
+  pageMeta,
+  pageQuerySchema,
+  rateMessageRequestSchema,
+  type SendMessageReply,
+  sendMessageRequestSchema,
+  updateChatRequestSchema,
+} from '@invest/contracts';
+import { type Bus, busSubject, type Db, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
+import type { AnswerGenerator } from '../generation/answer-generator.js';
+import type { ModelMessage } from '../generation/chat-model.js';
+import { ChatLimits } from '../limits/chat-limits.js';
+import { dayPeriod } from '../limits/limit-period.js';
+import type { ChatRef } from '../providers/context-provider.js';
+import type { ContextProviders } from '../providers/context-providers.js';
+import { titleFromMessage } from './chat-title.js';
+import { CHAT_COLUMNS, type ChatRow, chatView, MESSAGE_COLUMNS, type MessageRow, messageView } from './chat.views.js';
+
+/** The model sees the chat's newest messages, at most this many (spec). */
+export const HISTORY_LIMIT = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Control subject on which every chat instance hears stop requests for answers it generates. */
+export const STOP_CONTROL_SUBJECT = 'chat.control.stop';
+
+export interface ChatServiceDeps {
+  db: Db;
+  bus: Bus;
+  rpc: RpcClient;
+  providers: ContextProviders;
+  limits: ChatLimits;
+  generator: AnswerGenerator;
+  clock: () => Date;
+  logger: Logger;
+}
+
+/** Chats, messages, answers and limits of the signed-in user (every query is scoped by user id). */
+export class ChatService {
+  constructor(private readonly d: ChatServiceDeps) {}
+
+  async create(userId: string, input: unknown): Promise<ChatReply> {
+    const req = parseOrThrow(createChatRequestSchema, input);
+    const provider = this.d.providers.require(req.context_type);
+    const contextId = await provider.openChat({ userId, contextId: req.context_id }, { rpc: this.d.rpc });
+    const now = this.d.clock().toISOString();
+    const [row] = await this.d.db.query<ChatRow>(
+      `insert into chats (id, user_id, context_type, context_id, title, created_at, updated_at) values ($1, $2, $3, $4, null, $5, $5) returning ${CHAT_COLUMNS}`,
+      [randomUUID(), userId, provider.type, contextId, now],
+    );
+    return { data: chatView(row!) };
+  }
+
+  async list(userId: string, input: unknown): Promise<Page<ReturnType<typeof chatView>>> {
+    const q = parseOrThrow(pageQuerySchema, input ?? {});
+    const rows = await this.d.db.query<ChatRow & { total: number }>(
+      `select ${CHAT_COLUMNS}, count(*) over ()::int as total from chats where user_id = $1 and deleted_at is null
+        order by updated_at desc, id limit $2 offset $3`,
+      [userId, q.per_page, (q.page - 1) * q.per_page],
+    );
+    let total = rows[0]?.total ?? 0;
+    if (rows.length === 0 && q.page > 1) {
+      const [c] = await this.d.db.query<{ n: number }>('select count(*)::int as n from chats where user_id = $1 and deleted_at is null', [userId]);
+      total = c?.n ?? 0;
+    }
+    return { data: rows.map(chatView), meta: pageMeta(q, total, rows.length) };
+  }
+
+  async get(userId: string, input: unknown): Promise<ChatWithMessagesReply> {
+    const chat = await this.ownChat(userId, parseOrThrow(chatIdRequestSchema, input).id);
+    const messages = await this.d.db.query<MessageRow>(`select ${MESSAGE_COLUMNS} from chat_messages where chat_id = $1 order by seq`, [chat.id]);
+    return { data: { ...chatView(chat), messages: messages.map(messageView) } };
+  }
+
+  async update(userId: string, input: unknown): Promise<ChatReply> {
+    const req = parseOrThrow(updateChatRequestSchema, input);
+    await this.ownChat(userId, req.id);
+    const [row] = await this.d.db.query<ChatRow>(`update chats set title = $2, updated_at = $3 where id = $1 returning ${CHAT_COLUMNS}`, [req.id, req.title, this.d.clock().toISOString()]);
+    return { data: chatView(row!) };
+  }
+
+  async delete(userId: string, input: unknown): Promise<{ deleted: true }> {
+    const chat = await this.ownChat(userId, parseOrThrow(chatIdRequestSchema, input).id);
+    // Soft delete: its answers keep counting against today's limit.
+    await this.d.db.query('update chats set deleted_at = $2 where id = $1', [chat.id, this.d.clock().toISOString()]);
+    return { deleted: true };
+  }
+
+  /**
+   * Stores the user's message and the assistant's (streaming) one, then starts the model call in the
+   * background and answers at once; the answer's events follow on `chat.stream.<messageId>`.
+   * Over the period's limit: 429 before anything is stored or any model is called.
+   */
+  async send(userId: string, input: unknown): Promise<SendMessageReply> {
+    const req = parseOrThrow(sendMessageRequestSchema, input);
+    // The entitlements depend on the user only: read them while the chat is looked up.
+    this.d.limits.prefetch(userId);
+    const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
+    const provider = this.d.providers.require(chat.context_type);
+    const clientData = provider.parseClientData(req.context_data);
+    const ref: ChatRef = { id: chat.id, userId, contextType: chat.context_type, contextId: chat.context_id };
+    // Independent reads side by side: with the statement below they are the time before the model is called.
+    const [limit, loaded] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc })]);
+    const model = this.d.providers.modelFor(provider);
+    const userMessageId = randomUUID();
+    const messageId = req.message_id ?? randomUUID();
+
+    const now = this.d.clock();
+    const period = this.d.limits.period();
+    // The assistant's row is a millisecond later, so the two always sort user-first by time as well.
+    const startedAt = new Date(now.getTime() + 1);
+    // One statement, no explicit transaction: the upsert reserves one answer of the period (its row lock
+    // serialises the user's concurrent sends and its WHERE sees the latest count), and the messages are
+    // stored only when the reservation was made. Over the limit nothing is stored and no model is called.
+    const [row] = await this.d.db.query<{ reserved: number | null }>(
+      `with reserve as (
+         insert into chat_usage (user_id, context_type, period_start, used)
+         select $4, $5, $11, 1 where $12::int is null or $12::int > 0
+         on conflict (user_id, context_type, period_start) do update set used = chat_usage.used + 1
+          where $12::int is null or chat_usage.used < $12::int
+         returning used
+       ), ins as (
+         insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, model, created_at, completed_at)
+         select v.* from (values ($1::uuid, $3::uuid, $4, $5, 'user', $6, 'complete', null::text, $7::timestamptz, $7::timestamptz),
+                                 ($2::uuid, $3::uuid, $4, $5, 'assistant', '', 'streaming', $8, $9::timestamptz, null::timestamptz)) v
+          where exists (select 1 from reserve)
+         returning 1
+       ), upd as (
+         update chats set title = coalesce(title, $10), updated_at = $7 where id = $3 and exists (select 1 from ins)
+       )
+       select (select used from reserve) as reserved`,
+      [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, startedAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
+      // A fixed text on the hot path: planned once per pooled connection.
+      { prepare: true },
+    );
+    if (row?.reserved === null || row?.reserved === undefined) {
+      ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
+      throw new Error('chat: no reservation although the limit allows one');
+    }
+
+    const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];
+    const messages: ModelMessage[] = [{ role: 'system', content: provider.buildSystemPrompt({ chat: ref, loaded, clientData }) }, ...history];
+    this.d.generator.start({
+      messageId,
+      userMessageId,
+      startedAt,
+      request: { model, messages, offlineAnswer: provider.offlineAnswer({ chat: ref, loaded, clientData, question: req.message }) },
+      periodStart: period.start,
+      remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
+    });
+    return { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
+  }
+
+  /** The user's chat and its newest messages with content (oldest first), in one round trip; 404 otherwise. */
+  private async ownChatWithHistory(userId: string, id: string): Promise<{ chat: ChatRow; history: ModelMessage[] }> {
+    if (!UUID.test(id)) throw ServiceError.notFound('The chat');
+    const [row] = await this.d.db.query<ChatRow & { history: ModelMessage[] }>(
+      `select ${CHAT_COLUMNS},
+              coalesce((select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.seq)
+                          from (select role, content, seq from chat_messages
+                                 where chat_id = c.id and content <> '' and status in ('complete', 'stopped')
+                                 order by seq desc limit ${HISTORY_LIMIT}) h), '[]'::json) as history
+         from chats c where id = $1 and user_id = $2 and deleted_at is null`,
+      [id, userId],
+      { prepare: true },
+    );
+    if (!row) throw ServiceError.notFound('The chat');
+    const { history, ...chat } = row;
+    return { chat, history };
+  }
+
+  async getMessage(userId: string, input: unknown): Promise<MessageReply> {
+    const req = parseOrThrow(messageRefRequestSchema, input);
+    const msg = await this.ownMessage(userId, req.chat_id, req.message_id);
+    if (msg.role !== 'assistant') return { data: messageView(msg) };
+    // The user message stored with it: the one just before it in the chat.
+    const [asked] = await this.d.db.query<{ id: string }>(
+      `select id from chat_messages where chat_id = $1 and role = 'user' and seq < (select seq from chat_messages where id = $2) order by seq desc limit 1`,
+      [msg.chat_id, msg.id],
+    );
+    return { data: messageView(msg), user_message_id: asked?.id ?? null };
+  }
+
+  /**
+   * Stops an answer: the instance generating it aborts the model call and stores the partial answer as
+   * stopped. An answer no instance is generating any more (its instance died) is settled here.
+   */
+  async stop(userId: string, input: unknown): Promise<MessageReply> {
+    const req = parseOrThrow(messageRefRequestSchema, input);
+    const msg = await this.ownMessage(userId, req.chat_id, req.message_id);
+    if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only an answer of the assistant can be stopped.'] });
+    if (msg.status === 'streaming' && !(await this.d.generator.stop(msg.id))) {
+      const heard = await this.d.bus.nc
+        .request(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), msg.id, { timeout: 1500 })
+        .then(() => true)
+        .catch(() => false);
+      if (!heard) {
+        const period = dayPeriod(new Date(msg.created_at), this.d.limits.marketTz);
+        await this.d.db.query(
+          `with m as (
+             update chat_messages set status = 'stopped', completed_at = $2, error = 'orphaned' where id = $1 and status = 'streaming'
+             returning user_id, context_type, content
+           )
+           update chat_usage u set used = u.used - 1 from m
+            where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $3 and m.content = '' and u.used > 0`,
+          [msg.id, this.d.clock().toISOString(), period.start.toISOString()],
+        );
+      }
+    }
+    return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };
+  }
+
+  /** Serves stop requests from other instances for answers generated here (no reply when not ours). */
+  listenForStops(): () => void {
+    const sub = this.d.bus.nc.subscribe(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), {
+      callback: (err, msg) => {
+        if (err) return;
+        const id = msg.string();
+        if (!this.d.generator.isRunning(id)) return;
+        void this.d.generator.stop(id).then(() => msg.respond('stopped'));
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
+  async rate(userId: string, input: unknown): Promise<MessageReply> {
+    const req = parseOrThrow(rateMessageRequestSchema, input);
+    const msg = await this.ownMessage(userId, req.chat_id, req.message_id);
+    if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only answers of the assistant can be rated.'] });
+    const [row] = await this.d.db.query<MessageRow>(`update chat_messages set rating = $2, rating_comment = $3 where id = $1 returning ${MESSAGE_COLUMNS}`, [
+      msg.id,
+      req.rating,
+      req.rating_comment ?? null,
+    ]);
+    return { data: messageView(row!) };
+  }
+
+  async limitsOf(userId: string): Promise<ChatLimitsReply> {
+    const data = [];
+    for (const provider of this.d.providers.all()) {
+      const s = await this.d.limits.state(this.d.db, userId, provider, await this.d.limits.limitFor(userId, provider));
+      data.push({ context_type: provider.type, limit: s.limit, used: s.used, remaining: s.remaining, period: 'day' as const, resets_at: s.resetsAt.toISOString() });
+    }
+    return { data };
+  }
+
+  private async ownChat(userId: string, id: string): Promise<ChatRow> {
+    if (!UUID.test(id)) throw ServiceError.notFound('The chat');
+    const [row] = await this.d.db.query<ChatRow>(`select ${CHAT_COLUMNS} from chats where id = $1 and user_id = $2 and deleted_at is null`, [id, userId]);
+    if (!row) throw ServiceError.notFound('The chat');
+    return row;
+  }
+
+  private async ownMessage(userId: string, chatId: string, messageId: string): Promise<MessageRow> {
+    await this.ownChat(userId, chatId);
+    if (!UUID.test(messageId)) throw ServiceError.notFound('The message');
+    const [row] = await this.d.db.query<MessageRow>(`select ${MESSAGE_COLUMNS} from chat_messages where id = $1 and chat_id = $2`, [messageId, chatId]);
+    if (!row) throw ServiceError.notFound('The message');
+    return row;
+  }
+}
+

@@ -1,0 +1,24 @@
+import { loadConfig } from '@invest/platform';
+import { describe, expect, it } from 'vitest';
+import { chatConfigFrom, chatEnvSchema } from './chat.config.js';
+
+const load = (env: Record<string, string>) => chatConfigFrom(loadConfig(chatEnvSchema, env));
+
+describe('chat configuration', () => {
+  it('defaults: OpenAI base URL, no key (offline responder), timeouts, no model overrides', () => {
+    const c = load({});
+    expect(c.openai).toEqual({ baseUrl: 'https://api.openai.com/v1', connectTimeoutMs: 30_000, idleTimeoutMs: 60_000, maxRetries: 1 });
+    expect(c.models).toEqual({});
+    expect(c.databaseUrl).toMatch(/\/invest_chat$/);
+  });
+
+  it('reads the key, base URL, per-provider models and timeouts', () => {
+    const c = load({ OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1', CHAT_MODEL: 'm', CHAT_MODEL_SUPPORT: 's', OPENAI_IDLE_TIMEOUT_MS: '5000' });
+    expect(c.openai).toMatchObject({ apiKey: 'sk-x', baseUrl: 'http://127.0.0.1:8000/v1', idleTimeoutMs: 5000 });
+    expect(c.models).toEqual({ '*': 'm', support: 's' });
+  });
+
+  it('names a bad variable', () => {
+    expect(() => load({ OPENAI_CONNECT_TIMEOUT_MS: 'soon' })).toThrow(/OPENAI_CONNECT_TIMEOUT_MS/);
+  });
+});

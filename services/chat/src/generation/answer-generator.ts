@@ -1,0 +1,179 @@
+import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
+import { type Bus, busSubject, type Db, type Logger } from '@invest/platform';
+import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
+
+export interface AnswerJob {
+  messageId: string;
+  userMessageId: string;
+  request: ModelRequest;
+  /** When the assistant message was stored (latency is measured from here). */
+  startedAt: Date;
+  /** Start of the limit period the answer's reservation was made in (given back if it does not count). */
+  periodStart: Date;
+  /** Answers left in the period once this one is settled (null: unlimited). */
+  remaining(): Promise<number | null>;
+}
+
+type EndReason = 'stop' | 'idle' | 'shutdown';
+
+interface Running {
+  controller: AbortController;
+  reason?: EndReason;
+  finished: Promise<void>;
+}
+
+/** Rough token estimate (about four characters a token) when the server reports no usage. */
+export function estimateUsage(request: ModelRequest, completion: string): ChatUsage {
+  const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
+  const prompt_tokens = Math.ceil(promptChars / 4);
+  const completion_tokens = Math.ceil(completion.length / 4);
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, estimated: true };
+}
+
+const fromModel = (u: ModelUsage): ChatUsage => ({ ...u, estimated: false });
+
+/**
+ * Runs model calls in the background, independent of any HTTP connection: every event of an answer is
+ * published on `chat.stream.<messageId>` (JetStream, replayable by sequence), and the assistant message is
+ * completed in the database before its final `done`/`error` event.
+ */
+export class AnswerGenerator {
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly deps: { db: Db; bus: Bus; model: ChatModel; logger: Logger; clock: () => Date; idleTimeoutMs: number },
+  ) {}
+
+  start(job: AnswerJob): void {
+    const controller = new AbortController();
+    const entry: Running = { controller, finished: Promise.resolve() };
+    entry.finished = this.run(job, entry).finally(() => this.running.delete(job.messageId));
+    this.running.set(job.messageId, entry);
+  }
+
+  isRunning(messageId: string): boolean {
+    return this.running.has(messageId);
+  }
+
+  /** Stops a local generation (the abort reaches the model server); resolves once the message is settled. */
+  async stop(messageId: string): Promise<boolean> {
+    const r = this.running.get(messageId);
+    if (!r) return false;
+    r.reason ??= 'stop';
+    r.controller.abort();
+    await r.finished;
+    return true;
+  }
+
+  /**
+   * Shutdown: running answers get up to `drainMs` to finish; those still running then are abandoned as
+   * failed (saying so) and settled.
+   */
+  async stopAll(drainMs = 0): Promise<void> {
+    if (drainMs > 0 && this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = Promise.allSettled([...this.running.values()].map((r) => r.finished));
+      await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+    }
+    const all = [...this.running.values()];
+    for (const r of all) {
+      r.reason ??= 'shutdown';
+      r.controller.abort();
+    }
+    await Promise.allSettled(all.map((r) => r.finished));
+  }
+
+  private async run(job: AnswerJob, entry: Running): Promise<void> {
+    const { bus, logger, model } = this.deps;
+    const subject = busSubject(bus.prefix, chatStreamSubject(job.messageId));
+    const pending: Promise<unknown>[] = [];
+    // One connection publishes in order; acks are awaited together, not one chunk at a time.
+    const publish = (event: ChatStreamEvent) => {
+      const p = bus.js.publish(subject, JSON.stringify(event)).catch((err: unknown) => logger.error({ err, messageId: job.messageId }, 'chat: publishing a stream event failed'));
+      pending.push(p);
+    };
+    publish({ type: 'start', data: { message_id: job.messageId, user_message_id: job.userMessageId } });
+
+    let content = '';
+    let usage: ModelUsage | undefined;
+    let firstChunkMs: number | null = null;
+    let error: unknown;
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        entry.reason ??= 'idle';
+        entry.controller.abort();
+      }, this.deps.idleTimeoutMs);
+    };
+    try {
+      armIdle();
+      for await (const chunk of model.stream(job.request, entry.controller.signal)) {
+        if (entry.controller.signal.aborted) break;
+        armIdle();
+        if (chunk.usage) usage = chunk.usage;
+        if (chunk.content) {
+          firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
+          content += chunk.content;
+          publish({ type: 'chunk', data: { content: chunk.content } });
+        }
+      }
+    } catch (err) {
+      error = err;
+    } finally {
+      clearTimeout(idle);
+    }
+
+    const reason = entry.reason;
+    const status = reason === 'stop' ? 'stopped' : reason || error ? 'failed' : 'complete';
+    const errorText =
+      status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error);
+    const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
+    const now = this.deps.clock();
+    try {
+      // Settling the message and giving back its reservation (failed, or stopped before any content) is one
+      // statement: the count can never disagree with the messages.
+      await this.deps.db.query(
+        `with m as (
+           update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
+            where id = $1 and status = 'streaming'
+           returning user_id, context_type
+         )
+         update chat_usage u set used = u.used - 1 from m
+          where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $9 and $10::boolean and u.used > 0`,
+        [
+          job.messageId,
+          status,
+          content,
+          JSON.stringify(finalUsage),
+          Math.max(0, now.getTime() - job.startedAt.getTime()),
+          firstChunkMs,
+          errorText,
+          now.toISOString(),
+          job.periodStart.toISOString(),
+          status === 'failed' || (status === 'stopped' && content === ''),
+        ],
+      );
+    } catch (err) {
+      logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');
+    }
+    if (status === 'failed') {
+      logger.warn({ messageId: job.messageId, model: job.request.model, err: error, reason }, 'chat: the model call failed');
+      publish({ type: 'error', data: { message_id: job.messageId, message: 'The assistant could not answer. Please try again.' } });
+    } else {
+      const remaining = await job.remaining().catch(() => null);
+      publish({ type: 'done', data: { message_id: job.messageId, status, usage: finalUsage, remaining } });
+      logger.info({ messageId: job.messageId, status, usage: finalUsage, firstChunkMs }, 'chat: answer finished');
+    }
+    await Promise.all(pending);
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const status = (err as { status?: unknown }).status;
+    return `${err.name}${typeof status === 'number' ? ` ${status}` : ''}: ${err.message}`.slice(0, 500);
+  }
+  return String(err).slice(0, 500);
+}

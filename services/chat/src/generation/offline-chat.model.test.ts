@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { OfflineChatModel } from './offline-chat.model.js';
+
+describe('OfflineChatModel', () => {
+  it('streams the offline answer in pieces that add up to it, with no usage', async () => {
+    const model = new OfflineChatModel(0);
+    const pieces = [];
+    for await (const c of model.stream({ model: 'x', messages: [], offlineAnswer: 'The assistant is offline. Worth 2800 RUB.' }, new AbortController().signal)) pieces.push(c);
+    expect(pieces.length).toBeGreaterThan(3);
+    expect(pieces.map((p) => p.content).join('')).toBe('The assistant is offline. Worth 2800 RUB.');
+    expect(pieces.some((p) => p.usage)).toBe(false);
+  });
+
+  it('stops when aborted', async () => {
+    const ac = new AbortController();
+    const pieces = [];
+    for await (const c of new OfflineChatModel(1).stream({ model: 'x', messages: [], offlineAnswer: 'a b c d e f' }, ac.signal)) {
+      pieces.push(c);
+      if (pieces.length === 2) ac.abort();
+    }
+    expect(pieces).toHaveLength(2);
+  });
+});

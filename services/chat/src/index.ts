@@ -1,0 +1,1 @@
+export { createChatApp, type ChatApp, type ChatAppOptions } from './chat.app.js';

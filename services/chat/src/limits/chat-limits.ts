@@ -1,0 +1,103 @@
+import { type Entitlements, ErrorCode, Subjects } from '@invest/contracts';
+import { type Logger, type RpcClient, ServiceError, type SqlClient } from '@invest/platform';
+import type { ContextProvider } from '../providers/context-provider.js';
+import { dayPeriod } from './limit-period.js';
+
+/**
+ * The answers that count against a period are kept in `chat_usage`: complete ones, stopped ones that have
+ * content, and ones still streaming (reserved when the messages are stored, so concurrent sends cannot
+ * overshoot). An answer that fails, or is stopped before any content, gives its reservation back.
+ */
+
+export interface LimitState {
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+  resetsAt: Date;
+  periodStart: Date;
+}
+
+/** Free limits per user, context and `MARKET_TZ` day; the numbers come from billing's entitlements. */
+export class ChatLimits {
+  /** Entitlements per user, kept for `entitlementsTtlMs` (billing's README: callers cache briefly). */
+  private readonly cache = new Map<string, { at: number; value: Promise<Entitlements> }>();
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly opts: { marketTz: string; clock: () => Date; logger: Logger; entitlementsTtlMs?: number },
+  ) {}
+
+  private entitlements(userId: string): Promise<Entitlements> {
+    const ttl = this.opts.entitlementsTtlMs ?? 5000;
+    const now = Date.now();
+    const hit = this.cache.get(userId);
+    if (hit && now - hit.at < ttl) return hit.value;
+    if (this.cache.size > 10_000) this.cache.clear();
+    const value = this.rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId }, { userId, timeoutMs: 3000 });
+    this.cache.set(userId, { at: now, value });
+    // A failure is remembered for a second (a prefetch and the read after it share one answer), then retried.
+    value.catch(() => {
+      const entry = this.cache.get(userId);
+      if (entry?.value === value) entry.at = Date.now() - ttl + 1000;
+    });
+    return value;
+  }
+
+  /** Drops the user's cached entitlements (their billing changed). */
+  forget(userId: string): void {
+    this.cache.delete(userId);
+  }
+
+  /** Starts reading the user's entitlements (cached), so `limitFor` later finds them in flight or done. */
+  prefetch(userId: string): void {
+    this.entitlements(userId).catch(() => undefined);
+  }
+
+  /** Answers a period allowed for the user in this context (null: unlimited). */
+  async limitFor(userId: string, provider: ContextProvider): Promise<number | null> {
+    try {
+      const e = await this.entitlements(userId);
+      const v = e.limits.chatMessagesPerDay[provider.type];
+      return v === undefined ? provider.freeLimit : v;
+    } catch (err) {
+      // Billing down must not stop the chat: the free limit applies until it answers again.
+      if (err instanceof ServiceError && err.code !== ErrorCode.Internal) {
+        this.opts.logger.warn({ err, userId }, 'chat: billing entitlements unavailable; applying the free limit');
+        return provider.freeLimit;
+      }
+      throw err;
+    }
+  }
+
+  /** The current period (the `MARKET_TZ` day by the injected clock). */
+  period(): { start: Date; resetsAt: Date } {
+    return dayPeriod(this.opts.clock(), this.opts.marketTz);
+  }
+
+  get marketTz(): string {
+    return this.opts.marketTz;
+  }
+
+  async state(db: SqlClient, userId: string, provider: ContextProvider, limit: number | null): Promise<LimitState> {
+    const { start, resetsAt } = this.period();
+    const [row] = await db.query<{ used: number }>('select used from chat_usage where user_id = $1 and context_type = $2 and period_start = $3', [
+      userId,
+      provider.type,
+      start.toISOString(),
+    ]);
+    const used = row?.used ?? 0;
+    return { limit, used, remaining: limit === null ? null : Math.max(0, limit - used), resetsAt, periodStart: start };
+  }
+
+  /** 429 with `limit` and `resets_at` when the period's answers are used up. Run under the owner's lock. */
+  static requireRemaining(state: Pick<LimitState, 'limit' | 'used' | 'resetsAt'>, provider: ContextProvider): void {
+    if (state.limit !== null && state.used >= state.limit) {
+      throw new ServiceError(
+        ErrorCode.RateLimited,
+        `You have used all ${state.limit} ${provider.type} messages for today. The limit resets at ${state.resetsAt.toISOString()}.`,
+        undefined,
+        { limit: state.limit, resets_at: state.resetsAt.toISOString() },
+      );
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How the fake answers one request. */
+export interface FakeScript {
+  /** Text fragments, one chunk each (after the role chunk). */
+  chunks?: string[];
+  /** Pause before each content chunk. */
+  delayMs?: number;
+  /** Send the final usage chunk (default true; `false` plays a server that sends none). */
+  usage?: boolean;
+  /** Answer this HTTP status with an OpenAI error body instead of a stream. */
+  status?: number;
+  /** Hold the last content chunk until `release()` is called. */
+  holdLast?: boolean;
+  /** After this many content chunks, send an error object as a data event (HTTP 200 already sent) and end. */
+  errorAfter?: number;
+}
+
+/** One request as the fake saw it. */
+export interface FakeRequest {
+  body: { model: string; messages: { role: string; content: string }[]; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  authorization: string | undefined;
+  /** Content chunks written so far. */
+  sent: number;
+  /** `performance.now()` when the request arrived. */
+  receivedAt: number;
+  /** `performance.now()` when each content chunk was written (benchmarks measure relay overhead from it). */
+  sentAt: number[];
+  /** The client went away before the stream ended (an abort reached the server). */
+  aborted: boolean;
+  finished: boolean;
+  /** Resolves when the request is over (finished or aborted). */
+  ended: Promise<void>;
+  /** Lets this request's held last chunk go (now, or when it gets there). */
+  release(): void;
+}
+
+export interface FakeOpenAi {
+  /** Base URL for the SDK (`.../v1`). */
+  url: string;
+  requests: FakeRequest[];
+  /** Scripts used in order by the next requests; when empty, `defaultScript` answers. */
+  queue: FakeScript[];
+  defaultScript: FakeScript;
+  /** Lets every held last chunk go. */
+  release(): void;
+  /** Resolves when the n-th request (1-based) has arrived. */
+  waitForRequest(n: number): Promise<FakeRequest>;
+  close(): Promise<void>;
+}
+
+const CREATED = 1694268190;
+
+/**
+ * A local OpenAI-compatible chat-completions server speaking the real streaming wire format
+ * (`shared/reference/openai-streaming.md`): `data: <chunk>` events, a role chunk, content chunks, a
+ * finish chunk, the usage chunk with `choices: []`, then `data: [DONE]`. Pacing is controllable and
+ * client aborts are recorded, so tests can prove a stop reaches the model server.
+ */
+export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: FakeScript } = {}): Promise<FakeOpenAi> {
+  const requests: FakeRequest[] = [];
+  const waiters: { n: number; resolve: (r: FakeRequest) => void }[] = [];
+  const fake: FakeOpenAi = {
+    url: '',
+    requests,
+    queue: [],
+    defaultScript: opts.defaultScript ?? { chunks: ['Hello', ' from', ' the', ' model.'], delayMs: 5 },
+    release() {
+      requests.forEach((r) => r.release());
+    },
+    waitForRequest(n) {
+      if (requests.length >= n) return Promise.resolve(requests[n - 1]!);
+      return new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+    async close() {
+      fake.release();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch(() => res.destroy());
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'Not found', type: 'invalid_request_error', param: null, code: null } }));
+      return;
+    }
+    const raw: Buffer[] = [];
+    for await (const c of req) raw.push(c as Buffer);
+    let endedResolve!: () => void;
+    let released = false;
+    let onRelease: (() => void) | undefined;
+    const record: FakeRequest = {
+      body: JSON.parse(Buffer.concat(raw).toString('utf8')) as FakeRequest['body'],
+      authorization: req.headers.authorization,
+      sent: 0,
+      receivedAt: performance.now(),
+      sentAt: [],
+      aborted: false,
+      finished: false,
+      ended: new Promise((r) => (endedResolve = r)),
+      release() {
+        released = true;
+        onRelease?.();
+      },
+    };
+    requests.push(record);
+    for (const w of waiters.filter((x) => x.n <= requests.length)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(requests[w.n - 1]!);
+    }
+    res.on('close', () => {
+      if (!record.finished) record.aborted = true;
+      endedResolve();
+    });
+    if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'Incorrect API key provided: ***.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+      record.finished = true;
+      return;
+    }
+    const script = fake.queue.shift() ?? fake.defaultScript;
+    if (script.status) {
+      res.writeHead(script.status, { 'content-type': 'application/json', 'x-request-id': 'req_fake' });
+      res.end(JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
+      record.finished = true;
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const id = `chatcmpl-${requests.length}`;
+    const model = record.body.model;
+    const write = (payload: unknown) => {
+      if (!res.destroyed) res.write(`data: ${JSON.stringify(payload)}\n\n`);
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+      id,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model,
+      system_fingerprint: 'fp_fake',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+    write(chunk({ role: 'assistant', content: '' }));
+    const chunks = script.chunks ?? [];
+    for (let i = 0; i < chunks.length; i++) {
+      if (res.destroyed) return;
+      if (script.holdLast && i === chunks.length - 1 && !released) await new Promise<void>((r) => (onRelease = r));
+      if (script.delayMs) await sleep(script.delayMs);
+      if (res.destroyed) return;
+      if (script.errorAfter === i) {
+        write({ error: { message: 'The model is overloaded.', type: 'server_error', param: null, code: null } });
+        record.finished = true;
+        res.end();
+        return;
+      }
+      write(chunk({ content: chunks[i] }));
+      record.sentAt.push(performance.now());
+      record.sent++;
+    }
+    write(chunk({}, 'stop'));
+    if (script.usage !== false) {
+      const completion = chunks.length;
+      const prompt = record.body.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4), 0);
+      write({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_fake', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+    }
+    res.write('data: [DONE]\n\n');
+    record.finished = true;
+    res.end();
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  return fake;
+}

@@ -1,0 +1,110 @@
+/**
+ * The chat service on its own (real Postgres and NATS, no gateway): a model that goes silent is abandoned
+ * after the idle timeout, the abort reaches the model, and the answer is stored as failed and not counted.
+ * No billing runs, so the provider's free limit applies.
+ */
+import { randomUUID } from 'node:crypto';
+import { busName, connectBus, createLogger } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatApp, createChatApp } from '../src/chat.app.js';
+import type { ChatModel } from '../src/generation/chat-model.js';
+
+/** Writes one chunk, then nothing until aborted. */
+class SilentModel implements ChatModel {
+  readonly name = 'silent';
+  aborted = false;
+  async *stream(_req: unknown, signal: AbortSignal) {
+    yield { content: 'Thinking' };
+    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.aborted = true;
+  }
+}
+
+let app: ChatApp;
+let drop: () => Promise<void>;
+const model = new SilentModel();
+const prefix = `${uniqueName('chatgen')}.`;
+
+beforeAll(async () => {
+  const db = await createTestDatabase('chatgen');
+  drop = db.drop;
+  app = await createChatApp({
+    databaseUrl: db.url,
+    natsUrl: testNatsUrl(),
+    busPrefix: prefix,
+    logger: createLogger('test', 'silent'),
+    openai: { baseUrl: 'http://127.0.0.1:9/v1', connectTimeoutMs: 1000, idleTimeoutMs: 300, maxRetries: 0 },
+    model,
+  });
+});
+afterAll(async () => {
+  await app?.close();
+  const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'chatgen-cleanup', prefix });
+  await bus.jsm.streams.delete(busName(prefix, 'CHAT_STREAMS')).catch(() => undefined);
+  await bus.close();
+  await drop?.();
+});
+
+describe('idle timeout', () => {
+  it('abandons a silent model as failed (aborting it), keeps what it wrote, and gives the answer back to the limit', async () => {
+    const user = `u-${randomUUID().slice(0, 8)}`;
+    const chat = (await app.chat.create(user, { context_type: 'support' })).data;
+    const sent = await app.chat.send(user, { chat_id: chat.id, message: 'hello?' });
+    expect((await app.chat.limitsOf(user)).data.find((l) => l.context_type === 'support')!.used).toBe(1);
+    const deadline = Date.now() + 5000;
+    let status = 'streaming';
+    while (status === 'streaming' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      status = (await app.chat.getMessage(user, { chat_id: chat.id, message_id: sent.message_id })).data.status;
+    }
+    expect(status).toBe('failed');
+    expect(model.aborted).toBe(true);
+    const [row] = await app.db.query<{ content: string; error: string }>('select content, error from chat_messages where id = $1', [sent.message_id]);
+    expect(row).toEqual({ content: 'Thinking', error: 'The model sent nothing for 300 ms.' });
+    expect((await app.chat.limitsOf(user)).data.find((l) => l.context_type === 'support')!.used).toBe(0);
+  });
+});
+
+describe('shutdown', () => {
+  it('lets a running answer finish within the drain time before the service closes', async () => {
+    const db = await createTestDatabase('chatgen_drain');
+    const slowPrefix = `${uniqueName('chatdrain')}.`;
+    const slow: ChatModel = {
+      name: 'slow',
+      async *stream() {
+        for (const w of ['one ', 'two ', 'three']) {
+          await new Promise((r) => setTimeout(r, 150));
+          yield { content: w };
+        }
+      },
+    };
+    const other = await createChatApp({
+      databaseUrl: db.url,
+      natsUrl: testNatsUrl(),
+      busPrefix: slowPrefix,
+      logger: createLogger('test', 'silent'),
+      openai: { baseUrl: 'http://127.0.0.1:9/v1', connectTimeoutMs: 1000, idleTimeoutMs: 5000, maxRetries: 0 },
+      model: slow,
+      shutdownDrainMs: 5000,
+    });
+    const user = `u-${randomUUID().slice(0, 8)}`;
+    const chat = (await other.chat.create(user, { context_type: 'support' })).data;
+    const sent = await other.chat.send(user, { chat_id: chat.id, message: 'count' });
+    const check = await connectBus({ natsUrl: testNatsUrl(), name: 'chatdrain-check', prefix: slowPrefix });
+    try {
+      await other.close();
+      // The service is closed: read what it stored with a plain connection.
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const { rows } = await client.query<{ status: string; content: string }>('select status, content from chat_messages where id = $1', [sent.message_id]);
+      await client.end();
+      expect(rows[0]).toEqual({ status: 'complete', content: 'one two three' });
+    } finally {
+      await check.jsm.streams.delete(busName(slowPrefix, 'CHAT_STREAMS')).catch(() => undefined);
+      await check.close();
+      await db.drop();
+    }
+  });
+});

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
+import type { Logger, RpcClient } from '@invest/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { GatewayConfig } from '../config/gateway.config.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
+import { ApiOwnedResource } from '../common/resource.openapi.js';
+import { parseBody } from '../validation/request-input.js';
+import { CHAT_STREAM_READER } from './chat.tokens.js';
+import type { AnswerSubscription, ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
+import { ApiChatId, ApiChatLimited } from './chats.controller.js';
+import { openSse, parseLastEventId, writeSse } from './sse.js';
+
+const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
+const SSE_DESCRIPTION =
+  '`text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.';
+
+/**
+ * Streamed answers. The chat service generates in the background and publishes each event on
+ * `chat.stream.<messageId>` (JetStream); this relays them as SSE. A client that goes away only stops
+ * its reader: the answer keeps generating, and `.../stream` with Last-Event-ID picks it up again.
+ */
+@ApiTags('ai-chat')
+@UseGuards(JwtAuthGuard)
+@Controller('api/ai-chat/:id/messages')
+export class ChatMessagesController {
+  constructor(
+    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(CHAT_STREAM_READER) private readonly reader: ChatStreamReader,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Send a message; the answer streams back', description: `${SSE_DESCRIPTION} \`context_data\` (portfolio_health): the client's metrics, numbers; volatility and max_drawdown enter the prompt.` })
+  @ApiChatId()
+  @ApiBody({ schema: openApiSchema(sendMessageBodySchema, 'input') })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: SSE_DESCRIPTION })
+  @ApiChatLimited()
+  @ApiOwnedResource({ validation: true, notFound: 'The chat' })
+  async send(@Param('id') id: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const input = parseBody(sendMessageBodySchema, body);
+    // The gateway names the answer, so its subscription opens while the send is in flight.
+    const messageId = randomUUID();
+    const subscription = this.reader.open(messageId, 0);
+    subscription.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+    try {
+      // Errors here (422, 404, 429) are ordinary JSON answers through the error filter.
+      await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000) });
+    } catch (err) {
+      void subscription.then((s) => s.close(), () => undefined);
+      throw err;
+    }
+    await this.relay(req, reply, messageId, await subscription, 0);
+  }
+
+  @Get(':messageId/stream')
+  @ApiOperation({ summary: 'Resume an answer', description: `Replays the answer's events after \`Last-Event-ID\` (header, or \`last_event_id\` query) and continues live; a finished answer replays and closes. ${SSE_DESCRIPTION}` })
+  @ApiChatId()
+  @ApiMessageId()
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The `id:` of the last event received.' })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: SSE_DESCRIPTION })
+  @ApiOwnedResource({ notFound: 'The chat or message' })
+  async resume(
+    @Param('id') id: string,
+    @Param('messageId') messageId: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { data: msg, user_message_id: userMessageId = null } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
+    const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
+    if (msg.status !== 'streaming' && !(await this.reader.hasEvents(msg.id))) {
+      // The replay buffer has expired: the stored answer, whole.
+      reply.hijack();
+      openSse(reply.raw);
+      for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e);
+      reply.raw.end();
+      return;
+    }
+    await this.relay(req, reply, msg.id, await this.reader.open(msg.id, after), after);
+  }
+
+  @Post(':messageId/stop')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Stop an answer', description: 'Cancels the model call (the request to the model server is aborted) and keeps the partial answer with `status: stopped`. Stopping a finished answer changes nothing.' })
+  @ApiChatId()
+  @ApiMessageId()
+  @ApiOkResponse({ schema: openApiSchema(messageReplySchema) })
+  @ApiOwnedResource({ validation: true, notFound: 'The chat or message' })
+  stop(@Param('id') id: string, @Param('messageId') messageId: string): Promise<MessageReply> {
+    return this.rpc.request(Subjects.chat.messagesStop, { chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 10_000) });
+  }
+
+  /** Relays the answer's events as SSE until its final event or the client leaves; heartbeats in silences. */
+  private async relay(req: FastifyRequest, reply: FastifyReply, messageId: string, subscription: AnswerSubscription, afterSeq: number): Promise<void> {
+    reply.hijack();
+    const res = reply.raw;
+    openSse(res);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    let heartbeat: NodeJS.Timeout | undefined;
+    const beat = () => {
+      clearTimeout(heartbeat);
+      heartbeat = setTimeout(() => {
+        if (!res.writableEnded) res.write(': ping\n\n');
+        beat();
+      }, this.config.chatHeartbeatMs);
+    };
+    beat();
+    let lastSeq = afterSeq;
+    try {
+      for await (const e of subscription.events(gone.signal)) {
+        writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
+        lastSeq = e.seq;
+        beat();
+      }
+    } catch (err) {
+      if (!gone.signal.aborted) {
+        this.logger.error({ err, messageId, url: req.url }, 'chat: relaying the answer failed');
+        // Its id is the last relayed event's, so a reconnect with it resumes exactly there.
+        if (!res.writableEnded) writeSse(res, { id: lastSeq, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+      }
+    } finally {
+      clearTimeout(heartbeat);
+      if (!res.writableEnded) res.end();
+    }
+  }
+}
+
+/** A stored answer as the events a live client would have seen (used once the replay buffer has expired). */
+export function storedAnswerEvents(msg: MessageReply['data'], userMessageId: string | null): { id: number; event: ChatStreamEvent['type']; data: unknown }[] {
+  const events: { id: number; event: ChatStreamEvent['type']; data: unknown }[] = [{ id: 1, event: 'start', data: { message_id: msg.id, user_message_id: userMessageId } }];
+  if (msg.content) events.push({ id: 2, event: 'chunk', data: { content: msg.content } });
+  events.push(
+    msg.status === 'failed'
+      ? { id: 3, event: 'error', data: { message_id: msg.id, message: 'The assistant could not answer. Please try again.' } }
+      : { id: 3, event: 'done', data: { message_id: msg.id, status: msg.status, usage: msg.usage, remaining: null } },
+  );
+  return events;
+}
+
+export type { SequencedEvent };

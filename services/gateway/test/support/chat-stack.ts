@@ -1,0 +1,98 @@
+/**
+ * The AI chat end to end for tests: screener (demo data), portfolios, billing, chat and the gateway on fresh
+ * databases and one unique bus prefix, with the local OpenAI-compatible streaming server as the model.
+ */
+import { busName, createLogger, type Db } from '@invest/platform';
+import { createTestDatabase, testNatsUrl } from '@invest/platform/testing/index';
+import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
+import { type ChatApp, createChatApp } from '@invest/chat/chat.app';
+import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
+import { mintDevToken } from '../../src/auth/dev-token.js';
+import { type FullStack, startFullStack } from './full-stack.js';
+
+const JWT_SECRET = 'chat-e2e-secret-0123456789-0123456789-xyz';
+export const OPENAI_KEY = 'sk-test-chat-e2e';
+export const CP_SECRET = 'chat_e2e_cp_secret';
+
+export interface ChatStack {
+  base: string;
+  full: FullStack;
+  chat: ChatApp;
+  chatDb: Db;
+  billing: BillingApp;
+  model: FakeOpenAi;
+  /** The chat service's clock; tests move it. */
+  clock: { now: Date };
+  token(userId: string): Promise<string>;
+  /** Starts another chat instance on the same database and bus (NATS shares the requests between them). */
+  addInstance(): Promise<ChatApp>;
+  close(): Promise<void>;
+}
+
+export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number; offline?: boolean; requestTimeoutMs?: number } = {}): Promise<ChatStack> {
+  const full = await startFullStack({
+    name,
+    tickers: ['SBER', 'GAZP'],
+    gateway: {
+      auth: { jwtSecret: JWT_SECRET },
+      rpcTimeoutMs: 10_000,
+      chatHeartbeatMs: opts.heartbeatMs ?? 15_000,
+      // A short whole-request timeout: an answer streaming for longer must not be cut by it.
+      ...(opts.requestTimeoutMs ? { http: { headersTimeoutMs: opts.requestTimeoutMs, requestTimeoutMs: opts.requestTimeoutMs, keepAliveTimeoutMs: 5000, maxConnections: 1000 } } : {}),
+    },
+  });
+  const logger = createLogger('test', 'silent');
+  const natsUrl = testNatsUrl();
+  const billingDb = await createTestDatabase(`${name}_bil`);
+  const chatDb = await createTestDatabase(`${name}_chat`);
+  const billing = await createBillingApp({
+    databaseUrl: billingDb.url,
+    natsUrl,
+    busPrefix: full.busPrefix,
+    logger,
+    cloudPayments: { baseUrl: 'http://127.0.0.1:9', publicId: 'pk_chat', apiSecret: CP_SECRET, timeoutMs: 500, retries: 0, backoffMs: 10 },
+    relayPollMs: 100,
+  });
+  const model = await startFakeOpenAi({ apiKey: OPENAI_KEY });
+  const clock = { now: new Date() };
+  const chatOptions = {
+    databaseUrl: chatDb.url,
+    natsUrl,
+    busPrefix: full.busPrefix,
+    logger,
+    clock: () => clock.now,
+    // Offline: no key, so the built-in offline responder answers.
+    openai: { baseUrl: model.url, ...(opts.offline ? {} : { apiKey: OPENAI_KEY }), connectTimeoutMs: 5000, idleTimeoutMs: opts.idleTimeoutMs ?? 10_000, maxRetries: 0 },
+    streamMaxAgeMs: 60_000,
+    // Long enough that only a billing event can make a new plan apply within a test.
+    entitlementsTtlMs: 120_000,
+    shutdownDrainMs: 0,
+  };
+  const chat = await createChatApp(chatOptions);
+  const instances: ChatApp[] = [chat];
+  return {
+    base: full.base,
+    full,
+    chat,
+    chatDb: chat.db,
+    billing,
+    model,
+    clock,
+    token: (userId) => mintDevToken(userId, JWT_SECRET),
+    async addInstance() {
+      const app = await createChatApp(chatOptions);
+      instances.push(app);
+      return app;
+    },
+    async close() {
+      await full.gw.close();
+      for (const i of instances.reverse()) await i.close();
+      await billing.close();
+      await model.close();
+      for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(busName(full.busPrefix, s)).catch(() => undefined);
+      await full.close();
+      await chatDb.drop();
+      await billingDb.drop();
+    },
+  };
+}
