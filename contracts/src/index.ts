@@ -14,4 +14,5 @@ export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';
 export * from './screener/index.js';
 export * from './billing/index.js';
+export * from './alerts/index.js';
 export * from './chat/index.js';

@@ -43,6 +43,7 @@ describe('stream catalogs', () => {
       PositionClosed: 'PositionClosed',
       WatchlistItemAdded: 'WatchlistItemAdded',
       WatchlistItemRemoved: 'WatchlistItemRemoved',
+      WatchlistDeleted: 'WatchlistDeleted',
     });
   });
 
@@ -58,6 +59,7 @@ describe('stream catalogs', () => {
           return `${e.type} ${e.data.asset.type}:${e.data.asset.id}`;
         case 'WatchlistItemAdded':
         case 'WatchlistItemRemoved':
+        case 'WatchlistDeleted':
           return `${e.type} ${e.data.watchlistId}`;
         default:
           return assertNever(e, 'portfolio event');

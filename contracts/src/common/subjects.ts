@@ -32,6 +32,15 @@ export const Subjects = {
     providerRecurrent: 'billing.provider.recurrent',
     entitlementsGet: 'billing.entitlements.get',
   },
+  alerts: {
+    priceAlertsCreate: 'alerts.price-alerts.create',
+    priceChangeAlertsCreate: 'alerts.price-change-alerts.create',
+    notificationsList: 'alerts.notifications.list',
+    notificationsSwitch: 'alerts.notifications.switch',
+    notificationsDelete: 'alerts.notifications.delete',
+    notificationEventsList: 'alerts.notification-events.list',
+    notificationEventsMarkRead: 'alerts.notification-events.mark-read',
+  },
   chat: {
     chatsCreate: 'chat.chats.create',
     chatsList: 'chat.chats.list',

@@ -29,6 +29,9 @@ export const watchlistItemChangedV1Schema = z.object({
   asset: assetRefSchema,
 });
 
+/** A watchlist was deleted (after the WatchlistItemRemoved of each of its items): alerts deactivate its notifications. */
+export const watchlistDeletedV1Schema = z.object({ version: z.literal(1), watchlistId: z.number().int(), userId: z.string() });
+
 export type PortfolioCreatedV1 = z.infer<typeof portfolioCreatedV1Schema>;
 export type PortfolioDeletedV1 = z.infer<typeof portfolioDeletedV1Schema>;
 export type PositionChangedV1 = z.infer<typeof positionChangedV1Schema>;
@@ -45,6 +48,7 @@ export const portfolioEvents = {
   PositionClosed: positionChangedV1Schema,
   WatchlistItemAdded: watchlistItemChangedV1Schema,
   WatchlistItemRemoved: watchlistItemChangedV1Schema,
+  WatchlistDeleted: watchlistDeletedV1Schema,
 };
 
 /** Type names of PORTFOLIOS_EVENTS: `PortfolioEventTypes.PositionOpened === 'PositionOpened'`. */

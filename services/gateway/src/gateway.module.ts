@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger, RpcClient } from '@invest/platform';
+import { NotificationEventsController } from './alerts/notification-events.controller.js';
+import { NotificationsController } from './alerts/notifications.controller.js';
 import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { GatewayConfig } from './config/gateway.config.js';
@@ -35,7 +37,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },

@@ -405,10 +405,12 @@ describe('events on PORTFOLIOS_EVENTS', () => {
       ['WatchlistItemAdded', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
       ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i1, userId: BOB, asset: share('LKOH') }],
       ['WatchlistItemRemoved', w, { watchlistId: w, itemId: i2, userId: BOB, asset: share('YNDX') }],
+      ['WatchlistDeleted', w, { watchlistId: w, userId: BOB }],
       ['PortfolioDeleted', p, { portfolioId: p, userId: BOB }],
     ];
+    // This test's portfolio and watchlist only (other tests delete BOB's watchlists too: WatchlistDeleted).
     const mine = (events: { subject: string; event: BusEvent }[]) =>
-      events.filter((e) => (e.event.data as { userId?: string }).userId === BOB);
+      events.filter((e) => (e.event.data as { userId?: string }).userId === BOB && [`portfolio-${p}`, `watchlist-${w}`].includes(e.event.streamName));
     await expect.poll(async () => mine(await readPortfolioEvents(bus)).length, { timeout: 5000, interval: 100 }).toBeGreaterThanOrEqual(expected.length);
     // Let a late duplicate show up if there were one.
     await new Promise((r) => setTimeout(r, 300));

@@ -44,6 +44,8 @@ export const gatewayEnvSchema = baseConfigSchema
     HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS').default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS').default(5_000),
     HTTP_MAX_CONNECTIONS: positiveInt('HTTP_MAX_CONNECTIONS').default(1_000),
+    NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(1000),
+    NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
   })
   .superRefine((env, ctx) => {
     // Node refuses a headers timeout longer than the whole-request timeout.
@@ -84,6 +86,8 @@ export interface GatewayConfig {
   /** When set, paging links are absolute URLs on this base; otherwise path URLs. */
   publicBaseUrl?: string;
   bodyLimitBytes: number;
+  /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
+  notificationStream: { pollMs: number; heartbeatMs: number };
   /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
   chatHeartbeatMs: number;
   /** Slow-client limits of the HTTP server (see README, Configuration). */
@@ -125,6 +129,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
+    notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS },
   };
 }
 

@@ -37,6 +37,11 @@ describe('toHttpError', () => {
     expect(toHttpError(new ServiceError(ErrorCode.Forbidden, 'Not yours.')).body).toEqual({ message: 'Not yours.' });
   });
 
+  it('403 plan gate carries the limit from extra, and nothing else from it', () => {
+    const e = new ServiceError(ErrorCode.PlanRequired, 'Your plan allows 3 active notifications.', undefined, { limit: { active_notifications: 3 }, secret: 'x' });
+    expect(toHttpError(e)).toEqual({ status: 403, body: { message: 'Your plan allows 3 active notifications.', code: 'plan_required', limit: { active_notifications: 3 } } });
+  });
+
   it('429 carries limit and resets_at from extra, and nothing else from it', () => {
     const e = new ServiceError(ErrorCode.RateLimited, 'Daily free messages used up.', undefined, {
       limit: 5,

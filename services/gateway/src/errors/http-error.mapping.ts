@@ -88,7 +88,7 @@ function fromServiceError(e: ServiceError, method: string | undefined): HttpErro
     case ErrorCode.Validation:
       return { status, body: { message: e.message || DEFAULT_MESSAGES[422]!, errors: e.errors ?? {} } };
     case ErrorCode.PlanRequired:
-      return { status, body: { message: e.message, code: 'plan_required' } };
+      return { status, body: { message: e.message, code: 'plan_required', ...(e.extra?.limit !== undefined ? { limit: e.extra.limit } : {}) } };
     case ErrorCode.RateLimited:
       return { status, body: { message: e.message, limit: e.extra?.limit ?? null, resets_at: e.extra?.resets_at ?? null } };
     case ErrorCode.Unavailable: {

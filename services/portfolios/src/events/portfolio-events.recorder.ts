@@ -6,6 +6,7 @@ import {
   portfolioDeletedV1Schema,
   positionChangedV1Schema,
   watchlistItemChangedV1Schema,
+  watchlistDeletedV1Schema,
 } from '@invest/contracts';
 import { appendToStream, type RecordedEvent, type Tx } from '@invest/platform';
 
@@ -46,6 +47,11 @@ export function recordWatchlistItems(
     data: watchlistItemChangedV1Schema.parse({ version: 1, watchlistId, itemId: i.itemId, userId: i.userId, asset: { type: i.asset.type, id: i.asset.id } }),
   }));
   return events.length ? appendToStream(tx, watchlistStream(watchlistId), events) : Promise.resolve(null);
+}
+
+export function recordWatchlistDeleted(tx: Tx, p: { watchlistId: number; userId: string }) {
+  const data = watchlistDeletedV1Schema.parse({ version: 1, ...p });
+  return appendToStream(tx, watchlistStream(p.watchlistId), [{ type: PortfolioEventTypes.WatchlistDeleted, data }]);
 }
 
 const PUBLIC_TYPES = new Set<string>(Object.values(PortfolioEventTypes));

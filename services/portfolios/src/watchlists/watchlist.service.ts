@@ -14,7 +14,7 @@ import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelow
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
-import { recordWatchlistItems } from '../events/portfolio-events.recorder.js';
+import { recordWatchlistDeleted, recordWatchlistItems } from '../events/portfolio-events.recorder.js';
 import type { AssetLookup } from '../prices/asset-lookup.service.js';
 import { findItem, listWatchlists, lockWatchlist } from './watchlist.repository.js';
 
@@ -73,6 +73,7 @@ export class WatchlistService {
           .sort((a, b) => num(a.id) - num(b.id))
           .map((i) => ({ itemId: num(i.id), userId, asset: { type: i.asset_type as AssetType, id: num(i.asset_id) } })),
       );
+      await recordWatchlistDeleted(tx, { watchlistId: id, userId });
     });
     return { data: { id, deleted: true } };
   }

@@ -61,6 +61,7 @@ export async function applyPortfolioEvent(event: PortfolioEvent, tx: Tx, logger:
       }
       return;
     }
+    case PortfolioEventTypes.WatchlistDeleted:
     case PortfolioEventTypes.PortfolioCreated:
       return;
     default:

@@ -1,0 +1,199 @@
+/**
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--keep]`
+ *
+ * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
+ * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
+ * price-change on an asset, 10 % price-change on a portfolio of ~8 assets) over ~3,000 assets with a skew
+ * (a few assets carry most notifications), in a realistic state: every price-change has already fired up to
+ * the step above the asset's current 24h change, every target is still ahead of the rate. The batch moves
+ * each asset's 24h change by up to ±`--move` percentage points (default 0.5), so the notifications whose
+ * threshold lies between the old and the new value fire.
+ *
+ * Measured per run: publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream
+ * (p50/p99/max), firings, notifications covered per second, memory. Beside it, in the same run, a full-scan
+ * evaluator (what the spec's 3/15-minute polling does: read every active notification, evaluate each
+ * against the latest rates in memory; it writes nothing) over the same data, with its time and memory, and
+ * a check that both fire the same notifications.
+ */
+import { randomUUID } from 'node:crypto';
+import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
+import { busSubject, createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { createAlertsApp } from '@invest/alerts/alerts.app';
+import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '@invest/alerts/evaluation/alerts-evaluator';
+import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/evaluation.types';
+import { evaluatePriceChange } from '@invest/alerts/evaluation/price-change';
+import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
+
+function arg(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+export async function run(args: string[]): Promise<void> {
+  const total = arg(args, 'notifications', 1_000_000);
+  const assets = arg(args, 'assets', 3000);
+  const runs = arg(args, 'runs', 3);
+  /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
+  const move = arg(args, 'move', 0.5);
+  const logger = createLogger('bench', 'warn');
+  const database = await createTestDatabase('bench_alerts');
+  const busPrefix = `${uniqueName('bench_alerts')}.`;
+  const natsUrl = testNatsUrl();
+  const marketTz = 'Europe/Moscow';
+  let committedAt = 0;
+  const app = await createAlertsApp({
+    databaseUrl: database.url,
+    natsUrl,
+    busPrefix,
+    logger,
+    marketTz,
+    relayPollMs: 1000,
+    jobsEnabled: false,
+    ratesConsumer: { afterCommit: () => void (committedAt = performance.now()) },
+  });
+  const { db, bus } = app;
+  try {
+    // --- seed -------------------------------------------------------------------------------------------
+    const seedStart = performance.now();
+    const now = new Date();
+    await db.query(`create table bench_assets as
+      select i as id, ('T' || i) as ticker,
+             -- |24h change| ~ exponential, mean 0.7 %, either sign
+             (case when random() < 0.5 then -1 else 1 end) * (-0.7 * ln(1 - random())) as c0
+      from generate_series(1, $1::int) i`, [assets]);
+    await db.query(`insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
+      select 'share', id, ticker, 'RUB', 100 * (1 + c0 / 100), c0, $1, $1 from bench_assets`, [now]);
+    await db.query(`insert into assets (asset_type, asset_id, ticker, name) select 'share', id, ticker, 'Asset ' || ticker from bench_assets`);
+    // Skew: asset = 1 + floor(n * u^3): the first few percent of assets carry most notifications.
+    const skewed = `(1 + floor($2::int * power(random(), 3)))::int`;
+    const lastTriggered = new Date(now.getTime() - 61 * 60_000);
+    const targets = Math.floor(total * 0.5);
+    const changes = Math.floor(total * 0.4);
+    const groups = total - targets - changes;
+    await db.query(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+       select 'u' || (g % 200000), 2, 'asset', a.id, 'share', case when up then '>=' else '<=' end, t, t, null, $3, $3
+       from (select g, ${skewed} as aid, random() < 0.5 as up, 0.005 + random() * 0.2 as gap from generate_series(1, $1::int) g) s
+       join bench_assets a on a.id = s.aid
+       cross join lateral (select 100 * (1 + a.c0 / 100) * (case when s.up then 1 + s.gap else 1 - s.gap end) as t) tt`,
+      [targets, assets, now],
+    );
+    await db.query(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
+       select 'u' || (g % 200000), 8, 'asset', a.id, 'share', '>=', v, v * (floor(abs(a.c0) / v) + 1), 60,
+              case when abs(a.c0) >= v then $3::timestamptz else null end, $4, $4
+       from (select g, ${skewed} as aid, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
+       join bench_assets a on a.id = s.aid`,
+      [changes, assets, lastTriggered, now],
+    );
+    const portfolios = Math.max(1, Math.floor(groups / 2));
+    await db.query(
+      `insert into memberships (target_type, target_id, asset_type, asset_id, user_id)
+       select distinct 'portfolio', p, 'share', ${skewed}, 'u' || p from generate_series(1, $1::int) p, generate_series(1, 8) k`,
+      [portfolios, assets],
+    );
+    await db.query(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, target_name, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
+       select 'u' || p, 8, 'portfolio', p, null, 'Portfolio ' || p, '>=', v, v * (floor(m.top / v) + 1), 60,
+              case when m.top >= v then $3::timestamptz else null end, $4, $4
+       from (select g, 1 + (g % $2::int) as p, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
+       join lateral (select max(abs(a.c0)) as top from memberships mm join bench_assets a on a.id = mm.asset_id
+                     where mm.target_type = 'portfolio' and mm.target_id = s.p) m on true`,
+      [groups, portfolios, lastTriggered, now],
+    );
+    await db.query('analyze');
+    const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
+    console.log(`seeded ${n} active notifications over ${assets} assets (${portfolios} portfolios) in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    await ensureEventStream(bus, 'market');
+    const fired: number[] = [];
+    let t0 = 0;
+    const sub = bus.nc.subscribe(busSubject(busPrefix, `${eventSubject('alerts', 'NotificationFired')}.>`), {
+      callback: () => {
+        fired.push(performance.now() - t0);
+      },
+    });
+
+    for (let r = 1; r <= runs; r++) {
+      // The batch: every asset's change moves by up to ±`move` percentage points.
+      const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share'");
+      const asOf = new Date();
+      const rates: RateChange[] = current.map((c) => {
+        const c1 = Math.round((c.change_24h + (Math.random() - 0.5) * 2 * move) * 1e4) / 1e4;
+        return { assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: Math.round(100 * (1 + c1 / 100) * 1e4) / 1e4, priceChangePercentage24h: c1, asOf: asOf.toISOString() };
+      });
+
+      // Full scan (the polling baseline) over the same state with the new rates, before the event applies them.
+      const scan = await fullScan(db, rates, { now: asOf, maxRateAgeMs: 3_600_000, marketTz }, asOf);
+
+      // The event path: publish, then collect NotificationFired until the expected count arrived.
+      fired.length = 0;
+      const heapBefore = process.memoryUsage().heapUsed;
+      const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
+      const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
+      t0 = performance.now();
+      await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: event.id });
+      const until = Date.now() + 120_000;
+      while (fired.length < scan.fired.size && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
+      await new Promise((res) => setTimeout(res, 300));
+      const heapAfter = process.memoryUsage().heapUsed;
+      const latencies = [...fired].sort((a, b) => a - b);
+      const got = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where fired_at >= $1', [asOf]);
+      const same = got.length === scan.fired.size && got.every((g) => scan.fired.has(Number(g.notification_id)));
+      const lastMs = latencies.at(-1) ?? 0;
+      console.log(`\nrun ${r}: ${rates.length} rates, ${latencies.length} NotificationFired (full scan expects ${scan.fired.size}; same notifications: ${same ? 'yes' : 'NO'})`);
+      console.log(
+        `  event (indexed):  publish → NotificationFired  p50 ${pct(latencies, 50).toFixed(1)} ms   p99 ${pct(latencies, 99).toFixed(1)} ms   max ${lastMs.toFixed(1)} ms` +
+          `   (evaluated and committed at ${(committedAt - t0).toFixed(0)} ms: ${Object.entries(app.evaluator.lastTimings).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')})`+
+          `\n                   `+`   ${(Number(n) / (lastMs / 1000)).toFixed(0)} notifications covered/s   heap +${mb(heapAfter - heapBefore)}, rss ${mb(process.memoryUsage().rss)}`,
+      );
+      console.log(
+        `  full scan:        read ${scan.readMs.toFixed(0)} ms + evaluate ${scan.evalMs.toFixed(0)} ms = ${(scan.readMs + scan.evalMs).toFixed(0)} ms for ${scan.evaluated} notifications` +
+          `   ${(scan.evaluated / ((scan.readMs + scan.evalMs) / 1000)).toFixed(0)} evaluations/s   heap +${mb(scan.heapBytes)} (writes nothing)`,
+      );
+    }
+    sub.unsubscribe();
+  } finally {
+    await app.close().catch(() => undefined);
+    const { connectBus } = await import('@invest/platform');
+    const b = await connectBus({ natsUrl, name: 'bench-cleanup', prefix: busPrefix });
+    for (const ctx of ['market', 'alerts', 'portfolios'] as const) await b.jsm.streams.delete(streamNameOf(b, ctx)).catch(() => undefined);
+    await b.close();
+    if (args.includes('--keep')) console.log(`kept database ${database.url}`);
+    else await database.drop();
+  }
+}
+
+/** Every active notification read and evaluated in memory against the latest rates (with `batch` applied). */
+async function fullScan(db: import('@invest/platform').Db, batch: RateChange[], ctx: EvaluationContext, observedAt: Date) {
+  const heap0 = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  const rows = await db.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.is_active`);
+  const members = await db.query<{ target_id: string; asset_id: string }>("select target_id::text, asset_id::text from memberships where target_type = 'portfolio'");
+  const readMs = performance.now() - t0;
+  const t1 = performance.now();
+  const rates = new Map<number, RateView>();
+  for (const r of batch) rates.set(r.assetId, { assetType: r.assetType, assetId: r.assetId, ticker: r.ticker, rate: r.rate, change24h: r.priceChangePercentage24h, asOf: new Date(r.asOf), observedAt });
+  const byGroup = new Map<number, RateView[]>();
+  for (const m of members) {
+    const list = byGroup.get(Number(m.target_id)) ?? [];
+    const rate = rates.get(Number(m.asset_id));
+    if (rate) list.push(rate);
+    byGroup.set(Number(m.target_id), list);
+  }
+  const fired = new Set<number>();
+  for (const row of rows) {
+    const n = toState(row);
+    const d =
+      n.kind === 'price-target'
+        ? evaluatePriceTarget(n, rates.get(n.targetId), ctx)
+        : evaluatePriceChange(n, n.targetType === 'asset' ? [rates.get(n.targetId)!].filter(Boolean) : (byGroup.get(n.targetId) ?? []), ctx);
+    if (d) fired.add(n.id);
+  }
+  const evalMs = performance.now() - t1;
+  return { fired, readMs, evalMs, evaluated: rows.length, heapBytes: process.memoryUsage().heapUsed - heap0 };
+}

@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
+import { pageQuerySchema } from '../common/paging.js';
+import { resourceIdSchema, storableText } from '../portfolios/common.js';
+
+/** NotificationType ids of the spec. */
+export const NotificationTypeIds = { priceTarget: 2, priceChange: 8 } as const;
+export const notificationTypeCodeSchema = z.enum(['price-target', 'price-change']);
+export type NotificationTypeCode = z.infer<typeof notificationTypeCodeSchema>;
+
+/** Locales fired notifications are rendered in (chosen by the gateway from `Accept-Language`). */
+export const LOCALES = ['ru', 'en'] as const;
+export const localeSchema = z.enum(LOCALES).default('ru');
+export type Locale = z.infer<typeof localeSchema>;
+
+export const PRICE_CHANGE_THRESHOLDS = [1, 2, 3, 5, 10] as const;
+/** frequency → cooldown_minutes */
+export const COOLDOWN_MINUTES = { hourly: 60, daily: 1440 } as const;
+
+const nameSchema = storableText(z.string({ error: 'The name must be a string.' }).max(255, 'The name may not be greater than 255 characters.'), 'name');
+
+const positiveNumber = (label: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
+    z
+      .number({ error: `The ${label} field is required and must be a number.` })
+      .refine(Number.isFinite, `The ${label} must be a number.`)
+      .refine((n) => n > 0, `The ${label} must be greater than 0.`)
+      .refine((n) => n <= 1e15, `The ${label} is too large.`),
+  );
+
+/** `POST /api/price-alert` → `alerts.price-alerts.create` (price-target, type id 2). */
+export const createPriceAlertRequestSchema = z.object({
+  target_price: positiveNumber('target price'),
+  assetable: assetRefSchema,
+  name: nameSchema.nullish(),
+});
+export type CreatePriceAlertRequest = z.infer<typeof createPriceAlertRequestSchema>;
+
+/** `POST /api/price-change-alert` → `alerts.price-change-alerts.create` (price-change, type id 8). */
+export const createPriceChangeAlertRequestSchema = z
+  .object({
+    threshold: z.preprocess(
+      (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: `The threshold must be one of: ${PRICE_CHANGE_THRESHOLDS.join(', ')}.` })
+        .refine((n) => (PRICE_CHANGE_THRESHOLDS as readonly number[]).includes(n), `The threshold must be one of: ${PRICE_CHANGE_THRESHOLDS.join(', ')}.`),
+    ),
+    frequency: z.enum(['hourly', 'daily'], { error: 'The frequency must be hourly or daily.' }),
+    targetable_type: z.enum(['asset', 'portfolio', 'watchlist'], { error: 'The targetable type must be asset, portfolio or watchlist.' }),
+    targetable_id: z.preprocess(
+      (v) => (typeof v === 'string' && /^\s*\d{1,15}\s*$/.test(v) ? Number(v) : v),
+      z.number({ error: 'The targetable id must be a positive integer.' }).int('The targetable id must be a positive integer.').positive('The targetable id must be a positive integer.'),
+    ),
+    assetable_type_simplified: assetTypeSchema.nullish(),
+    name: nameSchema.nullish(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.targetable_type === 'asset' && !v.assetable_type_simplified) {
+      ctx.addIssue({ code: 'custom', path: ['assetable_type_simplified'], message: 'The assetable type simplified field is required when the target is an asset.' });
+    }
+  });
+export type CreatePriceChangeAlertRequest = z.infer<typeof createPriceChangeAlertRequestSchema>;
+
+/** `alerts.notifications.switch` / `.delete`: `{ id }` from the path (a malformed id is a 404). */
+export const notificationIdRequestSchema = z.object({ id: resourceIdSchema });
+
+export const listNotificationsRequestSchema = pageQuerySchema;
+
+/** `alerts.notification-events.list`: the inbox, newest first; `after_id` (SSE replay) lists oldest first after it. */
+export const listNotificationEventsRequestSchema = pageQuerySchema.extend({
+  locale: localeSchema,
+  unread: z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean({ error: 'The unread filter must be true or false.' })).optional(),
+  after_id: z.coerce.number({ error: 'The after id must be an integer.' }).int().min(0).optional(),
+});
+export type ListNotificationEventsRequest = z.infer<typeof listNotificationEventsRequestSchema>;
+
+/** `alerts.notification-events.mark-read`: the given ids, or every one up to `up_to_id`, or all (`all: true`). */
+export const markReadRequestSchema = z
+  .object({
+    ids: z.array(z.number({ error: 'Each id must be an integer.' }).int().positive()).max(500, 'At most 500 ids at once.').optional(),
+    all: z.boolean({ error: 'The all field must be true or false.' }).optional(),
+  })
+  .refine((v) => v.all === true || (v.ids?.length ?? 0) > 0, { path: ['ids'], message: 'Give the ids to mark read, or all: true.' });
+export type MarkReadRequest = z.infer<typeof markReadRequestSchema>;
+
+export const notificationTargetSchema = z.object({
+  type: z.enum(['asset', 'portfolio', 'watchlist']),
+  id: z.number().int(),
+  asset_type: assetTypeSchema.nullable(),
+  ticker: z.string().nullable(),
+  name: z.string().nullable(),
+  /** Asset targets: the latest rate alerts know, its 24h change and time. */
+  current_rate: z.number().nullable(),
+  price_change_percentage_24h: z.number().nullable(),
+  rate_as_of: z.string().nullable(),
+  /** Portfolio/watchlist targets: how many assets alerts know it holds. */
+  assets_count: z.number().int().nullable(),
+});
+
+export const notificationSchema = z.object({
+  id: z.number().int(),
+  type: notificationTypeCodeSchema,
+  notification_type_id: z.number().int(),
+  name: z.string().nullable(),
+  is_active: z.boolean(),
+  last_triggered_at: z.string().nullable(),
+  condition: z.object({
+    operator: z.enum(['>=', '<=']),
+    value: z.number(),
+    /** Price-change: the threshold the next firing needs (after the daily reset, as of now). */
+    initial_value: z.number(),
+    cooldown_minutes: z.number().int().nullable(),
+  }),
+  target: notificationTargetSchema,
+  created_at: z.string(),
+});
+export type NotificationView = z.infer<typeof notificationSchema>;
+export interface NotificationReply {
+  data: NotificationView;
+}
+
+/** One asset that crossed in a firing. */
+export const crossedAssetSchema = z.object({
+  type: assetTypeSchema,
+  id: z.number().int(),
+  ticker: z.string(),
+  name: z.string().nullable(),
+  rate: z.number().nullable(),
+  price_change_percentage_24h: z.number().nullable(),
+  /** The rate's time at the provider. */
+  as_of: z.string(),
+});
+export type CrossedAsset = z.infer<typeof crossedAssetSchema>;
+
+/** Why a firing happened (also in NotificationFired). */
+export const firingExplanationSchema = z.object({
+  /** The target price (price-target) or the threshold step that was crossed, in percent (price-change). */
+  threshold: z.number(),
+  operator: z.enum(['>=', '<=']),
+  /** Price-change: the threshold of the next firing (null for price-target, which deactivates). */
+  next_threshold: z.number().nullable(),
+  /** Price-change: no firing before this time (null for price-target). */
+  cooldown_ends_at: z.string().nullable(),
+  /** The headline rate and change (the asset that crossed furthest). */
+  rate: z.number().nullable(),
+  price_change_percentage_24h: z.number().nullable(),
+  rate_as_of: z.string(),
+  /** When the rate was observed (recorded by the market service) and how long it took to fire. */
+  observed_at: z.string(),
+  latency_ms: z.number(),
+  /** `event` (RatesUpdated consumer) or the sweep job's name. */
+  source: z.string(),
+});
+export type FiringExplanation = z.infer<typeof firingExplanationSchema>;
+
+export const notificationEventSchema = z.object({
+  id: z.number().int(),
+  notification_id: z.number().int(),
+  type: notificationTypeCodeSchema,
+  title: z.string(),
+  body: z.string(),
+  path: z.string(),
+  assets: z.array(crossedAssetSchema),
+  explanation: firingExplanationSchema,
+  read_at: z.string().nullable(),
+  fired_at: z.string(),
+});
+export type NotificationEventView = z.infer<typeof notificationEventSchema>;

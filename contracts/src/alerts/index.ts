@@ -1,0 +1,2 @@
+export * from './alerts.contract.js';
+export * from './alerts-events.js';

@@ -1,0 +1,49 @@
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { z } from 'zod';
+
+const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+/** Environment of the alerts service; every variable is named when its value is bad. */
+export const alertsEnvSchema = baseConfigSchema.extend({
+  DATABASE_URL: postgresUrl.optional(),
+  ALERTS_DATABASE_URL: postgresUrl.optional(),
+  BUS_PREFIX: z.string().default(''),
+  /** Rates older than this (by their provider time) never fire a notification. */
+  ALERTS_MAX_RATE_AGE_MINUTES: positiveInt('ALERTS_MAX_RATE_AGE_MINUTES').default(60),
+  /** How long an answer of billing.entitlements.get is reused (billing events drop it earlier). */
+  ALERTS_ENTITLEMENTS_TTL_MS: positiveInt('ALERTS_ENTITLEMENTS_TTL_MS').default(30_000),
+  ALERTS_JOBS_ENABLED: bool.default(true),
+  RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
+});
+export type AlertsEnv = z.infer<typeof alertsEnvSchema>;
+
+export interface AlertsConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  busPrefix: string;
+  logLevel: string;
+  marketTz: string;
+  maxRateAgeMs: number;
+  entitlementsTtlMs: number;
+  jobsEnabled: boolean;
+  rpcTimeoutMs: number;
+}
+
+export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
+  return {
+    databaseUrl: serviceDatabaseUrl('alerts', { DATABASE_URL: env.DATABASE_URL, ALERTS_DATABASE_URL: env.ALERTS_DATABASE_URL }),
+    natsUrl: env.NATS_URL,
+    busPrefix: env.BUS_PREFIX,
+    logLevel: env.LOG_LEVEL,
+    marketTz: env.MARKET_TZ,
+    maxRateAgeMs: env.ALERTS_MAX_RATE_AGE_MINUTES * 60_000,
+    entitlementsTtlMs: env.ALERTS_ENTITLEMENTS_TTL_MS,
+    jobsEnabled: env.ALERTS_JOBS_ENABLED,
+    rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+  };
+}
+
+export function loadAlertsConfigOrExit(): AlertsConfig {
+  return alertsConfigFrom(loadConfigOrExit(alertsEnvSchema, 'alerts'));
+}

@@ -1,0 +1,310 @@
+import { randomUUID } from 'node:crypto';
+import { AlertsEventTypes, type CrossedAsset, eventSubject, type Locale, type NotificationFiredV1, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
+import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
+import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
+import { evaluatePriceChange } from './price-change.js';
+import { evaluatePriceTarget } from './price-target.js';
+import { explain, type NotificationTypeRow, renderFiring } from './render-firing.js';
+
+export interface EvaluatorOptions {
+  logger: Logger;
+  clock: () => Date;
+  maxRateAgeMs: number;
+  marketTz: string;
+}
+
+export interface NotificationRow {
+  id: string;
+  user_id: string;
+  notification_type_id: number;
+  targetable_type: 'asset' | 'portfolio' | 'watchlist';
+  targetable_id: string;
+  asset_type: string | null;
+  name: string | null;
+  target_name: string | null;
+  is_active: boolean;
+  operator: '>=' | '<=';
+  value: number;
+  initial_value: number;
+  cooldown_minutes: number | null;
+  last_triggered_at: Date | null;
+  cycle: number;
+}
+
+export const NOTIFICATION_COLUMNS =
+  'n.id::text, n.user_id, n.notification_type_id, n.targetable_type, n.targetable_id::text, n.asset_type, n.name, n.target_name, n.is_active, n.operator, n.value, n.initial_value, n.cooldown_minutes, n.last_triggered_at, n.cycle';
+
+export function toState(r: NotificationRow): NotificationState {
+  return {
+    id: Number(r.id),
+    userId: r.user_id,
+    kind: r.notification_type_id === NotificationTypeIds.priceTarget ? 'price-target' : 'price-change',
+    targetType: r.targetable_type,
+    targetId: Number(r.targetable_id),
+    assetType: r.asset_type as NotificationState['assetType'],
+    isActive: r.is_active,
+    operator: r.operator,
+    value: r.value,
+    initialValue: r.initial_value,
+    cooldownMinutes: r.cooldown_minutes,
+    lastTriggeredAt: r.last_triggered_at ? new Date(r.last_triggered_at) : null,
+    cycle: r.cycle,
+  };
+}
+
+/** Which notifications an evaluation looks at: those the given assets can affect, or (sweeps) every one. */
+export type EvaluationScope = { assets: readonly { type: string; id: number }[] } | { all: true };
+
+export interface EvaluationResult {
+  candidates: number;
+  fired: number;
+  firingIds: number[];
+}
+
+const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+/** No price-change threshold is below the smallest step a client can choose. */
+const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
+
+function dedupe<T>(items: readonly T[], key: (t: T) => string): T[] {
+  return [...new Map(items.map((t) => [key(t), t])).values()];
+}
+
+/**
+ * Reads the notifications a rate change can fire (by asset and condition range, through the evaluation
+ * indexes), decides with the pure functions, and records each firing exactly once: the notification's
+ * new state is written only if the row is still as it was read, and the firing's (notification, step) key
+ * is unique, so a redelivered event, a second instance or a sweep racing the consumer cannot fire a step
+ * twice. Each firing's NotificationFired event is appended to the outbox in the same transaction.
+ */
+export class AlertsEvaluator {
+  private types: Map<number, NotificationTypeRow> | undefined;
+  /** Milliseconds of each phase of the last evaluation (logged; read by the benchmark). */
+  lastTimings: Record<string, number> = {};
+
+  constructor(private readonly opts: EvaluatorOptions) {}
+
+  async loadTypes(db: SqlClient): Promise<Map<number, NotificationTypeRow>> {
+    const rows = await db.query<{ id: number; code: NotificationKind; title_template: Record<string, string>; body_template: Record<string, string>; path: string }>(
+      'select id, code, title_template, body_template, path from notification_types',
+    );
+    this.types = new Map(rows.map((r) => [r.id, { id: r.id, code: r.code, titleTemplate: r.title_template, bodyTemplate: r.body_template, path: r.path }]));
+    return this.types;
+  }
+
+  async evaluate(tx: Tx, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationResult> {
+    const now = this.opts.clock();
+    const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
+    const types = this.types ?? (await this.loadTypes(tx));
+    const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
+    const changed =
+      'all' in scope
+        ? `changed as (select asset_type, asset_id from latest_rates where as_of >= $1)`
+        : `changed as (select * from unnest($2::text[], $3::bigint[]) as c(asset_type, asset_id))`;
+    const params: unknown[] = 'all' in scope ? [freshAfter] : [freshAfter, scope.assets.map((a) => a.type), scope.assets.map((a) => a.id)];
+    const wantTarget = kinds.includes('price-target');
+    const wantChange = kinds.includes('price-change');
+
+    // Candidates: rows whose current threshold the fresh rate reaches, plus price-change rows the daily reset
+    // applies to (grown threshold, last fired before today) whose step it reaches: a superset of what fires.
+    // For asset targets each is one index range per changed asset: a lateral subquery (`offset 0` keeps it
+    // one) repeating the partial index's predicate, so a batch of every asset never turns into a scan of
+    // every notification.
+    // Only bound when used: Postgres refuses a parameter the statement does not mention.
+    const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
+    const asset = (where: string, rateFilter = '') => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
+      cross join lateral (
+        select ${NOTIFICATION_COLUMNS} from notifications n
+        where n.is_active and n.targetable_type = 'asset' and n.asset_type = r.asset_type and n.targetable_id = r.asset_id and ${where} offset 0) n
+      where r.as_of >= $1${rateFilter}`;
+    const parts: string[] = [];
+    if (wantTarget) {
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '>=' and n.initial_value <= r.rate`));
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '<=' and n.initial_value >= r.rate`));
+    }
+    if (wantChange) {
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
+      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
+      // Groups: the affected portfolios/watchlists with their largest member change (members below the
+      // smallest step can fire nothing), joined to their notifications in one pass.
+      parts.push(`select ${NOTIFICATION_COLUMNS} from (
+          select m.target_type, m.target_id, max(abs(r.change_24h)) as top
+          from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
+          where r.as_of >= $1 and abs(r.change_24h) >= ${MIN_STEP} group by m.target_type, m.target_id) g
+        join notifications n on n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id
+          and (n.initial_value <= g.top or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top))`);
+    }
+    if (parts.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
+    // JIT compiling these short queries costs more than running them.
+    await tx.query('set local jit = off');
+    const t0 = performance.now();
+    const candidateRows = await tx.query<NotificationRow>(`with ${changed} ${parts.join(' union all ')}`, params);
+    const timings: Record<string, number> = { candidates: performance.now() - t0 };
+    this.lastTimings = timings;
+    const candidates = candidateRows.map(toState);
+    const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
+    if (candidates.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
+
+    // Rates of every asset the candidates look at (group targets: all their members).
+    const groups = dedupe(candidates.filter((n) => n.targetType !== 'asset'), (n) => assetKey(n.targetType, n.targetId));
+    const assetTargets = dedupe(candidates.filter((n) => n.targetType === 'asset'), (n) => assetKey(n.assetType!, n.targetId));
+    const rateRows = await tx.query<RateRow & { target_type: string | null; target_id: string | null }>(
+      `select null as target_type, null as target_id, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
+         from latest_rates r join unnest($1::text[], $2::bigint[]) as a(asset_type, asset_id) using (asset_type, asset_id)
+       union all
+       select m.target_type, m.target_id::text, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
+         from memberships m join unnest($3::text[], $4::bigint[]) as g(target_type, target_id) using (target_type, target_id)
+         join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
+      [assetTargets.map((n) => n.assetType), assetTargets.map((n) => n.targetId), groups.map((n) => n.targetType), groups.map((n) => n.targetId)],
+    );
+    timings.rates = performance.now() - t0 - timings.candidates!;
+    const byAsset = new Map<string, RateView>();
+    const byGroup = new Map<string, RateView[]>();
+    for (const r of rateRows) {
+      const view = toRateView(r);
+      if (r.target_type === null) byAsset.set(assetKey(r.asset_type, r.asset_id), view);
+      else {
+        const k = assetKey(r.target_type, r.target_id!);
+        const list = byGroup.get(k) ?? [];
+        list.push(view);
+        byGroup.set(k, list);
+      }
+    }
+
+    const seen = new Set<number>();
+    const decisions: { n: NotificationState; d: FiringDecision }[] = [];
+    for (const n of candidates) {
+      if (seen.has(n.id)) continue;
+      seen.add(n.id);
+      const d =
+        n.kind === 'price-target'
+          ? evaluatePriceTarget(n, byAsset.get(assetKey(n.assetType!, n.targetId)), ctx)
+          : evaluatePriceChange(n, n.targetType === 'asset' ? [byAsset.get(assetKey(n.assetType!, n.targetId))].filter((r): r is RateView => !!r) : (byGroup.get(assetKey(n.targetType, n.targetId)) ?? []), ctx);
+      if (d) decisions.push({ n, d });
+    }
+    if (decisions.length === 0) return { candidates: seen.size, fired: 0, firingIds: [] };
+    const t1 = performance.now();
+    const firingIds = await this.record(tx, decisions, types, now, source, targetNames, timings);
+    timings.record = performance.now() - t1;
+    return { candidates: seen.size, fired: firingIds.length, firingIds };
+  }
+
+  private async record(
+    tx: Tx,
+    decisions: { n: NotificationState; d: FiringDecision }[],
+    types: Map<number, NotificationTypeRow>,
+    now: Date,
+    source: string,
+    targetNames: Map<number, string | null>,
+    timings: Record<string, number>,
+  ): Promise<number[]> {
+    const t0 = performance.now();
+    // The state change applies only to rows still as they were read (a concurrent firing, switch or
+    // delete wins; this one is dropped).
+    const updated = await tx.query<{ id: string }>(
+      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $9
+       from unnest($1::bigint[], $2::int[], $3::float8[], $4::timestamptz[], $5::bool[], $6::float8[], $7::int[], $8::timestamptz[])
+         as d(id, exp_cycle, exp_initial, exp_last, next_active, next_initial, next_cycle, next_last)
+       where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
+       returning n.id::text`,
+      [
+        decisions.map(({ d }) => d.notificationId),
+        decisions.map(({ d }) => d.expected.cycle),
+        decisions.map(({ d }) => d.expected.initialValue),
+        decisions.map(({ d }) => d.expected.lastTriggeredAt),
+        decisions.map(({ d }) => d.next.isActive),
+        decisions.map(({ d }) => d.next.initialValue),
+        decisions.map(({ d }) => d.next.cycle),
+        decisions.map(({ d }) => d.next.lastTriggeredAt),
+        now,
+      ],
+    );
+    timings.update = performance.now() - t0;
+    const applied = new Set(updated.map((r) => Number(r.id)));
+    const apply = decisions.filter(({ d }) => applied.has(d.notificationId));
+    if (apply.length === 0) return [];
+
+    const names = await this.assetNames(tx, apply.flatMap(({ d }) => d.crossed));
+    const rows = apply.map(({ n, d }) => {
+      const type = types.get(n.kind === 'price-target' ? NotificationTypeIds.priceTarget : NotificationTypeIds.priceChange)!;
+      const assets: CrossedAsset[] = d.crossed.map((r) => ({
+        type: r.assetType,
+        id: r.assetId,
+        ticker: names.get(assetKey(r.assetType, r.assetId))?.ticker ?? r.ticker,
+        name: names.get(assetKey(r.assetType, r.assetId))?.name ?? null,
+        rate: r.rate,
+        price_change_percentage_24h: r.change24h,
+        as_of: r.asOf.toISOString(),
+      }));
+      const rendered = renderFiring(type, d, { type: n.targetType, id: n.targetId, name: targetNames.get(n.id) ?? null }, assets);
+      return { n, d, assets, rendered, explanation: explain(d, n.operator, now, source) };
+    });
+
+    const inserted = await tx.query<{ id: string; notification_id: string }>(
+      `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
+       select nid, step, uid, kind, texts, path, assets, expl, $9 from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::jsonb[])
+         as f(nid, step, uid, kind, texts, path, assets, expl)
+       on conflict (notification_id, step_key) do nothing
+       returning id::text, notification_id::text`,
+      [
+        rows.map((r) => r.n.id),
+        rows.map((r) => r.d.stepKey),
+        rows.map((r) => r.n.userId),
+        rows.map((r) => r.n.kind),
+        rows.map((r) => JSON.stringify(r.rendered.texts)),
+        rows.map((r) => r.rendered.path),
+        rows.map((r) => JSON.stringify(r.assets)),
+        rows.map((r) => JSON.stringify(r.explanation)),
+        now,
+      ],
+    );
+    timings.insertFirings = performance.now() - t0 - timings.update!;
+    if (inserted.length !== rows.length) {
+      // The row matched what was read but its step already fired: roll back this whole evaluation (the
+      // consumer redelivers, the sweep runs again) rather than leave a state change without its firing.
+      throw new Error(`firing key already used for ${rows.length - inserted.length} notification(s); evaluation rolled back`);
+    }
+    const firingOf = new Map(inserted.map((r) => [Number(r.notification_id), Number(r.id)]));
+    const events = rows.map((r) => {
+      const firingId = firingOf.get(r.n.id)!;
+      const data: NotificationFiredV1 = {
+        version: 1,
+        firingId,
+        userId: r.n.userId,
+        notificationId: r.n.id,
+        type: r.n.kind,
+        title: r.rendered.texts.ru.title,
+        body: r.rendered.texts.ru.body,
+        texts: r.rendered.texts as Record<Locale, { title: string; body: string }>,
+        path: r.rendered.path,
+        assets: r.assets,
+        explanation: r.explanation,
+        firedAt: now.toISOString(),
+      };
+      return { id: randomUUID(), stream: `notification-firing-${firingId}`, data };
+    });
+    // One single-event stream per firing (position 1): appended in one statement, no stream contention.
+    await tx.query(
+      `insert into es_events (event_id, stream_name, stream_position, type, data, metadata)
+       select id, stream, 1, $3, data, '{}'::jsonb from unnest($1::uuid[], $2::text[], $4::jsonb[]) as e(id, stream, data)`,
+      [events.map((e) => e.id), events.map((e) => e.stream), AlertsEventTypes.NotificationFired, events.map((e) => JSON.stringify(e.data))],
+    );
+    this.opts.logger.debug({ fired: events.length, source }, 'notifications fired');
+    return events.map((e) => e.data.firingId);
+  }
+
+  private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, { ticker: string; name: string | null }>> {
+    if (rates.length === 0) return new Map();
+    const rows = await tx.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
+      'select a.asset_type, a.asset_id::text, a.ticker, a.name from assets a join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)',
+      [rates.map((r) => r.assetType), rates.map((r) => r.assetId)],
+    );
+    return new Map(rows.map((r) => [assetKey(r.asset_type, r.asset_id), { ticker: r.ticker, name: r.name }]));
+  }
+}
+
+/** Relay routing: `alerts.events.NotificationFired.<notificationId>`. */
+export function alertsEventSubject(event: { type: string; data: unknown }): string | null {
+  if (event.type !== AlertsEventTypes.NotificationFired) return null;
+  return eventSubject('alerts', event.type, (event.data as { notificationId: number }).notificationId);
+}

@@ -1,0 +1,64 @@
+import type { AssetType } from '@invest/contracts';
+
+/** The latest rate alerts know for one asset (from RatesUpdated). */
+export interface RateView {
+  assetType: AssetType;
+  assetId: number;
+  ticker: string;
+  rate: number | null;
+  change24h: number | null;
+  /** The provider's time of the rate. */
+  asOf: Date;
+  /** When the market service recorded it (the RatesUpdated event's time): the start of the latency. */
+  observedAt: Date;
+}
+
+export type NotificationKind = 'price-target' | 'price-change';
+
+/** What evaluation needs of a notification and its condition. */
+export interface NotificationState {
+  id: number;
+  userId: string;
+  kind: NotificationKind;
+  targetType: 'asset' | 'portfolio' | 'watchlist';
+  targetId: number;
+  assetType: AssetType | null;
+  isActive: boolean;
+  operator: '>=' | '<=';
+  /** Target price, or the price-change step in percent. */
+  value: number;
+  /** Price-change: the current threshold as stored (before the daily reset is applied). */
+  initialValue: number;
+  cooldownMinutes: number | null;
+  lastTriggeredAt: Date | null;
+  cycle: number;
+}
+
+export interface EvaluationContext {
+  now: Date;
+  /** Rates older than this never fire. */
+  maxRateAgeMs: number;
+  /** MARKET_TZ: the daily reset happens at the start of its day. */
+  marketTz: string;
+}
+
+/** A decision to fire: the firing's key, what crossed, and the notification's state after it. */
+export interface FiringDecision {
+  notificationId: number;
+  /** Unique per notification: the database refuses a second firing of the same step. */
+  stepKey: string;
+  crossed: RateView[];
+  /** The rate that headlines the firing (the one that crossed furthest). */
+  headline: RateView;
+  threshold: number;
+  nextThreshold: number | null;
+  cooldownEndsAt: Date | null;
+  /** The row as it must still be for the firing to apply (optimistic check). */
+  expected: { cycle: number; initialValue: number; lastTriggeredAt: Date | null };
+  next: { isActive: boolean; initialValue: number; cycle: number; lastTriggeredAt: Date };
+}
+
+/** True when a rate is recent enough to fire (by the provider's time). */
+export function isFresh(rate: RateView, ctx: EvaluationContext): boolean {
+  return ctx.now.getTime() - rate.asOf.getTime() <= ctx.maxRateAgeMs;
+}

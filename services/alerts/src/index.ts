@@ -1,0 +1,1 @@
+export { createAlertsApp, type AlertsApp, type AlertsAppOptions } from './alerts.app.js';

@@ -1,0 +1,55 @@
+import { type Db, type Job, startOfDayInZone } from '@invest/platform';
+import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
+
+export const PRICE_ALERTS_JOB = 'notify:price-alerts';
+export const PRICE_CHANGE_ALERTS_JOB = 'notify:price-change-alerts';
+export const DAILY_RESET_JOB = 'notify:reset-price-change-thresholds';
+
+/**
+ * The spec's schedules, kept as backstops: the RatesUpdated consumer fires within a second; a sweep over
+ * the latest rates catches what it missed (the consumer was down, a rate aged into range). A sweep racing
+ * the consumer fires nothing twice (the firing key is unique; the state change is conditional).
+ */
+export function priceAlertsJob(db: Db, evaluator: AlertsEvaluator): Job {
+  return {
+    name: PRICE_ALERTS_JOB,
+    schedule: { everyMinutes: 3 },
+    async run() {
+      const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target'], PRICE_ALERTS_JOB));
+      return { fetched: r.candidates, changed: r.fired, skipped: r.candidates - r.fired };
+    },
+  };
+}
+
+export function priceChangeAlertsJob(db: Db, evaluator: AlertsEvaluator): Job {
+  return {
+    name: PRICE_CHANGE_ALERTS_JOB,
+    schedule: { everyMinutes: 15 },
+    async run() {
+      const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-change'], PRICE_CHANGE_ALERTS_JOB));
+      return { fetched: r.candidates, changed: r.fired, skipped: r.candidates - r.fired };
+    },
+  };
+}
+
+/**
+ * The spec's daily reset, written down at 00:00 MARKET_TZ: every price-change whose threshold grew and that
+ * last fired before today returns to its step in a new cycle. Evaluation and the list already apply the
+ * reset when they read a row (the same cycle and threshold), so this only keeps the evaluation indexes
+ * tight; a firing racing it finds its row changed and fires at the next rate instead.
+ */
+export function dailyResetJob(db: Db, clock: () => Date, marketTz: string): Job {
+  return {
+    name: DAILY_RESET_JOB,
+    schedule: { dailyAt: '00:00', timeZone: marketTz },
+    async run() {
+      const today = startOfDayInZone(clock(), marketTz);
+      const rows = await db.query<{ id: string }>(
+        `update notifications set initial_value = value, cycle = cycle + 1, updated_at = $2
+         where notification_type_id = 8 and initial_value > value and last_triggered_at < $1 returning id::text`,
+        [today, clock()],
+      );
+      return { fetched: rows.length, changed: rows.length, skipped: 0 };
+    },
+  };
+}

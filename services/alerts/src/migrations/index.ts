@@ -1,0 +1,13 @@
+import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
+import { AlertsSchema } from './0001-alerts-schema.js';
+
+/** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
+class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
+
+/** Every migration of the alerts database, in order. Names are stable: never rename one that shipped. */
+export const migrations = [
+  eventStoreMigration,
+  deadLetterMigration,
+  { name: '0001-alerts-schema', class: AlertsSchema },
+  { name: '0002-idempotency-keys', class: AlertsIdempotencyKeys },
+];

@@ -1,0 +1,262 @@
+import {
+  type AssetInfo,
+  assetInfoSchema,
+  type AssetRef,
+  COOLDOWN_MINUTES,
+  createPriceAlertRequestSchema,
+  createPriceChangeAlertRequestSchema,
+  type GetMembershipReply,
+  listNotificationsRequestSchema,
+  notificationIdRequestSchema,
+  type NotificationReply,
+  NotificationTypeIds,
+  type NotificationView,
+  type Page,
+  pageMeta,
+  Subjects,
+} from '@invest/contracts';
+import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
+import { z } from 'zod';
+import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
+import { currentThreshold } from '../evaluation/price-change.js';
+import { operatorFor } from '../evaluation/price-target.js';
+import { addMembers, isDeleted } from '../membership/membership.repository.js';
+import { type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
+
+const assetsReplySchema = z.object({ data: z.array(assetInfoSchema) });
+const NOTIFICATION = 'Notification';
+
+export interface NotificationServiceOptions {
+  db: Db;
+  rpc: RpcClient;
+  entitlements: EntitlementsClient;
+  logger: Logger;
+  clock: () => Date;
+  marketTz: string;
+}
+
+type ViewRow = NotificationRow & {
+  created_at: Date;
+  ticker: string | null;
+  asset_name: string | null;
+  rate: number | null;
+  change_24h: number | null;
+  as_of: Date | null;
+  assets_count: string | null;
+};
+
+const VIEW_SQL = `select ${NOTIFICATION_COLUMNS}, n.created_at, coalesce(a.ticker, r.ticker) as ticker, a.name as asset_name, r.rate, r.change_24h, r.as_of,
+    case when n.targetable_type = 'asset' then null
+      else (select count(*) from memberships m where m.target_type = n.targetable_type and m.target_id = n.targetable_id)::text end as assets_count
+  from notifications n
+  left join assets a on n.targetable_type = 'asset' and a.asset_type = n.asset_type and a.asset_id = n.targetable_id
+  left join latest_rates r on n.targetable_type = 'asset' and r.asset_type = n.asset_type and r.asset_id = n.targetable_id`;
+
+/** Creating, listing, switching and deleting a user's notifications; a user only sees their own (404 otherwise). */
+export class NotificationService {
+  constructor(private readonly o: NotificationServiceOptions) {}
+
+  /** `POST /api/price-alert`: price-target; the operator is fixed now from the current rate. */
+  async createPriceAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
+    const req = parseOrThrow(createPriceAlertRequestSchema, input);
+    const subject = Subjects.alerts.priceAlertsCreate;
+    await this.requireTarget(userId, 'asset');
+    const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
+    const rate = await this.currentRate(asset);
+    if (rate === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
+    const operator = operatorFor(req.target_price, rate);
+    if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${rate}).`] });
+    return this.o.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        await this.requireActiveSlot(tx, userId);
+        await rememberAsset(tx, asset);
+        const [row] = await tx.query<{ id: string }>(
+          `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+           values ($1, $2, 'asset', $3, $4, $5, $6, $7, $7, null, $8, $8) returning id::text`,
+          [userId, NotificationTypeIds.priceTarget, asset.id, asset.type, req.name ?? null, operator, req.target_price, this.o.clock()],
+        );
+        return { data: await this.view(tx, userId, Number(row!.id)) };
+      }),
+    );
+  }
+
+  /** `POST /api/price-change-alert`: price-change on an asset, or on a portfolio or watchlist of the user. */
+  async createPriceChangeAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
+    const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
+    const subject = Subjects.alerts.priceChangeAlertsCreate;
+    await this.requireTarget(userId, req.targetable_type);
+    let asset: AssetInfo | undefined;
+    let group: GetMembershipReply['data'] | undefined;
+    if (req.targetable_type === 'asset') {
+      asset = await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId);
+    } else {
+      group = await this.requireGroup(userId, req.targetable_type, req.targetable_id);
+    }
+    return this.o.db.transaction((tx) =>
+      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        await this.requireActiveSlot(tx, userId);
+        if (asset) await rememberAsset(tx, asset);
+        if (group) {
+          if (await isDeleted(tx, { type: group.target_type, id: group.target_id })) throw ServiceError.validation({ targetable_id: [`The selected ${group.target_type} does not exist.`] });
+          await addMembers(tx, { type: group.target_type, id: group.target_id, userId }, group.assets);
+        }
+        const [row] = await tx.query<{ id: string }>(
+          `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, target_name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+           values ($1, $2, $3, $4, $5, $6, $7, '>=', $8, $8, $9, $10, $10) returning id::text`,
+          [
+            userId,
+            NotificationTypeIds.priceChange,
+            req.targetable_type,
+            req.targetable_id,
+            asset?.type ?? null,
+            req.name ?? null,
+            group?.name ?? null,
+            req.threshold,
+            COOLDOWN_MINUTES[req.frequency],
+            this.o.clock(),
+          ],
+        );
+        return { data: await this.view(tx, userId, Number(row!.id)) };
+      }),
+    );
+  }
+
+  async list(userId: string, input: unknown): Promise<Page<NotificationView>> {
+    const q = parseOrThrow(listNotificationsRequestSchema, input);
+    const [{ total } = { total: '0' }] = await this.o.db.query<{ total: string }>('select count(*)::text as total from notifications where user_id = $1', [userId]);
+    const rows = await this.o.db.query<ViewRow>(`${VIEW_SQL} where n.user_id = $1 order by n.id desc limit $2 offset $3`, [userId, q.per_page, (q.page - 1) * q.per_page]);
+    return { data: rows.map((r) => this.toView(r)), meta: pageMeta(q, Number(total), rows.length) };
+  }
+
+  /**
+   * Toggles is_active. A price-change's threshold returns to its step, and every switch starts a new cycle,
+   * so a re-activated price-target can fire again. Switching on counts against the plan's active limit.
+   */
+  async switch(userId: string, input: unknown): Promise<NotificationReply> {
+    const { id } = parseId(input);
+    return this.o.db.transaction(async (tx) => {
+      await lockQuotaOwner(tx, `notifications:${userId}`);
+      const [row] = await tx.query<{ is_active: boolean; targetable_type: string }>('select is_active, targetable_type from notifications where id = $1 and user_id = $2 for update', [id, userId]);
+      if (!row) throw ServiceError.notFound(NOTIFICATION);
+      if (!row.is_active) {
+        await this.requireTarget(userId, row.targetable_type as 'asset');
+        await this.requireActiveSlot(tx, userId, true);
+      }
+      await tx.query(
+        `update notifications set is_active = not is_active, cycle = cycle + 1, updated_at = $2,
+           initial_value = case when notification_type_id = $3 then value else initial_value end
+         where id = $1`,
+        [id, this.o.clock(), NotificationTypeIds.priceChange],
+      );
+      return { data: await this.view(tx, userId, id) };
+    });
+  }
+
+  async delete(userId: string, input: unknown): Promise<{ data: { id: number; deleted: true } }> {
+    const { id } = parseId(input);
+    const rows = await this.o.db.query('delete from notifications where id = $1 and user_id = $2 returning id', [id, userId]);
+    if (rows.length === 0) throw ServiceError.notFound(NOTIFICATION);
+    return { data: { id, deleted: true } };
+  }
+
+  private async view(db: SqlClient, userId: string, id: number): Promise<NotificationView> {
+    const [row] = await db.query<ViewRow>(`${VIEW_SQL} where n.id = $1 and n.user_id = $2`, [id, userId]);
+    if (!row) throw ServiceError.notFound(NOTIFICATION);
+    return this.toView(row);
+  }
+
+  private toView(r: ViewRow): NotificationView {
+    const s = toState(r);
+    const threshold = s.kind === 'price-change' ? currentThreshold(s, { now: this.o.clock(), marketTz: this.o.marketTz }).initialValue : s.initialValue;
+    return {
+      id: s.id,
+      type: s.kind,
+      notification_type_id: r.notification_type_id,
+      name: r.name,
+      is_active: s.isActive,
+      last_triggered_at: s.lastTriggeredAt?.toISOString() ?? null,
+      condition: { operator: s.operator, value: s.value, initial_value: threshold, cooldown_minutes: s.cooldownMinutes },
+      target: {
+        type: s.targetType,
+        id: s.targetId,
+        asset_type: s.assetType,
+        ticker: r.ticker,
+        name: s.targetType === 'asset' ? r.asset_name : r.target_name,
+        current_rate: r.rate,
+        price_change_percentage_24h: r.change_24h,
+        rate_as_of: r.as_of ? new Date(r.as_of).toISOString() : null,
+        assets_count: r.assets_count === null ? null : Number(r.assets_count),
+      },
+      created_at: new Date(r.created_at).toISOString(),
+    };
+  }
+
+  /** Plan gate: the target type must be one the plan allows. */
+  private async requireTarget(userId: string, type: 'asset' | 'portfolio' | 'watchlist'): Promise<void> {
+    const e = await this.o.entitlements.get(userId);
+    if (!e.limits.notificationTargets.includes(type)) {
+      throw planRequired(`Notifications on a ${type} need a paid plan.`, { notification_targets: e.limits.notificationTargets, plan: e.plan.code });
+    }
+  }
+
+  /** Plan gate: one more active notification must fit the plan's limit (checked under the user's lock). */
+  private async requireActiveSlot(tx: Tx, userId: string, locked = false): Promise<void> {
+    const e = await this.o.entitlements.get(userId);
+    const limit = e.limits.activeNotifications;
+    if (limit === null) return;
+    if (!locked) await lockQuotaOwner(tx, `notifications:${userId}`);
+    const [{ n } = { n: '0' }] = await tx.query<{ n: string }>('select count(*)::text as n from notifications where user_id = $1 and is_active', [userId]);
+    if (Number(n) >= limit) {
+      throw planRequired(`Your plan allows ${limit} active notifications.`, { active_notifications: limit, plan: e.plan.code });
+    }
+  }
+
+  private async requireAsset(ref: AssetRef, field: string, userId: string): Promise<AssetInfo> {
+    const missing = () => ServiceError.validation({ [field]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
+    // Asked for the user: the screener describes a custom asset only to its owner (anyone else's does not exist).
+    const raw = await this.o.rpc.request<unknown>(Subjects.screener.assetsGet, { refs: [ref] }, { userId });
+    const reply = assetsReplySchema.safeParse(raw);
+    if (!reply.success) {
+      this.o.logger.error({ issues: reply.error.issues.slice(0, 5) }, 'screener.assets.get answered in an unexpected shape');
+      throw ServiceError.unavailable('The screener service answered unexpectedly.');
+    }
+    const asset = reply.data.data.find((a) => a.type === ref.type && a.id === ref.id);
+    if (!asset) throw missing();
+    return asset;
+  }
+
+  private async requireGroup(userId: string, type: 'portfolio' | 'watchlist', id: number): Promise<GetMembershipReply['data']> {
+    try {
+      const reply = await this.o.rpc.request<GetMembershipReply>(Subjects.portfolios.membershipGet, { target_type: type, target_id: id }, { userId });
+      return reply.data;
+    } catch (err) {
+      if (err instanceof ServiceError && (err.code === 'not_found' || err.code === 'validation_failed')) {
+        throw ServiceError.validation({ targetable_id: [`The selected ${type} does not exist.`] });
+      }
+      throw err;
+    }
+  }
+
+  /** The newer of the screener's rate and the latest one alerts received. */
+  private async currentRate(asset: AssetInfo): Promise<number | null> {
+    const [local] = await this.o.db.query<{ rate: number | null; as_of: Date }>('select rate, as_of from latest_rates where asset_type = $1 and asset_id = $2', [asset.type, asset.id]);
+    const remoteAt = asset.rate_updated_at ? Date.parse(asset.rate_updated_at) : 0;
+    if (local && local.rate !== null && new Date(local.as_of).getTime() >= remoteAt) return local.rate;
+    return asset.current_rate ?? local?.rate ?? null;
+  }
+}
+
+function parseId(input: unknown): { id: number } {
+  const parsed = notificationIdRequestSchema.safeParse(input);
+  // A malformed id names no notification.
+  if (!parsed.success) throw ServiceError.notFound(NOTIFICATION);
+  return parsed.data;
+}
+
+async function rememberAsset(tx: SqlClient, a: AssetInfo): Promise<void> {
+  await tx.query(
+    `insert into assets (asset_type, asset_id, ticker, name) values ($1, $2, $3, $4)
+     on conflict (asset_type, asset_id) do update set ticker = excluded.ticker, name = excluded.name`,
+    [a.type, a.id, a.ticker, a.name],
+  );
+}

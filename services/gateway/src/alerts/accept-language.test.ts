@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { localeFromAcceptLanguage } from './accept-language.js';
+
+describe('localeFromAcceptLanguage', () => {
+  it('picks the first supported language by q-value, Russian by default', () => {
+    expect(localeFromAcceptLanguage('en-US,en;q=0.9')).toBe('en');
+    expect(localeFromAcceptLanguage('ru-RU,ru;q=0.9,en;q=0.8')).toBe('ru');
+    expect(localeFromAcceptLanguage('de-DE, en;q=0.5')).toBe('en');
+    expect(localeFromAcceptLanguage('ru;q=0.3, en;q=0.7')).toBe('en');
+    expect(localeFromAcceptLanguage('fr')).toBe('ru');
+    expect(localeFromAcceptLanguage(undefined)).toBe('ru');
+    expect(localeFromAcceptLanguage('en;q=0')).toBe('ru');
+  });
+});

@@ -1,0 +1,132 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { listNotificationEventsRequestSchema, markReadRequestSchema, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
+import { currentContext, type Logger, type RpcClient, ServiceError } from '@invest/platform';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { GatewayConfig } from '../config/gateway.config.js';
+import { pageSchema } from '../docs/openapi.schemas.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
+import { type LinkedPage, withLinks } from '../paging/page-links.js';
+import { ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
+import { openApiSchema } from '../docs/openapi.schemas.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
+import { localeFromAcceptLanguage } from './accept-language.js';
+
+type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };
+
+const eventRow = openApiSchema(notificationEventSchema);
+const inboxPage = pageSchema(eventRow);
+(inboxPage.properties!.meta as { properties: Record<string, unknown> }).properties.unread_count = { type: 'integer', description: 'Unread firings of the user (all pages).' };
+/** At most this many missed firings are replayed per read while catching up. */
+const REPLAY_BATCH = 100;
+
+/**
+ * The user's fired notifications: the inbox (paged, newest first, unread count, mark read) and a live SSE
+ * stream. The stream reads the alerts inbox after the last id it sent (`Last-Event-ID` on a reconnect), so
+ * a reconnect gets exactly what it missed, in order, whichever gateway instance it reaches; it polls every
+ * NOTIFICATION_STREAM_POLL_MS (one indexed query per open stream) and sends a heartbeat comment every
+ * NOTIFICATION_STREAM_HEARTBEAT_MS so proxies keep the connection open.
+ */
+@ApiTags('notifications')
+@UseGuards(JwtAuthGuard)
+@Controller('api/notification-events')
+export class NotificationEventsController {
+  constructor(
+    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Fired notifications (inbox)', description: 'Newest first, rendered in the Accept-Language (ru or en; ru by default), with the unread count.' })
+  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1 } })
+  @ApiQuery({ name: 'per_page', required: false, schema: { type: 'integer', minimum: 1, maximum: 100 } })
+  @ApiQuery({ name: 'unread', required: false, schema: { type: 'boolean' }, description: 'Only unread firings.' })
+  @ApiHeader({ name: 'Accept-Language', required: false, description: 'ru or en.' })
+  @ApiOkResponse({ schema: inboxPage })
+  @ApiOwnedResource({ validation: true })
+  async list(@Query() query: Record<string, unknown>, @Headers('accept-language') lang: unknown, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationEventView>> {
+    const { after_id: _ignored, ...rest } = query;
+    const q = { ...parseQuery(listNotificationEventsRequestSchema, rest), locale: localeFromAcceptLanguage(lang) };
+    const page = await this.rpc.request<EventsPage>(Subjects.alerts.notificationEventsList, q);
+    return withLinks(page, request.url, this.config.publicBaseUrl);
+  }
+
+  @Post('read')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark fired notifications read', description: '`{"ids": [1, 2]}` or `{"all": true}`; answers how many changed and the unread count left.' })
+  @ApiBody({ schema: { ...openApiSchema(markReadRequestSchema, 'input'), example: { ids: [12, 13] } } })
+  @ApiOkResponse({ schema: dataSchema({ type: 'object', properties: { marked: { type: 'integer' }, unread_count: { type: 'integer' } } }) })
+  @ApiOwnedResource({ validation: true })
+  markRead(@Body() body: unknown): Promise<{ data: { marked: number; unread_count: number } }> {
+    return this.rpc.request(Subjects.alerts.notificationEventsMarkRead, parseBody(markReadRequestSchema, body));
+  }
+
+  @Get('stream')
+  @ApiOperation({
+    summary: 'Fired notifications, live (Server-Sent Events)',
+    description:
+      'Each firing is `id: <firing id>`, `event: notification`, `data: <the inbox row as JSON>`. Comment lines (`: heartbeat`) keep the connection open. ' +
+      'Reconnect with `Last-Event-ID` (or `?last_event_id=`) to receive every firing after it, in order; without it the stream starts with what fires next.',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({
+    description: 'A stream of `id: <firing id>` / `event: notification` / `data: <inbox row>` events and `: heartbeat` comments.',
+    content: { 'text/event-stream': { schema: { type: 'string', example: 'id: 42\nevent: notification\ndata: {"id":42,"title":"SBER: price 350"}\n\n' } } },
+  })
+  @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The last firing id received.' })
+  @ApiOwnedResource({ validation: true })
+  async stream(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Headers('last-event-id') lastEventId: unknown, @Query('last_event_id') lastEventQuery: unknown): Promise<void> {
+    const locale = localeFromAcceptLanguage(request.headers['accept-language']);
+    const userId = currentContext()?.userId;
+    const given = lastEventId ?? lastEventQuery;
+    let after: number;
+    if (given !== undefined && given !== '') {
+      if (typeof given !== 'string' || !/^\d{1,15}$/.test(given)) throw ServiceError.validation({ 'Last-Event-ID': ['The Last-Event-ID must be a firing id.'] });
+      after = Number(given);
+    } else {
+      // Start at the newest firing: a fresh stream shows what fires from now on.
+      after = (await this.read(userId, 0, 1)).meta.last_id;
+    }
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    raw.write(`retry: 3000\n: connected\n\n`);
+    let closed = false;
+    let busy = false;
+    const poll = async () => {
+      if (busy || closed) return;
+      busy = true;
+      try {
+        for (;;) {
+          const page = await this.read(userId, after, REPLAY_BATCH, locale);
+          for (const e of page.data) {
+            if (closed) return;
+            raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`);
+            after = e.id;
+          }
+          if (page.data.length < REPLAY_BATCH) break;
+        }
+      } catch (err) {
+        // The alerts service is away: keep the stream, try again at the next tick.
+        this.logger.debug({ err }, 'notification stream: inbox read failed');
+      } finally {
+        busy = false;
+      }
+    };
+    const pollTimer = setInterval(() => void poll(), this.config.notificationStream.pollMs);
+    const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), this.config.notificationStream.heartbeatMs);
+    raw.on('close', () => {
+      closed = true;
+      clearInterval(pollTimer);
+      clearInterval(heartbeat);
+    });
+    await poll();
+  }
+
+  private read(userId: string | undefined, afterId: number, perPage: number, locale = 'ru'): Promise<EventsPage> {
+    return this.rpc.request<EventsPage>(Subjects.alerts.notificationEventsList, { after_id: afterId, per_page: perPage, page: 1, locale }, userId ? { userId } : {});
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Alerts end to end for tests: the real screener (demo data, publishing RatesUpdated through its own
+ * recorder and relay), portfolios, billing (with the local CloudPayments), alerts and the gateway, on fresh
+ * databases and one unique bus prefix. The alerts clock is injectable; `publishRates` records a rate batch
+ * the way the screener's rate writer does (its lock, its recorder, its relay to MARKET_EVENTS).
+ */
+import { randomUUID } from 'node:crypto';
+import type { RateChange } from '@invest/contracts';
+import { type Bus, connectBus, createLogger, type Logger, streamNameOf } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { type AlertsApp, type AlertsAppOptions, createAlertsApp } from '@invest/alerts/alerts.app';
+import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
+import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
+import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
+import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
+import { mintDevToken } from '../../src/auth/dev-token.js';
+import { createGatewayApp, type GatewayApp } from '../../src/gateway.app.js';
+
+const JWT_SECRET = 'alerts-e2e-secret-0123456789-0123456789';
+const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
+
+export interface AlertsStack {
+  base: string;
+  screener: ScreenerApp;
+  portfolios: PortfoliosApp;
+  billing: BillingApp;
+  alerts: AlertsApp;
+  gw: GatewayApp;
+  bus: Bus;
+  provider: FakeCloudPayments;
+  /** The alerts services' clock; tests move it. */
+  clock: { now: Date };
+  shareIds: Record<string, number>;
+  token(userId: string): Promise<string>;
+  /** Records one RatesUpdated batch through the screener's recorder (published by its relay). */
+  publishRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
+  /** Another alerts instance on the same database and bus. */
+  addAlertsInstance(over?: Partial<AlertsAppOptions>): Promise<AlertsApp>;
+  close(): Promise<void>;
+}
+
+export async function startAlertsStack(name: string, opts: { tickers: string[]; alerts?: Partial<AlertsAppOptions> }): Promise<AlertsStack> {
+  const busPrefix = `${uniqueName(name)}.`;
+  const logger: Logger = createLogger('test', 'silent');
+  const natsUrl = testNatsUrl();
+  const dbs = await Promise.all(['scr', 'pf', 'bill', 'al'].map((s) => createTestDatabase(`${name}_${s}`)));
+  const [screenerDb, portfoliosDb, billingDb, alertsDb] = dbs as [(typeof dbs)[0], (typeof dbs)[0], (typeof dbs)[0], (typeof dbs)[0]];
+  const clock = { now: new Date() };
+  const provider = await startFakeCloudPayments({ publicId: 'pk_alerts', apiSecret: CP_SECRET });
+  const screener = await createScreenerApp({ loadDemoData: true, databaseUrl: screenerDb.url, natsUrl, busPrefix, logger, relayPollMs: 50 });
+  const shareIds: Record<string, number> = {};
+  const tickers = new Map<string, { id: number; currency: string | null }>();
+  for (const r of await screener.db.query<{ id: string; ticker: string; currency: string | null }>(
+    "select id::text, ticker, currency from assets where type = 'share' and ticker = any($1::text[])",
+    [opts.tickers],
+  )) {
+    shareIds[r.ticker] = Number(r.id);
+    tickers.set(r.ticker, { id: Number(r.id), currency: r.currency });
+  }
+  const missing = opts.tickers.filter((t) => !(t in shareIds));
+  if (missing.length) throw new Error(`demo data lacks ${missing.join(', ')}`);
+  const portfolios = await createPortfoliosApp({ databaseUrl: portfoliosDb.url, natsUrl, busPrefix, logger, relayPollMs: 50 });
+  const billing = await createBillingApp({
+    databaseUrl: billingDb.url,
+    natsUrl,
+    busPrefix,
+    logger,
+    relayPollMs: 50,
+    cloudPayments: { baseUrl: provider.url, publicId: 'pk_alerts', apiSecret: CP_SECRET, timeoutMs: 2000, retries: 1, backoffMs: 50 },
+  });
+  const alertsOptions: AlertsAppOptions = { databaseUrl: alertsDb.url, natsUrl, busPrefix, logger, clock: () => clock.now, relayPollMs: 50, rpcTimeoutMs: 5000, ...opts.alerts };
+  const alerts = await createAlertsApp(alertsOptions);
+  const instances = [alerts];
+  const gw = await createGatewayApp({
+    natsUrl,
+    busPrefix,
+    logger,
+    auth: { jwtSecret: JWT_SECRET },
+    rpcTimeoutMs: 10_000,
+    notificationStream: { pollMs: 100, heartbeatMs: 300 },
+  });
+  const base = await gw.listen(0, '127.0.0.1');
+  const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
+  return {
+    base,
+    screener,
+    portfolios,
+    billing,
+    alerts,
+    gw,
+    bus,
+    provider,
+    clock,
+    shareIds,
+    token: (userId) => mintDevToken(userId, JWT_SECRET),
+    async publishRates(rates) {
+      const changes: RateChange[] = rates.map((r) => {
+        const t = tickers.get(r.ticker);
+        if (!t) throw new Error(`unknown ticker ${r.ticker}`);
+        return { assetType: 'share', assetId: t.id, ticker: r.ticker, currency: t.currency, rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? clock.now).toISOString() };
+      });
+      await recordRatesForTest(screener.db, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
+    },
+    async addAlertsInstance(over = {}) {
+      const app = await createAlertsApp({ ...alertsOptions, ...over });
+      instances.push(app);
+      return app;
+    },
+    async close() {
+      await gw.close();
+      for (const i of instances.reverse()) await i.close();
+      await billing.close();
+      await portfolios.close();
+      await screener.close();
+      await provider.close();
+      for (const ctx of ['portfolios', 'market', 'alerts', 'billing'] as const) await bus.jsm.streams.delete(streamNameOf(bus, ctx)).catch(() => undefined);
+      await bus.close();
+      for (const d of dbs) await d.drop();
+    },
+  };
+}
