@@ -95,7 +95,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       const current = currentSubscription(state);
       const active = current && current.status === 'active' && isRunning(current, now) ? current : undefined;
       if (active && command.source === 'client') {
-        throw ServiceError.conflict('You already have an active subscription; this payment was not applied. It will be used when the subscription is renewed or can be refunded by support.', {
+        throw ServiceError.conflict('You already have an active subscription; this payment was not applied. Contact support to have it refunded.', {
           subscription_id: active.id,
           ends_at: active.endsAt,
         });
