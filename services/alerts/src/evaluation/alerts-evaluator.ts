@@ -62,6 +62,15 @@ export interface EvaluationResult {
   firingIds: number[];
 }
 
+/** The asset's latest rate, joined to an asset target's candidate row (null for group targets). */
+interface CandidateRateColumns {
+  r_ticker: string | null;
+  r_rate: number | null;
+  r_change_24h: number | null;
+  r_as_of: Date | null;
+  r_observed_at: Date | null;
+}
+
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
 /** No price-change threshold is below the smallest step a client can choose. */
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
@@ -112,7 +121,10 @@ export class AlertsEvaluator {
     // every notification.
     // Only bound when used: Postgres refuses a parameter the statement does not mention.
     const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
-    const asset = (where: string, rateFilter = '') => `select n.* from changed c join latest_rates r using (asset_type, asset_id)
+    // Asset targets carry their asset's rate in the row (no second read); groups read their members' below.
+    const rateCols = 'r.ticker as r_ticker, r.rate as r_rate, r.change_24h as r_change_24h, r.as_of as r_as_of, r.observed_at as r_observed_at';
+    const noRateCols = 'null::text as r_ticker, null::float8 as r_rate, null::float8 as r_change_24h, null::timestamptz as r_as_of, null::timestamptz as r_observed_at';
+    const asset = (where: string, rateFilter = '') => `select n.*, ${rateCols} from changed c join latest_rates r using (asset_type, asset_id)
       cross join lateral (
         select ${NOTIFICATION_COLUMNS} from notifications n
         where n.is_active and n.targetable_type = 'asset' and n.asset_type = r.asset_type and n.targetable_id = r.asset_id and ${where} offset 0) n
@@ -127,7 +139,7 @@ export class AlertsEvaluator {
       parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
       // Groups: the affected portfolios/watchlists with their largest member change (members below the
       // smallest step can fire nothing), joined to their notifications in one pass.
-      parts.push(`select ${NOTIFICATION_COLUMNS} from (
+      parts.push(`select ${NOTIFICATION_COLUMNS}, ${noRateCols} from (
           select m.target_type, m.target_id, max(abs(r.change_24h)) as top
           from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
           where r.as_of >= $1 and abs(r.change_24h) >= ${MIN_STEP} group by m.target_type, m.target_id) g
@@ -138,38 +150,36 @@ export class AlertsEvaluator {
     // JIT compiling these short queries costs more than running them.
     await tx.query('set local jit = off');
     const t0 = performance.now();
-    const candidateRows = await tx.query<NotificationRow>(`with ${changed} ${parts.join(' union all ')}`, params);
+    const candidateRows = await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
     const timings: Record<string, number> = { candidates: performance.now() - t0 };
     this.lastTimings = timings;
     const candidates = candidateRows.map(toState);
     const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
     if (candidates.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
 
-    // Rates of every asset the candidates look at (group targets: all their members).
-    const groups = dedupe(candidates.filter((n) => n.targetType !== 'asset'), (n) => assetKey(n.targetType, n.targetId));
-    const assetTargets = dedupe(candidates.filter((n) => n.targetType === 'asset'), (n) => assetKey(n.assetType!, n.targetId));
-    const rateRows = await tx.query<RateRow & { target_type: string | null; target_id: string | null }>(
-      `select null as target_type, null as target_id, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-         from latest_rates r join unnest($1::text[], $2::bigint[]) as a(asset_type, asset_id) using (asset_type, asset_id)
-       union all
-       select m.target_type, m.target_id::text, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-         from memberships m join unnest($3::text[], $4::bigint[]) as g(target_type, target_id) using (target_type, target_id)
-         join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
-      [assetTargets.map((n) => n.assetType), assetTargets.map((n) => n.targetId), groups.map((n) => n.targetType), groups.map((n) => n.targetId)],
-    );
-    timings.rates = performance.now() - t0 - timings.candidates!;
+    // Rates: an asset target's came with its row; a group target's are all its members'.
     const byAsset = new Map<string, RateView>();
+    for (const r of candidateRows) {
+      if (r.targetable_type !== 'asset' || r.r_as_of === null) continue;
+      byAsset.set(assetKey(r.asset_type!, r.targetable_id), toRateView({ asset_type: r.asset_type!, asset_id: r.targetable_id, ticker: r.r_ticker!, rate: r.r_rate, change_24h: r.r_change_24h, as_of: r.r_as_of, observed_at: r.r_observed_at! }));
+    }
+    const groups = dedupe(candidates.filter((n) => n.targetType !== 'asset'), (n) => assetKey(n.targetType, n.targetId));
     const byGroup = new Map<string, RateView[]>();
-    for (const r of rateRows) {
-      const view = toRateView(r);
-      if (r.target_type === null) byAsset.set(assetKey(r.asset_type, r.asset_id), view);
-      else {
-        const k = assetKey(r.target_type, r.target_id!);
+    if (groups.length > 0) {
+      const rateRows = await tx.query<RateRow & { target_type: string; target_id: string }>(
+        `select m.target_type, m.target_id::text, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
+           from memberships m join unnest($1::text[], $2::bigint[]) as g(target_type, target_id) using (target_type, target_id)
+           join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
+        [groups.map((n) => n.targetType), groups.map((n) => n.targetId)],
+      );
+      for (const r of rateRows) {
+        const k = assetKey(r.target_type, r.target_id);
         const list = byGroup.get(k) ?? [];
-        list.push(view);
+        list.push(toRateView(r));
         byGroup.set(k, list);
       }
     }
+    timings.rates = performance.now() - t0 - timings.candidates!;
 
     const seen = new Set<number>();
     const decisions: { n: NotificationState; d: FiringDecision }[] = [];
