@@ -75,10 +75,6 @@ const assetKey = (type: string, id: number | string) => `${type}:${id}`;
 /** No price-change threshold is below the smallest step a client can choose. */
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 
-function dedupe<T>(items: readonly T[], key: (t: T) => string): T[] {
-  return [...new Map(items.map((t) => [key(t), t])).values()];
-}
-
 /**
  * Reads the notifications a rate change can fire (by asset and condition range, through the evaluation
  * indexes), decides with the pure functions, and records each firing exactly once: the notification's
@@ -163,14 +159,25 @@ export class AlertsEvaluator {
       if (r.targetable_type !== 'asset' || r.r_as_of === null) continue;
       byAsset.set(assetKey(r.asset_type!, r.targetable_id), toRateView({ asset_type: r.asset_type!, asset_id: r.targetable_id, ticker: r.r_ticker!, rate: r.r_rate, change_24h: r.r_change_24h, as_of: r.r_as_of, observed_at: r.r_observed_at! }));
     }
-    const groups = dedupe(candidates.filter((n) => n.targetType !== 'asset'), (n) => assetKey(n.targetType, n.targetId));
+    // A group's members that can cross: fresh, |change| at least the lowest threshold (the step, `value`) of
+    // the group's candidates; the others can neither fire nor be listed, so they are not read.
+    const groupFloor = new Map<string, { type: string; id: number; floor: number }>();
+    for (const n of candidates) {
+      if (n.targetType === 'asset') continue;
+      const k = assetKey(n.targetType, n.targetId);
+      const g = groupFloor.get(k);
+      if (!g) groupFloor.set(k, { type: n.targetType, id: n.targetId, floor: n.value });
+      else g.floor = Math.min(g.floor, n.value);
+    }
+    const groups = [...groupFloor.values()];
     const byGroup = new Map<string, RateView[]>();
     if (groups.length > 0) {
       const rateRows = await tx.query<RateRow & { target_type: string; target_id: string }>(
         `select m.target_type, m.target_id::text, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-           from memberships m join unnest($1::text[], $2::bigint[]) as g(target_type, target_id) using (target_type, target_id)
-           join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
-        [groups.map((n) => n.targetType), groups.map((n) => n.targetId)],
+           from memberships m join unnest($1::text[], $2::bigint[], $3::float8[]) as g(target_type, target_id, floor) using (target_type, target_id)
+           join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id
+          where r.as_of >= $4 and abs(r.change_24h) >= g.floor`,
+        [groups.map((g) => g.type), groups.map((g) => g.id), groups.map((g) => g.floor), freshAfter],
       );
       for (const r of rateRows) {
         const k = assetKey(r.target_type, r.target_id);
@@ -305,9 +312,11 @@ export class AlertsEvaluator {
 
   private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, { ticker: string; name: string | null }>> {
     if (rates.length === 0) return new Map();
+    // Thousands of firings name the same few thousand assets: each asks once.
+    const keys = [...new Map(rates.map((r) => [assetKey(r.assetType, r.assetId), r])).values()];
     const rows = await tx.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
       'select a.asset_type, a.asset_id::text, a.ticker, a.name from assets a join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)',
-      [rates.map((r) => r.assetType), rates.map((r) => r.assetId)],
+      [keys.map((r) => r.assetType), keys.map((r) => r.assetId)],
     );
     return new Map(rows.map((r) => [assetKey(r.asset_type, r.asset_id), { ticker: r.ticker, name: r.name }]));
   }
