@@ -22,6 +22,7 @@ export * from './jobs/job-runner.js';
 export * from './http/fetch-json.js';
 export * from './cache/coalescing-cache.js';
 export * from './lifecycle/shutdown.js';
+export * from './lifecycle/service-resources.js';
 export * from './idempotency/idempotency.js';
 export * from './idempotency/idempotency.migration.js';
 export * from './quota/quota.js';

@@ -1,21 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import type { MarketEvent, PortfolioEvent } from '@invest/contracts';
-import {
-  type Bus,
-  connectBus,
-  createLogger,
-  type Db,
-  type DurableConsumer,
-  ensureEventStream,
-  EventRelay,
-  JobScheduler,
-  type Logger,
-  openDatabase,
-  RpcClient,
-  ShutdownStack,
-  startRpcService,
-} from '@invest/platform';
+import { type Bus, createLogger, type Db, type DurableConsumer, type EventRelay, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
 import { AlertsModule } from './alerts.module.js';
 import { AlertsEvaluator, alertsEventSubject } from './evaluation/alerts-evaluator.js';
 import { NotificationEventsService } from './inbox/notification-events.service.js';
@@ -69,68 +55,37 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
   const logger = opts.logger ?? createLogger('alerts');
   const clock = opts.clock ?? (() => new Date());
   const marketTz = opts.marketTz ?? 'Europe/Moscow';
-  const cleanup = new ShutdownStack(logger);
-  const stopResources = () => cleanup.stop();
-  let app: INestMicroservice | undefined;
-  const close = async () => {
-    if (app) await app.close();
-    await stopResources();
-  };
-  try {
-    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-    cleanup.push(() => db.close());
-    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'alerts', prefix: opts.busPrefix });
-    cleanup.push(() => bus.close());
-    // Created here too (same definitions as their owners'), so the services start in any order.
-    await ensureEventStream(bus, 'alerts');
-    await ensureEventStream(bus, 'market');
-    await ensureEventStream(bus, 'portfolios');
-
-    const rpc = RpcClient.create({ natsUrl: opts.natsUrl, name: 'alerts-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
-    await rpc.connect();
-    cleanup.push(() => rpc.close());
+  const res = new ServiceResources(logger);
+  return res.boot(async () => {
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
+    // The market and portfolios streams are ensured here too (same definitions as their owners'), so the
+    // services start in any order.
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'alerts', prefix: opts.busPrefix }, ['alerts', 'market', 'portfolios']);
+    const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'alerts-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const entitlements = new EntitlementsClient(rpc, opts.entitlementsTtlMs ?? 30_000, logger);
     entitlements.followBillingEvents(bus);
-    cleanup.push(() => entitlements.stop());
+    res.push(() => entitlements.stop());
 
     const evaluator = new AlertsEvaluator({ logger, clock, maxRateAgeMs: opts.maxRateAgeMs ?? 60 * 60_000, marketTz });
     await evaluator.loadTypes(db);
     const notifications = new NotificationService({ db, rpc, entitlements, logger, clock, marketTz });
     const events = new NotificationEventsService(db, clock);
-    app = await startRpcService(AlertsModule.register({ notifications, events, stopResources }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp(AlertsModule.register({ notifications, events, stopResources: res.stop }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
-    const relay = new EventRelay({ db, bus, name: 'alerts-relay', logger, subjectFor: alertsEventSubject, batchSize: opts.relayBatchSize ?? 500, ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}) });
-    await relay.start();
-    cleanup.push(() => relay.stop());
-
-    const portfolioConsumer = createPortfolioEventsConsumer({ db, bus, logger, clock });
-    await portfolioConsumer.start();
-    cleanup.push(() => portfolioConsumer.stop());
-
-    const assetDeletedConsumer = createAssetDeletedConsumer({ db, bus, logger, evaluator });
-    await assetDeletedConsumer.start();
-    cleanup.push(() => assetDeletedConsumer.stop());
-
-    let ratesConsumer: DurableConsumer<MarketEvent> | undefined;
-    if (opts.consumeRates !== false) {
-      ratesConsumer = createRatesUpdatedConsumer({ db, bus, logger, evaluator, ...opts.ratesConsumer });
-      await ratesConsumer.start();
-      const started = ratesConsumer;
-      cleanup.push(() => started.stop());
-    }
+    const relay = await res.startRelay({ db, bus, name: 'alerts-relay', logger, subjectFor: alertsEventSubject, batchSize: opts.relayBatchSize ?? 500, pollMs: opts.relayPollMs });
+    const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
+    await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator }));
+    const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, ...opts.ratesConsumer })) : undefined;
 
     if (opts.jobsEnabled) {
       const scheduler = new JobScheduler(db, logger);
       scheduler.schedule(priceAlertsJob(db, evaluator));
       scheduler.schedule(priceChangeAlertsJob(db, evaluator));
       scheduler.schedule(dailyResetJob(db, clock, marketTz));
-      cleanup.push(() => scheduler.stop());
+      res.push(() => scheduler.stop());
     }
 
     logger.info({ busPrefix: opts.busPrefix || undefined }, 'alerts service started');
-    return { app, db, bus, evaluator, relay, ratesConsumer, portfolioConsumer, entitlements, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    return { app, db, bus, evaluator, relay, ratesConsumer, portfolioConsumer, entitlements, close: res.close };
+  });
 }

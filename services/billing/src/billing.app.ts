@@ -1,19 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { eventSubject } from '@invest/contracts';
-import {
-  type Bus,
-  connectBus,
-  createLogger,
-  type Db,
-  ensureEventStream,
-  EventRelay,
-  JobScheduler,
-  type Logger,
-  openDatabase,
-  ShutdownStack,
-  startRpcService,
-} from '@invest/platform';
+import { type Bus, createLogger, type Db, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
 import { BillingModule } from './billing.module.js';
 import { BillingService } from './billing.service.js';
 import { clearOutdatedSubscriptionsJob, reconcileSubscriptionsJob } from './jobs/billing-jobs.js';
@@ -52,21 +40,12 @@ export interface BillingApp {
 export async function createBillingApp(opts: BillingAppOptions): Promise<BillingApp> {
   const logger = opts.logger ?? createLogger('billing');
   const clock = opts.clock ?? (() => new Date());
-  const cleanup = new ShutdownStack(logger);
-  const stopResources = () => cleanup.stop();
-  let app: INestMicroservice | undefined;
-  const close = async () => {
-    if (app) await app.close();
-    await stopResources();
-  };
-  try {
-    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-    cleanup.push(() => db.close());
+  const res = new ServiceResources(logger);
+  return res.boot(async () => {
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     const plans = planCatalog(opts.prices ?? DEFAULT_PRICES);
     await upsertPlans(db, plans);
-    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'billing', prefix: opts.busPrefix });
-    cleanup.push(() => bus.close());
-    await ensureEventStream(bus, 'billing');
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'billing', prefix: opts.busPrefix }, ['billing']);
 
     const cp = opts.cloudPayments;
     const provider = new CloudPaymentsClient({
@@ -79,31 +58,19 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
       logger,
     });
     const billing = new BillingService(db, provider, { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments ?? true, clock, logger });
-    app = await startRpcService(BillingModule.register({ billing, stopResources }), { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp(BillingModule.register({ billing, stopResources: res.stop }), { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
-    const relay = new EventRelay({
-      db,
-      bus,
-      name: 'billing-relay',
-      logger,
-      subjectFor: (e) => eventSubject('billing', e.type),
-      ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}),
-    });
-    await relay.start();
-    cleanup.push(() => relay.stop());
+    await res.startRelay({ db, bus, name: 'billing-relay', logger, subjectFor: (e) => eventSubject('billing', e.type), pollMs: opts.relayPollMs });
 
     if (opts.jobsEnabled) {
       const scheduler = new JobScheduler(db, logger);
       const deps = { db, billing, logger, clock, marketTz: opts.marketTz ?? 'Europe/Moscow' };
       scheduler.schedule(clearOutdatedSubscriptionsJob(deps));
       scheduler.schedule(reconcileSubscriptionsJob(deps));
-      cleanup.push(() => scheduler.stop());
+      res.push(() => scheduler.stop());
     }
 
     logger.info({ busPrefix: opts.busPrefix || undefined, provider: cp.baseUrl }, 'billing service started');
-    return { app, db, bus, billing, plans, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    return { app, db, bus, billing, plans, close: res.close };
+  });
 }

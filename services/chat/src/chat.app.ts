@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { EventStreams } from '@invest/contracts';
-import { type Bus, busSubject, connectBus, createLogger, type Db, type Logger, openDatabase, RpcClient, ShutdownStack, startRpcService } from '@invest/platform';
+import { type Bus, busSubject, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
 import { ChatModule } from './chat.module.js';
 import { ChatService } from './chats/chat.service.js';
 import type { OpenAiConfig } from './config/chat.config.js';
@@ -73,39 +73,26 @@ export function chatModelFor(openai: OpenAiConfig): ChatModel {
 export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
   const logger = opts.logger ?? createLogger('chat');
   const clock = opts.clock ?? (() => new Date());
-  const cleanup = new ShutdownStack(logger);
-  const stopResources = () => cleanup.stop();
-  let app: INestMicroservice | undefined;
-  const close = async () => {
-    if (app) await app.close();
-    await stopResources();
-  };
-  try {
-    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-    cleanup.push(() => db.close());
-    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'chat', prefix: opts.busPrefix });
-    cleanup.push(() => bus.close());
+  const res = new ServiceResources(logger);
+  return res.boot(async () => {
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'chat', prefix: opts.busPrefix });
     await ensureChatStreams(bus, opts.streamMaxAgeMs ?? 15 * 60_000);
-    const rpc = RpcClient.create({ natsUrl: opts.natsUrl, name: 'chat-rpc', defaultTimeoutMs: opts.rpcTimeoutMs ?? 10_000, busPrefix: opts.busPrefix });
-    await rpc.connect();
-    cleanup.push(() => rpc.close());
+    const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'chat-rpc', defaultTimeoutMs: opts.rpcTimeoutMs ?? 10_000, busPrefix: opts.busPrefix });
 
     const model = opts.model ?? chatModelFor(opts.openai);
     const generator = new AnswerGenerator({ db, bus, model, logger, clock, idleTimeoutMs: opts.openai.idleTimeoutMs });
     // Runs first on close (the stack unwinds last first): the database and the bus are still open.
-    cleanup.push(() => generator.stopAll(opts.shutdownDrainMs ?? 10_000));
+    res.push(() => generator.stopAll(opts.shutdownDrainMs ?? 10_000));
     const providers = new ContextProviders(undefined, opts.models ?? {});
     const limits = new ChatLimits(rpc, { marketTz: opts.marketTz ?? 'Europe/Moscow', clock, logger, ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}) });
-    cleanup.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
+    res.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
     const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger });
-    cleanup.push(chat.listenForStops());
-    app = await startRpcService(ChatModule.register({ chat, stopResources }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    res.push(chat.listenForStops());
+    const app = await res.startApp(ChatModule.register({ chat, stopResources: res.stop }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     if (model.name === 'offline') logger.warn('chat: OPENAI_API_KEY is not set; the offline responder answers (no AI)');
     logger.info({ busPrefix: opts.busPrefix || undefined, model: model.name, baseUrl: opts.openai.baseUrl }, 'chat service started');
-    return { app, db, bus, chat, generator, model, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    return { app, db, bus, chat, generator, model, close: res.close };
+  });
 }

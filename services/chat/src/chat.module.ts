@@ -1,18 +1,8 @@
-import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createHealthController } from '@invest/platform';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { createHealthController, resourcesShutdownProvider } from '@invest/platform';
 import { ChatHandler } from './chats/chat.handler.js';
 import type { ChatService } from './chats/chat.service.js';
 import { CHAT_SERVICE } from './chat.tokens.js';
-
-const RESOURCES = Symbol('CHAT_RESOURCES');
-
-/** Ties the service's background work to Nest's lifecycle: app.close() and SIGINT/SIGTERM stop it too. */
-class ResourcesShutdown implements OnApplicationShutdown {
-  constructor(private readonly stop: () => Promise<void>) {}
-  onApplicationShutdown(): Promise<void> {
-    return this.stop();
-  }
-}
 
 /** The NATS handlers of the chat service, wired to services built (and owned) by createChatApp. */
 @Module({})
@@ -23,7 +13,7 @@ export class ChatModule {
       controllers: [createHealthController('chat'), ChatHandler],
       providers: [
         { provide: CHAT_SERVICE, useValue: s.chat },
-        { provide: RESOURCES, useValue: new ResourcesShutdown(s.stopResources) },
+        resourcesShutdownProvider(s.stopResources),
       ],
     };
   }

@@ -1,19 +1,6 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import {
-  ShutdownStack,
-  type Bus,
-  connectBus,
-  createLogger,
-  type Db,
-  type DurableConsumer,
-  ensureEventStream,
-  EventRelay,
-  type Logger,
-  openDatabase,
-  RpcClient,
-  startRpcService,
-} from '@invest/platform';
+import { type Bus, createLogger, type Db, type DurableConsumer, type EventRelay, type Logger, ServiceResources } from '@invest/platform';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealService } from './deals/deal.service.js';
@@ -64,34 +51,21 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
   const logger = opts.logger ?? createLogger('portfolios');
   const clock = opts.clock ?? systemClock;
   // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
-  // (Nest's shutdown hooks call stopResources) or a failed start.
-  const cleanup = new ShutdownStack(logger);
-  const stopResources = () => cleanup.stop();
-  let app: INestMicroservice | undefined;
-  const close = async () => {
-    if (app) await app.close();
-    await stopResources();
-  };
-  try {
-    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-    cleanup.push(() => db.close());
-    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'portfolios', prefix: opts.busPrefix });
-    cleanup.push(() => bus.close());
-    await ensureEventStream(bus, 'portfolios');
-    // The consumer reads the market stream; creating it here (same definition as the screener's) lets
+  // (Nest's shutdown hooks call res.stop) or a failed start.
+  const res = new ServiceResources(logger);
+  return res.boot(async () => {
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
+    // The consumer reads the market stream; ensuring it here (same definition as the screener's) lets
     // the services start in any order.
-    await ensureEventStream(bus, 'market');
-
-    const rpc = RpcClient.create({ natsUrl: opts.natsUrl, name: 'portfolios-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
-    await rpc.connect();
-    cleanup.push(() => rpc.close());
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'portfolios', prefix: opts.busPrefix }, ['portfolios', 'market']);
+    const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'portfolios-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
 
     const assets = new AssetLookup(db, rpc, logger);
     const limits: PortfoliosLimits = { ...DEFAULT_LIMITS, ...opts.limits };
-    app = await startRpcService(
+    const app = await res.startApp(
       PortfoliosModule.register({
         logger,
-        stopResources,
+        stopResources: res.stop,
         portfolios: new PortfolioService(db, limits),
         deals: new DealService(db, assets, clock, limits),
         watchlists: new WatchlistService(db, assets, limits),
@@ -102,28 +76,11 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     );
 
     // Background work starts after the handlers; it is stopped before the connections it uses.
-    const relay = new EventRelay({
-      db,
-      bus,
-      name: 'portfolios-relay',
-      logger,
-      subjectFor: portfolioEventSubject,
-      ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}),
-    });
-    await relay.start();
-    cleanup.push(() => relay.stop());
-
-    const ratesConsumer = createRatesUpdatedConsumer({ db, bus, logger });
-    await ratesConsumer.start();
-    cleanup.push(() => ratesConsumer.stop());
-    const assetConsumer = createAssetUpdatedConsumer({ db, bus, logger });
-    await assetConsumer.start();
-    cleanup.push(() => assetConsumer.stop());
+    const relay = await res.startRelay({ db, bus, name: 'portfolios-relay', logger, subjectFor: portfolioEventSubject, pollMs: opts.relayPollMs });
+    const ratesConsumer = await res.start(createRatesUpdatedConsumer({ db, bus, logger }));
+    const assetConsumer = await res.start(createAssetUpdatedConsumer({ db, bus, logger }));
 
     logger.info({ busPrefix: opts.busPrefix || undefined }, 'portfolios service started');
-    return { app, db, bus, relay, ratesConsumer, assetConsumer, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+    return { app, db, bus, relay, ratesConsumer, assetConsumer, close: res.close };
+  });
 }

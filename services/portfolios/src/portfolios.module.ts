@@ -1,5 +1,5 @@
-import { type DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createHealthController, type Logger } from '@invest/platform';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { createHealthController, type Logger, resourcesShutdownProvider } from '@invest/platform';
 import { DealsHandler } from './deals/deals.handler.js';
 import type { DealService } from './deals/deal.service.js';
 import { MembershipHandler } from './membership/membership.handler.js';
@@ -30,16 +30,6 @@ export interface PortfoliosServices {
   membership: MembershipService;
 }
 
-const RESOURCES = Symbol('PORTFOLIOS_RESOURCES');
-
-/** Ties the service's background work to Nest's lifecycle: app.close() and SIGINT/SIGTERM stop it too. */
-class ResourcesShutdown implements OnApplicationShutdown {
-  constructor(private readonly stop: () => Promise<void>) {}
-  onApplicationShutdown(): Promise<void> {
-    return this.stop();
-  }
-}
-
 /** The NATS handlers of the service, wired to services built (and owned) by createPortfoliosApp. */
 @Module({})
 export class PortfoliosModule {
@@ -49,7 +39,7 @@ export class PortfoliosModule {
       controllers: [createHealthController('portfolios'), PortfoliosHandler, DealsHandler, WatchlistsHandler, StatisticsHandler, MembershipHandler],
       providers: [
         { provide: PORTFOLIOS_LOGGER, useValue: s.logger },
-        { provide: RESOURCES, useValue: new ResourcesShutdown(s.stopResources) },
+        resourcesShutdownProvider(s.stopResources),
         { provide: PORTFOLIO_SERVICE, useValue: s.portfolios },
         { provide: DEAL_SERVICE, useValue: s.deals },
         { provide: WATCHLIST_SERVICE, useValue: s.watchlists },

@@ -4,16 +4,13 @@ import {
   type Bus,
   type Db,
   type DurableConsumer,
-  EventRelay,
+  type EventRelay,
   type JobOutcome,
   type JobScheduler,
   type Logger,
-  connectBus,
   createLogger,
-  ensureEventStream,
-  openDatabase,
   runJob,
-  ShutdownStack,
+  ServiceResources,
   startRpcService,
 } from '@invest/platform';
 import { DEFAULT_MAIN_COINS } from './config.js';
@@ -92,23 +89,19 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
   const stopping = new AbortController();
   // Resources in start order; stopped in reverse, once, by whichever comes first: close(), a signal
   // (Nest's shutdown hooks call stopResources) or a failed start. Jobs in flight are aborted first.
-  const cleanup = new ShutdownStack(logger);
+  const res = new ServiceResources(logger);
   const stopResources = () => {
     stopping.abort(new Error('screener stopping'));
-    return cleanup.stop();
+    return res.stop();
   };
 
   let app: INestMicroservice | undefined;
   try {
-    const db = await openDatabase({ url: opts.databaseUrl, migrations, logger });
-    cleanup.push(() => db.close());
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     if (opts.loadDemoData ?? true) await loadDemoData(db, { today: marketToday(marketTz), logger });
 
-    const bus = await connectBus({ natsUrl: opts.natsUrl, name: 'screener', prefix: opts.busPrefix ?? '' });
-    cleanup.push(() => bus.close());
-    await ensureEventStream(bus, 'market');
-    // The consumer reads the portfolios' stream; creating it here (same definition) lets services start in any order.
-    await ensureEventStream(bus, 'portfolios');
+    // The consumer reads the portfolios' stream; ensuring it here (same definition) lets services start in any order.
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
 
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
     const jobs = createScreenerJobs(deps);
@@ -121,25 +114,13 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     });
 
     // Background work starts after the handlers; it is stopped before the connections it uses.
-    let relay: EventRelay | undefined;
-    if (opts.relay ?? true) {
-      relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject, ...(opts.relayPollMs ? { pollMs: opts.relayPollMs } : {}) });
-      await relay.start();
-      const started = relay;
-      cleanup.push(() => started.stop());
-    }
-    let usedAssets: DurableConsumer | undefined;
-    if (opts.usedAssetsConsumer ?? true) {
-      usedAssets = createUsedAssetsConsumer({ db, bus, logger });
-      await usedAssets.start();
-      const started = usedAssets;
-      cleanup.push(() => started.stop());
-    }
+    const relay = (opts.relay ?? true) ? await res.startRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject, pollMs: opts.relayPollMs }) : undefined;
+    const usedAssets = (opts.usedAssetsConsumer ?? true) ? await res.start(createUsedAssetsConsumer({ db, bus, logger })) : undefined;
     let scheduler: JobScheduler | undefined;
     if (opts.jobs) {
       scheduler = scheduleScreenerJobs(deps, jobs);
       const started = scheduler;
-      cleanup.push(() => started.stop());
+      res.push(() => started.stop());
       logger.info({ jobs: jobs.scheduled.map((s) => [s.job.name, ...s.args].join(' ')) }, 'screener jobs scheduled');
     }
 

@@ -1,5 +1,5 @@
-import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { CoalescingCache, type Db, createHealthController } from '@invest/platform';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { CoalescingCache, type Db, createHealthController, resourcesShutdownProvider } from '@invest/platform';
 import { GetAssetsHandler } from './assets/get-assets.handler.js';
 import { ListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ListCountriesHandler } from './countries/list-countries.handler.js';
@@ -23,15 +23,6 @@ export interface ScreenerModuleDeps {
   customAssetsMaxPerUser?: number;
 }
 
-const STOP = Symbol('STOP_RESOURCES');
-
-class ResourcesCloser implements OnApplicationShutdown {
-  constructor(@Inject(STOP) private readonly stop: () => Promise<void>) {}
-  onApplicationShutdown(): Promise<void> {
-    return this.stop();
-  }
-}
-
 @Module({})
 export class ScreenerModule {
   static register(deps: ScreenerModuleDeps): DynamicModule {
@@ -44,8 +35,7 @@ export class ScreenerModule {
         { provide: MARKET_CLOCK, useValue: clock },
         { provide: LIST_SHARES_CACHE, useValue: new CoalescingCache({ ttlMs: deps.listCacheTtlMs, maxEntries: 500 }) },
         { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today, deps.customAssetsMaxPerUser) },
-        { provide: STOP, useValue: deps.stopResources },
-        ResourcesCloser,
+        resourcesShutdownProvider(deps.stopResources),
       ],
     };
   }

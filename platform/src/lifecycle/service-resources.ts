@@ -1,0 +1,104 @@
+import type { INestMicroservice, OnApplicationShutdown, Provider } from '@nestjs/common';
+import type { EventContext } from '@invest/contracts';
+import { type Db, type OpenDatabaseOptions, openDatabase } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+import { type Bus, connectBus, ensureEventStream } from '../messaging/bus.js';
+import { EventRelay, type EventRelayOptions } from '../messaging/event-relay.js';
+import { RpcClient } from '../rpc/rpc-client.js';
+import { startRpcService, type StartServiceOptions } from '../rpc/rpc-server.js';
+import { ShutdownStack } from './shutdown.js';
+
+/**
+ * What a service's `create<Name>App` starts, in start order, each open/start paired with the step that
+ * undoes it on a `ShutdownStack`: `stop()` undoes them last first, once, whichever comes first (close(), a
+ * signal through Nest's shutdown hook, or a failed start); `close()` closes the Nest app first, then stops.
+ */
+export class ServiceResources {
+  private readonly cleanup: ShutdownStack;
+  private app: INestMicroservice | undefined;
+
+  constructor(logger: Logger) {
+    this.cleanup = new ShutdownStack(logger);
+  }
+
+  /** Stops the resources (last first, once); for the module's `resourcesShutdownProvider`. */
+  readonly stop = (): Promise<void> => this.cleanup.stop();
+
+  /** Closes the Nest app if it was started, then the resources. */
+  readonly close = async (): Promise<void> => {
+    if (this.app) await this.app.close();
+    await this.stop();
+  };
+
+  /** Registers what undoes the step just taken. */
+  push(step: () => Promise<unknown> | unknown): void {
+    this.cleanup.push(step);
+  }
+
+  /** Opens (creates, migrates) the service database; closed on stop. */
+  async openDatabase(opts: OpenDatabaseOptions): Promise<Db> {
+    const db = await openDatabase(opts);
+    this.push(() => db.close());
+    return db;
+  }
+
+  /** Connects to NATS, closed on stop, and ensures the JetStream streams of `streams`, in order. */
+  async connectBus(opts: { natsUrl: string; name: string; prefix?: string }, streams: EventContext[] = []): Promise<Bus> {
+    const bus = await connectBus(opts);
+    this.push(() => bus.close());
+    for (const ctx of streams) await ensureEventStream(bus, ctx);
+    return bus;
+  }
+
+  /** An RPC client to the other services, connected; closed on stop. */
+  async connectRpc(opts: { natsUrl: string; name: string; defaultTimeoutMs: number; busPrefix?: string }): Promise<RpcClient> {
+    const rpc = RpcClient.create(opts);
+    await rpc.connect();
+    this.push(() => rpc.close());
+    return rpc;
+  }
+
+  /** Starts the Nest NATS handlers; `close()` closes them before the resources. */
+  async startApp(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
+    this.app = await startRpcService(module, opts);
+    return this.app;
+  }
+
+  /** Starts the event relay (a falsy `pollMs` keeps the relay's default); stopped on stop. */
+  startRelay(opts: Omit<EventRelayOptions, 'pollMs'> & { pollMs?: number | undefined }): Promise<EventRelay> {
+    const { pollMs, ...rest } = opts;
+    return this.start(new EventRelay({ ...rest, ...(pollMs ? { pollMs } : {}) }));
+  }
+
+  /** Starts a consumer, relay or other worker; stopped on stop (only once it has started). */
+  async start<T extends { start(): Promise<unknown>; stop(): Promise<unknown> | unknown }>(worker: T): Promise<T> {
+    await worker.start();
+    this.push(() => worker.stop());
+    return worker;
+  }
+
+  /** Runs the start sequence; if it fails, closes whatever had started and rethrows. */
+  async boot<T>(start: () => Promise<T>): Promise<T> {
+    try {
+      return await start();
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+}
+
+class ResourcesShutdown implements OnApplicationShutdown {
+  constructor(private readonly stop: () => Promise<void>) {}
+  onApplicationShutdown(): Promise<void> {
+    return this.stop();
+  }
+}
+
+/**
+ * A provider for a service module that ties the resources to Nest's lifecycle: app.close() and
+ * SIGINT/SIGTERM call `stop` once the handlers have stopped.
+ */
+export function resourcesShutdownProvider(stop: () => Promise<void>): Provider {
+  return { provide: Symbol('RESOURCES_SHUTDOWN'), useValue: new ResourcesShutdown(stop) };
+}
