@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
 import { type EventContext, EventStreams } from '@invest/contracts';
 import { busName, busSubject } from './bus-prefix.js';
 
@@ -34,6 +34,22 @@ export function streamNameOf(bus: Pick<Bus, 'prefix'>, ctx: EventContext): strin
   return busName(bus.prefix, EventStreams[ctx].stream);
 }
 
+/** Creates a JetStream stream, or updates it to `config` when it exists; a concurrent creator is no error. */
+export async function ensureStream(bus: Pick<Bus, 'jsm'>, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  try {
+    await bus.jsm.streams.info(config.name);
+    await bus.jsm.streams.update(config.name, config);
+  } catch (err) {
+    if (!/not found/i.test(String((err as Error).message))) throw err;
+    try {
+      await bus.jsm.streams.add(config);
+    } catch (addErr) {
+      // Another process created it between our info() and add().
+      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+    }
+  }
+}
+
 /**
  * Creates (or updates) the JetStream stream of a context: file storage, limits retention, and a
  * duplicate window so the relay's re-publishes with the same msgID are dropped.
@@ -48,17 +64,6 @@ export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { dup
     duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),
     max_age: nanos(opts.maxAgeMs ?? 7 * 24 * 3_600_000),
   };
-  try {
-    await bus.jsm.streams.info(name);
-    await bus.jsm.streams.update(name, config);
-  } catch (err) {
-    if (!/not found/i.test(String((err as Error).message))) throw err;
-    try {
-      await bus.jsm.streams.add(config);
-    } catch (addErr) {
-      // Another process created it between our info() and add().
-      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
-    }
-  }
+  await ensureStream(bus, config);
   return name;
 }

@@ -1,5 +1,5 @@
 import { CHAT_STREAMS } from '@invest/contracts';
-import { type Bus, busName, busSubject } from '@invest/platform';
+import { type Bus, busName, busSubject, ensureStream } from '@invest/platform';
 import { DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 
 /** Stream name of CHAT_STREAMS in this environment (stream names allow no dots). */
@@ -22,16 +22,6 @@ export async function ensureChatStreams(bus: Bus, maxAgeMs: number): Promise<str
     max_age: maxAgeMs * 1_000_000,
     max_bytes: 256 * 1024 * 1024,
   };
-  try {
-    await bus.jsm.streams.info(name);
-    await bus.jsm.streams.update(name, config);
-  } catch (err) {
-    if (!/not found/i.test(String((err as Error).message))) throw err;
-    try {
-      await bus.jsm.streams.add(config);
-    } catch (addErr) {
-      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
-    }
-  }
+  await ensureStream(bus, config);
   return name;
 }
