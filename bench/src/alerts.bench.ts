@@ -24,21 +24,18 @@ import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '@invest/ale
 import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/evaluation.types';
 import { evaluatePriceChange } from '@invest/alerts/evaluation/price-change';
 import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
+import { numberArg } from './support/args.js';
 
-function arg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 export async function run(args: string[]): Promise<void> {
-  const total = arg(args, 'notifications', 1_000_000);
-  const assets = arg(args, 'assets', 3000);
-  const runs = arg(args, 'runs', 3);
+  const total = numberArg(args, 'notifications', 1_000_000);
+  const assets = numberArg(args, 'assets', 3000);
+  const runs = numberArg(args, 'runs', 3);
   /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
-  const move = arg(args, 'move', 0.5);
+  const move = numberArg(args, 'move', 0.5);
   const logger = createLogger('bench', 'warn');
   const database = await createTestDatabase('bench_alerts');
   const busPrefix = `${uniqueName('bench_alerts')}.`;

@@ -13,14 +13,11 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import { cloudPaymentsForm, type FakePayment, payNotificationFields, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { signCloudPayments } from '@invest/billing/provider/cloudpayments-signature';
 import pg from 'pg';
+import { numberArg } from './support/args.js';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 const SECRET = 'bench_cloudpayments_secret';
 
-function arg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
 
 interface Figures {
   /** Requests set up (sent or in flight at the end): bodies[0 .. sent-1]. */
@@ -85,9 +82,9 @@ const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}${f.statuses ? ` [${f.statuses}]` : ''}` : ''})`;
 
 export async function run(args: string[]): Promise<void> {
-  const duration = arg(args, 'duration', 10);
-  const connections = arg(args, 'connections', 50);
-  const duplicates = arg(args, 'duplicates', 0.2);
+  const duration = numberArg(args, 'duration', 10);
+  const connections = numberArg(args, 'connections', 50);
+  const duplicates = numberArg(args, 'duplicates', 0.2);
   const db = await createTestDatabase('bench_billing');
   const plainDb = await createTestDatabase('bench_billing_plain');
   const prefix = `${uniqueName('bench')}.`;

@@ -25,6 +25,7 @@ import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-prov
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
+import { parseOptions } from './support/args.js';
 
 interface Options {
   assets: number;
@@ -32,18 +33,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { assets: 3000, rounds: 20 };
-  for (let i = 0; i < args.length; i++) {
-    const key = args[i]?.replace(/^--/, '') as keyof Options;
-    const value = Number(args[i + 1]);
-    if (key in opts && Number.isInteger(value) && value > 0) {
-      opts[key] = value;
-      i++;
-    } else {
-      throw new Error(`unknown or bad argument "${args[i]}" (use --assets N --rounds N)`);
-    }
-  }
-  return opts;
+  return parseOptions(args, { assets: 3000, rounds: 20 });
 }
 
 const percentile = (xs: number[], p: number) => {

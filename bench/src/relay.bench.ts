@@ -28,6 +28,7 @@ import {
 import { testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
+import { parseOptions } from './support/args.js';
 
 interface Options {
   seconds: number;
@@ -36,18 +37,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { seconds: 10, rate: 5, batch: 4 };
-  for (let i = 0; i < args.length; i++) {
-    const key = args[i]?.replace(/^--/, '') as keyof Options;
-    const value = Number(args[i + 1]);
-    if (key in opts && Number.isInteger(value) && value > 0) {
-      opts[key] = value;
-      i++;
-    } else {
-      throw new Error(`unknown or bad argument "${args[i]}" (use --seconds N --rate N --batch N)`);
-    }
-  }
-  return opts;
+  return parseOptions(args, { seconds: 10, rate: 5, batch: 4 });
 }
 
 class CreateApplied extends Migration {

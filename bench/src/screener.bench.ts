@@ -9,6 +9,7 @@
 import autocannon from 'autocannon';
 import { connectBus, ensureEventStream } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { numberArg } from './support/args.js';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 interface Figures {
@@ -19,10 +20,6 @@ interface Figures {
   non2xx: number;
 }
 
-function arg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
 
 async function load(url: string, connections: number, duration: number): Promise<Figures> {
   const r = await autocannon({ url, connections, duration });
@@ -33,11 +30,11 @@ const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 
 export async function run(args: string[]): Promise<void> {
-  const duration = arg(args, 'duration', 10);
-  const connections = arg(args, 'connections', 50);
-  const rounds = arg(args, 'rounds', 2);
+  const duration = numberArg(args, 'duration', 10);
+  const connections = numberArg(args, 'connections', 50);
+  const rounds = numberArg(args, 'rounds', 2);
   // The screener's page cache TTL (`--cache-ttl 0`: identical concurrent requests still share one query).
-  const cacheTtl = arg(args, 'cache-ttl', 1000);
+  const cacheTtl = numberArg(args, 'cache-ttl', 1000);
   const db = await createTestDatabase('bench_screener');
   const prefix = `${uniqueName('bench')}.`;
   const gatewayPort = String(3900 + Math.floor(Math.random() * 50));

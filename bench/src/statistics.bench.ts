@@ -12,6 +12,7 @@ import { testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import { migrations } from '@invest/portfolios/migrations/index';
 import { StatisticsService } from '@invest/portfolios/statistics/statistics.service';
 import pg from 'pg';
+import { parseOptions } from './support/args.js';
 
 interface Options {
   seconds: number;
@@ -20,18 +21,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  const opts: Options = { seconds: 3, positions: 200, deals: 10_000 };
-  for (let i = 0; i < args.length; i++) {
-    const key = args[i]?.replace(/^--/, '') as keyof Options;
-    const value = Number(args[i + 1]);
-    if (key in opts && Number.isFinite(value) && value > 0) {
-      opts[key] = value;
-      i++;
-    } else {
-      throw new Error(`unknown or bad argument "${args[i]}" (use --seconds N --positions N --deals N)`);
-    }
-  }
-  return opts;
+  return parseOptions(args, { seconds: 3, positions: 200, deals: 10_000 }, (v) => Number.isFinite(v) && v > 0);
 }
 
 const USER = 'bench-user';
