@@ -3,6 +3,7 @@ export * from './context/request-context.js';
 export * from './context/deadline.js';
 export * from './logging/logger.js';
 export * from './rpc/service-error.js';
+export * from './rpc/request-meta.js';
 export * from './rpc/rpc-server.js';
 export * from './rpc/rpc-client.js';
 export * from './db/database.js';

@@ -1,15 +1,10 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ErrorCode, type RequestMeta, type RpcRequest, Subjects } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { type RpcRequest, Subjects } from '@invest/contracts';
+import { idempotencyKeyOf, requireUser } from '@invest/platform';
 import { NOTIFICATION_EVENTS_SERVICE, NOTIFICATION_SERVICE } from './alerts.tokens.js';
 import type { NotificationEventsService } from './inbox/notification-events.service.js';
 import type { NotificationService } from './notifications/notification.service.js';
-
-function requireUser(meta: Partial<RequestMeta> | undefined): string {
-  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-  return meta.userId;
-}
 
 /** `alerts.*`: the user's notifications and their fired events (the inbox). */
 @Controller()
@@ -21,12 +16,12 @@ export class AlertsHandler {
 
   @MessagePattern(Subjects.alerts.priceAlertsCreate)
   createPriceAlert(@Payload() req: RpcRequest<unknown>) {
-    return this.notifications.createPriceAlert(requireUser(req.meta), req.data, req.meta?.idempotencyKey);
+    return this.notifications.createPriceAlert(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.alerts.priceChangeAlertsCreate)
   createPriceChangeAlert(@Payload() req: RpcRequest<unknown>) {
-    return this.notifications.createPriceChangeAlert(requireUser(req.meta), req.data, req.meta?.idempotencyKey);
+    return this.notifications.createPriceChangeAlert(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.alerts.notificationsList)

@@ -1,14 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { entitlementsRequestSchema, ErrorCode, type RequestMeta, type RpcRequest, Subjects } from '@invest/contracts';
-import { parseOrThrow, ServiceError } from '@invest/platform';
+import { entitlementsRequestSchema, type RpcRequest, Subjects } from '@invest/contracts';
+import { parseOrThrow, requireUser } from '@invest/platform';
 import type { BillingService } from './billing.service.js';
 import { BILLING_SERVICE } from './billing.tokens.js';
-
-function requireUser(meta: Partial<RequestMeta> | undefined): string {
-  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-  return meta.userId;
-}
 
 /** `billing.*`: plans (public), the user's subscription, provider notifications and entitlements. */
 @Controller()

@@ -1,14 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { ErrorCode, type RequestMeta, type RpcRequest, Subjects } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { type RpcRequest, Subjects } from '@invest/contracts';
+import { requireUser } from '@invest/platform';
 import { CHAT_SERVICE } from '../chat.tokens.js';
 import type { ChatService } from './chat.service.js';
-
-function requireUser(meta: Partial<RequestMeta> | undefined): string {
-  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-  return meta.userId;
-}
 
 /** `chat.*`: the signed-in user's chats, messages (answers stream on `chat.stream.<messageId>`) and limits. */
 @Controller()

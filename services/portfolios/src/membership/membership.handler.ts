@@ -1,9 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '../common/request.js';
 import { MEMBERSHIP_SERVICE } from '../portfolios.tokens.js';
 import type { MembershipService } from './membership.service.js';
+import { requireUser } from '@invest/platform';
 
 /** `portfolios.membership.get` */
 @Controller()

@@ -1,9 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '../common/request.js';
 import { STATISTICS_SERVICE } from '../portfolios.tokens.js';
 import type { StatisticsService } from './statistics.service.js';
+import { requireUser } from '@invest/platform';
 
 /** `portfolios.statistics.get`: used by the gateway and by the chat service (portfolio_health context). */
 @Controller()

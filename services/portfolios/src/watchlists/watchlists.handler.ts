@@ -1,9 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { idempotencyKeyOf, requireUser } from '../common/request.js';
 import { WATCHLIST_SERVICE } from '../portfolios.tokens.js';
 import type { WatchlistService } from './watchlist.service.js';
+import { idempotencyKeyOf, requireUser } from '@invest/platform';
 
 /** `portfolios.watchlists.*` and `portfolios.watchlist-items.*` */
 @Controller()

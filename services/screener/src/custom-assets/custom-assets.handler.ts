@@ -4,29 +4,12 @@ import {
   type CustomAssetReply,
   CustomAssetSubjects,
   type DeleteCustomAssetReply,
-  ErrorCode,
-  idempotencyKeySchema,
   type ListCustomAssetsReply,
-  type RequestMeta,
   type RpcRequest,
 } from '@invest/contracts';
-import { IDEMPOTENCY_KEY_FIELD, ServiceError } from '@invest/platform';
+import { idempotencyKeyOf, requireUser } from '@invest/platform';
 import { CUSTOM_ASSETS } from '../screener.tokens.js';
 import type { CustomAssetsService } from './custom-assets.service.js';
-
-function requireUser(meta: Partial<RequestMeta> | undefined): string {
-  if (!meta?.userId) throw new ServiceError(ErrorCode.Unauthenticated, 'Unauthenticated.');
-  return meta.userId;
-}
-
-/** The request's `Idempotency-Key` (checked again here: a bad one is a 422 naming the header), or undefined. */
-function idempotencyKeyOf(meta: Partial<RequestMeta> | undefined): string | undefined {
-  const key: unknown = meta?.idempotencyKey;
-  if (key === undefined) return undefined;
-  const parsed = idempotencyKeySchema.safeParse(key);
-  if (!parsed.success) throw ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: parsed.error.issues.map((i) => i.message) });
-  return parsed.data;
-}
 
 /** `screener.custom-assets.*`: every request acts for `meta.userId` and sees only that user's assets. */
 @Controller()
