@@ -97,14 +97,9 @@ export default function SubscriptionScreen() {
               {p.price === null ? t('Бесплатно', 'Free') : `${formatMoney(Number(p.price), p.currency ?? 'RUB', locale)} / ${p.period === 'year' ? t('год', 'year') : t('месяц', 'month')}`}
             </p>
             {p.paid && session && (
-              // Not disabled while a paid plan is active: billing answers such a payment with 409 and the
-              // screen shows its explanation, which is what a user who pays twice needs to read.
-              <>
-                <button type="button" data-testid="plan-buy" onClick={() => (setInfo(null), setCheckout(p))}>
-                  {t('Оформить', 'Subscribe')}
-                </button>
-                {subscription?.usable && subscription.plan.paid && <p className="muted small">{t('У вас уже есть активная подписка.', 'You already have an active subscription.')}</p>}
-              </>
+              <button type="button" data-testid="plan-buy" onClick={() => (setInfo(null), setCheckout(p))} disabled={subscription?.usable === true && subscription.plan.paid}>
+                {t('Оформить', 'Subscribe')}
+              </button>
             )}
           </div>
         ))}
