@@ -165,10 +165,10 @@ async function workers(until: number): Promise<void> {
     }
   };
 
-  /** A rate batch every few seconds: SBER up 3 % (more than the fake's ±1 % drift), so crossings only go up. */
+  /** A rate batch every few seconds: SBER up 5 % (more than the fake's ±1 % drift twice), so rates only rise. */
   const rates = async () => {
     while (Date.now() < until) {
-      sberBase = +(sberBase * 1.03).toFixed(2);
+      sberBase = +(sberBase * 1.05).toFixed(2);
       market.setCell('shares', 'marketdata', TICKER, 'TQBR', 'LAST', sberBase);
       await runJob('screener', 'get:assetRates')
         .then(() => accepted.rateBatches++)
@@ -186,8 +186,8 @@ async function workers(until: number): Promise<void> {
         await sleep(200);
         continue;
       }
-      // Above the latest rate by more than the drift: fires on the next batches.
-      const target = +(sberBase * 1.05).toFixed(2);
+      // Above the latest rate by more than the drift, below the next one: fires on the next batch.
+      const target = +(sberBase * 1.025).toFixed(2);
       const a = await client.create('create price alert', '/api/price-alert', u, { target_price: target, assetable: { type: 'share', id: shareIds[TICKER] }, name: `SBER ${target}` }, { allowed: [422] });
       if (a.status === 201) {
         made.set(u, (made.get(u) ?? 0) + 1);
@@ -274,9 +274,8 @@ async function chaos(until: number): Promise<void> {
         await victim.kill();
         note(`SIGKILL ${victim.name}`);
         await waitUntil(to);
-        victim.start();
-        await victim.started();
-        note(`${victim.name} restarted and serving`);
+        const attempts = await victim.restart();
+        note(`${victim.name} restarted and serving${attempts > 1 ? ` (${attempts} starts: NATS unreachable at first)` : ''}`);
       })(),
     );
   }
@@ -420,7 +419,7 @@ describe('chaos', () => {
 
       // No payment or subscription period doubled.
       const payments = await q<{ transaction_id: string; user_id: string }>('billing', 'select transaction_id, user_id from subscription_payments');
-      const recorded = await q<{ tx: string; n: number }>('billing', "select data->>'transactionId' as tx, count(*)::int as n from es_events where type = 'PaymentRecorded' group by 1");
+      const recorded = await q<{ tx: string; n: number }>('billing', "select data->>'paymentId' as tx, count(*)::int as n from es_events where type = 'PaymentRecorded' group by 1");
       const paid = new Map(payments.map((p) => [Number(p.transaction_id), p.user_id]));
       if (payments.length !== paid.size) fail('a TransactionId paid twice', payments.length - paid.size);
       for (const [tx, user] of accepted.payments) if (paid.get(tx) !== user) fail('accepted payment not recorded for its user', { tx, user, got: paid.get(tx) });

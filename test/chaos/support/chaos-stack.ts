@@ -4,6 +4,7 @@
  * instance can be killed, paused and restarted; its last output lines are kept for a failure report.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { createTestDatabase, uniqueName } from '@invest/platform/testing/index';
@@ -28,6 +29,7 @@ export class Instance {
   /** Exits nobody asked for (a crash), with their last lines. */
   readonly crashes: string[] = [];
   private expectExit = false;
+  private log: WriteStream | undefined;
   private serving = false;
 
   constructor(
@@ -45,6 +47,10 @@ export class Instance {
     const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: root, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.expectExit = false;
     this.serving = false;
+    // Every line of every run of this instance, for reading after a failure (.runtime/chaos/<name>.log).
+    mkdirSync(join(root, '.runtime', 'chaos'), { recursive: true });
+    this.log ??= createWriteStream(join(root, '.runtime', 'chaos', `${this.service}-${this.index}.log`));
+    this.log.write(`--- start ${new Date().toISOString()}\n`);
     for (const s of [child.stdout!, child.stderr!]) {
       let rest = '';
       s.setEncoding('utf8').on('data', (chunk: string) => {
@@ -53,6 +59,7 @@ export class Instance {
         for (const line of lines) {
           if (!line) continue;
           this.output.push(line);
+          this.log?.write(`${line}\n`);
           if (/"msg":"[\w ]*(started|listening)"/.test(line)) this.serving = true;
         }
         if (this.output.length > 400) this.output.splice(0, this.output.length - 400);
@@ -68,8 +75,29 @@ export class Instance {
   async started(timeoutMs = 90_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     while (!this.serving) {
-      if (this.child?.exitCode !== null || Date.now() > end) throw new Error(`${this.name} did not start:\n${this.output.slice(-20).join('\n')}`);
+      if (this.child?.exitCode !== null || this.child?.signalCode !== null || Date.now() > end) throw new Error(`${this.name} did not start:\n${this.output.slice(-20).join('\n')}`);
       await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /**
+   * Starts the process again as a supervisor would: one that exits before it serves (e.g. no NATS node
+   * reachable at that moment) is started again a second later. Resolves with the number of attempts.
+   */
+  async restart(timeoutMs = 120_000): Promise<number> {
+    const end = Date.now() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      const before = this.crashes.length;
+      this.start();
+      try {
+        await this.started(Math.max(1000, end - Date.now()));
+        return attempt;
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        // Exited while starting: a failed start, not a crash of a running instance.
+        this.crashes.splice(before);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
     }
   }
 
