@@ -17,6 +17,8 @@ import { ContextProviders } from './providers/context-providers.js';
 export interface ChatAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   busPrefix: string;
   logger?: Logger;
   openai: OpenAiConfig;
@@ -76,7 +78,7 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
   const res = new ServiceResources(logger);
   return res.boot(async () => {
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'chat', prefix: opts.busPrefix });
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'chat', prefix: opts.busPrefix });
     await ensureChatStreams(bus, opts.streamMaxAgeMs ?? 15 * 60_000);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'chat-rpc', defaultTimeoutMs: opts.rpcTimeoutMs ?? 10_000, busPrefix: opts.busPrefix });
 

@@ -37,6 +37,8 @@ export interface OpenAiConfig {
 export interface ChatConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
   marketTz: string;
@@ -54,6 +56,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
   return {
     databaseUrl: serviceDatabaseUrl('chat', { DATABASE_URL: env.DATABASE_URL, CHAT_DATABASE_URL: env.CHAT_DATABASE_URL }),
     natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
     marketTz: env.MARKET_TZ,

@@ -1,0 +1,136 @@
+/**
+ * A three-node JetStream cluster (deploy/nats/cluster.conf, private, on loopback ports) with
+ * JETSTREAM_REPLICAS=3: streams get three replicas, a stream of one replica is scaled up, and a client
+ * given every node in NATS_URL keeps publishing (relay) and consuming (DurableConsumer) while a node is
+ * SIGKILLed and restarted, every event applied exactly once. Skipped where nats-server is missing.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, Migration } from '../db/database.js';
+import { appendToStream } from '../event-store/event-store.js';
+import { eventStoreMigration } from '../event-store/event-store.migration.js';
+import { createLogger } from '../logging/logger.js';
+import { NatsCluster } from '../testing/nats-cluster.js';
+import { privateNatsAvailable } from '../testing/private-nats.js';
+import { uniqueName } from '../testing/test-env.js';
+import { useTestDatabase } from '../testing/use-test-database.js';
+import { type Bus, connectBus, ensureEventStream, ensureStream, retryTransient, streamNameOf } from './bus.js';
+import { deadLetterMigration } from './dead-letter.migration.js';
+import { DurableConsumer } from './durable-consumer.js';
+import { EventRelay } from './event-relay.js';
+
+class CreateApplied extends Migration {
+  override up() {
+    // No unique key: a second application of an event would show as a second row.
+    this.addSql('create table applied (event_id uuid not null, n int not null)');
+  }
+}
+
+const logger = createLogger('cluster-test', 'silent');
+
+/** Peers holding a stream or consumer, leader included (`cluster.replicas` lists the others). */
+const peersOf = (info: { cluster?: { leader?: string; replicas?: { name: string }[] } }) =>
+  [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean).length;
+
+describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
+  let cluster: NatsCluster;
+  let bus: Bus;
+  let db: Db;
+  useTestDatabase('pl_cluster', [eventStoreMigration, deadLetterMigration, { name: '0001-applied', class: CreateApplied }], (opened) => (db = opened));
+
+  beforeAll(async () => {
+    cluster = await NatsCluster.start();
+    bus = await connectBus({ natsUrl: cluster.url, name: 'cluster-test', prefix: `${uniqueName('cl')}.`, replicas: 3 });
+  }, 60_000);
+  afterAll(async () => {
+    await bus?.close();
+    await cluster?.stop();
+  });
+
+  it('creates streams with JETSTREAM_REPLICAS replicas', async () => {
+    const name = await ensureEventStream(bus, 'alerts');
+    const info = await bus.jsm.streams.info(name);
+    expect(info.config.num_replicas).toBe(3);
+    await expect.poll(async () => peersOf(await bus.jsm.streams.info(name)), { timeout: 10_000 }).toBe(3);
+  });
+
+  it('scales a stream of one replica, and its consumers, to JETSTREAM_REPLICAS', async () => {
+    const single = { ...bus, replicas: 1 };
+    const name = await ensureEventStream(single, 'billing');
+    expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
+    const consumer = new DurableConsumer({ db, bus, stream: name, durableName: 'test__scaled', logger, handle: async () => undefined });
+    await consumer.ensure();
+    expect(peersOf(await bus.jsm.consumers.info(name, consumer.consumerName))).toBe(1);
+
+    await ensureEventStream(bus, 'billing');
+    expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(3);
+    // While the new peers catch up the cluster may answer "temporarily unavailable": ask again.
+    await expect.poll(async () => peersOf(await retryTransient(() => bus.jsm.streams.info(name))), { timeout: 20_000 }).toBe(3);
+    await expect.poll(async () => peersOf(await retryTransient(() => bus.jsm.consumers.info(name, consumer.consumerName))), { timeout: 20_000 }).toBe(3);
+  });
+
+  it('keeps relaying and consuming, each event once, through the loss and restart of a node', async () => {
+    const stream = await ensureEventStream(bus, 'market');
+    expect(stream).toBe(streamNameOf(bus, 'market'));
+    const relay = new EventRelay({ db, bus, name: 'cluster-relay', logger, subjectFor: (e) => `market.events.${e.type}`, pollMs: 100 });
+    const consumer = new DurableConsumer({
+      db,
+      bus,
+      stream,
+      durableName: 'test__cluster',
+      filterSubject: 'market.events.RatesUpdated',
+      logger,
+      ackWaitMs: 2_000,
+      pullExpiresMs: 2_000,
+      reconnectBaseMs: 100,
+      ensureStream: () => ensureEventStream(bus, 'market'),
+      handle: async (event, tx) => {
+        await tx.query('insert into applied (event_id, n) values ($1, $2)', [event.id, (event.data as { n: number }).n]);
+      },
+    });
+    let n = 0;
+    const record = () => db.transaction((tx) => appendToStream(tx, `asset-${randomUUID()}`, [{ type: 'RatesUpdated', data: { n: ++n } }]));
+    const applied = async () => Number((await db.query<{ c: string }>('select count(*)::text as c from applied'))[0]!.c);
+
+    await relay.start();
+    await consumer.start();
+    try {
+      // Steady writes the whole time, as a service would make them.
+      let writing = true;
+      const writer = (async () => {
+        while (writing) {
+          await record();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      await expect.poll(applied, { timeout: 10_000 }).toBeGreaterThan(10);
+
+      // Lose the node holding the stream's leadership (the worst case), then the rest of the cluster goes on.
+      const leader = (await bus.jsm.streams.info(stream)).cluster!.leader!;
+      await cluster.kill(leader);
+      const atLoss = await applied();
+      await expect.poll(applied, { timeout: 20_000 }).toBeGreaterThan(atLoss + 20);
+
+      await cluster.restart(leader);
+      const atRestart = await applied();
+      await expect.poll(applied, { timeout: 20_000 }).toBeGreaterThan(atRestart + 20);
+
+      writing = false;
+      await writer;
+      await expect.poll(applied, { timeout: 20_000 }).toBe(n);
+      const [dup] = await db.query<{ c: string }>('select count(*)::text as c from (select event_id from applied group by event_id having count(*) > 1) d');
+      expect(Number(dup!.c)).toBe(0);
+      // Nothing missing on the stream either: JetStream kept every relayed event once (msgID deduplication).
+      expect((await retryTransient(() => bus.jsm.streams.info(stream))).state.messages).toBe(n);
+    } finally {
+      await consumer.stop();
+      await relay.stop();
+    }
+  }, 60_000);
+
+  it('ensureStream given an explicit num_replicas keeps it', async () => {
+    const name = `${uniqueName('cl_explicit')}`.toUpperCase();
+    await ensureStream(bus, { name, subjects: [`${name}.>`], num_replicas: 1 });
+    expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
+  });
+});
