@@ -250,7 +250,7 @@ async function chaos(until: number): Promise<void> {
   tasks.push(
     (async () => {
       await waitUntil(at(0.25));
-      const node = nats.nodes - 1;
+      const node = Math.floor(Math.random() * nats.nodes);
       await nats.kill(node);
       natsDown = { from: Date.now(), to: Number.NaN };
       note(`SIGKILL nats node ${node}`);
