@@ -110,6 +110,7 @@ const accepted = {
   chatAnswers: 0,
   rateBatches: 0,
 };
+const rateJobMs: number[] = [];
 
 async function workers(until: number): Promise<void> {
   const users = Array.from({ length: 8 }, (_, i) => `chaos-u${i}`);
@@ -170,8 +171,12 @@ async function workers(until: number): Promise<void> {
     while (Date.now() < until) {
       sberBase = +(sberBase * 1.05).toFixed(2);
       market.setCell('shares', 'marketdata', TICKER, 'TQBR', 'LAST', sberBase);
+      const t0 = Date.now();
       await runJob('screener', 'get:assetRates')
-        .then(() => accepted.rateBatches++)
+        .then(() => {
+          accepted.rateBatches++;
+          rateJobMs.push(Date.now() - t0);
+        })
         .catch((err: unknown) => note(`rate job failed: ${(err as Error).message.split('\n')[0]}`));
       await sleep(4000);
     }
@@ -463,6 +468,7 @@ describe('chaos', () => {
           chatAnswers: accepted.chatAnswers,
           rateBatches: accepted.rateBatches,
         },
+        rateJobMs,
         chatAnswersByStatus: Object.fromEntries(answers.map((a) => [a.status, a.n])),
         failures,
       };
