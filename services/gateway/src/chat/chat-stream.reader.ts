@@ -69,7 +69,10 @@ export class ChatStreamReader {
         filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
         ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
       });
-      return consumer.consume({ max_messages: 256 });
+      // Pulls of 5 s (heartbeats every 2.5 s) instead of 30 s: when the stream's leader moves (a NATS node
+      // lost), the ephemeral consumer behind this one is gone, and two missed heartbeats are what makes the
+      // client re-create it; an answer should not stall for half a minute meanwhile.
+      return consumer.consume({ max_messages: 256, expires: 5_000 });
     });
     const logger = this.opts.logger;
     const close = () => messages.close().then(() => undefined, () => undefined);
