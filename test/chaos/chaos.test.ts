@@ -343,6 +343,37 @@ async function settle(timeoutMs = 90_000): Promise<void> {
   }
 }
 
+/** The summary as a person reads it (the JSON has the same figures). */
+function formatSummary(s: {
+  durationS: number;
+  natsNodes: number;
+  replicas: number;
+  requests: Record<string, Record<string, number>>;
+  failuresInjected: string[];
+  longestWriteOutageMs: number;
+  eventsDuringNodeLoss: number;
+  eventDelayDuringNodeLossP99Ms: number;
+  createsRetriedAfter503: number;
+  accepted: Record<string, number>;
+  chatAnswersByStatus: Record<string, number>;
+  failures: string[];
+}): string {
+  const lines = [
+    `[chaos] ${s.durationS} s of workload; NATS ${s.natsNodes} nodes, streams R${s.replicas}; 2 instances of every service and of the gateway`,
+    'requests (status × count; conn = refused by a killed gateway, sent again to the other):',
+    ...Object.entries(s.requests).map(([kind, m]) => `  ${kind.padEnd(24)} ${Object.entries(m).map(([st, n]) => `${st}×${n}`).join('  ')}`),
+    'failures injected:',
+    ...s.failuresInjected.map((f) => `  ${f}`),
+    `longest time no write was accepted: ${s.longestWriteOutageMs} ms`,
+    `events recorded during the node loss: ${s.eventsDuringNodeLoss}, delivered to their consumers with p99 ${s.eventDelayDuringNodeLossP99Ms} ms`,
+    `creates answered 503 and repeated with their Idempotency-Key: ${s.createsRetriedAfter503}`,
+    `accepted: ${Object.entries(s.accepted).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `chat answers: ${Object.entries(s.chatAnswersByStatus).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    s.failures.length ? `FAILED:\n${s.failures.map((f) => `  ${f}`).join('\n')}` : 'checks: every invariant held',
+  ];
+  return lines.join('\n');
+}
+
 function p99(values: number[]): number {
   if (values.length === 0) return 0;
   const s = [...values].sort((a, b) => a - b);
@@ -480,7 +511,7 @@ describe('chaos', () => {
       };
       mkdirSync(join(root, '.runtime'), { recursive: true });
       writeFileSync(join(root, '.runtime', 'chaos-summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-      console.log(`[chaos] summary\n${JSON.stringify(summary, null, 2)}`);
+      console.log(formatSummary(summary));
       expect(failures).toEqual([]);
     },
     DURATION_MS + 420_000,
