@@ -1,4 +1,4 @@
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import {
   jetstream,
@@ -28,10 +28,11 @@ export interface Bus {
 
 /**
  * Connects to NATS (`natsUrl`: one URL or the comma-separated nodes of a cluster, see `natsConnectionOptions`).
- * `replicas` (`JETSTREAM_REPLICAS`, default 1) is what `ensureStream` creates and updates streams with.
+ * `replicas` (`JETSTREAM_REPLICAS`, default 1) is what `ensureStream` creates and updates streams with;
+ * `connection` overrides nats.js options (tests and benchmarks, e.g. `noRandomize` to pick the first node).
  */
-export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number }): Promise<Bus> {
-  const nc = await connectNats(opts.natsUrl, opts.name);
+export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number; connection?: Partial<ConnectionOptions> }): Promise<Bus> {
+  const nc = await connectNats(opts.natsUrl, opts.name, opts.connection);
   const jsm = await jetstreamManager(nc);
   return {
     nc,

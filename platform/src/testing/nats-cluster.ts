@@ -27,6 +27,10 @@ interface JszMeta {
   meta_cluster?: { leader?: string; cluster_size?: number; replicas?: { name: string; current: boolean; offline?: boolean }[] };
 }
 
+interface JszStreams {
+  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string } }[] }[];
+}
+
 async function getJson<T>(url: string, timeoutMs = 1_000): Promise<{ status: number; body: T } | undefined> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -125,6 +129,16 @@ export class NatsNode {
     const r = await getJson<JszMeta>(`${this.monitorUrl}/jsz`);
     return r?.body.meta_cluster;
   }
+
+  /** The leader of stream `name` as this node's `/jsz` knows it (only nodes holding a replica know). */
+  async streamLeader(name: string): Promise<string | undefined> {
+    const r = await getJson<JszStreams>(`${this.monitorUrl}/jsz?accounts=true&streams=true`);
+    for (const account of r?.body.account_details ?? []) {
+      const stream = account.stream_detail?.find((s) => s.name === name);
+      if (stream) return stream.cluster?.leader || undefined;
+    }
+    return undefined;
+  }
 }
 
 const live = new Set<NatsCluster>();
@@ -215,6 +229,13 @@ export class NatsCluster {
     const running = this.nodes.filter((n) => n.running);
     const leaders = await Promise.all(running.map((n) => n.meta().then((m) => m?.leader)));
     return leaders.every((l) => l === leaders[0]) ? leaders[0] : undefined;
+  }
+
+  /** The leader of stream `name` as the running nodes see it (undefined while they disagree or have none); read from `/jsz`, so it answers during elections. */
+  async streamLeader(name: string): Promise<string | undefined> {
+    const running = this.nodes.filter((n) => n.running);
+    const leaders = await Promise.all(running.map((n) => n.streamLeader(name)));
+    return leaders[0] && leaders.every((l) => l === leaders[0]) ? leaders[0] : undefined;
   }
 
   /** Kills a node with SIGKILL (by name, e.g. `n2`); returns it. */
