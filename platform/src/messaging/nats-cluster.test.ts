@@ -6,12 +6,13 @@
  * consumer that was scaled up with its stream). Skipped where nats-server is missing.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, Migration } from '../db/database.js';
 import { appendToStream } from '../event-store/event-store.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
 import { createLogger } from '../logging/logger.js';
-import { NatsCluster } from '../testing/nats-cluster.js';
+import { NATS_CLUSTER_CONFIG, NatsCluster } from '../testing/nats-cluster.js';
 import { privateNatsAvailable } from '../testing/private-nats.js';
 import { uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
@@ -144,5 +145,19 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
     const name = `${uniqueName('cl_explicit')}`.toUpperCase();
     await ensureStream(bus, { name, subjects: [`${name}.>`], num_replicas: 1 });
     expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
+  });
+});
+
+describe('cluster configuration of the deployment', () => {
+  const withoutComments = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+
+  it('is the same in deploy/nats/cluster.conf and the ConfigMap of deploy/k8s/nats-cluster.yaml', () => {
+    const manifest = readFileSync(new URL('../../../deploy/k8s/nats-cluster.yaml', import.meta.url), 'utf8');
+    const block = /nats\.conf: \|\n((?: {4}.*\n)+)/.exec(manifest)?.[1] ?? '';
+    expect(withoutComments(block)).toEqual(withoutComments(readFileSync(NATS_CLUSTER_CONFIG, 'utf8')));
   });
 });
