@@ -2,18 +2,21 @@
  * A three-node JetStream cluster (deploy/nats/cluster.conf, private, on loopback ports) with
  * JETSTREAM_REPLICAS=3: streams get three replicas, a stream of one replica is scaled up, and a client
  * given every node in NATS_URL keeps publishing (relay) and consuming (DurableConsumer) while a node is
- * SIGKILLed and restarted, every event applied exactly once. Skipped where nats-server is missing.
+ * SIGKILLed and restarted, every event applied exactly once; the restarted node catches up (also on the
+ * consumer that was scaled up with its stream). Skipped where nats-server is missing.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, Migration } from '../db/database.js';
 import { appendToStream } from '../event-store/event-store.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
 import { createLogger } from '../logging/logger.js';
-import { NatsCluster } from '../testing/nats-cluster.js';
+import { NATS_CLUSTER_CONFIG, NatsCluster } from '../testing/nats-cluster.js';
 import { privateNatsAvailable } from '../testing/private-nats.js';
 import { uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
+import { clusterStatus } from './cluster-status.js';
 import { type Bus, connectBus, ensureEventStream, ensureStream, retryTransient, streamNameOf } from './bus.js';
 import { deadLetterMigration } from './dead-letter.migration.js';
 import { DurableConsumer } from './durable-consumer.js';
@@ -60,10 +63,14 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
     expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
     const consumer = new DurableConsumer({ db, bus, stream: name, durableName: 'test__scaled', logger, handle: async () => undefined });
     await consumer.ensure();
-    expect(peersOf(await bus.jsm.consumers.info(name, consumer.consumerName))).toBe(1);
+    const created = await bus.jsm.consumers.info(name, consumer.consumerName);
+    expect([created.config.num_replicas, peersOf(created)]).toEqual([1, 1]);
 
+    // A service restarted with JETSTREAM_REPLICAS=3 ensures its streams, then its consumers.
     await ensureEventStream(bus, 'billing');
     expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(3);
+    await consumer.ensure();
+    expect((await retryTransient(() => bus.jsm.consumers.info(name, consumer.consumerName))).config.num_replicas).toBe(3);
     // While the new peers catch up the cluster may answer "temporarily unavailable": ask again.
     await expect.poll(async () => peersOf(await retryTransient(() => bus.jsm.streams.info(name))), { timeout: 20_000 }).toBe(3);
     await expect.poll(async () => peersOf(await retryTransient(() => bus.jsm.consumers.info(name, consumer.consumerName))), { timeout: 20_000 }).toBe(3);
@@ -94,15 +101,15 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
 
     await relay.start();
     await consumer.start();
+    // Steady writes the whole time, as a service would make them.
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        await record();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     try {
-      // Steady writes the whole time, as a service would make them.
-      let writing = true;
-      const writer = (async () => {
-        while (writing) {
-          await record();
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      })();
       await expect.poll(applied, { timeout: 10_000 }).toBeGreaterThan(10);
 
       // Lose the node holding the stream's leadership (the worst case), then the rest of the cluster goes on.
@@ -110,6 +117,10 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
       await cluster.kill(leader);
       const atLoss = await applied();
       await expect.poll(applied, { timeout: 20_000 }).toBeGreaterThan(atLoss + 20);
+      // What `npm run nats:cluster -- status` prints: the lost node, and the stream led by another one.
+      const status = await clusterStatus(cluster.nodes.map((node) => node.monitorUrl));
+      expect(status).toContain(`node at ${cluster.node(leader).monitorUrl}: not answering (fetch failed)`);
+      expect(status.find((l) => l.startsWith(`stream ${stream}:`))).toMatch(new RegExp(`^stream ${stream}: R3, \\d+ messages; (?!${leader})n\\d\\*`));
 
       await cluster.restart(leader);
       const atRestart = await applied();
@@ -123,6 +134,8 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
       // Nothing missing on the stream either: JetStream kept every relayed event once (msgID deduplication).
       expect((await retryTransient(() => bus.jsm.streams.info(stream))).state.messages).toBe(n);
     } finally {
+      writing = false;
+      await writer;
       await consumer.stop();
       await relay.stop();
     }
@@ -132,5 +145,19 @@ describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
     const name = `${uniqueName('cl_explicit')}`.toUpperCase();
     await ensureStream(bus, { name, subjects: [`${name}.>`], num_replicas: 1 });
     expect((await bus.jsm.streams.info(name)).config.num_replicas).toBe(1);
+  });
+});
+
+describe('cluster configuration of the deployment', () => {
+  const withoutComments = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+
+  it('is the same in deploy/nats/cluster.conf and the ConfigMap of deploy/k8s/nats-cluster.yaml', () => {
+    const manifest = readFileSync(new URL('../../../deploy/k8s/nats-cluster.yaml', import.meta.url), 'utf8');
+    const block = /nats\.conf: \|\n((?: {4}.*\n)+)/.exec(manifest)?.[1] ?? '';
+    expect(withoutComments(block)).toEqual(withoutComments(readFileSync(NATS_CLUSTER_CONFIG, 'utf8')));
   });
 });

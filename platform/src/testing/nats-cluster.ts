@@ -94,12 +94,14 @@ export class NatsNode {
    */
   async waitHealthy(timeoutMs = 30_000): Promise<void> {
     const until = Date.now() + timeoutMs;
+    let last: unknown;
     while (Date.now() < until) {
-      const r = await getJson<{ status?: string }>(`${this.monitorUrl}/healthz`);
+      const r = await getJson<{ status?: string; error?: string }>(`${this.monitorUrl}/healthz`);
       if (r?.status === 200) return;
+      last = r?.body.error ?? r?.body;
       await sleep(100);
     }
-    throw new Error(`nats-server ${this.name} not healthy after ${timeoutMs} ms (see ${this.logFile})`);
+    throw new Error(`nats-server ${this.name} not healthy after ${timeoutMs} ms: ${JSON.stringify(last)} (see ${this.logFile})`);
   }
 
   /** Kills the node (SIGKILL: no goodbye to clients or peers, like a crash). */
@@ -180,6 +182,8 @@ export class NatsCluster {
       };
       return new NatsNode(name, clientPort, httpPorts[i]!, clusterPorts[i]!, storeDir, env, opts.configFile ?? NATS_CLUSTER_CONFIG, join(dataDir, `${name}.log`));
     });
+    // A port someone else listens on would look like a node that started.
+    for (const n of nodes) if (await accepts(n.clientPort)) throw new Error(`port ${n.clientPort} is in use (another nats-server?)`);
     const cluster = new NatsCluster(nodes, dataDir, ownsDataDir);
     live.add(cluster);
     try {
@@ -231,10 +235,11 @@ export class NatsCluster {
     return leaders.every((l) => l === leaders[0]) ? leaders[0] : undefined;
   }
 
-  /** The leader of stream `name` as the running nodes see it (undefined while they disagree or have none); read from `/jsz`, so it answers during elections. */
+  /** The leader of stream `name` as the running nodes holding it see it (undefined while they disagree or have none); read from `/jsz`, so it answers during elections. */
   async streamLeader(name: string): Promise<string | undefined> {
     const running = this.nodes.filter((n) => n.running);
-    const leaders = await Promise.all(running.map((n) => n.streamLeader(name)));
+    // Nodes without a replica of the stream do not know it; the others must agree.
+    const leaders = (await Promise.all(running.map((n) => n.streamLeader(name)))).filter((l) => l !== undefined);
     return leaders[0] && leaders.every((l) => l === leaders[0]) ? leaders[0] : undefined;
   }
 
