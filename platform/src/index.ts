@@ -13,6 +13,8 @@ export * from './event-store/event-store.js';
 export * from './event-store/command-handling.js';
 export * from './event-store/event-store.migration.js';
 export * from './messaging/bus.js';
+export * from './messaging/nats-connection.js';
+export * from './messaging/cluster-status.js';
 export * from './messaging/bus-prefix.js';
 export * from './messaging/event-relay.js';
 export * from './messaging/durable-consumer.js';

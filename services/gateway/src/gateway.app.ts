@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
+import { createLogger, natsConnectionOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
@@ -53,7 +53,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const config: GatewayConfig = { ...gatewayDefaults, ...overrides, http: { ...gatewayDefaults.http, ...overrides.http } };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
-  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(config.natsUrl, 'gateway') });
+  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsConnectionOptions(config.natsUrl, 'gateway') });
   const rpc = new RpcClient(proxy, config.rpcTimeoutMs, config.busPrefix);
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);

@@ -39,6 +39,8 @@ export const DEFAULT_PROVIDERS: ProviderSettings = {
 export interface ScreenerAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   /** Prefix of every NATS subject (`BUS_PREFIX`); tests use a unique one. */
   busPrefix?: string;
   logger?: Logger;
@@ -101,7 +103,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     if (opts.loadDemoData ?? true) await loadDemoData(db, { today: marketToday(marketTz), logger });
 
     // The consumer reads the portfolios' stream; ensuring it here (same definition) lets services start in any order.
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
 
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
     const jobs = createScreenerJobs(deps);
