@@ -19,6 +19,8 @@ import { installRequestCharsetHook } from './validation/request-charset.hook.js'
 import { installDecimalReplySerializer } from './http/exact-json.js';
 import { MarketEventsInvalidator, type SubscribableConnection } from './screener/market-events.invalidator.js';
 import { PublicPageCache } from './screener/public-page.cache.js';
+import { installPublicPageHits } from './screener/public-page.hits.js';
+import { publicCacheControl } from './screener/public-page.response.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache'>> & {
@@ -95,6 +97,12 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   adapter.getInstance().addHook('onRequest', (_request, reply, done) => {
     if (closing === undefined) return done();
     void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
+  });
+  installPublicPageHits(adapter.getInstance(), {
+    pages: publicPages,
+    invalidator,
+    cacheControl: publicCacheControl(config.publicScreenerCache.ttlMs),
+    ...(config.publicBaseUrl ? { baseUrl: config.publicBaseUrl } : {}),
   });
   installDecimalReplySerializer(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(

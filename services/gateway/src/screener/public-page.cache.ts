@@ -9,11 +9,11 @@ import type { PageLinks } from '../paging/page-links.js';
  * The links depend on the request URL (its parameter order is kept), so they are appended per request.
  */
 export interface SerializedPage {
-  /** `{"data":[…],"meta":{…}` */
-  head: string;
+  /** `{"data":[…],"meta":{…}` in UTF-8: encoded once, copied into each body. */
+  head: Buffer;
   /** Strong entity tag of the page: a hash of `head` (and the links' base URL). */
   etag: string;
-  /** UTF-8 bytes of `head`, what the cache's byte bound counts. */
+  /** Bytes of `head`, what the cache's byte bound counts. */
   bytes: number;
   /** The page's `meta`, which the links are built from. */
   meta: ListSharesReply['meta'];
@@ -24,14 +24,15 @@ export interface SerializedPage {
  * one URL (what a client's or shared cache keys on) the hash of `head` identifies the whole body.
  */
 export function serializePage(page: ListSharesReply, baseUrl = ''): SerializedPage {
-  const head = JSON.stringify({ data: page.data, meta: page.meta }).slice(0, -1);
+  const json = JSON.stringify({ data: page.data, meta: page.meta });
+  const head = Buffer.from(json.slice(0, -1));
   const hash = createHash('sha256').update(baseUrl).update('\n').update(head).digest('base64url').slice(0, 27);
-  return { head, etag: `"${hash}"`, bytes: Buffer.byteLength(head), meta: page.meta };
+  return { head, etag: `"${hash}"`, bytes: head.length, meta: page.meta };
 }
 
-/** The response body: exactly `JSON.stringify({data, meta, links})`. */
+/** The response body: exactly the UTF-8 of `JSON.stringify({data, meta, links})`. */
 export function pageBody(page: SerializedPage, links: PageLinks): Buffer {
-  return Buffer.from(`${page.head},"links":${JSON.stringify(links)}}`);
+  return Buffer.concat([page.head, Buffer.from(`,"links":${JSON.stringify(links)}}`)]);
 }
 
 /**
@@ -66,6 +67,11 @@ export class PublicPageCache {
   /** The page of a query: from memory while fresh, else from `load` (shared by concurrent callers). */
   get(query: ListSharesQuery, load: () => Promise<SerializedPage>): Promise<SerializedPage> {
     return this.cache.get(publicPageKey(query), load);
+  }
+
+  /** The page of a query if it is in memory and fresh; never loads. */
+  peek(query: ListSharesQuery): SerializedPage | undefined {
+    return this.cache.peek(publicPageKey(query));
   }
 
   /** Forgets every page, and every load already in flight (its answer may predate the change). */

@@ -17,11 +17,11 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, ApiQueryFromSchema, listSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, RPC_CLIENT } from '../gateway.tokens.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
-import { ifNoneMatchMatches } from '../http/conditional-get.js';
-import { pageLinks } from '../paging/page-links.js';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
-import { pageBody, type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
+import { type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
+import { PUBLIC_SHARES_ROUTE } from './public-page.hits.js';
+import { isAnonymous, publicCacheControl, sendPage } from './public-page.response.js';
 
 const queryDocs = {
   page: 'Page number, from 1.',
@@ -34,8 +34,6 @@ const queryDocs = {
 };
 const sharesPage = pageSchema(openApiSchema(shareRowSchema));
 
-/** `Cache-Control` of the public page: anyone may keep it as long as the gateway would (decisions.md, "Public screener cache"). */
-export const publicCacheControl = (ttlMs: number) => (ttlMs >= 1000 ? `public, max-age=${Math.floor(ttlMs / 1000)}` : 'public, no-cache');
 /** The signed-in route: a browser may keep it but must ask each time (a 304 when unchanged); shared caches must not. */
 const PRIVATE_CACHE_CONTROL = 'private, no-cache';
 
@@ -73,7 +71,7 @@ export class SharesController {
     this.publicCacheControl = publicCacheControl(pages.config.ttlMs);
   }
 
-  @Get('api/public/shares')
+  @Get(PUBLIC_SHARES_ROUTE.slice(1))
   @ApiOperation({
     summary: 'Share screener (public)',
     description: 'A page of shares with market data and dividend yield; sortable and filterable. Cacheable: `ETag`, `Cache-Control: public, max-age=…`.',
@@ -84,10 +82,10 @@ export class SharesController {
   async listPublic(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const query = parseQuery(listSharesQuerySchema, rawQuery);
     // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
-    const anonymous = request.headers.authorization === undefined && request.headers.cookie === undefined;
+    // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
     const page =
-      anonymous && this.pages.config.ttlMs > 0 && this.invalidator.live() ? await this.pages.get(query, () => this.load(query)) : await this.load(query);
-    this.send(request, reply, page, this.publicCacheControl);
+      isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live() ? await this.pages.get(query, () => this.load(query)) : await this.load(query);
+    sendPage(request, reply, page, this.publicCacheControl, this.config.publicBaseUrl);
   }
 
   @Get('api/shares')
@@ -100,7 +98,7 @@ export class SharesController {
   async listForUser(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const query = parseQuery(listSharesQuerySchema, rawQuery);
     reply.header('vary', 'Authorization');
-    this.send(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL);
+    sendPage(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL, this.config.publicBaseUrl);
   }
 
   @Get('api/public/shares/categories')
@@ -121,15 +119,5 @@ export class SharesController {
 
   private async load(query: ListSharesQuery): Promise<SerializedPage> {
     return serializePage(await this.rpc.request<ListSharesReply>(Subjects.screener.sharesList, query), this.config.publicBaseUrl);
-  }
-
-  /** 304 when `If-None-Match` matches (RFC 9110 §15.4.5: same validators and caching fields, no body), else the page. */
-  private send(request: FastifyRequest, reply: FastifyReply, page: SerializedPage, cacheControl: string): void {
-    reply.header('etag', page.etag).header('cache-control', cacheControl);
-    if (ifNoneMatchMatches(request.headers['if-none-match'], page.etag)) {
-      void reply.code(304).send();
-      return;
-    }
-    void reply.header('content-type', 'application/json; charset=utf-8').send(pageBody(page, pageLinks(request.url, page.meta, this.config.publicBaseUrl)));
   }
 }
