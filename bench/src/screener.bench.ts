@@ -10,6 +10,7 @@
  * - floor, plain Fastify + cached bytes: one process answering the gateway's own bytes from memory.
  * Prints the throughput ratio of the uncached stack to its floor, and the cached p99 against the target.
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { connectBus, ensureEventStream } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
@@ -22,16 +23,39 @@ interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the serving processes per request, µs (Linux); undefined where /proc cannot be read. */
+  cpuUs?: number;
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+const totalCpuMs = (pids: (number | undefined)[]) => {
+  const all = pids.map(cpuMs);
+  return all.some((v) => v === undefined) ? undefined : all.reduce<number>((a, b) => a + b!, 0);
+};
 
-async function load(url: string, connections: number, duration: number, headers: Record<string, string> = {}): Promise<Figures> {
+
+/**
+ * One measurement; `pids` are the processes that serve it, whose CPU per request is reported too (a figure
+ * less sensitive than latency to what else runs on a shared machine).
+ */
+async function load(url: string, connections: number, duration: number, headers: Record<string, string> = {}, pids: (number | undefined)[] = []): Promise<Figures> {
+  const before = totalCpuMs(pids);
   const r = await autocannon({ url, connections, duration, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const after = totalCpuMs(pids);
+  const cpuUs = before !== undefined && after !== undefined && r.requests.total > 0 && pids.length ? ((after - before) * 1000) / r.requests.total : undefined;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, ...(cpuUs !== undefined ? { cpuUs } : {}) };
 }
 
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+  `${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuUs !== undefined ? `   cpu ${f.cpuUs.toFixed(0).padStart(4)} µs/req` : ''}${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 
 export async function run(args: string[]): Promise<void> {
   const duration = numberArg(args, 'duration', 10);
@@ -63,6 +87,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(
       `${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept; gateway public cache TTL ${publicCacheTtl} ms, screener page cache TTL ${cacheTtl} ms`,
     );
+    console.log('cpu: CPU time of the serving Node processes per request (gateway uncached: gateway + screener; Postgres and NATS not counted)');
     const gatewayUrl = (path: string) => `http://127.0.0.1:${gatewayPort}${path}`;
     // A request with a cookie is never answered from the gateway's cache: the whole stack, every time.
     const uncachedHeaders = { cookie: 'bench=uncached' };
@@ -78,10 +103,10 @@ export async function run(args: string[]): Promise<void> {
       if (uncachedBody !== cachedBody || floorBody !== cachedBody) throw new Error(`the gateway's cached and uncached answers, or the cached floor's, differ on ${path}`);
       if (JSON.stringify((JSON.parse(plainBody) as { data: unknown[] }).data) !== JSON.stringify(rows)) throw new Error(`gateway and plain handler disagree on ${path}`);
       const targets: Record<string, () => Promise<Figures>> = {
-        'floor: plain fastify + pg          ': () => load(`http://127.0.0.1:${plainPort}${path}`, connections, duration),
-        'floor: plain fastify, cached bytes ': () => load(`http://127.0.0.1:${cachedPort}${path}`, connections, duration),
-        'gateway, uncached (→ screener → pg)': () => load(gatewayUrl(path), connections, duration, uncachedHeaders),
-        'gateway, cached                    ': () => load(gatewayUrl(path), connections, duration),
+        'floor: plain fastify + pg          ': () => load(`http://127.0.0.1:${plainPort}${path}`, connections, duration, {}, [plain.pid]),
+        'floor: plain fastify, cached bytes ': () => load(`http://127.0.0.1:${cachedPort}${path}`, connections, duration, {}, [cachedFloor.pid]),
+        'gateway, uncached (→ screener → pg)': () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
+        'gateway, cached                    ': () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
       };
       // Warm-up: JIT, connection pools, prepared statements.
       await load(gatewayUrl(path), connections, 2);
