@@ -7,10 +7,12 @@
  * every request the gateway sends there.
  */
 import { type ListSharesReply, listSharesQuerySchema, type ShareRow, Subjects } from '@invest/contracts';
-import { busSubject } from '@invest/platform';
+import { busSubject, createLogger } from '@invest/platform';
+import { testNatsUrl } from '@invest/platform/testing/index';
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
+import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
 import { withLinks } from '../src/paging/page-links.js';
 import { type FullStack, startFullStack } from './support/full-stack.js';
 
@@ -19,6 +21,9 @@ const SECRET = 'screener-cache-e2e-secret-0123456789-0123456789';
 const TTL_MS = 120_000;
 
 let stack: FullStack;
+/** A second gateway instance on the same bus: each instance must clear its own cache. */
+let second: GatewayApp;
+let secondBase: string;
 let token: string;
 let listRequests = 0;
 
@@ -28,8 +33,8 @@ interface Answer {
   headers: Headers;
 }
 
-async function get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(new URL(path, stack.base), { headers });
+async function get(path: string, headers: Record<string, string> = {}, base = stack.base): Promise<Answer> {
+  const res = await fetch(new URL(path, base), { headers });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 
@@ -56,12 +61,15 @@ beforeAll(async () => {
     screener: { relayPollMs: 50 },
     gateway: { auth: { jwtSecret: SECRET }, readyServices: ['screener'], publicScreenerCache: { ttlMs: TTL_MS } },
   });
+  second = await createGatewayApp({ natsUrl: testNatsUrl(), busPrefix: stack.busPrefix, logger: createLogger('gateway-2', 'silent'), publicScreenerCache: { ttlMs: TTL_MS } });
+  secondBase = await second.listen(0, '127.0.0.1');
   token = await mintDevToken('cache-reader', SECRET);
   stack.bus.nc.subscribe(busSubject(stack.busPrefix, Subjects.screener.sharesList), { callback: () => void listRequests++ });
   await stack.bus.nc.flush();
 });
 
 afterAll(async () => {
+  await second?.close();
   await stack?.close();
 });
 
@@ -179,17 +187,20 @@ describe('the gateway page cache', () => {
     expect(await requestsSeen()).toBe(before + 7);
   });
 
-  it('a rates update from the screener clears the cache: the next page has the new rate and a new ETag', async () => {
+  it('a rates update from the screener clears the cache of every gateway: the next page has the new rate and a new ETag', async () => {
     const path = '/api/public/shares?search=SBER';
     const before = await get(path);
+    const beforeOnSecond = await get(path, {}, secondBase);
+    expect(beforeOnSecond.text).toBe(before.text);
     const rowOf = (a: Answer) => (JSON.parse(a.text) as { data: ShareRow[] }).data.find((r) => r.asset === 'SBER')!;
     const oldRate = rowOf(before).current_rate!;
     expect((await get(path)).headers.get('etag')).toBe(before.headers.get('etag'));
     const newRate = Math.round(oldRate * 100 + 137) / 100;
     const asOf = new Date().toISOString();
     await stack.screener.db.query("update assets set current_rate = $1, rate_updated_at = $2 where type = 'share' and ticker = 'SBER'", [newRate, asOf]);
-    // The page changed in the database but the cache does not know yet.
+    // The page changed in the database but the caches do not know yet.
     expect((await get(path)).text).toBe(before.text);
+    expect((await get(path, {}, secondBase)).text).toBe(before.text);
     const rates = [{ assetType: 'share' as const, assetId: stack.shareIds.SBER!, ticker: 'SBER', currency: 'RUB', rate: newRate, priceChangePercentage24h: null, asOf }];
     expect(await recordRatesForTest(stack.screener.db, 'share', 'get:assetRates', rates)).toBe(1);
     // Relayed after the commit; the TTL is far away, so only the event can renew the page.
@@ -198,10 +209,25 @@ describe('the gateway page cache', () => {
       return a.headers.get('etag') !== before.headers.get('etag') && a;
     }, 'the cached page to be replaced');
     expect(rowOf(after).current_rate).toBe(newRate);
+    const afterOnSecond = await waitFor(async () => {
+      const a = await get(path, {}, secondBase);
+      return a.text !== before.text && a;
+    }, 'the second gateway to drop its page');
+    expect(afterOnSecond.text).toBe(after.text);
+    expect(afterOnSecond.headers.get('etag')).toBe(after.headers.get('etag'));
     const revalidated = await get(path, { 'if-none-match': before.headers.get('etag')! });
     expect(revalidated.status).toBe(200);
     expect(revalidated.text).toBe(after.text);
     expect((await get(path, { 'if-none-match': after.headers.get('etag')! })).status).toBe(304);
+  });
+
+  it('answers HEAD with the headers of the page and no body', async () => {
+    const page = await get('/api/public/shares?per_page=3');
+    const res = await fetch(new URL('/api/public/shares?per_page=3', stack.base), { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(page.headers.get('etag'));
+    expect(res.headers.get('cache-control')).toBe(page.headers.get('cache-control'));
+    expect(await res.text()).toBe('');
   });
 
   it('keeps answering a cached page while the screener is down, but nothing it has not cached', async () => {
