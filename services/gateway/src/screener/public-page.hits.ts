@@ -2,7 +2,7 @@ import { listSharesQuerySchema } from '@invest/contracts';
 import type { FastifyInstance } from 'fastify';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
-import type { PublicPageCache } from './public-page.cache.js';
+import { bodyFor, type PublicPageCache } from './public-page.cache.js';
 import { isAnonymous, sendPage } from './public-page.response.js';
 
 /** Route of the public screener, whose hot pages the hook below answers. */
@@ -21,13 +21,14 @@ export function installPublicPageHits(
   if (deps.pages.config.ttlMs <= 0) return;
   fastify.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'GET' || request.routeOptions.url !== PUBLIC_SHARES_ROUTE || !isAnonymous(request) || !deps.invalidator.live()) return done();
-    let page;
+    let key;
     try {
-      page = deps.pages.peek(parseQuery(listSharesQuerySchema, request.query));
+      key = deps.pages.keyOf(request.url, () => parseQuery(listSharesQuerySchema, request.query));
     } catch {
       return done(); // the controller answers the 422
     }
+    const page = deps.pages.peek(key);
     if (!page) return done();
-    sendPage(request, reply, page, deps.cacheControl, deps.baseUrl);
+    sendPage(request, reply, page, deps.cacheControl, () => bodyFor(page, request.url, deps.baseUrl));
   });
 }

@@ -19,7 +19,8 @@ import { GATEWAY_CONFIG, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, RPC_CLIEN
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
-import { type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
+import { bodyFor, pageBody, type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
+import { pageLinks } from '../paging/page-links.js';
 import { PUBLIC_SHARES_ROUTE } from './public-page.hits.js';
 import { isAnonymous, publicCacheControl, sendPage } from './public-page.response.js';
 
@@ -83,9 +84,15 @@ export class SharesController {
     const query = parseQuery(listSharesQuerySchema, rawQuery);
     // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
     // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
-    const page =
-      isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live() ? await this.pages.get(query, () => this.load(query)) : await this.load(query);
-    sendPage(request, reply, page, this.publicCacheControl, this.config.publicBaseUrl);
+    if (isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live()) {
+      const page = await this.pages.get(
+        this.pages.keyOf(request.url, () => query),
+        () => this.load(query),
+      );
+      sendPage(request, reply, page, this.publicCacheControl, () => bodyFor(page, request.url, this.config.publicBaseUrl));
+      return;
+    }
+    this.sendUncached(request, reply, await this.load(query), this.publicCacheControl);
   }
 
   @Get('api/shares')
@@ -98,7 +105,7 @@ export class SharesController {
   async listForUser(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const query = parseQuery(listSharesQuerySchema, rawQuery);
     reply.header('vary', 'Authorization');
-    sendPage(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL, this.config.publicBaseUrl);
+    this.sendUncached(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL);
   }
 
   @Get('api/public/shares/categories')
@@ -115,6 +122,10 @@ export class SharesController {
   @ApiCommonErrors()
   countries(): Promise<ListCountriesReply> {
     return this.rpc.request(Subjects.screener.countriesList, {});
+  }
+
+  private sendUncached(request: FastifyRequest, reply: FastifyReply, page: SerializedPage, cacheControl: string): void {
+    sendPage(request, reply, page, cacheControl, () => pageBody(page, pageLinks(request.url, page.meta, this.config.publicBaseUrl)));
   }
 
   private async load(query: ListSharesQuery): Promise<SerializedPage> {
