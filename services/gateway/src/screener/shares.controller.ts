@@ -17,10 +17,10 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, ApiQueryFromSchema, listSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, RPC_CLIENT } from '../gateway.tokens.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
+import { pageLinks } from '../paging/page-links.js';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
 import { bodyFor, pageBody, type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
-import { pageLinks } from '../paging/page-links.js';
 import { PUBLIC_SHARES_ROUTE } from './public-page.hits.js';
 import { isAnonymous, publicCacheControl, sendPage } from './public-page.response.js';
 
@@ -85,10 +85,7 @@ export class SharesController {
     // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
     // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
     if (isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live()) {
-      const page = await this.pages.get(
-        this.pages.keyOf(request.url, () => query),
-        () => this.load(query),
-      );
+      const page = await this.pages.get(this.pages.keyOf(request.url, () => query), () => this.load(query));
       sendPage(request, reply, page, this.publicCacheControl, () => bodyFor(page, request.url, this.config.publicBaseUrl));
       return;
     }
