@@ -19,8 +19,8 @@ import { installRequestCharsetHook } from './validation/request-charset.hook.js'
 import { installDecimalReplySerializer } from './http/exact-json.js';
 import { MarketEventsInvalidator, type SubscribableConnection } from './screener/market-events.invalidator.js';
 import { PublicPageCache } from './screener/public-page.cache.js';
-import { installPublicPageHits } from './screener/public-page.hits.js';
-import { publicCacheControl } from './screener/public-page.response.js';
+import { installPublicPageHits } from './screener/public-page.hooks.js';
+import { publicCacheControl } from './screener/page-response.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache'>> & {

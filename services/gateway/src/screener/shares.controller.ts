@@ -21,8 +21,8 @@ import { pageLinks } from '../paging/page-links.js';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
 import { bodyFor, pageBody, type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
-import { PUBLIC_SHARES_ROUTE } from './public-page.hits.js';
-import { isAnonymous, publicCacheControl, sendPage } from './public-page.response.js';
+import { PUBLIC_SHARES_ROUTE } from './public-page.hooks.js';
+import { isAnonymous, publicCacheControl, sendPage } from './page-response.js';
 
 const queryDocs = {
   page: 'Page number, from 1.',

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseQuery } from '../validation/request-input.js';
 import type { MarketEventsInvalidator } from './market-events.invalidator.js';
 import { bodyFor, type PublicPageCache } from './public-page.cache.js';
-import { isAnonymous, sendPage } from './public-page.response.js';
+import { isAnonymous, sendPage } from './page-response.js';
 
 /** Route of the public screener, whose hot pages the hook below answers. */
 export const PUBLIC_SHARES_ROUTE = '/api/public/shares';
