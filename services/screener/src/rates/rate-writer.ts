@@ -166,9 +166,8 @@ async function upsertRates(
 ): Promise<UpsertOutcome> {
   const key = keyColumn(type);
   // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
-  // the update reads. The 7-day close is one index probe per asset (asset_daily_closes' primary key). Today's
-  // close is a plain (HOT) update where the row exists, an insert only for the rest: an upsert of an existing
-  // row locks it first, two WAL records instead of one.
+  // the update reads. The 7-day close and today's close are one index probe per asset each (asset_daily_closes'
+  // primary key), whatever the size of that table: no plan here scans it.
   const rows = await tx.query<UpdatedRow & { outcome: 'updated' | 'missing' | 'older' }>(
     `with x as (
        select * from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[],
@@ -204,14 +203,9 @@ async function upsertRates(
            or a.board is distinct from coalesce(cur.board, a.board))
        returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, a.rate_updated_at,
                  (cur.old_rate is distinct from a.current_rate or cur.old_ch24 is distinct from a.price_change_percentage_24h) as changed
-     ), closes_kept as (
-       update asset_daily_closes c set close = cur.rate
-       from cur
-       where c.asset_id = cur.id and c.trade_date = cur.trade_date and c.close is distinct from cur.rate
-     ), closes_new as (
+     ), closes as (
        insert into asset_daily_closes (asset_id, trade_date, close)
        select cur.id, cur.trade_date, cur.rate from cur
-       where not exists (select 1 from asset_daily_closes c where c.asset_id = cur.id and c.trade_date = cur.trade_date)
        on conflict (asset_id, trade_date) do update set close = excluded.close
          where asset_daily_closes.close is distinct from excluded.close
      )
