@@ -81,6 +81,7 @@ const statementLabels: [RegExp, string][] = [
   [/pg_advisory_xact_lock/, 'lock'],
   [/rate_updated_at::text from assets/, 'known assets (select)'],
   [/^\s*with x as/, 'upsert statement'],
+  [/a\.id is null as missing/, 'unwritten keys (select)'],
   [/insert into assets/, 'insert missing assets'],
   [/insert into es_events/, 'event: insert'],
   [/as existing/, 'event: version and ids (select)'],

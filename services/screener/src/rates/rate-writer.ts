@@ -93,18 +93,10 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
   );
   if (usable.length === 0) return { ...empty, skipped: unusable };
   const items = dedupe(usable);
-  // A batch's items mostly share one timestamp; formatting a date (in a zone) costs microseconds per call.
-  const times = new Map<number, { iso: string; tradeDate: string }>();
-  const timeOf = (at: Date) => {
-    let t = times.get(at.getTime());
-    if (t === undefined) times.set(at.getTime(), (t = { iso: at.toISOString(), tradeDate: dateInZone(at, opts.marketTz) }));
-    return t;
-  };
-
   return db.transaction(async (tx) => {
     await lockRateWrites(tx);
     // Under the write lock no other rate writer moves a rate between the read and the write of one statement.
-    const first = await upsertRates(tx, batch.assetType, items, timeOf);
+    const first = await upsertRates(tx, batch.assetType, items, opts.marketTz);
     let { updated } = first;
     const unknown = new Set(first.missing);
     let inserted = 0;
@@ -113,7 +105,7 @@ export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz:
       inserted = await insertMissing(tx, batch.assetType, missing);
       await writeDetails(tx, batch.assetType, items, { newAssets: inserted > 0 });
       // The new assets get their rates as any other: one more statement, only in a batch that created some.
-      const second = await upsertRates(tx, batch.assetType, missing, timeOf);
+      const second = await upsertRates(tx, batch.assetType, missing, opts.marketTz);
       updated = [...updated, ...second.updated].sort((a, b) => Number(a.id) - Number(b.id));
       unknown.clear();
       for (const k of second.missing) unknown.add(k);
@@ -155,34 +147,35 @@ interface UpsertOutcome {
 /**
  * The rate write proper, as ONE statement (one round trip, one pass over the batch): updates the rates where the
  * item is at least as new as the stored one and something differs, keeps the previous 24h/7d change where the
- * provider gives none, computes the 7-day change from the close 7 days back, stores the day's close, and
- * reports the keys it could not write (unknown, or older than the stored rate) from the same read of `assets`.
+ * provider gives none, computes the 7-day change from the close 7 days back, and stores the day's close. It
+ * counts the items it wrote; only when some were not (unknown, or older than the stored rate) does a second
+ * query say which.
  */
 async function upsertRates(
   tx: Tx,
   type: AssetType,
   items: readonly RateInput[],
-  timeOf: (at: Date) => { iso: string; tradeDate: string },
+  marketTz: string,
 ): Promise<UpsertOutcome> {
   const key = keyColumn(type);
+  // A batch's items mostly share one timestamp: each distinct one goes once (with its market day), and the
+  // items refer to it by position. Formatting and parsing thousands of equal dates cost more than the rest.
+  const at = timeTable(items, marketTz);
   // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
   // the update reads. The 7-day close and today's close are one index probe per asset each (asset_daily_closes'
   // primary key), whatever the size of that table: no plan here scans it.
-  const rows = await tx.query<UpdatedRow & { outcome: 'updated' | 'missing' | 'older' }>(
+  const rows = await tx.query<UpdatedRow & { written: string | null }>(
     `with x as (
-       select * from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[],
-                            $8::timestamptz[], $9::date[])
-                  as x(key, board, rate, quoted, ch24, ch7, price_source, as_of, trade_date)
-     ), found as (
-       select x.*, a.id, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24, a.rate_updated_at as stored_at
-       from x left join assets a on a.type = $10 and a.${key} = x.key
+       select x.key, x.board, x.rate, x.quoted, x.ch24, x.ch7, x.price_source, ($8::timestamptz[])[x.t] as as_of, ($9::date[])[x.t] as trade_date
+       from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $11::int[])
+              as x(key, board, rate, quoted, ch24, ch7, price_source, t)
      ), cur as (
-       select f.*,
+       select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
               (select c.close from asset_daily_closes c
-                where c.asset_id = f.id and c.trade_date <= f.trade_date - 7 and c.trade_date > f.trade_date - 14
+                where c.asset_id = a.id and c.trade_date <= x.trade_date - 7 and c.trade_date > x.trade_date - 14
                 order by c.trade_date desc limit 1) as close_7d
-       from found f
-       where f.id is not null and f.as_of >= coalesce(f.stored_at, '-infinity'::timestamptz)
+       from x join assets a on a.type = $10 and a.${key} = x.key
+       where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
      ), upd as (
        update assets a set
          current_rate = cur.rate,
@@ -209,15 +202,14 @@ async function upsertRates(
        on conflict (asset_id, trade_date) do update set close = excluded.close
          where asset_daily_closes.close is distinct from excluded.close
      )
-     select r.outcome, r.id::text, r.key, r.ticker, r.currency, r.current_rate::text, r.price_change_percentage_24h::text,
-            to_char(r.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, r.changed
+     select r.id::text, r.key, r.ticker, r.currency, r.current_rate::text, r.price_change_percentage_24h::text,
+            to_char(r.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, r.changed, r.written::text
      from (
-       select 'updated' as outcome, upd.* from upd
+       select upd.*, null::bigint as written from upd
        union all
-       select case when f.id is null then 'missing' else 'older' end, null, f.key, null, null, null, null, null, null
-       from found f where f.id is null or f.as_of < f.stored_at
+       select null, null, null, null, null, null, null, null, (select count(*) from cur)
      ) r
-     order by r.id`,
+     order by r.id nulls last`,
     // Array literals built here: the driver's own conversion of 27,000 elements is a large part of the write.
     [
       sqlArray(items.map((i) => i.key)),
@@ -227,16 +219,28 @@ async function upsertRates(
       sqlArray(items.map((i) => i.priceChangePercentage24h)),
       sqlArray(items.map((i) => i.priceChangePercentage7d)),
       sqlArray(items.map((i) => i.priceSource)),
-      sqlArray(items.map((i) => timeOf(i.asOf).iso)),
-      sqlArray(items.map((i) => timeOf(i.asOf).tradeDate)),
+      sqlArray(at.times),
+      sqlArray(at.tradeDates),
       type,
+      sqlArray(at.positions),
     ],
   );
-  const out: UpsertOutcome = { updated: [], missing: [], older: new Set() };
-  for (const row of rows) {
-    if (row.outcome === 'updated') out.updated.push(row);
-    else if (row.outcome === 'missing') out.missing.push(row.key);
-    else out.older.add(row.key);
+  const written = Number(rows.pop()!.written);
+  const out: UpsertOutcome = { updated: rows, missing: [], older: new Set() };
+  // Every item had its asset and was at least as new as the stored rate: the usual batch, nothing to report.
+  // Else which ones were not written, read in the same transaction and under the same lock: the statement
+  // wrote only the others, so the unknown keys and the older items are still what they were.
+  if (written === items.length) return out;
+  const unwritten = await tx.query<{ key: string; missing: boolean }>(
+    `select x.key, a.id is null as missing
+     from unnest($1::text[], $2::int[]) as x(key, t)
+     left join assets a on a.type = $4 and a.${key} = x.key
+     where a.id is null or ($3::timestamptz[])[x.t] < a.rate_updated_at`,
+    [sqlArray(items.map((i) => i.key)), sqlArray(at.positions), sqlArray(at.times), type],
+  );
+  for (const u of unwritten) {
+    if (u.missing) out.missing.push(u.key);
+    else out.older.add(u.key);
   }
   return out;
 }
@@ -277,6 +281,23 @@ function finiteItems(
     });
   }
   return { usable, unusable };
+}
+
+/** The distinct times of the items (ISO), the market day of each, and each item's (1-based) position in them. */
+function timeTable(items: readonly RateInput[], marketTz: string): { times: string[]; tradeDates: string[]; positions: number[] } {
+  const times: string[] = [];
+  const tradeDates: string[] = [];
+  const seen = new Map<number, number>();
+  const positions = items.map((i) => {
+    const ms = i.asOf.getTime();
+    let n = seen.get(ms);
+    if (n === undefined) {
+      seen.set(ms, (n = times.push(i.asOf.toISOString())));
+      tradeDates.push(dateInZone(i.asOf, marketTz));
+    }
+    return n;
+  });
+  return { times, tradeDates, positions };
 }
 
 const isFiniteOrAbsent = (v: number | null | undefined) => v === null || v === undefined || Number.isFinite(v);
