@@ -116,7 +116,7 @@ export async function run(args: string[]): Promise<void> {
   const variants: Variant[] = [];
   for (const [name, write, schema] of [
     ['now', writeRateBatch, migrations],
-    ['previous', writeRateBatchPrevious, migrations.filter((m) => m.name < '0007')],
+    ['previous', writeRateBatchPrevious, migrations],
     ['before', writeRateBatchBefore, migrations.filter((m) => m.name < '0006')],
   ] as const) {
     const dbName = uniqueName(`bench_rates_${name}`);

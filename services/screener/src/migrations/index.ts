@@ -5,7 +5,6 @@ import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
 import { UsedAssetChanges } from './0004-used-asset-changes.js';
 import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-keys.js';
 import { AssetsHotRateUpdates } from './0006-assets-hot-rate-updates.js';
-import { AssetsSearchTextTrigger } from './0007-assets-search-text-trigger.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -20,5 +19,4 @@ export const migrations = [
   { name: '0004-used-asset-changes', class: UsedAssetChanges },
   { name: '0005-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
   { name: '0006-assets-hot-rate-updates', class: AssetsHotRateUpdates },
-  { name: '0007-assets-search-text-trigger', class: AssetsSearchTextTrigger },
 ];
