@@ -151,7 +151,16 @@ export class NatsNode {
 const live = new Set<NatsCluster>();
 // A test run that dies without stop() must not leave nats-servers behind.
 process.once('exit', () => {
-  for (const c of live) for (const n of c.nodes) if (n.pid) process.kill(n.pid, 'SIGKILL');
+  for (const c of live) {
+    for (const n of c.nodes) {
+      if (!n.running || !n.pid) continue;
+      try {
+        process.kill(n.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
 });
 
 /**
