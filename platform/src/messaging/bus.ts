@@ -33,7 +33,11 @@ export interface Bus {
  */
 export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number; connection?: Partial<ConnectionOptions> }): Promise<Bus> {
   const nc = await connectNats(opts.natsUrl, opts.name, opts.connection);
-  const jsm = await jetstreamManager(nc);
+  // Asks the server for the account's JetStream info: a cluster still electing its meta leader times out.
+  const jsm = await retryTransient(() => jetstreamManager(nc)).catch(async (err: unknown) => {
+    await nc.close();
+    throw err;
+  });
   return {
     nc,
     js: jetstream(nc),

@@ -57,6 +57,11 @@ export class NatsNode {
     private readonly logFile: string,
   ) {}
 
+  /** Where the running node writes its process id (`kill -9 $(cat …/n2.pid)` to lose it by hand). */
+  get pidFile(): string {
+    return this.logFile.replace(/\.log$/, '.pid');
+  }
+
   /** The client URL of this node. */
   get url(): string {
     return `nats://127.0.0.1:${this.clientPort}`;
@@ -78,7 +83,7 @@ export class NatsNode {
   /** Starts the node (same ports, same store as before); resolves once it accepts client connections. */
   async start(): Promise<void> {
     if (this.running) return;
-    const child = spawn(NATS_SERVER, ['-c', this.configFile, '-l', this.logFile], { stdio: 'ignore', env: { ...process.env, ...this.env } });
+    const child = spawn(NATS_SERVER, ['-c', this.configFile, '-l', this.logFile, '-P', this.pidFile], { stdio: 'ignore', env: { ...process.env, ...this.env } });
     this.child = child;
     for (let i = 0; i < 300; i++) {
       if (child.exitCode !== null) throw new Error(`nats-server ${this.name} exited with ${child.exitCode} (see ${this.logFile})`);
@@ -146,7 +151,16 @@ export class NatsNode {
 const live = new Set<NatsCluster>();
 // A test run that dies without stop() must not leave nats-servers behind.
 process.once('exit', () => {
-  for (const c of live) for (const n of c.nodes) if (n.pid) process.kill(n.pid, 'SIGKILL');
+  for (const c of live) {
+    for (const n of c.nodes) {
+      if (!n.running || !n.pid) continue;
+      try {
+        process.kill(n.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  }
 });
 
 /**
