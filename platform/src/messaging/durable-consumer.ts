@@ -34,7 +34,12 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   unknownRetryMs?: number;
   /** Most messages held by this consumer at once (one pull request; default 50). */
   batchSize?: number;
-  /** How long one pull request waits on the server for messages (default 30 s, at least 1 s). */
+  /**
+   * How long one pull request waits on the server for messages (default 5 s, at least 1 s). Short, because a
+   * pull whose consumer leader died with its cluster node is only noticed after two missed heartbeats: with
+   * 30 s the chaos test saw a consumer stall ~30 s after a node loss; an idle consumer pays one small request
+   * per pull.
+   */
   pullExpiresMs?: number;
   /** Server heartbeat of a waiting pull (default half of `pullExpiresMs`, at least 500 ms); two missed end the pull. */
   idleHeartbeatMs?: number;
@@ -218,7 +223,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         const consumer = await bus.js.consumers.get(stream, this.name);
         ensureFirst = false;
         while (!this.stopping) {
-          const expires = Math.max(1_000, this.opts.pullExpiresMs ?? 30_000);
+          const expires = Math.max(1_000, this.opts.pullExpiresMs ?? 5_000);
           this.batch = await consumer.fetch({
             max_messages: this.opts.batchSize ?? 50,
             expires,
