@@ -17,6 +17,7 @@ import { ReadinessProbe } from './health/readiness.probe.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
 import { installDecimalReplySerializer } from './http/exact-json.js';
+import { installWebClient } from './web/web-static.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
@@ -78,6 +79,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
   });
   installDecimalReplySerializer(adapter.getInstance());
+  installWebClient(adapter.getInstance(), config.webDistDir, logger);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness }),
     adapter,

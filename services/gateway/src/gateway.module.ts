@@ -13,6 +13,7 @@ import { ChatStreamReader } from './chat/chat-stream.reader.js';
 import { CHAT_STREAM_READER } from './chat/chat.tokens.js';
 import { ChatsController } from './chat/chats.controller.js';
 import { CustomAssetsController } from './custom-assets/custom-assets.controller.js';
+import { ClientConfigController, DevController } from './dev/dev.controller.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
@@ -37,7 +38,7 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController, ClientConfigController, ...(deps.config.devRoutes ? [DevController] : [])],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },
