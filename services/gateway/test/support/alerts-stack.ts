@@ -81,6 +81,8 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     auth: { jwtSecret: JWT_SECRET },
     rpcTimeoutMs: 10_000,
     notificationStream: { pollMs: 100, heartbeatMs: 300 },
+    // The development payment widget stand-in pays at this stack's provider.
+    payments: { publicId: 'pk_alerts', devProviderUrl: provider.url },
     ...opts.gateway,
   });
   const base = await gw.listen(0, '127.0.0.1');
