@@ -21,6 +21,8 @@ type PathParams<O> = O extends { parameters: { path: infer Q } } ? Q : never;
 type QueryParams<O> = O extends { parameters: { query?: infer Q } } ? Q : never;
 
 export type Answer<P extends keyof paths, M extends Method> = OkBody<Op<P, M>>;
+/** The JSON body an operation takes. */
+export type BodyOf<P extends keyof paths, M extends Method> = RequestBody<Op<P, M>>;
 
 interface CallOptions<O> {
   path?: PathParams<O> extends never ? undefined : PathParams<O>;
