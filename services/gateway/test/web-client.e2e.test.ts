@@ -6,14 +6,14 @@
  * the file; each scenario gets its own browser context (fresh storage). Every screen leaves a screenshot
  * in .runtime/screenshots/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstContentfulPaint, launchBrowser, recordScripts, screenshot } from './support/browser.js';
 import { startWebStack, type WebStack } from './support/web-stack.js';
 
 let stack: WebStack;
 let browser: Browser;
-const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startWebStack('web_e2e', { tickers: ['SBER', 'GAZP'] }), launchBrowser()]);
@@ -27,15 +27,16 @@ afterAll(async () => {
 /** A page in a fresh context (its own storage), English, desktop-sized unless told. */
 async function freshPage(opts: { width?: number; height?: number; locale?: string } = {}): Promise<Page> {
   const context = await browser.newContext({ locale: opts.locale ?? 'en-US', viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 } });
-  contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   return page;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-async function apiGet(path: string): Promise<any> {
-  const res = await fetch(new URL(path, stack.base));
+async function apiGet(path: string, user?: string): Promise<any> {
+  const headers: Record<string, string> = { 'accept-language': 'en' };
+  if (user) headers.authorization = `Bearer ${await stack.token(user)}`;
+  const res = await fetch(new URL(path, stack.base), { headers });
   expect(res.status, path).toBe(200);
   return res.json();
 }
@@ -147,6 +148,117 @@ describe('screener (public)', () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot(page, 'screener-phone');
+  });
+});
+
+const newUser = () => `web-${randomUUID().slice(0, 8)}`;
+
+/** Signs in through the development form (the gateway's `/api/dev/token`), as a person would. */
+async function signIn(page: Page, userId: string): Promise<void> {
+  await page.goto(stack.base + '/sign-in');
+  await page.locator('[data-testid="sign-in-form"]').waitFor();
+  await screenshot(page, 'sign-in');
+  await page.locator('[data-testid="sign-in-user-id"]').fill(userId);
+  await page.locator('[data-testid="sign-in-submit"]').click();
+  await page.locator('[data-testid="signed-in-user"]').filter({ hasText: userId }).waitFor();
+}
+
+describe('signed in: portfolio, price alert, live toast', () => {
+  it('creates a portfolio with a deal and shows its statistics', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-portfolios"]').click();
+    await page.locator('[data-testid="portfolio-name"]').fill('Web e2e portfolio');
+    await page.locator('[data-testid="portfolio-submit"]').click();
+    const item = page.locator('[data-testid="portfolio-item"]').filter({ hasText: 'Web e2e portfolio' });
+    await item.waitFor();
+    const portfolios = (await apiGet('/api/portfolios', user)).data as { id: number; name: string; currency_code: string }[];
+    expect(portfolios.map((p) => [p.name, p.currency_code])).toEqual([['Web e2e portfolio', 'RUB']]);
+    expect(await item.getAttribute('data-portfolio-id')).toBe(String(portfolios[0]!.id));
+    await screenshot(page, 'portfolios');
+
+    await item.locator('[data-testid="portfolio-link"]').click();
+    await expect.poll(() => page.locator('[data-testid="portfolio-title"]').textContent()).toBe('Web e2e portfolio');
+    await page.locator('[data-testid="deal-asset-search"]').fill('SBER');
+    await page.locator('[data-testid="deal-asset-option"][data-ticker="SBER"]').click();
+    await page.locator('[data-testid="deal-quantity"]').fill('10');
+    await page.locator('[data-testid="deal-submit"]').click();
+    await page.locator('[data-testid="deal-item"]').filter({ hasText: 'SBER' }).waitFor();
+    const deals = (await apiGet(`/api/portfolios/${portfolios[0]!.id}/deals`, user)).data as { type: string; quantity: number }[];
+    expect(deals.map((d) => [d.type, d.quantity])).toEqual([['buy', 10]]);
+    // The statistics with the health metrics and the allocation chart (a canvas) follow the deal.
+    await page.locator('[data-testid="portfolio-statistics"] [data-testid="metric-networth"]').waitFor();
+    await page.locator('[data-testid="portfolio-statistics"] canvas').waitFor();
+    await screenshot(page, 'portfolio');
+  });
+
+  it('creates a price alert from a screener row; a rate change fires it and the toast appears without a reload', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.goto(stack.base + '/?search=SBER');
+    const row = page.locator('[data-testid="screener-row"][data-ticker="SBER"]');
+    await row.locator('[data-testid="row-create-alert"]').click();
+    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; id: number; current_rate: number }[]).find((r) => r.asset === 'SBER')!;
+    const target = Math.round(sber.current_rate * 105) / 100;
+    await page.locator('[data-testid="alert-target-price"]').fill(String(target));
+    await screenshot(page, 'alert-dialog');
+    await page.locator('[data-testid="alert-submit"]').click();
+    await page.locator('[data-testid="alert-dialog"]').waitFor({ state: 'detached' });
+    const alerts = (await apiGet('/api/notifications', user)).data as { id: number; is_active: boolean; condition: { operator: string; value: number } }[];
+    expect(alerts.map((a) => [a.is_active, a.condition.operator, a.condition.value])).toEqual([[true, '>=', target]]);
+
+    // The live stream is open; a marker on the window proves the page is never reloaded.
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    await page.evaluate('window.__sameDocument = true');
+    // The screener's rate writer records a rise above the target and relays RatesUpdated: alerts fires.
+    await stack.publishRates([{ ticker: 'SBER', rate: Math.round((target + 1) * 100) / 100, change: 6, asOf: new Date() }]);
+    const toast = page.locator('[data-testid="toast"]').filter({ has: page.locator('[data-testid="toast-title"]') });
+    await toast.waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    const inbox = (await apiGet('/api/notification-events', user)).data as { notification_id: number; title: string }[];
+    expect(inbox.map((f) => f.notification_id)).toEqual([alerts[0]!.id]);
+    expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe(inbox[0]!.title);
+    await screenshot(page, 'alert-toast');
+
+    // The inbox lists the firing and the one-time alert is now off.
+    await page.locator('[data-testid="nav-notifications"]').click();
+    await page.locator(`[data-testid="inbox-item"][data-notification-id="${alerts[0]!.id}"]`).waitFor();
+    await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="false"]`).waitFor();
+    await screenshot(page, 'notifications');
+  });
+});
+
+describe('chat', () => {
+  it('streams an answer that survives a reload, then rates it', async () => {
+    const page = await freshPage();
+    await signIn(page, newUser());
+    await page.locator('[data-testid="nav-chat"]').click();
+    await page.locator('[data-testid="chat-new-support"]').click();
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    // The model sends its first chunks and holds the last until released: the answer is mid-stream meanwhile.
+    const chunks = ['Diversify', ' across', ' sectors', ' and', ' keep', ' costs', ' low.'];
+    stack.model.queue.push({ chunks, delayMs: 20, holdLast: true });
+    await page.locator('[data-testid="chat-input"]').fill('How should I start investing?');
+    await page.locator('[data-testid="chat-send"]').click();
+    const live = page.locator('[data-testid="chat-answer"][data-live="true"]');
+    await live.filter({ hasText: 'Diversify across sectors and keep costs' }).waitFor();
+    expect(await live.textContent()).not.toContain('low.');
+    await page.locator('[data-testid="chat-stop"]').waitFor();
+    await screenshot(page, 'chat-streaming');
+
+    // A reload during the answer resumes it: the gateway replays what was written, then the rest arrives live.
+    await page.reload();
+    await live.filter({ hasText: 'Diversify across sectors and keep costs' }).waitFor();
+    stack.model.release();
+    const answer = page.locator('[data-testid="chat-answer"][data-status="complete"]');
+    await answer.filter({ hasText: chunks.join('') }).waitFor();
+    await expect.poll(() => page.locator('[data-testid="chat-answer"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="chat-question"]').textContent()).toBe('How should I start investing?');
+    await answer.locator('[data-testid="chat-rate-like"]').click();
+    await page.locator('[data-testid="chat-rating"][data-rating="like"]').waitFor();
+    await screenshot(page, 'chat');
   });
 });
 
