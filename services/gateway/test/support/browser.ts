@@ -41,6 +41,8 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
+  // From the top: a full-page shot of a scrolled page draws a sticky header in the middle of it.
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path, fullPage: true });
   return path;
 }
