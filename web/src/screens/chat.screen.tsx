@@ -239,10 +239,10 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
             {m.role === 'assistant' && (m.status === 'complete' || m.status === 'stopped') && (
               <div className="small" data-testid="chat-rating" data-rating={m.rating ?? ''}>
                 <button type="button" className="linklike" aria-pressed={m.rating === 'like'} data-testid="chat-rate-like" onClick={() => void rate(m, 'like')}>
-                  👍{m.rating === 'like' ? ' ✓' : ''}
+                  {m.rating === 'like' ? '✓ ' : ''}{t('Полезно', 'Helpful')}
                 </button>{' '}
                 <button type="button" className="linklike" aria-pressed={m.rating === 'dislike'} data-testid="chat-rate-dislike" onClick={() => void rate(m, 'dislike')}>
-                  👎{m.rating === 'dislike' ? ' ✓' : ''}
+                  {m.rating === 'dislike' ? '✓ ' : ''}{t('Не помогло', 'Not helpful')}
                 </button>
               </div>
             )}

@@ -167,7 +167,7 @@ function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
               {w.name} <span className="muted">({w.items.map((i) => i.asset?.ticker ?? i.assetable.id).join(', ') || '—'})</span>
             </span>
             <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={() => setAlertFor(w)}>
-              🔔 {t('Уведомить', 'Alert')}
+              {t('Уведомить', 'Alert')}
             </button>
           </li>
         ))}

@@ -37,6 +37,8 @@ function PortfolioList() {
   const [currency, setCurrency] = useState<Currency>('RUB');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // One key per intended portfolio: a double submit or a retry after a timeout creates it once.
+  const key = useRef(newKey());
 
   const load = useCallback(() => {
     api.get('/api/portfolios').then((r) => setList(r.data), setLoadError);
@@ -47,7 +49,8 @@ function PortfolioList() {
     setBusy(true);
     setError(null);
     try {
-      const { data } = await api.post('/api/portfolios', { body: { name: name.trim(), currency_code: currency } });
+      const { data } = await api.post('/api/portfolios', { body: { name: name.trim(), currency_code: currency }, idempotencyKey: key.current });
+      key.current = newKey();
       setName('');
       showToast(t(`Портфель «${data.name}» создан`, `Portfolio "${data.name}" created`), 'success');
       load();
@@ -147,10 +150,10 @@ function PortfolioDetail({ id }: { id: number }) {
       <div className="screen-head">
         <h1 data-testid="portfolio-title">{portfolio?.name ?? '…'}</h1>
         <button type="button" className="small-button" data-testid="portfolio-create-alert" onClick={() => setAlertOpen(true)} disabled={!portfolio}>
-          🔔 {t('Уведомить об изменении', 'Change alert')}
+          {t('Уведомить об изменении', 'Change alert')}
         </button>
         <button type="button" className="small-button secondary" data-testid="portfolio-chat" onClick={() => navigate(`/chat?portfolio=${id}`)}>
-          💬 {t('Спросить о здоровье портфеля', 'Ask about portfolio health')}
+          {t('Спросить о здоровье портфеля', 'Ask about portfolio health')}
         </button>
       </div>
       {error ? (

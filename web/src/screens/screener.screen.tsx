@@ -138,7 +138,7 @@ export function ScreenerScreen() {
           <thead>
             <tr>
               <th className="sticky">{t('Акция', 'Share')}</th>
-              <th>ISIN</th>
+              <th className="wide-only">ISIN</th>
               <th className="num">{t('Цена', 'Price')}</th>
               {sortHeader('price_change_percentage_24h', t('24 ч', '24h'))}
               {sortHeader('price_change_percentage_7d', t('7 дн', '7d'))}
@@ -157,7 +157,7 @@ export function ScreenerScreen() {
                   <strong data-testid="cell-asset">{r.asset}</strong>
                   <div className="muted small">{r.name}</div>
                 </td>
-                <td className="small" data-testid="cell-isin">
+                <td className="small wide-only" data-testid="cell-isin">
                   {r.isin ?? '—'}
                 </td>
                 <td className="num" data-testid="cell-current_rate">
@@ -183,11 +183,11 @@ export function ScreenerScreen() {
                 <td>
                   {session ? (
                     <button type="button" className="small-button" data-testid="row-create-alert" onClick={() => setAlertFor(r)}>
-                      🔔 {t('Уведомить', 'Alert')}
+                      {t('Уведомить', 'Alert')}
                     </button>
                   ) : (
-                    <Link to="/sign-in" className="small" data-testid="row-sign-in-to-alert">
-                      🔔
+                    <Link to="/sign-in" className="small" data-testid="row-sign-in-to-alert" title={t('Войдите, чтобы создать уведомление', 'Sign in to create an alert')}>
+                      {t('Уведомить', 'Alert')}
                     </Link>
                   )}
                 </td>
