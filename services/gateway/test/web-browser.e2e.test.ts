@@ -262,6 +262,39 @@ describe('chat', () => {
   });
 });
 
+describe('subscription', () => {
+  it('syncs when opened, buys a plan through the widget stand-in and the local CloudPayments, and shows it', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-subscription"]').click();
+    await page.locator('[data-testid="subscription-status"][data-status="none"]').waitFor();
+    // Opening the screen asked the provider about this user (sync-subscription).
+    expect(stack.provider.requests.some((r) => r.path === '/subscriptions/find' && (r.body as { accountId?: string }).accountId === user)).toBe(true);
+    const plans = (await apiGet('/api/plans')).data as { code: string; paid: boolean }[];
+    const shown = await page.locator('[data-testid="plan"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-plan')));
+    expect(shown).toEqual(plans.map((p) => p.code));
+    expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-price"]').textContent()).toMatch(/299/);
+    await screenshot(page, 'subscription');
+
+    await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
+    await page.locator('[data-testid="payment-widget-public-id"]').filter({ hasText: 'pk_alerts' }).waitFor();
+    await screenshot(page, 'payment-widget');
+    await page.locator('[data-testid="payment-pay"]').click();
+    await page.locator('[data-testid="payment-widget"]').waitFor({ state: 'detached' });
+    const status = page.locator('[data-testid="subscription-status"][data-plan="basic-m"][data-usable="true"]');
+    await status.waitFor();
+    // The payment is the provider's, for this user; billing recorded the subscription; a reload still shows it.
+    expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([299]);
+    const subscription = (await apiGet('/api/subscription', user)).data as { plan: { code: string }; usable: boolean };
+    expect([subscription.plan.code, subscription.usable]).toEqual(['basic-m', true]);
+    await page.reload();
+    await status.waitFor();
+    expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').isDisabled()).toBe(true);
+    await screenshot(page, 'subscription-active');
+  });
+});
+
 describe('performance budget of the screener page (Lighthouse-style, this browser, loopback)', () => {
   const FCP_BUDGET_MS = 1000;
   const JS_BUDGET_GZIP_BYTES = 200 * 1024;
