@@ -7,17 +7,23 @@
  * in .runtime/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { firstContentfulPaint, launchBrowser, recordScripts, screenshot } from './support/browser.js';
 import { startWebStack, type WebStack } from './support/web-stack.js';
 
 let stack: WebStack;
 let browser: Browser;
+let contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startWebStack('web_e2e', { tickers: ['SBER', 'GAZP'] }), launchBrowser()]);
 }, 300_000);
+
+afterEach(async () => {
+  await Promise.all(contexts.map((c) => c.close()));
+  contexts = [];
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -27,6 +33,7 @@ afterAll(async () => {
 /** A page in a fresh context (its own storage), English, desktop-sized unless told. */
 async function freshPage(opts: { width?: number; height?: number; locale?: string } = {}): Promise<Page> {
   const context = await browser.newContext({ locale: opts.locale ?? 'en-US', viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 } });
+  contexts.push(context);
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   return page;
@@ -138,6 +145,21 @@ describe('screener (public)', () => {
     // Back in history returns to the previous view.
     await page.goBack();
     await expectRows(page, await apiTickers({}), 'history back');
+  });
+
+  it('formats market cap for the ru and en locales (6,26 трлн ₽ / 6.26T RUB)', async () => {
+    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; market_cap: number }[]).find((r) => r.asset === 'SBER')!;
+    const trillions = (sber.market_cap / 1e12).toFixed(2);
+    expect(Number(trillions)).toBeGreaterThanOrEqual(1);
+    const cell = async (locale: string) => {
+      const page = await freshPage({ locale });
+      await page.goto(stack.base + '/?search=SBER');
+      const text = await page.locator('[data-testid="screener-row"][data-ticker="SBER"] [data-testid="cell-market_cap"]').textContent();
+      if (locale.startsWith('ru')) await screenshot(page, 'screener-ru');
+      return text?.replace(/\s/g, ' ');
+    };
+    expect(await cell('ru-RU')).toBe(`${trillions.replace('.', ',')} трлн ₽`);
+    expect(await cell('en-US')).toBe(`${trillions}T RUB`);
   });
 
   it('is usable at phone width', async () => {
