@@ -199,6 +199,7 @@ const poll = setInterval(async () => {
     if (res.ok) {
       clearInterval(poll);
       console.log(`\n[start] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${services.join(', ')}`);
+      console.log(`  Web:      http://localhost:${port}/  (screener; sign in at /sign-in with any user id)`);
       console.log(`  API:      http://localhost:${port}/api/public/shares?sort=dividend_yield&direction=desc`);
       console.log(`  OpenAPI:  http://localhost:${port}/api/docs`);
       console.log(`  Health:   http://localhost:${port}/health  ·  http://localhost:${port}/ready`);

@@ -166,7 +166,8 @@ function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
             <span>
               {w.name} <span className="muted">({w.items.map((i) => i.asset?.ticker ?? i.assetable.id).join(', ') || '—'})</span>
             </span>
-            <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={() => setAlertFor(w)}>
+            <AddToWatchlist watchlist={w} onAdded={load} />
+            <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={() => setAlertFor(w)} disabled={w.items.length === 0}>
               {t('Уведомить', 'Alert')}
             </button>
           </li>
@@ -190,5 +191,44 @@ function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
         </Suspense>
       )}
     </details>
+  );
+}
+
+/** Adds a share to a watchlist by its ticker (or the first match of a name search). */
+function AddToWatchlist({ watchlist, onAdded }: { watchlist: Watchlist; onAdded: () => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [ticker, setTicker] = useState('');
+  const add = async () => {
+    const term = ticker.trim();
+    if (!term) return;
+    try {
+      const found = await api.get('/api/public/shares', { query: { search: term, per_page: '10' } });
+      const share = found.data.find((r) => r.asset.toLowerCase() === term.toLowerCase()) ?? found.data[0];
+      if (!share) {
+        showToast(t(`Акция «${term}» не найдена`, `No share matches "${term}"`), 'error');
+        return;
+      }
+      await api.post('/api/watchlists/{id}/items', { path: { id: watchlist.id }, body: { assetable: { type: 'share', id: share.id } } });
+      setTicker('');
+      onAdded();
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+  };
+  return (
+    <form
+      className="filters"
+      style={{ margin: 0 }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void add();
+      }}
+    >
+      <input data-testid="watchlist-add-ticker" placeholder={t('Тикер', 'Ticker')} value={ticker} onChange={(e) => setTicker(e.target.value)} size={8} />
+      <button type="submit" className="small-button secondary" data-testid="watchlist-add">
+        +
+      </button>
+    </form>
   );
 }
