@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { firstContentfulPaint, launchBrowser, recordScripts, screenshot } from './support/browser.js';
+import { launchBrowser, paintTimings, recordScripts, screenshot } from './support/browser.js';
 import { startWebStack, type WebStack } from './support/web-stack.js';
 
 let stack: WebStack;
@@ -325,6 +325,7 @@ describe('performance budget of the screener page (Lighthouse-style, this browse
     // Cold loads (a new context has an empty cache). Like Lighthouse, several runs: the best of up to three
     // counts, so one load slowed by the other test files sharing the two cores does not decide.
     const fcps: number[] = [];
+    const lcps: number[] = [];
     let jsBytes = 0;
     let scripts: string[] = [];
     for (let run = 0; run < 3 && !(fcps.length && Math.min(...fcps) < FCP_BUDGET_MS); run++) {
@@ -333,9 +334,11 @@ describe('performance budget of the screener page (Lighthouse-style, this browse
       await page.goto(stack.base + '/');
       await page.locator('[data-testid="screener-row"]').first().waitFor();
       await page.waitForLoadState('networkidle');
-      const fcp = await firstContentfulPaint(page);
+      const { fcp, lcp } = await paintTimings(page);
       expect(fcp, 'a first-contentful-paint entry').toBeTypeOf('number');
       fcps.push(fcp!);
+      // Reported, not budgeted: when the largest element (the table, not the boot line) was painted.
+      if (lcp !== undefined) lcps.push(lcp);
       const weights = await recorded.settled();
       scripts = weights.map((s) => new URL(s.url).pathname);
       jsBytes = weights.reduce((sum, s) => sum + s.gzipBytes, 0);
@@ -343,7 +346,7 @@ describe('performance budget of the screener page (Lighthouse-style, this browse
       expect(weights.every((s) => new URL(s.url).origin === stack.base), 'no script from another origin (no CDN)').toBe(true);
       await page.context().close();
     }
-    console.info(`[budget] screener FCP ${fcps.map((f) => `${Math.round(f)} ms`).join(', ')}; JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${scripts.length} files`);
+    console.info(`[budget] screener FCP ${fcps.map((f) => `${Math.round(f)} ms`).join(', ')} (LCP ${lcps.map((f) => `${Math.round(f)} ms`).join(', ')}); JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${scripts.length} files`);
     expect(Math.min(...fcps)).toBeLessThan(FCP_BUDGET_MS);
     expect(jsBytes).toBeLessThan(JS_BUDGET_GZIP_BYTES);
   });

@@ -65,17 +65,18 @@ export function recordScripts(page: Page): { settled(): Promise<ScriptWeight[]> 
 }
 
 /**
- * The page's first contentful paint (ms since navigation start), from the Performance API's `paint` entries;
- * undefined when the page painted nothing within 5 s. (A string: this package's types have no DOM.)
+ * The page's paint timings (ms since navigation start) from the Performance API: the first contentful paint
+ * (`paint` entries) and the latest largest-contentful-paint candidate so far; undefined when the page painted
+ * nothing within 5 s. (A string: this package's types have no DOM.)
  */
-export async function firstContentfulPaint(page: Page): Promise<number | undefined> {
-  const fcp = await page.evaluate(`new Promise((resolve) => {
-    const found = () => performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime;
-    if (found() !== undefined) return resolve(found());
-    new PerformanceObserver((list, observer) => {
-      if (found() !== undefined) { observer.disconnect(); resolve(found()); }
-    }).observe({ type: 'paint', buffered: true });
-    setTimeout(() => resolve(found() ?? null), 5000);
-  })`);
-  return typeof fcp === 'number' ? fcp : undefined;
+export async function paintTimings(page: Page): Promise<{ fcp: number | undefined; lcp: number | undefined }> {
+  const t = (await page.evaluate(`new Promise((resolve) => {
+    const fcp = () => performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime;
+    let lcp = null;
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) lcp = e.startTime; }).observe({ type: 'largest-contentful-paint', buffered: true });
+    const until = Date.now() + 5000;
+    const check = () => (fcp() !== undefined || Date.now() > until ? resolve({ fcp: fcp() ?? null, lcp }) : setTimeout(check, 20));
+    setTimeout(check, 0);
+  })`)) as { fcp: number | null; lcp: number | null };
+  return { fcp: t.fcp ?? undefined, lcp: t.lcp ?? undefined };
 }
