@@ -76,18 +76,23 @@ describe('screener (public)', () => {
     await expectRows(page, await apiTickers({}), 'the default view');
     await page.locator('[data-testid="screener-as-of"]').filter({ hasText: /\d/ }).waitFor();
     await screenshot(page, 'screener');
+    const views = new Map<string, string[]>();
     for (const sort of SORTS) {
       for (const direction of ['desc', 'asc']) {
         // A header not yet active starts descending; a second click flips it (the default column starts active, descending).
         const header = page.locator(`[data-testid="sort-${sort}"]`);
         if ((await header.getAttribute('data-direction')) !== direction) await header.click();
         await expect.poll(() => header.getAttribute('data-direction')).toBe(direction);
-        await expectRows(page, await apiTickers({ sort, direction }), `sort ${sort} ${direction}`);
+        const expected = await apiTickers({ sort, direction });
+        views.set(`${sort} ${direction}`, expected);
+        await expectRows(page, expected, `sort ${sort} ${direction}`);
         const url = new URL(page.url());
         expect(url.searchParams.get('sort') ?? 'market_cap').toBe(sort);
         expect(url.searchParams.get('direction') ?? 'desc').toBe(direction);
       }
     }
+    // The data really orders differently both ways, so a page that dropped the direction could not pass.
+    for (const sort of ['market_cap', 'dividend_yield', 'trading_volume']) expect(views.get(`${sort} asc`)).not.toEqual(views.get(`${sort} desc`));
     // The link reproduces the view in another browser.
     const other = await freshPage();
     await other.goto(page.url());
