@@ -254,6 +254,14 @@ describe('signed in: portfolio, price alert, live toast', () => {
     await page.locator(`[data-testid="inbox-item"][data-notification-id="${alerts[0]!.id}"]`).waitFor();
     await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="false"]`).waitFor();
     await screenshot(page, 'notifications');
+    // Switched back on, then deleted, from the list.
+    const item = page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"]`);
+    await item.locator('[data-testid="alert-toggle"]').click();
+    await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="true"]`).waitFor();
+    expect(((await apiGet('/api/notifications', user)).data as { is_active: boolean }[]).map((a) => a.is_active)).toEqual([true]);
+    await item.locator('[data-testid="alert-delete"]').click();
+    await item.waitFor({ state: 'detached' });
+    expect((await apiGet('/api/notifications', user)).data).toEqual([]);
   });
 });
 
