@@ -813,7 +813,7 @@ export interface paths {
         put?: never;
         /**
          * Payment widget stand-in (not in production)
-         * @description Pays `plan` with invoice `uuid` for the signed-in user at the local CloudPayments (as the widget would), which notifies the gateway; the client then calls `/api/subscribe`.
+         * @description Pays `plan` with invoice `uuid` for the signed-in user at the local CloudPayments (as the widget would, without the Pay notification); the client then calls `/api/subscribe`.
          */
         post: operations["DevController_pay"];
         delete?: never;

@@ -6,6 +6,9 @@ import { useTr } from '../tr';
 import { Field, FormError } from './form-bits';
 import { showToast } from './toast';
 
+/** The thresholds the alerts service offers (its step: 5 → 10 → 15 for a 5 % alert). */
+const THRESHOLDS = ['1', '2', '3', '5', '10'];
+
 type AssetType = 'token' | 'share' | 'bond' | 'etf' | 'future' | 'currency' | 'custom_asset';
 
 /** What an alert watches: one asset (price target or change), or every asset of a portfolio or watchlist (change). */
@@ -97,7 +100,13 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
           ) : (
             <>
               <Field label={t('Порог изменения за 24 ч, %', '24h change threshold, %')} name="threshold" error={error}>
-                <input data-testid="alert-threshold" inputMode="decimal" value={threshold} onChange={(e) => setThreshold(e.target.value)} required />
+                <select data-testid="alert-threshold" value={threshold} onChange={(e) => setThreshold(e.target.value)}>
+                  {THRESHOLDS.map((n) => (
+                    <option key={n} value={n}>
+                      {n} %
+                    </option>
+                  ))}
+                </select>
               </Field>
               <Field label={t('Частота', 'Frequency')} name="frequency" error={error}>
                 <select data-testid="alert-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as 'hourly' | 'daily')}>

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { ApiError, describeError } from '../api/api-error';
 import { useLocale } from '../i18n';
+import { Link } from './link';
 
 /** The messages of a 422 for one field (or several names it may be reported under, e.g. `assetable.id`). */
 export function fieldErrors(error: unknown, ...names: string[]): string[] {
@@ -37,9 +38,18 @@ export function FormError({ error, fields = [], testId = 'form-error' }: { error
     if (!rest.length) return null;
     text = rest.flatMap(([, v]) => v).join(' ');
   }
+  const plans = error instanceof ApiError && (error.kind === 'plan_required' || error.kind === 'rate_limited');
   return (
     <p className="form-error" role="alert" data-testid={testId}>
       {text}
+      {plans && (
+        <>
+          {' '}
+          <Link to="/subscription" data-testid="plans-link">
+            {locale === 'ru' ? 'Тарифы' : 'See plans'}
+          </Link>
+        </>
+      )}
     </p>
   );
 }

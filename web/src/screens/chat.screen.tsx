@@ -156,9 +156,15 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
     });
   };
 
-  /** Reads a stream to its end, then shows the stored chat (the answer as saved, with its id for rating). */
+  /** Resumes the chat's answer that is still being written, if any (see `follow`). */
+  const resume = useRef<(c: ChatWithMessages | null, attempt: number) => void>(() => undefined);
+
+  /**
+   * Reads a stream to its end, then shows the stored chat (the answer as saved, with its id for rating). A
+   * connection dropped mid-answer does not stop the answer on the server: it is picked up again (a few times).
+   */
   const follow = useCallback(
-    async (response: Promise<Response>, controller: AbortController) => {
+    async (response: Promise<Response>, controller: AbortController, attempt = 0) => {
       try {
         await readEventStream(await response, apply);
       } catch (err) {
@@ -166,34 +172,41 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
       } finally {
         if (abort.current === controller) abort.current = null;
         if (!controller.signal.aborted) {
-          await load().catch(() => undefined);
+          const c = await load().catch(() => null);
           setLive(null);
           onChanged();
+          if (attempt < 3) resume.current(c, attempt + 1);
         }
       }
     },
     [load, onChanged],
   );
 
-  // Opening (or reloading) the page while an answer is being written resumes it: the gateway replays the
-  // answer's events from the start and continues live.
+  resume.current = (c, attempt) => {
+    const streaming = c?.messages.findLast((m) => m.role === 'assistant' && m.status === 'streaming');
+    if (!streaming || abort.current) return;
+    const controller = new AbortController();
+    abort.current = controller;
+    setError(null);
+    // The gateway replays the answer's events from the start, then continues live.
+    setLive({ messageId: streaming.id, content: '', status: 'streaming' });
+    void follow(fetchEventStream(fillPath('/api/ai-chat/{id}/messages/{messageId}/stream', { id: chatId, messageId: streaming.id }), { signal: controller.signal }), controller, attempt);
+  };
+
+  // Opening (or reloading) the page while an answer is being written resumes it.
   useEffect(() => {
     let cancelled = false;
     load()
       .then((c) => {
-        const streaming = c?.messages.findLast((m) => m.role === 'assistant' && m.status === 'streaming');
-        if (!streaming || cancelled) return;
-        const controller = new AbortController();
-        abort.current = controller;
-        setLive({ messageId: streaming.id, content: '', status: 'streaming' });
-        void follow(fetchEventStream(fillPath('/api/ai-chat/{id}/messages/{messageId}/stream', { id: chatId, messageId: streaming.id }), { signal: controller.signal }), controller);
+        if (!cancelled) resume.current(c, 0);
       })
       .catch(setError);
     return () => {
       cancelled = true;
       abort.current?.abort();
+      abort.current = null;
     };
-  }, [chatId, load, follow]);
+  }, [chatId, load]);
 
   const send = async () => {
     const message = text.trim();

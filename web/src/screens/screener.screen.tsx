@@ -24,6 +24,24 @@ function loadFilters(): Promise<[Categories, Countries]> {
   return filtersCache;
 }
 
+/**
+ * The landing page's rows (and the filter lists) are requested as soon as this module runs, in parallel with
+ * React's first render rather than after its effect. Used once, and only if the view still matches.
+ */
+let prefetched: { key: string; page: Promise<SharesPage> } | undefined;
+if (location.pathname === '/') {
+  const query = screenerApiQuery(decodeScreenerState(location.search));
+  prefetched = { key: JSON.stringify(query), page: api.get('/api/public/shares', { query }) };
+  prefetched.page.catch(() => undefined);
+  void loadFilters().catch(() => undefined);
+}
+
+function sharesPage(query: Record<string, string>, signal: AbortSignal): Promise<SharesPage> {
+  const early = prefetched;
+  prefetched = undefined;
+  return early?.key === JSON.stringify(query) ? early.page : api.get('/api/public/shares', { query, signal });
+}
+
 export function ScreenerScreen() {
   const route = useRoute();
   const locale = useLocale();
@@ -53,14 +71,14 @@ export function ScreenerScreen() {
   useEffect(() => {
     const abort = new AbortController();
     setLoading(true);
-    api
-      .get('/api/public/shares', { query: screenerApiQuery(state), signal: abort.signal })
+    sharesPage(screenerApiQuery(state), abort.signal)
       .then((p) => {
+        if (abort.signal.aborted) return;
         setPage(p);
         setError(null);
       })
       .catch((err: unknown) => {
-        if ((err as Error).name !== 'AbortError') setError(err);
+        if (!abort.signal.aborted && (err as Error).name !== 'AbortError') setError(err);
       })
       .finally(() => {
         if (!abort.signal.aborted) setLoading(false);

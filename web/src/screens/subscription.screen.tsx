@@ -113,6 +113,8 @@ export default function SubscriptionScreen() {
           onDone={(s, message) => {
             setCheckout(null);
             if (s !== undefined) setSubscription(s);
+            // A 409 means this tab's picture was stale: read the subscription that exists.
+            else void sync();
             if (message) setInfo(message);
             else showToast(t('Подписка оформлена', 'Subscription started'), 'success');
           }}
