@@ -5,6 +5,7 @@ import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 import { Field, FormError } from './form-bits';
 import { showToast } from './toast';
+import { useEscape } from './use-escape';
 
 /** The thresholds the alerts service offers (its step: 5 → 10 → 15 for a 5 % alert). */
 const THRESHOLDS = ['1', '2', '3', '5', '10'];
@@ -29,6 +30,7 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const [busy, setBusy] = useState(false);
   // One key per dialog: a double click or a retry after a timeout creates one alert.
   const key = useRef(newKey());
+  useEscape(onClose);
 
   const number = (s: string) => Number(s.replace(',', '.').replace(/\s/g, ''));
 

@@ -4,6 +4,7 @@ import { type Answer, api } from '../api/client';
 import { FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { showToast } from '../components/toast';
+import { useEscape } from '../components/use-escape';
 import { formatDateTime, formatMoney } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { useSession } from '../session';
@@ -136,6 +137,7 @@ function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: P
   const [error, setError] = useState<unknown>(null);
   // The InvoiceId: one per checkout, so a repeated confirm records the payment once.
   const [invoiceId] = useState(() => crypto.randomUUID());
+  useEscape(onClose);
 
   const pay = async () => {
     setBusy(true);
