@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * Share screener (public)
-         * @description A page of shares with market data and dividend yield; sortable and filterable.
+         * @description A page of shares with market data and dividend yield; sortable and filterable. Cacheable: `ETag`, `Cache-Control: public, max-age=…`.
          */
         get: operations["SharesController_listPublic"];
         put?: never;
@@ -67,7 +67,7 @@ export interface paths {
         };
         /**
          * Share screener (authenticated)
-         * @description The same rows as the public screener, for a signed-in user.
+         * @description The same rows as the public screener, for a signed-in user; never cached by the gateway.
          */
         get: operations["SharesController_listForUser"];
         put?: never;
@@ -926,7 +926,10 @@ export interface operations {
                 /** @description Ticker, name or ISIN (Cyrillic or Latin). */
                 search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of pages the client has; 304 when the page is still one of them (`*` and `W/` accepted). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -935,6 +938,10 @@ export interface operations {
             /** @description A page of screener rows. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the page; it changes when the data does. */
+                    ETag?: string;
+                    /** @description `public, max-age=<seconds>`: how long any cache may reuse the page (`SCREENER_PUBLIC_CACHE_TTL_MS`). */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -978,6 +985,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: `If-None-Match` matched the current page; no body, same `ETag` and `Cache-Control`. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid query or body; `errors` names each field. */
             422: {
@@ -1045,7 +1059,10 @@ export interface operations {
                 /** @description Ticker, name or ISIN (Cyrillic or Latin). */
                 search?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Entity tags of pages the client has; 304 when the page is still one of them (`*` and `W/` accepted). */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1054,6 +1071,10 @@ export interface operations {
             /** @description A page of screener rows. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the page; it changes when the data does. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a browser revalidates every time; shared caches keep nothing. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1097,6 +1118,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: `If-None-Match` matched the current page; no body, same `ETag` and `Cache-Control`. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, malformed, expired or wrongly signed bearer token. */
             401: {
