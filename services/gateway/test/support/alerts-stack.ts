@@ -10,18 +10,20 @@ import { type Bus, connectBus, createLogger, type Logger, streamNameOf } from '@
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type AlertsApp, type AlertsAppOptions, createAlertsApp } from '@invest/alerts/alerts.app';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
-import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { type FakeCloudPayments, type FakeCloudPaymentsOptions, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { mintDevToken } from '../../src/auth/dev-token.js';
-import { createGatewayApp, type GatewayApp } from '../../src/gateway.app.js';
+import { createGatewayApp, type GatewayApp, type GatewayAppOptions } from '../../src/gateway.app.js';
 
 const JWT_SECRET = 'alerts-e2e-secret-0123456789-0123456789';
 const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
 
 export interface AlertsStack {
   base: string;
+  /** The bus prefix every service of the stack runs on (another service can join it). */
+  busPrefix: string;
   screener: ScreenerApp;
   portfolios: PortfoliosApp;
   billing: BillingApp;
@@ -40,14 +42,14 @@ export interface AlertsStack {
   close(): Promise<void>;
 }
 
-export async function startAlertsStack(name: string, opts: { tickers: string[]; alerts?: Partial<AlertsAppOptions> }): Promise<AlertsStack> {
+export async function startAlertsStack(name: string, opts: { tickers: string[]; alerts?: Partial<AlertsAppOptions>; provider?: Omit<Partial<FakeCloudPaymentsOptions>, 'publicId' | 'apiSecret'>; gateway?: Omit<Partial<GatewayAppOptions>, 'natsUrl' | 'busPrefix' | 'logger'> }): Promise<AlertsStack> {
   const busPrefix = `${uniqueName(name)}.`;
   const logger: Logger = createLogger('test', 'silent');
   const natsUrl = testNatsUrl();
   const dbs = await Promise.all(['scr', 'pf', 'bill', 'al'].map((s) => createTestDatabase(`${name}_${s}`)));
   const [screenerDb, portfoliosDb, billingDb, alertsDb] = dbs as [(typeof dbs)[0], (typeof dbs)[0], (typeof dbs)[0], (typeof dbs)[0]];
   const clock = { now: new Date() };
-  const provider = await startFakeCloudPayments({ publicId: 'pk_alerts', apiSecret: CP_SECRET });
+  const provider = await startFakeCloudPayments({ ...opts.provider, publicId: 'pk_alerts', apiSecret: CP_SECRET });
   const screener = await createScreenerApp({ loadDemoData: true, databaseUrl: screenerDb.url, natsUrl, busPrefix, logger, relayPollMs: 50 });
   const shareIds: Record<string, number> = {};
   const tickers = new Map<string, { id: number; currency: string | null }>();
@@ -79,11 +81,15 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     auth: { jwtSecret: JWT_SECRET },
     rpcTimeoutMs: 10_000,
     notificationStream: { pollMs: 100, heartbeatMs: 300 },
+    // The development payment widget stand-in pays at this stack's provider.
+    payments: { publicId: 'pk_alerts', devProviderUrl: provider.url },
+    ...opts.gateway,
   });
   const base = await gw.listen(0, '127.0.0.1');
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
   return {
     base,
+    busPrefix,
     screener,
     portfolios,
     billing,
