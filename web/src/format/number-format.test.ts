@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCompactMoney, formatDateTime, formatMoney, formatNumber, formatPercent } from './number-format';
+import { formatCompactMoney, formatDateTime, formatDay, formatMoney, formatNumber, formatPercent } from './number-format';
 
 describe('market cap and volume in short scale', () => {
   it('writes trillions the way each locale reads them', () => {
@@ -55,5 +55,14 @@ describe('prices, numbers and percents', () => {
     expect(formatDateTime('2026-11-22T18:24:00Z', 'ru', 'UTC')).toBe('22.11.2026, 18:24');
     expect(formatDateTime('2026-11-22T18:24:00Z', 'en', 'UTC')).toBe('11/22/26, 6:24 PM');
     expect(formatDateTime('not a date', 'en')).toBe('—');
+  });
+});
+
+describe('calendar days', () => {
+  it('shows a date column as its day alone, in either spelling, whatever the reader time zone', () => {
+    expect(formatDay('2026-11-22', 'ru')).toBe('22.11.2026');
+    expect(formatDay('2026-11-22T00:00:00.000Z', 'en')).toBe('11/22/26');
+    expect(formatDay(null, 'en')).toBe('—');
+    expect(formatDay('not a date', 'ru')).toBe('—');
   });
 });

@@ -85,3 +85,11 @@ export function formatDateTime(iso: string | null | undefined, locale: Locale, t
   if (Number.isNaN(d.getTime())) return '—';
   return plainSpaces(new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'short', ...(timeZone ? { timeZone } : {}) }).format(d));
 }
+
+/** A calendar day (`2026-11-22`, or the midnight a date column serializes to) as a date alone: `22.11.2026` / `11/22/2026`. */
+export function formatDay(iso: string | null | undefined, locale: Locale): string {
+  if (!iso) return '—';
+  const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
+  if (Number.isNaN(d.getTime())) return '—';
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(d);
+}

@@ -85,7 +85,8 @@ function ChatLayout() {
           <div className="muted small" data-testid="chat-limits">
             {limits.map((l) => (
               <div key={l.context_type}>
-                {l.context_type}: {l.remaining === null ? '∞' : `${l.remaining} / ${l.limit}`}
+                {l.context_type === 'support' ? t('Поддержка', 'Support') : t('Здоровье портфеля', 'Portfolio health')}:{' '}
+                {l.remaining === null ? t('без ограничений', 'unlimited') : t(`осталось ${l.remaining} из ${l.limit}`, `${l.remaining} of ${l.limit} left`)}
               </div>
             ))}
           </div>
@@ -251,11 +252,12 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
             {m.role === 'assistant' && m.status === 'stopped' && <div className="muted small">{t('(остановлено)', '(stopped)')}</div>}
             {m.role === 'assistant' && (m.status === 'complete' || m.status === 'stopped') && (
               <div className="small" data-testid="chat-rating" data-rating={m.rating ?? ''}>
+                <span className="muted">{t('Ответ помог?', 'Was this answer helpful?')}</span>{' '}
                 <button type="button" className="linklike" aria-pressed={m.rating === 'like'} data-testid="chat-rate-like" onClick={() => void rate(m, 'like')}>
-                  {m.rating === 'like' ? '✓ ' : ''}{t('Полезно', 'Helpful')}
+                  {m.rating === 'like' ? '✓ ' : ''}{t('Да', 'Yes')}
                 </button>{' '}
                 <button type="button" className="linklike" aria-pressed={m.rating === 'dislike'} data-testid="chat-rate-dislike" onClick={() => void rate(m, 'dislike')}>
-                  {m.rating === 'dislike' ? '✓ ' : ''}{t('Не помогло', 'Not helpful')}
+                  {m.rating === 'dislike' ? '✓ ' : ''}{t('Нет', 'No')}
                 </button>
               </div>
             )}

@@ -5,7 +5,7 @@ import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
-import { formatDateTime, formatMoney, formatNumber, formatPercent } from '../format/number-format';
+import { formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { navigate, useRoute } from '../router';
 import { useTr } from '../tr';
@@ -208,7 +208,7 @@ function PortfolioDetail({ id }: { id: number }) {
           <AlertDialog target={{ kind: 'portfolio', id, label: portfolio.name }} onClose={() => setAlertOpen(false)} />
         </Suspense>
       )}
-      {totals && <p className="muted small">{`${t('Оценка на', 'Valued as of')} ${formatDateTime(totals.valuationDate, locale)}`}</p>}
+      {totals && <p className="muted small">{`${t('Оценка на', 'Valued as of')} ${formatDay(totals.valuationDate, locale)}`}</p>}
     </section>
   );
 }
