@@ -1,5 +1,6 @@
 import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
 import { AlertsSchema } from './0001-alerts-schema.js';
+import { FiringPublications } from './0003-firing-publications.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -10,4 +11,5 @@ export const migrations = [
   deadLetterMigration,
   { name: '0001-alerts-schema', class: AlertsSchema },
   { name: '0002-idempotency-keys', class: AlertsIdempotencyKeys },
+  { name: '0003-firing-publications', class: FiringPublications },
 ];

@@ -69,7 +69,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     relayPollMs: 50,
     cloudPayments: { baseUrl: provider.url, publicId: 'pk_alerts', apiSecret: CP_SECRET, timeoutMs: 2000, retries: 1, backoffMs: 50 },
   });
-  const alertsOptions: AlertsAppOptions = { databaseUrl: alertsDb.url, natsUrl, busPrefix, logger, clock: () => clock.now, relayPollMs: 50, rpcTimeoutMs: 5000, ...opts.alerts };
+  const alertsOptions: AlertsAppOptions = { databaseUrl: alertsDb.url, natsUrl, busPrefix, logger, clock: () => clock.now, rpcTimeoutMs: 5000, ...opts.alerts };
   const alerts = await createAlertsApp(alertsOptions);
   const instances = [alerts];
   const gw = await createGatewayApp({
