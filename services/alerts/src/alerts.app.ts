@@ -85,6 +85,8 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     );
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
     await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
+    // Before the rates consumer: an event is evaluated against every notification the database holds.
+    if (opts.consumeRates !== false) await evaluator.loadIndex(db);
     const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher, ...opts.ratesConsumer })) : undefined;
 
     if (opts.jobsEnabled) {

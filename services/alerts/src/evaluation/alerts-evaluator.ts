@@ -1,6 +1,7 @@
 import { AlertsEventTypes, type CrossedAsset, eventSubject, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
+import { CandidateIndex } from './candidate-index.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { evaluatePriceChange } from './price-change.js';
@@ -53,8 +54,11 @@ export function toState(r: NotificationRow): NotificationState {
   };
 }
 
-/** Which notifications an evaluation looks at: those the given assets can affect, or (sweeps) every one. */
-export type EvaluationScope = { assets: readonly { type: string; id: number }[] } | { all: true };
+/**
+ * Which notifications an evaluation looks at: those the given assets can affect (with their new rates, the
+ * candidate index is used), or (sweeps) every one.
+ */
+export type EvaluationScope = { assets: readonly { type: string; id: number }[]; rates?: readonly RateView[] } | { all: true };
 
 export interface EvaluationResult {
   candidates: number;
@@ -104,8 +108,18 @@ export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
   /** Milliseconds of each phase of the last evaluation (logged; read by the benchmark). */
   lastTimings: Record<string, number> = {};
+  /** Candidates of rate events without a range read per asset, once loaded (`loadIndex`). */
+  readonly index = new CandidateIndex();
+  private indexTimings: Record<string, number> = {};
 
   constructor(private readonly opts: EvaluatorOptions) {}
+
+  /** Loads the candidate index (start-up, before the rates consumer); until then evaluation reads ranges. */
+  async loadIndex(db: SqlClient): Promise<void> {
+    const t0 = performance.now();
+    await this.index.load(db);
+    this.opts.logger.info({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
+  }
 
   async loadTypes(db: SqlClient): Promise<Map<number, NotificationTypeRow>> {
     const rows = await db.query<{ id: number; code: NotificationKind; title_template: Record<string, string>; body_template: Record<string, string>; path: string }>(
@@ -176,8 +190,14 @@ export class AlertsEvaluator {
     // JIT compiling these short queries costs more than running them.
     await tx.query('set local jit = off');
     const t0 = performance.now();
-    const candidateRows = await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
-    const timings: Record<string, number> = { candidates: performance.now() - t0 };
+    const candidateRows =
+      'assets' in scope && scope.rates && this.index.loaded
+        ? (await this.indexedCandidates(tx, scope.rates, freshAfter, startOfDayInZone(now, this.opts.marketTz))).filter((n) =>
+            n.notification_type_id === NotificationTypeIds.priceTarget ? wantTarget : wantChange,
+          )
+        : await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
+    const timings: Record<string, number> = { candidates: performance.now() - t0, ...this.indexTimings };
+    this.indexTimings = {};
     this.lastTimings = timings;
     const candidates = candidateRows.map(toState);
     const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
@@ -234,6 +254,28 @@ export class AlertsEvaluator {
     const assetNames = await this.assetNames(tx, decisions.flatMap(({ d }) => d.crossed));
     timings.decide = performance.now() - t0 - timings.candidates! - timings.rates;
     return { candidates: seen.size, firings: decisions, now, source, targetNames, assetNames };
+  }
+
+  /**
+   * The candidate index's candidates for fresh rates, read back from the database (the rows' state now decides),
+   * with an asset target's rate in its row as the range read gives it.
+   */
+  private async indexedCandidates(tx: SqlClient, rates: readonly RateView[], freshAfter: Date, startOfToday: Date): Promise<(NotificationRow & CandidateRateColumns)[]> {
+    const t0 = performance.now();
+    await this.index.refresh(tx);
+    const t1 = performance.now();
+    const fresh = rates.filter((r) => r.asOf >= freshAfter);
+    const ids = this.index.candidates(fresh, startOfToday);
+    const t2 = performance.now();
+    const rows = ids.length === 0 ? [] : await tx.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
+    this.index.sync(ids, rows);
+    this.indexTimings = { indexRefresh: t1 - t0, indexMatch: t2 - t1, indexed: ids.length, readById: performance.now() - t2 };
+    const byAsset = new Map(fresh.map((r) => [assetKey(r.assetType, r.assetId), r]));
+    const none = { r_ticker: null, r_rate: null, r_change_24h: null, r_as_of: null, r_observed_at: null };
+    return rows.map((n) => {
+      const r = n.targetable_type === 'asset' ? byAsset.get(assetKey(n.asset_type!, n.targetable_id)) : undefined;
+      return r ? { ...n, r_ticker: r.ticker, r_rate: r.rate, r_change_24h: r.change24h, r_as_of: r.asOf, r_observed_at: r.observedAt } : { ...n, ...none };
+    });
   }
 
   /**

@@ -31,9 +31,13 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
   const { db, evaluator, publisher, logger } = deps;
   switch (event.type) {
     case MarketEventTypes.RatesUpdated: {
+      const t0 = performance.now();
       const changed = await upsertRates(tx, event.data.rates, new Date(event.recordedAt));
       if (changed.length === 0) return;
-      const plan = await evaluator.plan(tx, { assets: changed }, ['price-target', 'price-change'], 'event');
+      const upsertMs = performance.now() - t0;
+      const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
+      const plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
+      evaluator.lastTimings.upsertRates = upsertMs;
       const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
       const publishing: Promise<void>[] = [];
       let fired = 0;
