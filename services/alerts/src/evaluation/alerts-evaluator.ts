@@ -1,4 +1,4 @@
-import { AlertsEventTypes, type CrossedAsset, eventSubject, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';

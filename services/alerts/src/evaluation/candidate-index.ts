@@ -33,6 +33,7 @@ interface LoadedRow {
 
 const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at';
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
+const LOAD_PAGE = 50_000;
 /** Changes are read again for this long after they were written: a transaction commits after its trigger ran. */
 const CHANGE_WINDOW_MS = 60_000;
 
@@ -149,18 +150,30 @@ export class CandidateIndex {
   async load(db: SqlClient): Promise<void> {
     // Changes from a little before this read are applied again on the first refresh (idempotent).
     const [{ at } = { at: new Date() }] = await db.query<{ at: Date }>('select clock_timestamp() as at');
-    const rows = await db.query<LoadedRow>(`select ${ENTRY_COLUMNS} from notifications where is_active`);
-    const members = await db.query<{ target_type: string; target_id: string; asset_type: string; asset_id: string }>(
-      'select target_type, target_id::text, asset_type, asset_id::text from memberships',
-    );
     this.byId.clear();
     this.byAsset.clear();
     this.byGroup.clear();
     this.groupsOf.clear();
     this.membersOf.clear();
     this.applied.clear();
-    for (const r of rows) this.put(r);
-    for (const m of members) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
+    // In pages by key, so a million rows are never all in memory as query results at once.
+    for (let after = '0'; ; ) {
+      const rows = await db.query<LoadedRow>(`select ${ENTRY_COLUMNS} from notifications where is_active and id > $1 order by id limit ${LOAD_PAGE}`, [after]);
+      for (const r of rows) this.put(r);
+      if (rows.length < LOAD_PAGE) break;
+      after = rows[rows.length - 1]!.id;
+    }
+    for (let after = ['', '0', '', '0']; ; ) {
+      const members = await db.query<{ target_type: string; target_id: string; asset_type: string; asset_id: string }>(
+        `select target_type, target_id::text, asset_type, asset_id::text from memberships
+          where (target_type, target_id, asset_type, asset_id) > ($1, $2::bigint, $3, $4::bigint) order by target_type, target_id, asset_type, asset_id limit ${LOAD_PAGE}`,
+        after,
+      );
+      for (const m of members) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
+      if (members.length < LOAD_PAGE) break;
+      const last = members[members.length - 1]!;
+      after = [last.target_type, last.target_id, last.asset_type, last.asset_id];
+    }
     for (const lists of [this.byAsset, this.byGroup]) for (const l of lists.values()) l.tidy();
     this.since = new Date(new Date(at).getTime() - CHANGE_WINDOW_MS);
     this.loadedAt = new Date(at);
