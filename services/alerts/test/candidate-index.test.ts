@@ -19,7 +19,8 @@ let now = new Date('2026-03-10T12:00:00Z');
 const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' };
 /** Reads ranges (no index loaded): the reference. */
 const ranges = new AlertsEvaluator(options);
-const indexed = new AlertsEvaluator(options);
+/** Small load pages: the load crosses many of them. */
+const indexed = new AlertsEvaluator({ ...options, indexLoadPage: 7 });
 
 beforeAll(async () => {
   const t = await createTestDatabase('alerts_index');
@@ -78,7 +79,11 @@ describe('candidate index', () => {
         });
       }
     }
+    // Only the load may feed the index here (the recent index_changes would be applied again on top of it).
+    await db.query('delete from index_changes');
     await indexed.loadIndex(db);
+    const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
+    expect(indexed.index.size).toBe(Number(n));
     for (let round = 0; round < 5; round++) {
       const r = await both(Array.from({ length: assets }, (_, i) => ({ id: i + 1, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })));
       expect(r.indexUsed).toBe(true);

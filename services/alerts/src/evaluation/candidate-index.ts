@@ -33,7 +33,6 @@ interface LoadedRow {
 
 const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at';
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
-const LOAD_PAGE = 50_000;
 /** Changes are read again for this long after they were written: a transaction commits after its trigger ran. */
 const CHANGE_WINDOW_MS = 60_000;
 
@@ -138,6 +137,9 @@ export class CandidateIndex {
   private readonly applied = new Map<number, number>();
   private loadedAt: Date | undefined;
 
+  /** @param loadPage rows per read while loading (tests make it small to cross pages). */
+  constructor(private readonly loadPage = 50_000) {}
+
   get loaded(): boolean {
     return this.loadedAt !== undefined;
   }
@@ -158,19 +160,21 @@ export class CandidateIndex {
     this.applied.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
-      const rows = await db.query<LoadedRow>(`select ${ENTRY_COLUMNS} from notifications where is_active and id > $1 order by id limit ${LOAD_PAGE}`, [after]);
+      // Ordered by the column, not by the text alias `id` of the select list.
+      const rows = await db.query<LoadedRow>(`select ${ENTRY_COLUMNS} from notifications n where n.is_active and n.id > $1 order by n.id limit ${this.loadPage}`, [after]);
       for (const r of rows) this.put(r);
-      if (rows.length < LOAD_PAGE) break;
+      if (rows.length < this.loadPage) break;
       after = rows[rows.length - 1]!.id;
     }
     for (let after = ['', '0', '', '0']; ; ) {
       const members = await db.query<{ target_type: string; target_id: string; asset_type: string; asset_id: string }>(
-        `select target_type, target_id::text, asset_type, asset_id::text from memberships
-          where (target_type, target_id, asset_type, asset_id) > ($1, $2::bigint, $3, $4::bigint) order by target_type, target_id, asset_type, asset_id limit ${LOAD_PAGE}`,
+        `select m.target_type, m.target_id::text, m.asset_type, m.asset_id::text from memberships m
+          where (m.target_type, m.target_id, m.asset_type, m.asset_id) > ($1, $2::bigint, $3, $4::bigint)
+          order by m.target_type, m.target_id, m.asset_type, m.asset_id limit ${this.loadPage}`,
         after,
       );
       for (const m of members) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
-      if (members.length < LOAD_PAGE) break;
+      if (members.length < this.loadPage) break;
       const last = members[members.length - 1]!;
       after = [last.target_type, last.target_id, last.asset_type, last.asset_id];
     }

@@ -27,6 +27,8 @@ export function priceAlertsJob(db: Db, evaluator: AlertsEvaluator, publisher?: F
     schedule: { everyMinutes: 3 },
     async run() {
       const r = await sweep(db, evaluator, publisher, 'price-target', PRICE_ALERTS_JOB);
+      // The candidate indexes read the last minute of index_changes; older rows are done with.
+      await db.query("delete from index_changes where at < now() - interval '1 hour'");
       return { fetched: r.candidates, changed: r.fired, skipped: r.candidates - r.fired };
     },
   };

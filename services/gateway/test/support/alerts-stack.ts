@@ -78,7 +78,8 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     logger,
     auth: { jwtSecret: JWT_SECRET },
     rpcTimeoutMs: 10_000,
-    notificationStream: { pollMs: 100, heartbeatMs: 300 },
+    // The backstop poll far beyond the tests' waits: live delivery has to come from ALERTS_EVENTS.
+    notificationStream: { pollMs: 120_000, heartbeatMs: 300 },
   });
   const base = await gw.listen(0, '127.0.0.1');
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
