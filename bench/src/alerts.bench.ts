@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--keep] [--reuse <database url>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--no-index] [--keep] [--reuse <database url>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -42,6 +42,8 @@ export async function run(args: string[]): Promise<void> {
   /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
   const move = numberArg(args, 'move', 0.5);
   const firingChunk = numberArg(args, 'chunk', 500);
+  /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
+  const useIndex = !args.includes('--no-index');
   const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
   const logger = createLogger('bench', 'warn');
   const database = reuse ? { url: reuse, drop: async () => undefined } : await createTestDatabase('bench_alerts');
@@ -56,6 +58,7 @@ export async function run(args: string[]): Promise<void> {
     logger,
     marketTz,
     jobsEnabled: false,
+    candidateIndex: useIndex,
     ratesConsumer: { firingChunk, afterCommit: () => void (committedAt = performance.now()) },
   });
   const { db, bus } = app;
@@ -121,7 +124,7 @@ export async function run(args: string[]): Promise<void> {
       await db.query('analyze');
     }
     const indexStart = performance.now();
-    await app.evaluator.loadIndex(db);
+    if (useIndex) await app.evaluator.loadIndex(db);
     const indexMs = performance.now() - indexStart;
     const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
     console.log(

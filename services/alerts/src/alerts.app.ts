@@ -31,6 +31,8 @@ export interface AlertsAppOptions {
   publicationGraceMs?: number;
   /** How often that backstop runs (default 5 s). */
   publicationBackstopPollMs?: number;
+  /** Evaluate rate events through the in-memory candidate index (default true; the benchmark compares). */
+  candidateIndex?: boolean;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
   ratesConsumer?: { batchSize?: number; firingChunk?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
@@ -86,7 +88,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
     await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
     // Before the rates consumer: an event is evaluated against every notification the database holds.
-    if (opts.consumeRates !== false) await evaluator.loadIndex(db);
+    if (opts.consumeRates !== false && opts.candidateIndex !== false) await evaluator.loadIndex(db);
     const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher, ...opts.ratesConsumer })) : undefined;
 
     if (opts.jobsEnabled) {

@@ -261,6 +261,25 @@ export class CandidateIndex {
     }
   }
 
+  /**
+   * The new state of notifications whose firing just committed (thresholds up, price-targets inactive), so
+   * the next batch does not read them again. Only after the commit, and before the next `refresh`: a change
+   * committed after the firing (a switch) comes through `index_changes` then and wins.
+   */
+  noteFired(states: readonly { notificationId: number; next: { isActive: boolean; initialValue: number; lastTriggeredAt: Date | null } }[]): void {
+    for (const { notificationId, next } of states) {
+      const e = this.byId.get(notificationId);
+      if (!e) continue;
+      if (!next.isActive) {
+        this.remove(notificationId);
+        continue;
+      }
+      e.initial = next.initialValue;
+      e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
+      (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+    }
+  }
+
   private put(r: LoadedRow): void {
     const group = r.targetable_type !== 'asset';
     const e: Entry = {

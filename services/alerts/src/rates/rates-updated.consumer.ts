@@ -40,12 +40,14 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       evaluator.lastTimings.upsertRates = upsertMs;
       const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
       const publishing: Promise<void>[] = [];
+      const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
       let fired = 0;
       try {
         for (let i = 0; i < plan.firings.length; i += size) {
           const committed = await db.transaction((chunkTx) => evaluator.record(chunkTx, plan.firings.slice(i, i + size), plan));
           if (!committed) continue;
           fired += committed.firings.length;
+          evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
           publishing.push(publisher.publish(committed));
         }
       } finally {
