@@ -9,7 +9,10 @@ import { dirname, join } from 'node:path';
 /** Where the last successful build's fingerprint is kept (ignored by git). */
 export const stampFile = (root) => join(root, '.runtime', 'build.stamp');
 
-/** The workspace folders that have a src/ to compile (`dir/*` patterns expanded one level). */
+/**
+ * The workspace folders that have a src/ for SWC to compile (`dir/*` patterns expanded one level). The web
+ * client (a Vite project) has its own build and stamp: scripts/build-web.mjs.
+ */
 export function buildDirs(root) {
   const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const dirs = workspaces.flatMap((w) => {
@@ -20,7 +23,7 @@ export function buildDirs(root) {
       .filter((d) => d.isDirectory())
       .map((d) => `${parent}/${d.name}`);
   });
-  return dirs.filter((d) => existsSync(join(root, d, 'src'))).sort();
+  return dirs.filter((d) => existsSync(join(root, d, 'src')) && !existsSync(join(root, d, 'vite.config.ts'))).sort();
 }
 
 /** Test files are not compiled, so editing one does not make the build stale. */

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Compiles every workspace package with SWC (fast, emits decorator metadata for NestJS DI) into its dist/.
 // Nothing is compiled when no source changed since the last successful build (see build-stamp.mjs);
-// `--force` compiles anyway.
-import { spawn } from 'node:child_process';
+// `--force` compiles anyway. Then the web client (scripts/build-web.mjs, its own stamp), unless `--backend-only`.
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDirs, buildFingerprint, clearBuildStamp, isBuildFresh, writeBuildStamp } from './build-stamp.mjs';
@@ -17,6 +17,7 @@ const swc = join(root, 'node_modules', '.bin', 'swc');
 const fingerprint = buildFingerprint(root);
 if (!force && isBuildFresh(root, fingerprint)) {
   if (!quiet) console.log('[build] up to date');
+  buildWeb();
   process.exit(0);
 }
 clearBuildStamp(root);
@@ -42,3 +43,12 @@ if (failed.length) {
 }
 writeBuildStamp(root, fingerprint);
 if (!quiet) console.log(`[build] compiled ${dirs.length} packages`);
+buildWeb();
+
+/** The web client needs the compiled gateway (its OpenAPI document); it has its own up-to-date check. */
+function buildWeb() {
+  if (process.argv.includes('--backend-only')) return;
+  const args = [join(root, 'scripts', 'build-web.mjs'), ...(quiet ? ['--quiet'] : []), ...(force ? ['--force'] : [])];
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

@@ -32,7 +32,7 @@ if (have !== wanted || !existsSync(nodeBin)) {
 
 if (process.argv.includes('--build') && !isBuildFresh(root)) {
   // The build runs on the project's Node (it uses APIs an old launcher lacks).
-  const r = spawnSync(nodeBin, [join(root, 'scripts', 'build.mjs'), '--quiet'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(nodeBin, [join(root, 'scripts', 'build.mjs'), '--quiet', '--backend-only'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 

@@ -15,7 +15,12 @@ const root = new URL('..', import.meta.url).pathname;
 const env = { ...process.env };
 env.NODE_ENV ??= 'development';
 const dbUrl = new URL(env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
-const natsUrl = new URL((env.NATS_URL || 'nats://127.0.0.1:4222').split(',')[0]);
+// NATS_URL may list the nodes of a cluster (comma-separated): one that answers is enough to start.
+const natsUrls = (env.NATS_URL || 'nats://127.0.0.1:4222')
+  .split(',')
+  .map((u) => u.trim())
+  .filter(Boolean)
+  .map((u) => new URL(u.includes('://') ? u : `nats://${u}`));
 const port = Number(env.PORT || 3000);
 
 const reachable = (host, p, ms = 1500) =>
@@ -33,10 +38,12 @@ const reachable = (host, p, ms = 1500) =>
 async function ensureInfrastructure() {
   const pgHost = dbUrl.hostname || '127.0.0.1';
   const pgPort = dbUrl.port || 5432;
-  const natsHost = natsUrl.hostname || '127.0.0.1';
-  const natsPort = natsUrl.port || 4222;
   let pgOk = await reachable(pgHost, pgPort);
-  let natsOk = await reachable(natsHost, natsPort);
+  const natsReachable = async () => {
+    for (const u of natsUrls) if (await reachable(u.hostname || '127.0.0.1', u.port || 4222)) return true;
+    return false;
+  };
+  let natsOk = await natsReachable();
   if (pgOk && natsOk) return;
   const docker = spawnSync('docker', ['info'], { stdio: 'ignore' });
   if (docker.status === 0) {
@@ -47,13 +54,13 @@ async function ensureInfrastructure() {
     for (let i = 0; i < 60 && !(pgOk && natsOk); i++) {
       await new Promise((r) => setTimeout(r, 1000));
       pgOk ||= await reachable(pgHost, pgPort);
-      natsOk ||= await reachable(natsHost, natsPort);
+      natsOk ||= await natsReachable();
     }
     if (pgOk && natsOk) return;
   }
   console.error('[start] cannot start: required infrastructure is not reachable.');
   if (!pgOk) console.error(`  - PostgreSQL at ${pgHost}:${pgPort} (set DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/postgres)`);
-  if (!natsOk) console.error(`  - NATS with JetStream at ${natsHost}:${natsPort} (set NATS_URL, e.g. nats://127.0.0.1:4222; run nats-server -js)`);
+  if (!natsOk) console.error(`  - NATS with JetStream at ${natsUrls.map((u) => u.host).join(', ')} (set NATS_URL, e.g. nats://127.0.0.1:4222; run nats-server -js, or npm run nats:cluster)`);
   if (docker.status !== 0) console.error('  Docker is not available either, so deploy/compose.yaml could not be started for you.');
   process.exit(1);
 }
@@ -199,6 +206,7 @@ const poll = setInterval(async () => {
     if (res.ok) {
       clearInterval(poll);
       console.log(`\n[start] ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${services.join(', ')}`);
+      console.log(`  Web:      http://localhost:${port}/  (screener; sign in at /sign-in with any user id)`);
       console.log(`  API:      http://localhost:${port}/api/public/shares?sort=dividend_yield&direction=desc`);
       console.log(`  OpenAPI:  http://localhost:${port}/api/docs`);
       console.log(`  Health:   http://localhost:${port}/health  ·  http://localhost:${port}/ready`);

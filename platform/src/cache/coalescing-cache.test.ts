@@ -64,4 +64,49 @@ describe('CoalescingCache', () => {
     expect(await cache.get('x', async () => 10)).toBe(10);
     expect(await cache.get('z', async () => 30)).toBe(3);
   });
+
+  it('keeps the most recently read entries past maxEntries', async () => {
+    const cache = new CoalescingCache<number>({ ttlMs: 10_000, maxEntries: 2 });
+    await cache.get('a', async () => 1);
+    await cache.get('b', async () => 2);
+    expect(await cache.get('a', async () => 100)).toBe(1); // a is now the most recently used
+    await cache.get('c', async () => 3); // pushes out b, not a
+    expect(cache.size).toBe(2);
+    expect(cache.peek('a')).toBe(1);
+    expect(cache.peek('b')).toBeUndefined();
+    expect(cache.peek('c')).toBe(3);
+  });
+
+  it('stays within maxBytes, least recently used out first, and keeps no value larger than the bound', async () => {
+    const cache = new CoalescingCache<string>({ ttlMs: 10_000, maxBytes: 10, sizeOf: (v) => v.length });
+    await cache.get('a', async () => 'aaaa');
+    await cache.get('b', async () => 'bbbb');
+    expect(cache.bytes).toBe(8);
+    cache.peek('a');
+    await cache.get('c', async () => 'cccc'); // 12 bytes would not fit: b (least recently used) goes
+    expect(cache.bytes).toBe(8);
+    expect(cache.peek('b')).toBeUndefined();
+    expect(cache.peek('a')).toBe('aaaa');
+    expect(await cache.get('huge', async () => 'x'.repeat(11))).toBe('x'.repeat(11));
+    expect(cache.peek('huge')).toBeUndefined();
+    expect(cache.size).toBe(2);
+    // A hit does not count its bytes again.
+    cache.clear();
+    await cache.get('a', async () => 'aa');
+    await cache.get('a', async () => 'aaa');
+    expect(cache.bytes).toBe(2);
+  });
+
+  it('drops an expired entry and its bytes when it is read', async () => {
+    let now = 0;
+    const cache = new CoalescingCache<string>({ ttlMs: 100, maxBytes: 100, sizeOf: (v) => v.length, now: () => now });
+    await cache.get('k', async () => 'value');
+    expect(cache.bytes).toBe(5);
+    now = 100;
+    expect(cache.peek('k')).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.bytes).toBe(0);
+    cache.clear();
+    expect(cache.bytes).toBe(0);
+  });
 });

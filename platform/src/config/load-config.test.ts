@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { natsServers } from '../messaging/nats-connection.js';
 import { baseConfigSchema, ConfigError, loadConfig, serviceDatabaseUrl } from './load-config.js';
 
 describe('loadConfig', () => {
@@ -20,6 +21,21 @@ describe('loadConfig', () => {
       expect(issues).toMatch(/^PORT: /m);
       expect(issues).toMatch(/^MARKET_TZ: /m);
       expect(issues).toMatch(/^LOG_LEVEL: /m);
+    }
+  });
+
+  it('takes JETSTREAM_REPLICAS from 1 to 5 (default 1) and NATS_URL as one URL or a comma-separated list', () => {
+    expect(loadConfig(schema, {}).JETSTREAM_REPLICAS).toBe(1);
+    expect(loadConfig(schema, { JETSTREAM_REPLICAS: '3' }).JETSTREAM_REPLICAS).toBe(3);
+    for (const bad of ['0', '6', '2.5', 'three']) {
+      expect(() => loadConfig(schema, { JETSTREAM_REPLICAS: bad }), bad).toThrow(/JETSTREAM_REPLICAS: /);
+    }
+    const cluster = 'nats://n1:4222, nats://n2:4222,nats://user:secret@n3:4222';
+    expect(loadConfig(schema, { NATS_URL: cluster }).NATS_URL).toBe(cluster);
+    expect(natsServers(cluster)).toEqual(['nats://n1:4222', 'nats://n2:4222', 'nats://user:secret@n3:4222']);
+    expect(loadConfig(schema, { NATS_URL: '127.0.0.1:4222' }).NATS_URL).toBe('127.0.0.1:4222');
+    for (const bad of [',', 'http://n1:4222', 'nats://n1:4222 nats://n2:4222']) {
+      expect(() => loadConfig(schema, { NATS_URL: bad }), bad).toThrow(/NATS_URL: /);
     }
   });
 

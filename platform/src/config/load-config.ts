@@ -1,10 +1,22 @@
 import { z } from 'zod';
+import { natsServers } from '../messaging/nats-connection.js';
 
 /** Variables every service reads. */
 export const baseConfigSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /** One NATS URL, or the comma-separated nodes of a cluster (clients fail over between them). */
+  NATS_URL: z
+    .string()
+    .default('nats://127.0.0.1:4222')
+    .refine((v) => natsServers(v).length > 0 && natsServers(v).every((u) => /^((nats|tls|ws|wss):\/\/)?[^\s/,]+(:\d+)?$/.test(u)), 'must be nats:// URLs separated by commas'),
+  /** Replicas of every JetStream stream the services create or update (3 in a three-node cluster). */
+  JETSTREAM_REPLICAS: z.coerce
+    .number({ error: 'JETSTREAM_REPLICAS must be a number' })
+    .int('JETSTREAM_REPLICAS must be an integer')
+    .min(1, 'JETSTREAM_REPLICAS must be 1 to 5')
+    .max(5, 'JETSTREAM_REPLICAS must be 1 to 5')
+    .default(1),
   MARKET_TZ: z
     .string()
     .default('Europe/Moscow')

@@ -42,8 +42,8 @@ export class ServiceResources {
     return db;
   }
 
-  /** Connects to NATS, closed on stop, and ensures the JetStream streams of `streams`, in order. */
-  async connectBus(opts: { natsUrl: string; name: string; prefix?: string }, streams: EventContext[] = []): Promise<Bus> {
+  /** Connects to NATS, closed on stop, and ensures the JetStream streams of `streams` (with `replicas`), in order. */
+  async connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number }, streams: EventContext[] = []): Promise<Bus> {
     const bus = await connectBus(opts);
     this.push(() => bus.close());
     for (const ctx of streams) await ensureEventStream(bus, ctx);

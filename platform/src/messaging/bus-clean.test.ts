@@ -38,7 +38,7 @@ describe('a bus prefix on the real NATS', () => {
 
     const app: INestMicroservice = await startRpcService(ProbeModule, { name: 'probe', natsUrl: testNatsUrl(), logger: createLogger('probe', 'silent'), busPrefix: prefix });
     try {
-      const reply = await bus.nc.request(`${prefix}.probe.health.ping`, JSON.stringify({ pattern: `${prefix}.probe.health.ping`, data: {}, id: '1' }), { timeout: 5000 });
+      const reply = await pingOnceSubscribed(bus, `${prefix}.probe.health.ping`);
       expect(reply.json<{ response: unknown }>().response).toMatchObject({ ok: true });
     } finally {
       await app.close();
@@ -103,3 +103,20 @@ describe('a bus prefix on the real NATS', () => {
     expect(await runSourceMain(entry, { NATS_URL: testNatsUrl() }, 45_000, [''])).toMatchObject({ code: 64 });
   }, 100_000);
 });
+
+/**
+ * Nest's NATS server resolves `listen` before the server has seen its subscriptions, so a request sent at once
+ * may meet "no responders" on a loaded machine; any other error, or no answer within 10 s, fails the test.
+ */
+async function pingOnceSubscribed(bus: Bus, subject: string) {
+  const body = JSON.stringify({ pattern: subject, data: {}, id: '1' });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await bus.nc.request(subject, body, { timeout: 5000 });
+    } catch (err) {
+      if (!/no responders/i.test(String(err)) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

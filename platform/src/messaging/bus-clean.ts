@@ -1,5 +1,5 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { connectNats } from './nats-connection.js';
 import { EventStreams } from '@invest/contracts';
 import { busName, normalizeBusPrefix } from './bus-prefix.js';
 
@@ -57,7 +57,8 @@ export async function busCleanCommand(
     deps.err('usage: npm run bus:clean -- <prefix> [--dry-run]   (an empty prefix is refused: it names the unprefixed streams)');
     return 64;
   }
-  const nc = await connect({ servers: deps.natsUrl, name: 'bus-clean' });
+  // A one-shot tool: the server list of NATS_URL, but no endless reconnecting.
+  const nc = await connectNats(deps.natsUrl, 'bus-clean', { maxReconnectAttempts: 10 });
   try {
     const report = await cleanBusPrefix(await jetstreamManager(nc), prefix, { dryRun });
     if (!report.streams.length) deps.out(`no streams of prefix "${prefix}" on ${deps.natsUrl}`);

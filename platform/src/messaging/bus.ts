@@ -1,7 +1,18 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
+import { NoRespondersError, TimeoutError } from '@nats-io/nats-core';
+import {
+  jetstream,
+  jetstreamManager,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { type EventContext, EventStreams } from '@invest/contracts';
 import { busName, busSubject } from './bus-prefix.js';
+import { connectNats } from './nats-connection.js';
 
 /** A NATS connection with its JetStream client and manager. */
 export interface Bus {
@@ -10,17 +21,29 @@ export interface Bus {
   jsm: JetStreamManager;
   /** `BUS_PREFIX` of this environment; apply it with `busSubject` / `busName` (bus-prefix.ts), never by hand. */
   prefix: string;
+  /** `JETSTREAM_REPLICAS`: the replicas every stream this process ensures gets (consumers inherit them). */
+  replicas: number;
   close(): Promise<void>;
 }
 
-export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string }): Promise<Bus> {
-  const nc = await connect({ servers: opts.natsUrl, name: opts.name, maxReconnectAttempts: -1 });
-  const jsm = await jetstreamManager(nc);
+/**
+ * Connects to NATS (`natsUrl`: one URL or the comma-separated nodes of a cluster, see `natsConnectionOptions`).
+ * `replicas` (`JETSTREAM_REPLICAS`, default 1) is what `ensureStream` creates and updates streams with;
+ * `connection` overrides nats.js options (tests and benchmarks, e.g. `noRandomize` to pick the first node).
+ */
+export async function connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number; connection?: Partial<ConnectionOptions> }): Promise<Bus> {
+  const nc = await connectNats(opts.natsUrl, opts.name, opts.connection);
+  // Asks the server for the account's JetStream info: a cluster still electing its meta leader times out.
+  const jsm = await retryTransient(() => jetstreamManager(nc)).catch(async (err: unknown) => {
+    await nc.close();
+    throw err;
+  });
   return {
     nc,
     js: jetstream(nc),
     jsm,
     prefix: opts.prefix ?? '',
+    replicas: opts.replicas ?? 1,
     close: async () => {
       await nc.drain().catch(() => nc.close());
     },
@@ -34,20 +57,54 @@ export function streamNameOf(bus: Pick<Bus, 'prefix'>, ctx: EventContext): strin
   return busName(bus.prefix, EventStreams[ctx].stream);
 }
 
-/** Creates a JetStream stream, or updates it to `config` when it exists; a concurrent creator is no error. */
-export async function ensureStream(bus: Pick<Bus, 'jsm'>, config: Partial<StreamConfig> & { name: string }): Promise<void> {
-  try {
-    await bus.jsm.streams.info(config.name);
-    await bus.jsm.streams.update(config.name, config);
-  } catch (err) {
-    if (!/not found/i.test(String((err as Error).message))) throw err;
+/**
+ * Whether a JetStream API call failed for a reason that passes by itself: the cluster is electing a
+ * leader (a node was lost or is catching up), or no server answered in time.
+ */
+export function isTransientJetStreamError(err: unknown): boolean {
+  if (err instanceof TimeoutError || err instanceof NoRespondersError) return true;
+  // 10008: "JetStream system temporarily unavailable" (no leader yet); other API errors are answers.
+  if (err instanceof JetStreamApiError) return err.code === 10008 || /temporarily unavailable/i.test(err.message);
+  return /timeout|temporarily unavailable|no responders/i.test(String((err as Error)?.message ?? err));
+}
+
+/**
+ * Runs a JetStream API call again while it fails transiently (`isTransientJetStreamError`), with backoff,
+ * for at most `budgetMs` (default 30 s: a leader election after a node loss takes a few seconds).
+ */
+export async function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_000): Promise<T> {
+  const until = Date.now() + budgetMs;
+  for (let attempt = 0; ; attempt++) {
     try {
-      await bus.jsm.streams.add(config);
-    } catch (addErr) {
-      // Another process created it between our info() and add().
-      if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+      return await call();
+    } catch (err) {
+      if (!isTransientJetStreamError(err) || Date.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** attempt)));
     }
   }
+}
+
+/**
+ * Creates a JetStream stream, or updates it to `config` when it exists; a concurrent creator is no error.
+ * Unless `config` says otherwise, the stream gets the bus's `replicas` (`JETSTREAM_REPLICAS`): an existing
+ * stream with another count is scaled to it, and its consumers (which inherit the stream's count) with it.
+ */
+export async function ensureStream(bus: Pick<Bus, 'jsm'> & Partial<Pick<Bus, 'replicas'>>, config: Partial<StreamConfig> & { name: string }): Promise<void> {
+  const wanted = { num_replicas: bus.replicas ?? 1, ...config };
+  await retryTransient(async () => {
+    try {
+      await bus.jsm.streams.info(wanted.name);
+      await bus.jsm.streams.update(wanted.name, wanted);
+    } catch (err) {
+      if (!/not found/i.test(String((err as Error).message))) throw err;
+      try {
+        await bus.jsm.streams.add(wanted);
+      } catch (addErr) {
+        // Another process created it between our info() and add().
+        if (!/already in use|already exists/i.test(String((addErr as Error).message))) throw addErr;
+      }
+    }
+  });
 }
 
 /**

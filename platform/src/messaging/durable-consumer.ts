@@ -3,8 +3,9 @@ import { type BusEvent, busEventSchema, CORRELATION_HEADER, isUnknownEvent, type
 import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import type { Bus } from './bus.js';
+import { type Bus, retryTransient } from './bus.js';
 import { busName, busSubject } from './bus-prefix.js';
+import { stepDownConsumerLeader } from './cluster-status.js';
 
 export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   db: Db;
@@ -33,7 +34,12 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   unknownRetryMs?: number;
   /** Most messages held by this consumer at once (one pull request; default 50). */
   batchSize?: number;
-  /** How long one pull request waits on the server for messages (default 30 s, at least 1 s). */
+  /**
+   * How long one pull request waits on the server for messages (default 5 s, at least 1 s). Short, because a
+   * pull whose consumer leader died with its cluster node is only noticed after two missed heartbeats: with
+   * 30 s the chaos test saw a consumer stall ~30 s after a node loss; an idle consumer pays one small request
+   * per pull.
+   */
   pullExpiresMs?: number;
   /** Server heartbeat of a waiting pull (default half of `pullExpiresMs`, at least 500 ms); two missed end the pull. */
   idleHeartbeatMs?: number;
@@ -119,9 +125,16 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   /**
    * Creates the durable consumer on the server if missing, or brings its settings up to date (idempotent).
    * A missing stream is re-created with `ensureStream` when given; otherwise this throws until it is back.
+   * The consumer has as many replicas as its stream (JETSTREAM_REPLICAS, see ensureStream); transient
+   * cluster errors (a leader election) are retried.
    */
-  async ensure(): Promise<void> {
+  ensure(): Promise<void> {
+    return retryTransient(() => this.ensureOnce());
+  }
+
+  private async ensureOnce(): Promise<void> {
     const { bus, stream } = this.opts;
+    const replicas = await this.streamReplicas();
     // The server never drops a message on its own (max_deliver -1): this consumer decides when a failing
     // message is dead-lettered, and an event not understood yet waits for a later reader.
     const config = {
@@ -130,11 +143,14 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       deliver_policy: DeliverPolicy.All,
       ack_wait: this.ackWaitMs * 1_000_000,
       max_deliver: -1,
+      // Explicit rather than inherited (0), so a stream scaled since shows here (see rescale()).
+      num_replicas: replicas,
       ...(this.opts.filterSubject ? { filter_subject: busSubject(bus.prefix, this.opts.filterSubject) } : {}),
     };
     try {
-      await bus.jsm.consumers.info(stream, this.name);
-      await bus.jsm.consumers.update(stream, this.name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
+      const existing = await bus.jsm.consumers.info(stream, this.name);
+      await bus.jsm.consumers.update(stream, this.name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver, num_replicas: replicas });
+      if (existing.config.num_replicas !== replicas && replicas > 1) await this.resync(replicas);
       return;
     } catch (err) {
       if (!(err instanceof JetStreamApiError)) throw err;
@@ -147,6 +163,36 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     }
     // Creating a durable with the same configuration twice is accepted, so racing instances are fine.
     await bus.jsm.consumers.add(stream, config);
+  }
+
+  /**
+   * After the consumer's replica count changed (its stream was scaled): waits for the new peers, then has
+   * the leader step down once. nats-server 2.9 leaves a consumer scaled up with its stream "not current" on
+   * a follower after that follower restarts (so `/healthz` fails and one more lost node would stop the
+   * consumer) until a new leader brings the followers up to date; the step-down does that now.
+   */
+  private async resync(replicas: number): Promise<void> {
+    const { bus, stream, logger } = this.opts;
+    for (let i = 0; i < 100; i++) {
+      const info = await bus.jsm.consumers.info(stream, this.name);
+      const followers = info.cluster?.replicas ?? [];
+      if (info.cluster?.leader && followers.length === replicas - 1 && followers.every((f) => f.current)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await stepDownConsumerLeader(bus.nc, stream, this.name);
+    logger.info({ consumer: this.name, stream, replicas }, 'consumer: replicas changed with the stream; leader stepped down to bring the followers up to date');
+  }
+
+  /** Replicas of the stream read (re-created first with `ensureStream` when it is missing and that is given). */
+  private async streamReplicas(): Promise<number> {
+    const { bus, stream } = this.opts;
+    try {
+      return (await bus.jsm.streams.info(stream)).config.num_replicas || 1;
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.StreamNotFound || !this.opts.ensureStream) throw err;
+      await this.opts.ensureStream();
+      return (await bus.jsm.streams.info(stream)).config.num_replicas || 1;
+    }
   }
 
   async start(): Promise<void> {
@@ -177,7 +223,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         const consumer = await bus.js.consumers.get(stream, this.name);
         ensureFirst = false;
         while (!this.stopping) {
-          const expires = Math.max(1_000, this.opts.pullExpiresMs ?? 30_000);
+          const expires = Math.max(1_000, this.opts.pullExpiresMs ?? 5_000);
           this.batch = await consumer.fetch({
             max_messages: this.opts.batchSize ?? 50,
             expires,

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, type INestMicroservice, Module } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from '../messaging/nats-connection.js';
 import { ErrorCode, RequestOutcome, type RpcRequest } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_MARGIN_MS } from '../context/deadline.js';
@@ -76,7 +77,7 @@ describe('request deadlines', () => {
   beforeAll(async () => {
     app = await startRpcService(DeadlineModule, { name: 'dl', natsUrl: testNatsUrl(), logger: createLogger('dl', 'silent'), busPrefix });
     rpc = RpcClient.create({ natsUrl: testNatsUrl(), name: 'dl-client', defaultTimeoutMs: 2000, busPrefix });
-    nc = await connect({ servers: testNatsUrl() });
+    nc = await connectNats(testNatsUrl(), 'dl-raw');
   });
   afterAll(async () => {
     await nc?.close();

@@ -6,6 +6,7 @@ import { type Observable, TimeoutError, catchError, throwError, timeout } from '
 import { deadlinePassed } from '../context/deadline.js';
 import { currentContext } from '../context/request-context.js';
 import { busSubject } from '../messaging/bus-prefix.js';
+import { natsConnectionOptions } from '../messaging/nats-connection.js';
 import { ServiceError } from './service-error.js';
 
 export interface RpcCallOptions {
@@ -16,13 +17,6 @@ export interface RpcCallOptions {
   idempotencyKey?: string;
 }
 
-/**
- * Options of a NATS client connection for RpcClient: reconnect forever, so an outage longer than nats.js'
- * default budget (10 attempts, 2 s apart) does not leave the client failing until the process restarts.
- */
-export function natsClientOptions(natsUrl: string, name: string) {
-  return { servers: natsUrl, name, maxReconnectAttempts: -1 };
-}
 
 /**
  * Sends NATS requests to services: wraps the payload with `meta` (user, correlation id, deadline), sets the
@@ -40,7 +34,7 @@ export class RpcClient {
   ) {}
 
   static create(opts: { natsUrl: string; name: string; defaultTimeoutMs: number; busPrefix?: string }): RpcClient {
-    const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(opts.natsUrl, opts.name) });
+    const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsConnectionOptions(opts.natsUrl, opts.name) });
     return new RpcClient(proxy, opts.defaultTimeoutMs, opts.busPrefix ?? '');
   }
 

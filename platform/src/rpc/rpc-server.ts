@@ -17,6 +17,7 @@ import { runWithContext } from '../context/request-context.js';
 import { type Logger, PinoNestLogger } from '../logging/logger.js';
 import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
 import { busSubject } from '../messaging/bus-prefix.js';
+import { natsConnectionOptions } from '../messaging/nats-connection.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -117,8 +118,8 @@ export class PrefixedNatsServer extends ServerNats {
 /** Boots a NestJS module as a NATS microservice with context propagation and error mapping. */
 export async function startRpcService(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module as never, {
-    // Reconnect forever: with nats.js' default (10 attempts) an outage of ~20 s leaves the service deaf until restarted.
-    strategy: new PrefixedNatsServer({ servers: opts.natsUrl, queue: opts.name, name: opts.name, maxReconnectAttempts: -1 }, opts.busPrefix ?? ''),
+    // All servers of NATS_URL, reconnecting forever (see natsConnectionOptions).
+    strategy: new PrefixedNatsServer({ ...natsConnectionOptions(opts.natsUrl, opts.name), queue: opts.name }, opts.busPrefix ?? ''),
     logger: new PinoNestLogger(opts.logger),
     bufferLogs: false,
   });

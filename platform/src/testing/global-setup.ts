@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connect } from '@nats-io/transport-node';
+import { connectNats } from '../messaging/nats-connection.js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { testNatsUrl, testPostgresUrl } from './test-env.js';
@@ -16,7 +16,7 @@ export default function setup() {
 
   return async function teardown() {
     try {
-      const nc = await connect({ servers: testNatsUrl(), name: 'test-teardown' });
+      const nc = await connectNats(testNatsUrl(), 'test-teardown', { maxReconnectAttempts: 0 });
       try {
         const jsm = await jetstreamManager(nc);
         for await (const stream of jsm.streams.list()) {

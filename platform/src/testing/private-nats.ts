@@ -4,7 +4,8 @@ import { Socket, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const NATS_SERVER = process.env.NATS_SERVER_BIN ?? 'nats-server';
+/** The nats-server binary: `NATS_SERVER_BIN`, else `nats-server` on PATH. */
+export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? 'nats-server';
 
 /** Whether a `nats-server` binary (`NATS_SERVER_BIN`, else on PATH) can be run: outage tests need their own server. */
 export const privateNatsAvailable: boolean = (() => {
@@ -16,7 +17,8 @@ export const privateNatsAvailable: boolean = (() => {
   }
 })();
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -27,7 +29,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-const accepts = (port: number) =>
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+export const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const c = new Socket();
     c.once('connect', () => {

@@ -16,6 +16,8 @@ import { createAssetDeletedConsumer, createRatesUpdatedConsumer } from './rates/
 export interface AlertsAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   busPrefix: string;
   logger?: Logger;
   marketTz?: string;
@@ -64,7 +66,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     // The market and portfolios streams are ensured here too (same definitions as their owners'), so the
     // services start in any order.
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'alerts', prefix: opts.busPrefix }, ['alerts', 'market', 'portfolios']);
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'alerts', prefix: opts.busPrefix }, ['alerts', 'market', 'portfolios']);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'alerts-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const entitlements = new EntitlementsClient(rpc, opts.entitlementsTtlMs ?? 30_000, logger);
     entitlements.followBillingEvents(bus);

@@ -13,6 +13,8 @@ import { CloudPaymentsClient } from './provider/cloudpayments.client.js';
 export interface BillingAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   busPrefix: string;
   logger?: Logger;
   prices?: PlanPrices;
@@ -45,7 +47,7 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     const plans = planCatalog(opts.prices ?? DEFAULT_PRICES);
     await upsertPlans(db, plans);
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'billing', prefix: opts.busPrefix }, ['billing']);
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'billing', prefix: opts.busPrefix }, ['billing']);
 
     const cp = opts.cloudPayments;
     const provider = new CloudPaymentsClient({

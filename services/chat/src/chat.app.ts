@@ -17,6 +17,8 @@ import { ContextProviders } from './providers/context-providers.js';
 export interface ChatAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   busPrefix: string;
   logger?: Logger;
   openai: OpenAiConfig;
@@ -27,6 +29,8 @@ export interface ChatAppOptions {
   marketTz?: string;
   clock?: () => Date;
   streamMaxAgeMs?: number;
+  /** How often answers left streaming by a dead instance are looked for, and how old they must be (default 60 s). */
+  orphanSweepMs?: number;
   rpcTimeoutMs?: number;
   /** How long a user's entitlements are reused (default 5 s); a billing event of the user drops them at once. */
   entitlementsTtlMs?: number;
@@ -76,7 +80,7 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
   const res = new ServiceResources(logger);
   return res.boot(async () => {
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'chat', prefix: opts.busPrefix });
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'chat', prefix: opts.busPrefix });
     await ensureChatStreams(bus, opts.streamMaxAgeMs ?? 15 * 60_000);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'chat-rpc', defaultTimeoutMs: opts.rpcTimeoutMs ?? 10_000, busPrefix: opts.busPrefix });
 
@@ -89,6 +93,12 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
     res.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
     const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger });
     res.push(chat.listenForStops());
+    const sweepMs = opts.orphanSweepMs ?? 60_000;
+    const sweep = setInterval(() => {
+      chat.sweepOrphans(sweepMs).catch((err: unknown) => logger.warn({ err }, 'chat: the sweep of orphaned answers failed; next round retries'));
+    }, sweepMs);
+    sweep.unref();
+    res.push(() => clearInterval(sweep));
     const app = await res.startApp(ChatModule.register({ chat, stopResources: res.stop }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     if (model.name === 'offline') logger.warn('chat: OPENAI_API_KEY is not set; the offline responder answers (no AI)');

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatApp, createChatApp } from '../src/chat.app.js';
 import type { ChatModel } from '../src/generation/chat-model.js';
+import { ensureChatStreams } from '../src/generation/chat-streams.js';
 
 /** Writes one chunk, then nothing until aborted. */
 class SilentModel implements ChatModel {
@@ -104,6 +105,68 @@ describe('shutdown', () => {
     } finally {
       await check.jsm.streams.delete(busName(slowPrefix, 'CHAT_STREAMS')).catch(() => undefined);
       await check.close();
+      await db.drop();
+    }
+  });
+});
+
+describe('JetStream not storing for a while (a NATS node lost, the stream electing a leader)', () => {
+  it('publishes every event of the answer once it can, in order, ending with done', async () => {
+    const db = await createTestDatabase('chatgen_retry');
+    const retryPrefix = `${uniqueName('chatretry')}.`;
+    const words: ChatModel = {
+      name: 'words',
+      async *stream() {
+        for (const w of ['one ', 'two ', 'three']) {
+          await new Promise((r) => setTimeout(r, 50));
+          yield { content: w };
+        }
+      },
+    };
+    const other = await createChatApp({
+      databaseUrl: db.url,
+      natsUrl: testNatsUrl(),
+      busPrefix: retryPrefix,
+      logger: createLogger('test', 'silent'),
+      openai: { baseUrl: 'http://127.0.0.1:9/v1', connectTimeoutMs: 1000, idleTimeoutMs: 5000, maxRetries: 0 },
+      model: words,
+      streamMaxAgeMs: 60_000,
+    });
+    const stream = busName(retryPrefix, 'CHAT_STREAMS');
+    try {
+      // No stream to store into: every publish of the answer fails until it is back.
+      await other.bus.jsm.streams.delete(stream);
+      const user = `u-${randomUUID().slice(0, 8)}`;
+      const chat = (await other.chat.create(user, { context_type: 'support' })).data;
+      const sent = await other.chat.send(user, { chat_id: chat.id, message: 'count' });
+      const deadline = Date.now() + 5000;
+      while ((await other.db.query<{ status: string }>('select status from chat_messages where id = $1', [sent.message_id]))[0]?.status === 'streaming') {
+        if (Date.now() > deadline) throw new Error('the answer did not finish');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await ensureChatStreams(other.bus, 60_000);
+      const events: { type: string; content?: string }[] = [];
+      const until = Date.now() + 10_000;
+      while (events.at(-1)?.type !== 'done' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        events.length = 0;
+        const info = await other.bus.jsm.streams.info(stream);
+        for (let seq = info.state.first_seq; info.state.messages > 0 && seq <= info.state.last_seq; seq++) {
+          const m = await other.bus.jsm.streams.getMessage(stream, { seq });
+          const e = m!.json<{ type: string; data: { content?: string } }>();
+          events.push({ type: e.type, ...(e.data.content ? { content: e.data.content } : {}) });
+        }
+      }
+      expect(events).toEqual([
+        { type: 'start' },
+        { type: 'chunk', content: 'one ' },
+        { type: 'chunk', content: 'two ' },
+        { type: 'chunk', content: 'three' },
+        { type: 'done' },
+      ]);
+    } finally {
+      await other.close();
+      await other.bus.jsm.streams.delete(stream).catch(() => undefined);
       await db.drop();
     }
   });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, natsClientOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
+import { createLogger, natsConnectionOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
@@ -17,11 +17,18 @@ import { ReadinessProbe } from './health/readiness.probe.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
 import { installDecimalReplySerializer } from './http/exact-json.js';
+import { installWebClient } from './web/web-static.js';
+import { MarketEventsInvalidator, type SubscribableConnection } from './screener/market-events.invalidator.js';
+import { PublicPageCache } from './screener/public-page.cache.js';
+import { installPublicPageHits } from './screener/public-page.hooks.js';
+import { publicCacheControl } from './screener/page-response.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
-export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http'>> & {
+export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache'>> & {
   /** Any of the HTTP server limits; the rest keep their defaults. */
   http?: Partial<GatewayConfig['http']>;
+  /** Any of the public screener cache's settings; the rest keep their defaults. */
+  publicScreenerCache?: Partial<GatewayConfig['publicScreenerCache']>;
   natsUrl: string;
   /** Defaults to a `gateway` pino logger at `logLevel`. */
   logger?: Logger;
@@ -34,6 +41,8 @@ export interface GatewayApp {
   config: GatewayConfig;
   logger: Logger;
   rpc: RpcClient;
+  /** The public screener's page cache (tests look at it). */
+  publicPages: PublicPageCache;
   /** Starts listening (default: config port/host); resolves to the base URL, e.g. `http://127.0.0.1:41234`. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting requests, lets in-flight ones finish, closes the NATS connection. Idempotent. */
@@ -49,13 +58,26 @@ export const gatewayDefaults: GatewayConfig = loadGatewayConfig({});
  */
 export async function createGatewayApp(opts: GatewayAppOptions): Promise<GatewayApp> {
   const { logger: givenLogger, shutdownGraceMs = 5000, ...overrides } = opts;
-  const config: GatewayConfig = { ...gatewayDefaults, ...overrides, http: { ...gatewayDefaults.http, ...overrides.http } };
+  const config: GatewayConfig = {
+    ...gatewayDefaults,
+    ...overrides,
+    http: { ...gatewayDefaults.http, ...overrides.http },
+    publicScreenerCache: { ...gatewayDefaults.publicScreenerCache, ...overrides.publicScreenerCache },
+  };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
-  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsClientOptions(config.natsUrl, 'gateway') });
+  const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsConnectionOptions(config.natsUrl, 'gateway') });
   const rpc = new RpcClient(proxy, config.rpcTimeoutMs, config.busPrefix);
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
   const verifier = createJwtVerifier(config.auth);
+  const publicPages = new PublicPageCache(config.publicScreenerCache);
+  // Hears market changes on the RPC client's own connection (whichever it has now), so no extra connection.
+  const invalidator = new MarketEventsInvalidator({
+    connection: () => proxy.unwrap<SubscribableConnection>(),
+    busPrefix: config.busPrefix,
+    onChange: () => publicPages.invalidate(),
+    logger,
+  });
 
   const adapter = new FastifyAdapter({
     logger: false,
@@ -77,9 +99,16 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     if (closing === undefined) return done();
     void reply.code(503).header('connection', 'close').send({ message: UNAVAILABLE_MESSAGE });
   });
+  installPublicPageHits(adapter.getInstance(), {
+    pages: publicPages,
+    invalidator,
+    cacheControl: publicCacheControl(config.publicScreenerCache.ttlMs),
+    ...(config.publicBaseUrl ? { baseUrl: config.publicBaseUrl } : {}),
+  });
   installDecimalReplySerializer(adapter.getInstance());
+  installWebClient(adapter.getInstance(), config.webDistDir, logger);
   const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.register({ config, logger, rpc, verifier, readiness }),
+    GatewayModule.register({ config, logger, rpc, verifier, readiness, publicPages, invalidator }),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
@@ -90,6 +119,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   // A gateway without NATS still starts: requests answer 503 and /ready says why until NATS is back.
   try {
     await rpc.connect();
+    invalidator.live();
   } catch (err) {
     logger.warn({ err, natsUrl: config.natsUrl }, 'NATS not reachable at start; will retry on demand');
   }
@@ -100,6 +130,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     config,
     logger,
     rpc,
+    publicPages,
     async listen(port = config.port, host = config.host) {
       await app.listen({ port, host });
       if (config.auth.jwtSecret === DEV_JWT_SECRET && !isLoopback(host)) {
@@ -124,6 +155,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
           await app.close();
         } finally {
           clearTimeout(cut);
+          invalidator.close();
           await Promise.resolve(rpc.close()).catch((err: unknown) => logger.warn({ err }, 'closing NATS failed'));
         }
       })();

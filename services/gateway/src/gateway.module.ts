@@ -14,14 +14,17 @@ import { ChatStreamReader } from './chat/chat-stream.reader.js';
 import { CHAT_STREAM_READER } from './chat/chat.tokens.js';
 import { ChatsController } from './chat/chats.controller.js';
 import { CustomAssetsController } from './custom-assets/custom-assets.controller.js';
+import { ClientConfigController, DevController } from './dev/dev.controller.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
-import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
+import { GATEWAY_CONFIG, GATEWAY_LOGGER, JWT_VERIFIER, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, READINESS_PROBE, RPC_CLIENT } from './gateway.tokens.js';
 import { HealthController } from './health/health.controller.js';
 import type { ReadinessProbe } from './health/readiness.probe.js';
 import { DealsController } from './portfolios/deals.controller.js';
 import { PortfoliosController } from './portfolios/portfolios.controller.js';
 import { PortfolioStatisticsController } from './portfolios/statistics.controller.js';
 import { WatchlistsController } from './portfolios/watchlists.controller.js';
+import type { MarketEventsInvalidator } from './screener/market-events.invalidator.js';
+import type { PublicPageCache } from './screener/public-page.cache.js';
 import { SharesController } from './screener/shares.controller.js';
 
 /** What createGatewayApp builds outside Nest and hands to it. */
@@ -31,6 +34,8 @@ export interface GatewayDeps {
   rpc: RpcClient;
   verifier: JwtVerifier;
   readiness: ReadinessProbe;
+  publicPages: PublicPageCache;
+  invalidator: MarketEventsInvalidator;
 }
 
 @Module({})
@@ -38,13 +43,15 @@ export class GatewayModule {
   static register(deps: GatewayDeps): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController],
+      controllers: [HealthController, SharesController, PortfoliosController, DealsController, PortfolioStatisticsController, WatchlistsController, CustomAssetsController, SubscriptionsController, ProviderWebhooksController, ChatsController, ChatMessagesController, NotificationsController, NotificationEventsController, ClientConfigController, ...(deps.config.devRoutes ? [DevController] : [])],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: deps.config },
         { provide: GATEWAY_LOGGER, useValue: deps.logger },
         { provide: RPC_CLIENT, useValue: deps.rpc },
         { provide: JWT_VERIFIER, useValue: deps.verifier },
         { provide: READINESS_PROBE, useValue: deps.readiness },
+        { provide: PUBLIC_PAGE_CACHE, useValue: deps.publicPages },
+        { provide: MARKET_EVENTS_INVALIDATOR, useValue: deps.invalidator },
         { provide: APP_FILTER, useFactory: (logger: Logger) => new HttpErrorFilter(logger), inject: [GATEWAY_LOGGER] },
         JwtAuthGuard,
         {

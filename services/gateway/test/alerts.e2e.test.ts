@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { type NotificationFiredV1 } from '@invest/contracts';
 import { priceAlertsJob, priceChangeAlertsJob } from '@invest/alerts/testing/alerts-test-kit';
-import { busSubject, createLogger, runJob, startOfDayInZone } from '@invest/platform';
+import { busSubject, createLogger, runJob } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
 
@@ -165,11 +165,11 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
 describe('price-change (spec: growing threshold, cooldown, daily reset, switch reset)', () => {
   it('grows 5 → 10 → 15, waits for the cooldown between firings, and never deactivates', async () => {
     const u = user();
-    // The steps span two hours: begin after the next MARKET_TZ midnight if they would cross it (the daily
-    // reset would start a new cycle; the next test covers that).
-    const midnight = startOfDayInZone(at(stack.clock.now, 130), 'Europe/Moscow');
-    if (midnight > stack.clock.now) stack.clock.now = at(midnight, 1);
-    const start = stack.clock.now;
+    // 09:00 Moscow on a day after every clock the file used so far: the two hours below must not cross the
+    // MARKET_TZ midnight, whose daily reset would return the threshold to 5 (the test ran red at 19–21 UTC).
+    const later = new Date(Math.max(Date.now(), stack.clock.now.getTime()) + 86_400_000);
+    const start = new Date(Date.UTC(later.getUTCFullYear(), later.getUTCMonth(), later.getUTCDate(), 6, 0));
+    stack.clock.now = start;
     const n = await changeAlert(u, { targetable_type: 'asset', targetable_id: stack.shareIds.GAZP, assetable_type_simplified: 'share', frequency: 'hourly' });
     expect(n).toMatchObject({ type: 'price-change', notification_type_id: 8, condition: { operator: '>=', value: 5, initial_value: 5, cooldown_minutes: 60 } });
     try {

@@ -226,6 +226,28 @@ describe('streaming an answer', () => {
     expect(events.at(-1)!.event).toBe('done');
   });
 
+  it('streams the whole answer when JetStream holds no stream for a while (a NATS node lost, a leader election)', async () => {
+    const user = `carol-${randomUUID().slice(0, 8)}`;
+    const chatId = await createChat(user, { context_type: 'support' });
+    // Found by the chaos test: opening the answer's consumer failed at once and the client got a 500
+    // although its message was sent; and the answer's own events were lost.
+    const name = busName(stack.full.busPrefix, 'CHAT_STREAMS');
+    const config = (await stack.chat.bus.jsm.streams.info(name)).config;
+    await stack.chat.bus.jsm.streams.delete(name);
+    stack.model.queue.push({ chunks: ['Back ', 'again.'] });
+    const back = setTimeout(() => void stack.chat.bus.jsm.streams.add(config), 1500);
+    try {
+      const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'still there?' } });
+      expect(sse.res.status).toBe(200);
+      const events = await sse.rest();
+      expect(events.map((e) => e.event)).toEqual(['start', 'chunk', 'chunk', 'done']);
+      expect(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join('')).toBe('Back again.');
+    } finally {
+      clearTimeout(back);
+      await stack.chat.bus.jsm.streams.add(config).catch(() => undefined);
+    }
+  });
+
   it('estimates usage, and says so, when the server sends no usage chunk', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });
     stack.model.queue.push({ chunks: ['No ', 'usage ', 'here.'], usage: false });

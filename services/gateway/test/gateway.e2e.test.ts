@@ -81,6 +81,8 @@ beforeAll(async () => {
     readyServices: ['screener'],
     readyTimeoutMs: 300,
     bodyLimitBytes: 1024,
+    // Every request here must reach the stub; the public page cache has its own tests (screener-cache.e2e.test.ts).
+    publicScreenerCache: { ttlMs: 0 },
     logger: createLogger('gateway', 'info', { write: (s: string) => void gatewayLog.push(s) }),
   });
   base = await gw.listen(0, '127.0.0.1');
@@ -284,7 +286,7 @@ describe('/health, /ready, OpenAPI', () => {
   });
 
   it('serves the OpenAPI document covering every route, and the UI', async () => {
-    type Operation = { parameters?: { name: string }[]; responses: Record<string, unknown>; security?: unknown[] };
+    type Operation = { parameters?: { name: string; in: string }[]; responses: Record<string, unknown>; security?: unknown[] };
     const doc = (await (await get('/api/docs-json')).json()) as { paths: Record<string, Record<string, Operation>> };
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/public/shares', '/api/public/shares/categories', '/api/public/shares/countries', '/api/shares', '/health', '/ready']),
@@ -301,8 +303,9 @@ describe('/health, /ready, OpenAPI', () => {
       expect(Object.keys(op!.responses).some((s) => /^2\d\d$/.test(s)), `${method.toUpperCase()} ${path} documents its success`).toBe(true);
     }
     const list = doc.paths['/api/public/shares']!.get!;
-    expect(list.parameters!.map((p) => p.name).sort()).toEqual(['category', 'country_code', 'direction', 'page', 'per_page', 'search', 'sort']);
-    expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '422', '503']));
+    expect(list.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['category', 'country_code', 'direction', 'page', 'per_page', 'search', 'sort']);
+    expect(list.parameters!.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['If-None-Match']);
+    expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '304', '422', '503']));
     expect(doc.paths['/api/shares']!.get!.security).toBeDefined();
     expect(Object.keys(doc.paths['/api/shares']!.get!.responses)).toContain('401');
     const ui = await get('/api/docs');

@@ -11,6 +11,7 @@ try {
   service = await createPortfoliosApp({
     databaseUrl: config.databaseUrl,
     natsUrl: config.natsUrl,
+    jetstreamReplicas: config.jetstreamReplicas,
     busPrefix: config.busPrefix,
     logger,
     rpcTimeoutMs: config.rpcTimeoutMs,

@@ -17,6 +17,8 @@ import { WatchlistService } from './watchlists/watchlist.service.js';
 export interface PortfoliosAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   /** `BUS_PREFIX` of this environment ('' in production; unique per test file). */
   busPrefix: string;
   logger?: Logger;
@@ -57,7 +59,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     // The consumer reads the market stream; ensuring it here (same definition as the screener's) lets
     // the services start in any order.
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'portfolios', prefix: opts.busPrefix }, ['portfolios', 'market']);
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'portfolios', prefix: opts.busPrefix }, ['portfolios', 'market']);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'portfolios-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
 
     const assets = new AssetLookup(db, rpc, logger);

@@ -10,6 +10,7 @@ try {
   const screener = await createScreenerApp({
     databaseUrl: serviceDatabaseUrl('screener'),
     natsUrl: config.NATS_URL,
+    jetstreamReplicas: config.JETSTREAM_REPLICAS,
     busPrefix: config.BUS_PREFIX,
     logger,
     loadDemoData: config.DEMO_DATA,

@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import {
   type Bus,
+  busSubject,
+  CoalescingCache,
   type Db,
   type DurableConsumer,
   type EventRelay,
@@ -13,6 +15,7 @@ import {
   ServiceResources,
   startRpcService,
 } from '@invest/platform';
+import { EventStreams, type ListSharesReply } from '@invest/contracts';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { loadDemoData } from './demo-data/demo-data.loader.js';
 import { type ProviderSettings, createJobDeps } from './jobs/job-deps.js';
@@ -39,6 +42,8 @@ export const DEFAULT_PROVIDERS: ProviderSettings = {
 export interface ScreenerAppOptions {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
   /** Prefix of every NATS subject (`BUS_PREFIX`); tests use a unique one. */
   busPrefix?: string;
   logger?: Logger;
@@ -101,12 +106,17 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     if (opts.loadDemoData ?? true) await loadDemoData(db, { today: marketToday(marketTz), logger });
 
     // The consumer reads the portfolios' stream; ensuring it here (same definition) lets services start in any order.
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
 
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
     const jobs = createScreenerJobs(deps);
 
-    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCacheTtlMs: opts.listCacheTtlMs ?? 0, customAssetsMaxPerUser: opts.customAssetsMaxPerUser }), {
+    const listCache = new CoalescingCache<ListSharesReply>({ ttlMs: opts.listCacheTtlMs ?? 0, maxEntries: 500 });
+    // Any market event (from this process's jobs, `npm run cmd`, or another instance) means pages may have
+    // changed: neither a kept page nor a query already in flight is reused, so the gateway, which clears its own
+    // cache on the same events, never reloads a page from before the change.
+    bus.nc.subscribe(busSubject(opts.busPrefix ?? '', `${EventStreams.market.root}.>`), { callback: () => listCache.clear() });
+    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssetsMaxPerUser: opts.customAssetsMaxPerUser }), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,

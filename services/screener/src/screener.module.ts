@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { CoalescingCache, type Db, createHealthController, resourcesShutdownProvider } from '@invest/platform';
+import type { ListSharesReply } from '@invest/contracts';
+import { type CoalescingCache, type Db, createHealthController, resourcesShutdownProvider } from '@invest/platform';
 import { GetAssetsHandler } from './assets/get-assets.handler.js';
 import { ListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ListCountriesHandler } from './countries/list-countries.handler.js';
@@ -17,8 +18,8 @@ export interface ScreenerModuleDeps {
    * once the NATS server has stopped, whichever way the app is shut down (close() or a signal).
    */
   stopResources: () => Promise<void>;
-  /** TTL of the screener page cache; identical concurrent requests share one query either way. */
-  listCacheTtlMs: number;
+  /** The screener page cache (identical concurrent requests share one query; pages kept for its TTL), cleared when market data change. */
+  listCache: CoalescingCache<ListSharesReply>;
   /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`; default DEFAULT_CUSTOM_ASSETS_PER_USER). */
   customAssetsMaxPerUser?: number;
 }
@@ -33,7 +34,7 @@ export class ScreenerModule {
       providers: [
         { provide: SCREENER_DB, useValue: deps.db },
         { provide: MARKET_CLOCK, useValue: clock },
-        { provide: LIST_SHARES_CACHE, useValue: new CoalescingCache({ ttlMs: deps.listCacheTtlMs, maxEntries: 500 }) },
+        { provide: LIST_SHARES_CACHE, useValue: deps.listCache },
         { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today, deps.customAssetsMaxPerUser) },
         resourcesShutdownProvider(deps.stopResources),
       ],

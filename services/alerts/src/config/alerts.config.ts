@@ -21,6 +21,8 @@ export type AlertsEnv = z.infer<typeof alertsEnvSchema>;
 export interface AlertsConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
   marketTz: string;
@@ -34,6 +36,7 @@ export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
   return {
     databaseUrl: serviceDatabaseUrl('alerts', { DATABASE_URL: env.DATABASE_URL, ALERTS_DATABASE_URL: env.ALERTS_DATABASE_URL }),
     natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
     marketTz: env.MARKET_TZ,

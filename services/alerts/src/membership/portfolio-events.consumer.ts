@@ -1,24 +1,32 @@
 import { assertNever, decodePortfolioEvent, type PortfolioEvent, PortfolioEventTypes } from '@invest/contracts';
 import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, streamNameOf, type Tx } from '@invest/platform';
-import { addMembers, removeMember, targetDeleted } from './membership.repository.js';
+import { addMembers, claimMembershipChange, removeMember, targetDeleted } from './membership.repository.js';
 
 export const PORTFOLIO_EVENTS_DURABLE = 'alerts__portfolio-events';
 
 /**
  * The local membership read model: which assets each portfolio (open positions) and watchlist (items)
  * holds, so a rate change finds the group notifications it can affect. A deleted target deactivates its
- * notifications.
+ * notifications. Order-independent: a change older (by its stream position) than the last one applied for
+ * the same target and asset is ignored (two instances and redeliveries do not keep the stream's order).
  */
 export async function handlePortfolioEvent(event: PortfolioEvent, tx: Tx, now: Date, logger: Logger): Promise<void> {
   switch (event.type) {
     case PortfolioEventTypes.PositionOpened:
-      return addMembers(tx, { type: 'portfolio', id: event.data.portfolioId, userId: event.data.userId }, [event.data.asset]);
     case PortfolioEventTypes.PositionClosed:
-      return removeMember(tx, { type: 'portfolio', id: event.data.portfolioId }, event.data.asset);
     case PortfolioEventTypes.WatchlistItemAdded:
-      return addMembers(tx, { type: 'watchlist', id: event.data.watchlistId, userId: event.data.userId }, [event.data.asset]);
-    case PortfolioEventTypes.WatchlistItemRemoved:
-      return removeMember(tx, { type: 'watchlist', id: event.data.watchlistId }, event.data.asset);
+    case PortfolioEventTypes.WatchlistItemRemoved: {
+      const target =
+        event.type === PortfolioEventTypes.PositionOpened || event.type === PortfolioEventTypes.PositionClosed
+          ? { type: 'portfolio' as const, id: event.data.portfolioId, userId: event.data.userId }
+          : { type: 'watchlist' as const, id: event.data.watchlistId, userId: event.data.userId };
+      if (!(await claimMembershipChange(tx, target, event.data.asset, event.streamPosition))) {
+        logger.info({ eventId: event.id, type: event.type, streamPosition: event.streamPosition }, 'membership change older than the one applied; ignored');
+        return;
+      }
+      const adds = event.type === PortfolioEventTypes.PositionOpened || event.type === PortfolioEventTypes.WatchlistItemAdded;
+      return adds ? addMembers(tx, target, [event.data.asset]) : removeMember(tx, target, event.data.asset);
+    }
     case PortfolioEventTypes.PortfolioDeleted: {
       const deactivated = await targetDeleted(tx, { type: 'portfolio', id: event.data.portfolioId }, now);
       logger.info({ portfolioId: event.data.portfolioId, deactivated }, 'portfolio deleted upstream; its notifications are deactivated');

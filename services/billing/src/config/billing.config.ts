@@ -37,6 +37,8 @@ export type BillingEnv = z.infer<typeof billingEnvSchema>;
 export interface BillingConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
   marketTz: string;
@@ -49,6 +51,7 @@ export function billingConfigFrom(env: BillingEnv): BillingConfig {
   return {
     databaseUrl: serviceDatabaseUrl('billing', { DATABASE_URL: env.DATABASE_URL, BILLING_DATABASE_URL: env.BILLING_DATABASE_URL }),
     natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
     marketTz: env.MARKET_TZ,

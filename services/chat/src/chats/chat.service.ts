@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type ChatLimitsReply,
   type ChatReply,
+  type ChatStreamEvent,
   type ChatWithMessagesReply,
   chatIdRequestSchema,
   chatStreamSubject,
@@ -32,6 +33,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Control subject on which every chat instance hears stop requests for answers it generates. */
 export const STOP_CONTROL_SUBJECT = 'chat.control.stop';
+/** Control subject on which the instance generating an answer says so (the orphan sweep asks before settling). */
+export const RUNNING_CONTROL_SUBJECT = 'chat.control.running';
 
 export interface ChatServiceDeps {
   db: Db;
@@ -219,7 +222,10 @@ export class ChatService {
     return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };
   }
 
-  /** Serves stop requests from other instances for answers generated here (no reply when not ours). */
+  /**
+   * Serves stop requests from other instances for answers generated here, and says which answers it is
+   * generating (no reply when not ours).
+   */
   listenForStops(): () => void {
     const sub = this.d.bus.nc.subscribe(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), {
       callback: (err, msg) => {
@@ -229,7 +235,57 @@ export class ChatService {
         void this.d.generator.stop(id).then(() => msg.respond('stopped'));
       },
     });
-    return () => sub.unsubscribe();
+    const running = this.d.bus.nc.subscribe(busSubject(this.d.bus.prefix, RUNNING_CONTROL_SUBJECT), {
+      callback: (err, msg) => {
+        if (!err && this.d.generator.isRunning(msg.string())) msg.respond('running');
+      },
+    });
+    return () => {
+      sub.unsubscribe();
+      running.unsubscribe();
+    };
+  }
+
+  /**
+   * Settles answers whose instance died while generating them (SIGKILL, a lost machine): an answer still
+   * `streaming` after `olderThanMs` that no instance says it is generating is marked failed (`orphaned`),
+   * given back to the limit, and its stream gets an `error` event so a reader still waiting is told.
+   * Returns how many were settled. Safe to run on every instance at once (the update is guarded).
+   */
+  async sweepOrphans(olderThanMs: number): Promise<number> {
+    const now = this.d.clock();
+    const stale = await this.d.db.query<{ id: string; created_at: string | Date }>(
+      `select id, created_at from chat_messages where status = 'streaming' and role = 'assistant' and created_at < $1 order by created_at limit 100`,
+      [new Date(now.getTime() - olderThanMs).toISOString()],
+    );
+    let settled = 0;
+    for (const m of stale) {
+      if (this.d.generator.isRunning(m.id)) continue;
+      const alive = await this.d.bus.nc
+        .request(busSubject(this.d.bus.prefix, RUNNING_CONTROL_SUBJECT), m.id, { timeout: 1500 })
+        .then(() => true)
+        .catch(() => false);
+      if (alive) continue;
+      const period = dayPeriod(new Date(m.created_at), this.d.limits.marketTz);
+      const [row] = await this.d.db.query<{ n: number }>(
+        `with m as (
+           update chat_messages set status = 'failed', completed_at = $2, error = 'orphaned: the instance generating it stopped' where id = $1 and status = 'streaming'
+           returning user_id, context_type
+         ), u as (
+           update chat_usage u set used = u.used - 1 from m
+            where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $3 and u.used > 0
+           returning 1
+         )
+         select count(*)::int as n from m`,
+        [m.id, this.d.clock().toISOString(), period.start.toISOString()],
+      );
+      if (!row?.n) continue;
+      settled++;
+      const event: ChatStreamEvent = { type: 'error', data: { message_id: m.id, message: 'The assistant could not answer. Please try again.' } };
+      await this.d.bus.js.publish(busSubject(this.d.bus.prefix, chatStreamSubject(m.id)), JSON.stringify(event)).catch(() => undefined);
+      this.d.logger.warn({ messageId: m.id }, 'chat: an answer left streaming by a stopped instance was settled as failed');
+    }
+    return settled;
   }
 
   async rate(userId: string, input: unknown): Promise<MessageReply> {

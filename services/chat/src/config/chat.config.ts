@@ -22,6 +22,8 @@ export const chatEnvSchema = baseConfigSchema.extend({
   OPENAI_MAX_RETRIES: z.coerce.number().int().min(0).default(1),
   /** How long streamed answers stay replayable on CHAT_STREAMS. */
   CHAT_STREAM_MAX_AGE_MS: positiveInt('CHAT_STREAM_MAX_AGE_MS').default(15 * 60_000),
+  /** How often answers left `streaming` by a dead instance are settled as failed, and how old they must be. */
+  CHAT_ORPHAN_SWEEP_MS: positiveInt('CHAT_ORPHAN_SWEEP_MS').default(60_000),
 });
 export type ChatEnv = z.infer<typeof chatEnvSchema>;
 
@@ -37,6 +39,8 @@ export interface OpenAiConfig {
 export interface ChatConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
   marketTz: string;
@@ -44,6 +48,7 @@ export interface ChatConfig {
   /** Model per context type (overrides of the providers' defaults); `*` applies to every provider. */
   models: Record<string, string>;
   streamMaxAgeMs: number;
+  orphanSweepMs: number;
 }
 
 export function chatConfigFrom(env: ChatEnv): ChatConfig {
@@ -54,6 +59,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
   return {
     databaseUrl: serviceDatabaseUrl('chat', { DATABASE_URL: env.DATABASE_URL, CHAT_DATABASE_URL: env.CHAT_DATABASE_URL }),
     natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
     marketTz: env.MARKET_TZ,
@@ -66,6 +72,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
     },
     models,
     streamMaxAgeMs: env.CHAT_STREAM_MAX_AGE_MS,
+    orphanSweepMs: env.CHAT_ORPHAN_SWEEP_MS,
   };
 }
 

@@ -41,7 +41,16 @@ export class AnswerGenerator {
   private readonly running = new Map<string, Running>();
 
   constructor(
-    private readonly deps: { db: Db; bus: Bus; model: ChatModel; logger: Logger; clock: () => Date; idleTimeoutMs: number },
+    private readonly deps: {
+      db: Db;
+      bus: Bus;
+      model: ChatModel;
+      logger: Logger;
+      clock: () => Date;
+      idleTimeoutMs: number;
+      /** How long one stream event is retried while JetStream does not store it (default 30 s). */
+      publishRetryMs?: number;
+    },
   ) {}
 
   start(job: AnswerJob): void {
@@ -87,11 +96,18 @@ export class AnswerGenerator {
   private async run(job: AnswerJob, entry: Running): Promise<void> {
     const { bus, logger, model } = this.deps;
     const subject = busSubject(bus.prefix, chatStreamSubject(job.messageId));
-    const pending: Promise<unknown>[] = [];
-    // One connection publishes in order; acks are awaited together, not one chunk at a time.
+    // Events go out one after another, each retried until JetStream stores it: a publish fails while the
+    // stream has no leader (a NATS node lost, an election running), and a lost event, above all the final
+    // `done`, would leave the reader waiting for good; a skipped chunk, or chunks out of order, garble the
+    // text. The model loop never waits for this chain. The msgID makes a retry after a lost ack harmless.
+    let chain: Promise<unknown> = Promise.resolve();
+    let sequence = 0;
     const publish = (event: ChatStreamEvent) => {
-      const p = bus.js.publish(subject, JSON.stringify(event)).catch((err: unknown) => logger.error({ err, messageId: job.messageId }, 'chat: publishing a stream event failed'));
-      pending.push(p);
+      const data = JSON.stringify(event);
+      const msgID = `${job.messageId}:${sequence++}`;
+      chain = chain.then(() => publishWithRetry(() => bus.js.publish(subject, data, { msgID }), this.deps.publishRetryMs ?? 30_000)).catch((err: unknown) =>
+        logger.error({ err, messageId: job.messageId, event: event.type }, 'chat: publishing a stream event failed'),
+      );
     };
     publish({ type: 'start', data: { message_id: job.messageId, user_message_id: job.userMessageId } });
 
@@ -166,7 +182,21 @@ export class AnswerGenerator {
       publish({ type: 'done', data: { message_id: job.messageId, status, usage: finalUsage, remaining } });
       logger.info({ messageId: job.messageId, status, usage: finalUsage, firstChunkMs }, 'chat: answer finished');
     }
-    await Promise.all(pending);
+    await chain;
+  }
+}
+
+/** Runs `publish` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws the last error. */
+async function publishWithRetry(publish: () => Promise<unknown>, forMs: number): Promise<void> {
+  const until = Date.now() + forMs;
+  for (let delay = 100; ; delay = Math.min(1000, delay * 2)) {
+    try {
+      await publish();
+      return;
+    } catch (err) {
+      if (Date.now() + delay > until) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
-import type { Logger, RpcClient } from '@invest/platform';
+import { type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
@@ -56,7 +56,21 @@ export class ChatMessagesController {
       void subscription.then((s) => s.close(), () => undefined);
       throw err;
     }
-    await this.relay(req, reply, messageId, await subscription, 0);
+    let opened: AnswerSubscription;
+    try {
+      opened = await subscription;
+    } catch (err) {
+      // The message is sent and its answer is being generated, but JetStream does not let us read it yet (a
+      // NATS node lost for longer than the retries): a 5xx would invite a second send. The client is told
+      // to resume the answer instead.
+      this.logger.warn({ err, messageId }, 'chat: the answer stream could not be opened; the client is told to resume it');
+      reply.hijack();
+      openSse(reply.raw);
+      writeSse(reply.raw, { id: 0, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+      reply.raw.end();
+      return;
+    }
+    await this.relay(req, reply, messageId, opened, 0);
   }
 
   @Get(':messageId/stream')
@@ -84,7 +98,11 @@ export class ChatMessagesController {
       reply.raw.end();
       return;
     }
-    await this.relay(req, reply, msg.id, await this.reader.open(msg.id, after), after);
+    const opened = await this.reader.open(msg.id, after).catch((err: unknown) => {
+      this.logger.warn({ err, messageId: msg.id }, 'chat: the answer stream could not be opened');
+      throw ServiceError.unavailable('The answer stream is not available right now; resume it again shortly.', 'not_done');
+    });
+    await this.relay(req, reply, msg.id, opened, after);
   }
 
   @Post(':messageId/stop')

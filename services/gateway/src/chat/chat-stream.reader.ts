@@ -24,7 +24,15 @@ export interface AnswerSubscription {
 export class ChatStreamReader {
   private bus: Promise<Bus> | undefined;
 
-  constructor(private readonly opts: { natsUrl: string; busPrefix: string; logger: Logger }) {}
+  constructor(
+    private readonly opts: {
+      natsUrl: string;
+      busPrefix: string;
+      logger: Logger;
+      /** How long opening an answer's consumer is retried while JetStream does not answer (a node lost; default 10 s). */
+      openRetryMs?: number;
+    },
+  ) {}
 
   private connection(): Promise<Bus> {
     this.bus ??= connectBus({ natsUrl: this.opts.natsUrl, name: 'gateway-chat-streams', prefix: this.opts.busPrefix }).catch((err: unknown) => {
@@ -56,11 +64,16 @@ export class ChatStreamReader {
    */
   async open(messageId: string, afterSeq: number): Promise<AnswerSubscription> {
     const bus = await this.connection();
-    const consumer = await bus.js.consumers.get(this.streamName(), {
-      filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
-      ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
+    const messages = await retrying(this.opts.openRetryMs ?? 10_000, async () => {
+      const consumer = await bus.js.consumers.get(this.streamName(), {
+        filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
+        ...(afterSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 } : { deliver_policy: DeliverPolicy.All }),
+      });
+      // Pulls of 5 s (heartbeats every 2.5 s) instead of 30 s: when the stream's leader moves (a NATS node
+      // lost), the ephemeral consumer behind this one is gone, and two missed heartbeats are what makes the
+      // client re-create it; an answer should not stall for half a minute meanwhile.
+      return consumer.consume({ max_messages: 256, expires: 5_000 });
     });
-    const messages = await consumer.consume({ max_messages: 256 });
     const logger = this.opts.logger;
     const close = () => messages.close().then(() => undefined, () => undefined);
     return {
@@ -92,5 +105,18 @@ export class ChatStreamReader {
     const bus = this.bus;
     this.bus = undefined;
     if (bus) await (await bus.catch(() => undefined))?.close();
+  }
+}
+
+/** Runs `fn` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws its last error. */
+async function retrying<T>(forMs: number, fn: () => Promise<T>): Promise<T> {
+  const until = Date.now() + forMs;
+  for (let delay = 100; ; delay = Math.min(1000, delay * 2)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() + delay > until) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+    }
   }
 }

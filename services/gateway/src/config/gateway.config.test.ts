@@ -68,6 +68,16 @@ describe('gateway config', () => {
     expect(loadGatewayConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 
+  it('public screener cache: defaults, overrides, 0 turns it off, bounds must be positive', () => {
+    expect(loadGatewayConfig({}).publicScreenerCache).toEqual({ ttlMs: 10_000, maxEntries: 1000, maxBytes: 32 * 1024 * 1024 });
+    expect(
+      loadGatewayConfig({ SCREENER_PUBLIC_CACHE_TTL_MS: '0', SCREENER_PUBLIC_CACHE_MAX_ENTRIES: '10', SCREENER_PUBLIC_CACHE_MAX_BYTES: '4096' }).publicScreenerCache,
+    ).toEqual({ ttlMs: 0, maxEntries: 10, maxBytes: 4096 });
+    expect(issues({ SCREENER_PUBLIC_CACHE_TTL_MS: '-1' })[0]).toMatch(/^SCREENER_PUBLIC_CACHE_TTL_MS: /);
+    expect(issues({ SCREENER_PUBLIC_CACHE_MAX_ENTRIES: '0' })[0]).toMatch(/^SCREENER_PUBLIC_CACHE_MAX_ENTRIES: /);
+    expect(issues({ SCREENER_PUBLIC_CACHE_MAX_BYTES: 'lots' })[0]).toMatch(/^SCREENER_PUBLIC_CACHE_MAX_BYTES: /);
+  });
+
   it('HTTP server limits: defaults, overrides, and a headers timeout within the request timeout', () => {
     expect(loadGatewayConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_000 });
     expect(

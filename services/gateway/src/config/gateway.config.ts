@@ -1,6 +1,7 @@
 import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_TTL, parseDurationSeconds } from '../auth/token-rules.js';
+import { DEFAULT_WEB_DIST_DIR } from '../web/web-static.js';
 
 /**
  * Development-only HS256 secret, so `npm start` and `npm run token` work without any setup.
@@ -46,6 +47,17 @@ export const gatewayEnvSchema = baseConfigSchema
     HTTP_MAX_CONNECTIONS: positiveInt('HTTP_MAX_CONNECTIONS').default(1_000),
     NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(15_000),
     NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
+    // Empty: no web client (API only).
+    WEB_DIST_DIR: z.string().default(DEFAULT_WEB_DIST_DIR),
+    CLOUDPAYMENTS_PUBLIC_ID: z.string().min(1).default('pk_dev_public_id'),
+    CLOUDPAYMENTS_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    SCREENER_PUBLIC_CACHE_TTL_MS: z.coerce
+      .number({ error: 'SCREENER_PUBLIC_CACHE_TTL_MS must be a number' })
+      .int('SCREENER_PUBLIC_CACHE_TTL_MS must be an integer')
+      .min(0, 'SCREENER_PUBLIC_CACHE_TTL_MS must be >= 0')
+      .default(10_000),
+    SCREENER_PUBLIC_CACHE_MAX_ENTRIES: positiveInt('SCREENER_PUBLIC_CACHE_MAX_ENTRIES').default(1000),
+    SCREENER_PUBLIC_CACHE_MAX_BYTES: positiveInt('SCREENER_PUBLIC_CACHE_MAX_BYTES').default(32 * 1024 * 1024),
   })
   .superRefine((env, ctx) => {
     // Node refuses a headers timeout longer than the whole-request timeout.
@@ -92,6 +104,24 @@ export interface GatewayConfig {
   chatHeartbeatMs: number;
   /** Slow-client limits of the HTTP server (see README, Configuration). */
   http: HttpServerLimits;
+  /** The built web client served at `/` (empty: none). */
+  webDistDir: string;
+  /** Development-only routes (`/api/dev/*`: a token form, the payment widget stand-in); never in production. */
+  devRoutes: boolean;
+  /** What the web client's payment widget needs: the CloudPayments public id, and (development) the provider to drive. */
+  payments: { publicId: string; devProviderUrl?: string };
+  /** The public screener's page cache (see PublicPageCache). */
+  publicScreenerCache: PublicScreenerCacheConfig;
+}
+
+/** How long and how much of the public screener the gateway keeps in memory. */
+export interface PublicScreenerCacheConfig {
+  /** How long a public page may be reused (by the gateway unless rates change first, and as `Cache-Control: max-age`); 0 keeps nothing. */
+  ttlMs: number;
+  /** Most pages kept. */
+  maxEntries: number;
+  /** Most bytes of page JSON kept. */
+  maxBytes: number;
 }
 
 /** How long a client may take and how many connections it may hold: what stops a slowloris. */
@@ -130,6 +160,14 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
     notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS },
+    webDistDir: env.WEB_DIST_DIR,
+    devRoutes: env.NODE_ENV !== 'production',
+    payments: { publicId: env.CLOUDPAYMENTS_PUBLIC_ID, ...(env.CLOUDPAYMENTS_API_URL ? { devProviderUrl: env.CLOUDPAYMENTS_API_URL } : {}) },
+    publicScreenerCache: {
+      ttlMs: env.SCREENER_PUBLIC_CACHE_TTL_MS,
+      maxEntries: env.SCREENER_PUBLIC_CACHE_MAX_ENTRIES,
+      maxBytes: env.SCREENER_PUBLIC_CACHE_MAX_BYTES,
+    },
   };
 }
 

@@ -12,13 +12,9 @@ export const DOCS_JSON_PATH = 'api/docs-json';
  */
 const UI_FILES = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-ui-init.js', 'favicon-32x32.png', 'favicon-16x16.png', '']);
 
-/** OpenAPI document of every route, served as JSON at /api/docs-json and as Swagger UI at /api/docs. */
-export async function setupOpenApi(app: NestFastifyApplication): Promise<void> {
-  // Swagger UI assets are served with @fastify/static, an optional peer of @nestjs/swagger that npm
-  // installs under services/gateway/node_modules, out of reach of @nestjs/swagger's own import().
-  // Nest's package loader caches by name: loading it from here first lets SwaggerModule find it.
-  await loadPackage('@fastify/static', 'Swagger UI (gateway)', () => import('@fastify/static'));
-  const config = new DocumentBuilder()
+/** Title, description, version and security scheme of the gateway's OpenAPI document. */
+export function openApiConfig() {
+  return new DocumentBuilder()
     .setTitle('Invest tracker API')
     .setDescription(
       'HTTP edge of the investment tracker. Errors are Laravel-shaped: `{"message": "...", "errors": {"field": ["..."]}}`. ' +
@@ -27,6 +23,15 @@ export async function setupOpenApi(app: NestFastifyApplication): Promise<void> {
     .setVersion('1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
+}
+
+/** OpenAPI document of every route, served as JSON at /api/docs-json and as Swagger UI at /api/docs. */
+export async function setupOpenApi(app: NestFastifyApplication): Promise<void> {
+  // Swagger UI assets are served with @fastify/static, an optional peer of @nestjs/swagger that npm
+  // installs under services/gateway/node_modules, out of reach of @nestjs/swagger's own import().
+  // Nest's package loader caches by name: loading it from here first lets SwaggerModule find it.
+  await loadPackage('@fastify/static', 'Swagger UI (gateway)', () => import('@fastify/static'));
+  const config = openApiConfig();
   const prefix = `/${DOCS_PATH}/`;
   app
     .getHttpAdapter()

@@ -1,24 +1,28 @@
-import { Controller, Get, Inject, Query, Req, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { applyDecorators, Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   Subjects,
   type ListCountriesReply,
   type ListShareCategoriesReply,
+  type ListSharesQuery,
   type ListSharesReply,
-  type ShareRow,
   countrySchema,
   listSharesQuerySchema,
   shareCategorySchema,
   shareRowSchema,
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, ApiQueryFromSchema, listSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
-import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
+import { GATEWAY_CONFIG, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, RPC_CLIENT } from '../gateway.tokens.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
-import { type LinkedPage, withLinks } from '../paging/page-links.js';
+import { pageLinks } from '../paging/page-links.js';
 import { parseQuery } from '../validation/request-input.js';
+import type { MarketEventsInvalidator } from './market-events.invalidator.js';
+import { bodyFor, pageBody, type PublicPageCache, type SerializedPage, serializePage } from './public-page.cache.js';
+import { PUBLIC_SHARES_ROUTE } from './public-page.hooks.js';
+import { isAnonymous, publicCacheControl, sendPage } from './page-response.js';
 
 const queryDocs = {
   page: 'Page number, from 1.',
@@ -31,33 +35,74 @@ const queryDocs = {
 };
 const sharesPage = pageSchema(openApiSchema(shareRowSchema));
 
-/** Share screener: validates the query here (422 before any NATS traffic), reads from the screener service. */
+/** The signed-in route: a browser may keep it but must ask each time (a 304 when unchanged); shared caches must not. */
+const PRIVATE_CACHE_CONTROL = 'private, no-cache';
+
+/** The validators and the 304 of a page route, in the OpenAPI document. */
+const ApiConditionalPage = (cacheControl: string) =>
+  applyDecorators(
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'Entity tags of pages the client has; 304 when the page is still one of them (`*` and `W/` accepted).' }),
+    ApiOkResponse({
+      description: 'A page of screener rows.',
+      schema: sharesPage,
+      headers: {
+        ETag: { description: 'Strong entity tag of the page; it changes when the data does.', schema: { type: 'string' } },
+        'Cache-Control': { description: cacheControl, schema: { type: 'string' } },
+      },
+    }),
+    ApiResponse({ status: 304, description: 'Not Modified: `If-None-Match` matched the current page; no body, same `ETag` and `Cache-Control`.' }),
+  );
+
+/**
+ * Share screener: validates the query here (422 before any NATS traffic), reads from the screener service.
+ * Pages carry an `ETag` and answer a matching `If-None-Match` with 304. Anonymous public pages come from the
+ * gateway's PublicPageCache while fresh (cleared when market data change); the body is the same bytes either way.
+ */
 @ApiTags('screener')
 @Controller()
 export class SharesController {
+  private readonly publicCacheControl: string;
+
   constructor(
     @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+    @Inject(PUBLIC_PAGE_CACHE) private readonly pages: PublicPageCache,
+    @Inject(MARKET_EVENTS_INVALIDATOR) private readonly invalidator: MarketEventsInvalidator,
+  ) {
+    this.publicCacheControl = publicCacheControl(pages.config.ttlMs);
+  }
 
-  @Get('api/public/shares')
-  @ApiOperation({ summary: 'Share screener (public)', description: 'A page of shares with market data and dividend yield; sortable and filterable.' })
+  @Get(PUBLIC_SHARES_ROUTE.slice(1))
+  @ApiOperation({
+    summary: 'Share screener (public)',
+    description: 'A page of shares with market data and dividend yield; sortable and filterable. Cacheable: `ETag`, `Cache-Control: public, max-age=…`.',
+  })
   @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
-  @ApiOkResponse({ description: 'A page of screener rows.', schema: sharesPage })
+  @ApiConditionalPage('`public, max-age=<seconds>`: how long any cache may reuse the page (`SCREENER_PUBLIC_CACHE_TTL_MS`).')
   @ApiCommonErrors({ validation: true })
-  listPublic(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<ShareRow>> {
-    return this.list(query, request.url);
+  async listPublic(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const query = parseQuery(listSharesQuerySchema, rawQuery);
+    // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
+    // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
+    if (isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live()) {
+      const page = await this.pages.get(this.pages.keyOf(request.url, () => query), () => this.load(query));
+      sendPage(request, reply, page, this.publicCacheControl, () => bodyFor(page, request.url, this.config.publicBaseUrl));
+      return;
+    }
+    this.sendUncached(request, reply, await this.load(query), this.publicCacheControl);
   }
 
   @Get('api/shares')
   @UseGuards(JwtAuthGuard)
   @ApiBearerAuth()
-  @ApiOperation({ summary: 'Share screener (authenticated)', description: 'The same rows as the public screener, for a signed-in user.' })
+  @ApiOperation({ summary: 'Share screener (authenticated)', description: 'The same rows as the public screener, for a signed-in user; never cached by the gateway.' })
   @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
-  @ApiOkResponse({ description: 'A page of screener rows.', schema: sharesPage })
+  @ApiConditionalPage(`\`${PRIVATE_CACHE_CONTROL}\`: a browser revalidates every time; shared caches keep nothing.`)
   @ApiCommonErrors({ validation: true, auth: true })
-  listForUser(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<ShareRow>> {
-    return this.list(query, request.url);
+  async listForUser(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const query = parseQuery(listSharesQuerySchema, rawQuery);
+    reply.header('vary', 'Authorization');
+    this.sendUncached(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL);
   }
 
   @Get('api/public/shares/categories')
@@ -76,9 +121,11 @@ export class SharesController {
     return this.rpc.request(Subjects.screener.countriesList, {});
   }
 
-  private async list(rawQuery: Record<string, unknown>, url: string): Promise<LinkedPage<ShareRow>> {
-    const query = parseQuery(listSharesQuerySchema, rawQuery);
-    const page = await this.rpc.request<ListSharesReply>(Subjects.screener.sharesList, query);
-    return withLinks(page, url, this.config.publicBaseUrl);
+  private sendUncached(request: FastifyRequest, reply: FastifyReply, page: SerializedPage, cacheControl: string): void {
+    sendPage(request, reply, page, cacheControl, () => pageBody(page, pageLinks(request.url, page.meta, this.config.publicBaseUrl)));
+  }
+
+  private async load(query: ListSharesQuery): Promise<SerializedPage> {
+    return serializePage(await this.rpc.request<ListSharesReply>(Subjects.screener.sharesList, query), this.config.publicBaseUrl);
   }
 }

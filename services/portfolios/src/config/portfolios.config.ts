@@ -21,6 +21,8 @@ export const portfoliosEnvSchema = baseConfigSchema.extend({
 export interface PortfoliosConfig {
   databaseUrl: string;
   natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
   rpcTimeoutMs: number;
@@ -33,6 +35,7 @@ export function loadPortfoliosConfigOrExit(): PortfoliosConfig {
   return {
     databaseUrl: serviceDatabaseUrl('portfolios', { DATABASE_URL: env.DATABASE_URL, PORTFOLIOS_DATABASE_URL: env.PORTFOLIOS_DATABASE_URL }),
     natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,

@@ -1,0 +1,261 @@
+/**
+ * The screener's rate write as it was before the one-statement rework (main at 1922594: a separate read of the
+ * known assets, an upsert of today's closes, the RatesUpdated through the previous append), kept verbatim but for
+ * the imports and the names so `npm run bench -- rates` measures it beside the current one in the same run.
+ * Not used by the service.
+ */
+import type { AssetType, RateChange } from '@invest/contracts';
+import { type Db, type Logger, type Tx, dateInZone } from '@invest/platform';
+import type { RateBatch, RateBatchResult, RateInput } from '@invest/screener/rates/rate-writer';
+import { lockRateWrites } from '@invest/screener/rates/rates-updated.recorder';
+import { insertShareRows } from '@invest/screener/shares/share-rows';
+import { recordRatesUpdatedPrevious } from './rates-updated.previous.js';
+
+interface UpdatedRow {
+  id: string;
+  key: string;
+  ticker: string;
+  currency: string;
+  current_rate: string;
+  price_change_percentage_24h: string | null;
+  as_of: string;
+  changed: boolean;
+}
+
+/** Which column holds the provider key of a type (a whitelist: never user input). */
+const keyColumn = (type: AssetType) => (type === 'token' ? 'source_id' : 'ticker');
+
+const num = (v: string | null): number | null => (v === null ? null : Number(v));
+
+/**
+ * Writes one provider batch in ONE transaction: creates missing assets (if asked), updates rates where the
+ * provider's data is at least as new as the stored one, keeps the previous 24h/7d change where the provider
+ * gives none, stores the day's close, computes the 7-day change from the close 7 days back, and records ONE
+ * RatesUpdated event with the assets whose rate or 24h change actually changed. Unchanged rows are not
+ * rewritten and publish nothing.
+ */
+export async function writeRateBatchPrevious(db: Db, batch: RateBatch, opts: { marketTz: string; logger?: Logger }): Promise<RateBatchResult> {
+  const empty: RateBatchResult = { changed: [], inserted: 0, skipped: [], events: 0 };
+  if (batch.items.length === 0) return empty;
+  const { usable, unusable } = finiteItems(batch.items, (key, field, value) =>
+    opts.logger?.warn({ source: batch.source, assetType: batch.assetType, key, field, value: String(value) }, 'rate input not finite; taken as unknown'),
+  );
+  if (usable.length === 0) return { ...empty, skipped: unusable };
+  const items = dedupe(usable);
+  const key = keyColumn(batch.assetType);
+  const keys = items.map((i) => i.key);
+  // A batch's items mostly share one timestamp; formatting a date in a zone costs microseconds per call.
+  const tradeDates = new Map<number, string>();
+  const tradeDate = (at: Date) => {
+    let d = tradeDates.get(at.getTime());
+    if (d === undefined) tradeDates.set(at.getTime(), (d = dateInZone(at, opts.marketTz)));
+    return d;
+  };
+
+  return db.transaction(async (tx) => {
+    await lockRateWrites(tx);
+    // Which assets exist, and since when their rate is: read under the write lock, so no rate writer changes it.
+    const known = await knownAssets(tx, batch.assetType, keys);
+    let inserted = 0;
+    const missing = batch.insertMissing ? items.filter((i) => !known.has(i.key)) : [];
+    if (missing.length) {
+      inserted = await insertMissing(tx, batch.assetType, missing);
+      for (const [k, at] of await knownAssets(tx, batch.assetType, missing.map((i) => i.key))) known.set(k, at);
+    }
+    await writeDetails(tx, batch.assetType, items, { newAssets: inserted > 0 });
+
+    // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
+    // the update reads. The 7-day close is one index probe per asset (asset_daily_closes' primary key).
+    const updated = await tx.query<UpdatedRow>(
+      `with x as (
+         select * from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[],
+                              $8::timestamptz[], $9::date[])
+                    as x(key, board, rate, quoted, ch24, ch7, price_source, as_of, trade_date)
+       ), cur as (
+         select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
+                (select c.close from asset_daily_closes c
+                  where c.asset_id = a.id and c.trade_date <= x.trade_date - 7 and c.trade_date > x.trade_date - 14
+                  order by c.trade_date desc limit 1) as close_7d
+         from x join assets a on a.type = $10 and a.${key} = x.key
+         where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
+       ), upd as (
+         update assets a set
+           current_rate = cur.rate,
+           quoted_price = coalesce(cur.quoted, a.quoted_price),
+           price_change_percentage_24h = coalesce(cur.ch24, a.price_change_percentage_24h),
+           price_change_percentage_7d = coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d),
+           price_source = cur.price_source,
+           board = coalesce(cur.board, a.board),
+           rate_updated_at = cur.as_of,
+           updated_at = now()
+         from cur
+         where a.id = cur.id
+           and (a.current_rate is distinct from cur.rate
+             or a.price_change_percentage_24h is distinct from coalesce(cur.ch24, a.price_change_percentage_24h)
+             or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d)
+             or a.quoted_price is distinct from coalesce(cur.quoted, a.quoted_price)
+             or a.rate_updated_at is distinct from cur.as_of
+             or a.board is distinct from coalesce(cur.board, a.board))
+         returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, a.rate_updated_at, cur.trade_date,
+                   (cur.old_rate is distinct from a.current_rate or cur.old_ch24 is distinct from a.price_change_percentage_24h) as changed
+       ), closes as (
+         insert into asset_daily_closes (asset_id, trade_date, close)
+         select cur.id, cur.trade_date, cur.rate from cur
+         on conflict (asset_id, trade_date) do update set close = excluded.close
+           where asset_daily_closes.close is distinct from excluded.close
+       )
+       select upd.id::text, upd.key, upd.ticker, upd.currency, upd.current_rate::text, upd.price_change_percentage_24h::text,
+              to_char(upd.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, upd.changed
+       from upd order by upd.id`,
+      [
+        keys,
+        items.map((i) => i.board ?? null),
+        items.map((i) => i.rate),
+        items.map((i) => i.quotedPrice ?? null),
+        items.map((i) => i.priceChangePercentage24h),
+        items.map((i) => i.priceChangePercentage7d ?? null),
+        items.map((i) => i.priceSource),
+        items.map((i) => i.asOf.toISOString()),
+        items.map((i) => tradeDate(i.asOf)),
+        batch.assetType,
+      ],
+    );
+
+    const skipped: RateBatchResult['skipped'] = [...unusable];
+    const writtenOrSame = new Set(updated.map((u) => u.key));
+    for (const item of items) {
+      if (!known.has(item.key)) skipped.push({ key: item.key, reason: 'not a known asset' });
+      else if (!writtenOrSame.has(item.key) && known.get(item.key) && new Date(known.get(item.key)!) > item.asOf) {
+        skipped.push({ key: item.key, reason: 'older than the stored rate' });
+      }
+    }
+
+    const changed: RateChange[] = updated
+      .filter((u) => u.changed)
+      .map((u) => ({
+        assetType: batch.assetType,
+        assetId: Number(u.id),
+        ticker: u.ticker,
+        currency: u.currency,
+        rate: num(u.current_rate),
+        priceChangePercentage24h: num(u.price_change_percentage_24h),
+        asOf: u.as_of,
+      }));
+    const events = await recordRatesUpdatedPrevious(tx, batch.assetType, batch.source, changed);
+    return { changed, inserted, skipped, events };
+  });
+}
+
+/**
+ * Guards the database and the event against NaN/Infinity (a division by a zero or near-zero price upstream):
+ * JSON would turn them into null, i.e. a null rate. An item without a finite positive rate is not written
+ * (its stored rate stays); a non-finite 24h/7d change or quoted price becomes null ("unknown", the stored value
+ * is kept), reported through `onDropped`.
+ */
+function finiteItems(
+  items: readonly RateInput[],
+  onDropped: (key: string, field: string, value: number) => void,
+): { usable: RateInput[]; unusable: { key: string; reason: string }[] } {
+  const usable: RateInput[] = [];
+  const unusable: { key: string; reason: string }[] = [];
+  for (const item of items) {
+    if (!(Number.isFinite(item.rate) && item.rate > 0)) {
+      unusable.push({ key: item.key, reason: 'no finite positive rate' });
+      continue;
+    }
+    const finite = (field: 'priceChangePercentage24h' | 'priceChangePercentage7d' | 'quotedPrice'): number | null | undefined => {
+      const v = item[field];
+      if (typeof v !== 'number' || Number.isFinite(v)) return v;
+      onDropped(item.key, field, v);
+      return null;
+    };
+    usable.push({
+      ...item,
+      priceChangePercentage24h: finite('priceChangePercentage24h') ?? null,
+      priceChangePercentage7d: finite('priceChangePercentage7d') ?? null,
+      quotedPrice: finite('quotedPrice') ?? null,
+    });
+  }
+  return { usable, unusable };
+}
+
+/** One item per key (the first wins): a provider listing a security twice must not update it twice. */
+function dedupe(items: readonly RateInput[]): RateInput[] {
+  const seen = new Set<string>();
+  return items.filter((i) => !seen.has(i.key) && seen.add(i.key));
+}
+
+/** The batch's assets that exist, by provider key, with their stored rate time (text, null when never rated). */
+async function knownAssets(tx: Tx, type: AssetType, keys: readonly string[]): Promise<Map<string, string | null>> {
+  const key = keyColumn(type);
+  const rows = await tx.query<{ key: string; rate_updated_at: string | null }>(
+    `select a.${key} as key, a.rate_updated_at::text from assets a where a.type = $1 and a.${key} = any($2::text[])`,
+    [type, keys],
+  );
+  return new Map(rows.map((r) => [r.key, r.rate_updated_at]));
+}
+
+async function insertMissing(tx: Tx, type: AssetType, items: readonly RateInput[]): Promise<number> {
+  const key = keyColumn(type);
+  const json = JSON.stringify(
+    items.map((i) => ({
+      key: i.key,
+      ticker: i.ticker,
+      name: i.name,
+      short_name: i.shortName ?? null,
+      latin_name: i.latinName ?? null,
+      isin: i.isin ?? null,
+      board: i.board ?? null,
+      currency: i.currency,
+    })),
+  );
+  const rows = await tx.query<{ id: string }>(
+    `insert into assets (type, ticker, source_id, board, isin, name, short_name, latin_name, currency)
+     select $2, x.ticker, case when $2 = 'token' then x.key end, x.board, x.isin, x.name, x.short_name, x.latin_name, x.currency
+     from jsonb_to_recordset($1::jsonb) as x(key text, ticker text, board text, isin text, name text, short_name text, latin_name text, currency text)
+     where not exists (select 1 from assets a where a.type = $2 and a.${key} = x.key)
+     on conflict do nothing
+     returning id::text`,
+    [json, type],
+  );
+  return rows.length;
+}
+
+/**
+ * Sibling-table rows: shares only for assets this batch created (the stats job owns market cap and volume;
+ * an asset and its share row are always created together), bonds and tokens every time (face values amortise).
+ */
+async function writeDetails(tx: Tx, type: AssetType, items: readonly RateInput[], opts: { newAssets: boolean }): Promise<void> {
+  const key = keyColumn(type);
+  if (opts.newAssets) {
+    await insertShareRows(tx, items.flatMap((i) => (i.details?.kind === 'share' ? [{ ticker: i.key, ...i.details }] : [])));
+  }
+  const bonds = items.flatMap((i) => (i.details?.kind === 'bond' ? [{ key: i.key, ...i.details }] : []));
+  if (bonds.length) {
+    await tx.query(
+      `insert into bonds (asset_id, face_value, face_unit, maturity_date)
+       select a.id, x.face_value, x.face_unit, x.maturity_date
+       from jsonb_to_recordset($1::jsonb) as x(key text, face_value numeric, face_unit text, maturity_date date)
+       join assets a on a.type = 'bond' and a.${key} = x.key
+       on conflict (asset_id) do update set face_value = coalesce(excluded.face_value, bonds.face_value),
+         face_unit = coalesce(excluded.face_unit, bonds.face_unit), maturity_date = coalesce(excluded.maturity_date, bonds.maturity_date)
+       where (bonds.face_value, bonds.face_unit, bonds.maturity_date) is distinct from
+             (coalesce(excluded.face_value, bonds.face_value), coalesce(excluded.face_unit, bonds.face_unit), coalesce(excluded.maturity_date, bonds.maturity_date))`,
+      [JSON.stringify(bonds.map((b) => ({ key: b.key, face_value: b.faceValue, face_unit: b.faceUnit, maturity_date: b.maturityDate })))],
+    );
+  }
+  const tokens = items.flatMap((i) => (i.details?.kind === 'token' ? [{ key: i.key, ...i.details }] : []));
+  if (tokens.length) {
+    await tx.query(
+      `insert into tokens (asset_id, market_cap, total_volume)
+       select a.id, x.market_cap, x.total_volume
+       from jsonb_to_recordset($1::jsonb) as x(key text, market_cap numeric, total_volume numeric)
+       join assets a on a.type = 'token' and a.source_id = x.key
+       on conflict (asset_id) do update set market_cap = coalesce(excluded.market_cap, tokens.market_cap),
+         total_volume = coalesce(excluded.total_volume, tokens.total_volume)
+       where (tokens.market_cap, tokens.total_volume) is distinct from
+             (coalesce(excluded.market_cap, tokens.market_cap), coalesce(excluded.total_volume, tokens.total_volume))`,
+      [JSON.stringify(tokens.map((t) => ({ key: t.key, market_cap: t.marketCap, total_volume: t.totalVolume })))],
+    );
+  }
+}

@@ -1,0 +1,60 @@
+/** One server-sent event as the stream sent it. */
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/**
+ * Incremental `text/event-stream` parser (WHATWG rules: `\n`, `\r\n` or `\r` line ends, `:` comments, multi-line
+ * `data`, an event ends at a blank line). Used instead of EventSource because EventSource cannot send the
+ * Authorization header the gateway's streams require.
+ */
+export class SseParser {
+  private buffer = '';
+  private data: string[] = [];
+  private event = '';
+  private id: string | undefined;
+  /** The last `id:` seen: what a reconnect sends as Last-Event-ID. */
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+
+  push(chunk: string): SseEvent[] {
+    this.buffer += chunk;
+    const out: SseEvent[] = [];
+    for (;;) {
+      const m = /\r\n|\r|\n/.exec(this.buffer);
+      if (!m) break;
+      // A lone \r at the very end may be the first half of \r\n: wait for the next chunk.
+      if (m[0] === '\r' && m.index === this.buffer.length - 1) break;
+      const line = this.buffer.slice(0, m.index);
+      this.buffer = this.buffer.slice(m.index + m[0].length);
+      const e = this.line(line);
+      if (e) out.push(e);
+    }
+    return out;
+  }
+
+  private line(line: string): SseEvent | undefined {
+    if (line === '') {
+      if (this.data.length === 0) {
+        this.event = '';
+        return undefined;
+      }
+      const e: SseEvent = { event: this.event || 'message', data: this.data.join('\n'), ...(this.id !== undefined ? { id: this.id } : {}) };
+      this.data = [];
+      this.event = '';
+      return e;
+    }
+    if (line.startsWith(':')) return undefined;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    else if (field === 'id' && !value.includes('\0')) this.id = this.lastEventId = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+import { lazy, Suspense, useEffect } from 'react';
+import { ErrorBoundary } from './components/error-boundary';
+import { Link } from './components/link';
+import { Toasts } from './components/toast';
+import { setLocale, useLocale } from './i18n';
+import { useRoute } from './router';
+import { ScreenerScreen } from './screens/screener.screen';
+import { signOut, useSession } from './session';
+import { useTr } from './tr';
+
+// The screener is the page anonymous traffic opens: it is in the main chunk; every other screen loads on demand.
+const SignInScreen = lazy(() => import('./screens/sign-in.screen'));
+const PortfoliosScreen = lazy(() => import('./screens/portfolios.screen'));
+const NotificationsScreen = lazy(() => import('./screens/notifications.screen'));
+const ChatScreen = lazy(() => import('./screens/chat.screen'));
+const SubscriptionScreen = lazy(() => import('./screens/subscription.screen'));
+const NotificationStream = lazy(() => import('./components/notification-stream'));
+
+function screenFor(path: string) {
+  if (path === '/' || path === '/screener') return <ScreenerScreen />;
+  if (path === '/sign-in') return <SignInScreen />;
+  if (path === '/portfolios' || path.startsWith('/portfolios/')) return <PortfoliosScreen />;
+  if (path === '/notifications') return <NotificationsScreen />;
+  if (path === '/chat' || path.startsWith('/chat/')) return <ChatScreen />;
+  if (path === '/subscription') return <SubscriptionScreen />;
+  return <NotFound />;
+}
+
+function NotFound() {
+  const t = useTr();
+  return (
+    <div className="panel" data-testid="not-found">
+      <h1>{t('Страница не найдена', 'Page not found')}</h1>
+      <Link to="/">{t('К скринеру', 'Back to the screener')}</Link>
+    </div>
+  );
+}
+
+export function App() {
+  const route = useRoute();
+  const session = useSession();
+  const locale = useLocale();
+  const t = useTr();
+  useEffect(() => {
+    document.title = `${t('Инвест-трекер', 'Invest tracker')}`;
+  }, [t]);
+  const nav: [string, string][] = [
+    ['/', t('Скринер', 'Screener')],
+    ['/portfolios', t('Портфели', 'Portfolios')],
+    ['/notifications', t('Уведомления', 'Notifications')],
+    ['/chat', t('Чат', 'Chat')],
+    ['/subscription', t('Подписка', 'Subscription')],
+  ];
+  const active = (to: string) => (to === '/' ? route.path === '/' : route.path.startsWith(to));
+  return (
+    <>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          {t('Инвест-трекер', 'Invest tracker')}
+        </Link>
+        <nav data-testid="nav">
+          {nav.map(([to, label]) => (
+            <Link key={to} to={to} className={active(to) ? 'active' : undefined} data-testid={`nav-${to === '/' ? 'screener' : to.slice(1)}`}>
+              {label}
+            </Link>
+          ))}
+        </nav>
+        <div className="topbar-end">
+          <button type="button" className="linklike" data-testid="locale-toggle" onClick={() => setLocale(locale === 'ru' ? 'en' : 'ru')} aria-label="Language">
+            {locale === 'ru' ? 'EN' : 'RU'}
+          </button>
+          {session ? (
+            <span className="user">
+              <span data-testid="signed-in-user">{session.userId}</span>{' '}
+              <button type="button" className="linklike" data-testid="sign-out" onClick={signOut}>
+                {t('Выйти', 'Sign out')}
+              </button>
+            </span>
+          ) : (
+            <Link to="/sign-in" data-testid="nav-sign-in">
+              {t('Войти', 'Sign in')}
+            </Link>
+          )}
+        </div>
+      </header>
+      <main>
+        <ErrorBoundary resetKey={route.path}>
+          <Suspense fallback={<p className="loading">{t('Загрузка…', 'Loading…')}</p>}>{screenFor(route.path)}</Suspense>
+        </ErrorBoundary>
+      </main>
+      {session && (
+        <Suspense fallback={null}>
+          <NotificationStream key={session.token} />
+        </Suspense>
+      )}
+      <Toasts />
+    </>
+  );
+}

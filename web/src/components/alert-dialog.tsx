@@ -1,0 +1,137 @@
+import { useRef, useState } from 'react';
+import { api, newKey } from '../api/client';
+import { formatNumber } from '../format/number-format';
+import { useLocale } from '../i18n';
+import { useTr } from '../tr';
+import { Field, FormError } from './form-bits';
+import { showToast } from './toast';
+import { useEscape } from './use-escape';
+
+/** The thresholds the alerts service offers (its step: 5 → 10 → 15 for a 5 % alert). */
+const THRESHOLDS = ['1', '2', '3', '5', '10'];
+
+type AssetType = 'token' | 'share' | 'bond' | 'etf' | 'future' | 'currency' | 'custom_asset';
+
+/** What an alert watches: one asset (price target or change), or every asset of a portfolio or watchlist (change). */
+export type AlertTarget =
+  | { kind: 'asset'; assetType: AssetType; id: number; label: string; currentRate: number | null }
+  | { kind: 'portfolio' | 'watchlist'; id: number; label: string };
+
+/** Creates a price-target or price-change alert; opened from a screener row, a portfolio or a watchlist. */
+export default function AlertDialog({ target, onClose, onCreated }: { target: AlertTarget; onClose: () => void; onCreated?: () => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [mode, setMode] = useState<'price' | 'change'>(target.kind === 'asset' ? 'price' : 'change');
+  const [price, setPrice] = useState(target.kind === 'asset' && target.currentRate !== null ? String(target.currentRate) : '');
+  const [threshold, setThreshold] = useState('5');
+  const [frequency, setFrequency] = useState<'hourly' | 'daily'>('daily');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  // One key per dialog: a double click or a retry after a timeout creates one alert.
+  const key = useRef(newKey());
+  useEscape(onClose);
+
+  const number = (s: string) => Number(s.replace(',', '.').replace(/\s/g, ''));
+
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      if (mode === 'price' && target.kind === 'asset') {
+        await api.post('/api/price-alert', {
+          body: { target_price: number(price), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
+          idempotencyKey: key.current,
+        });
+      } else {
+        await api.post('/api/price-change-alert', {
+          body: {
+            threshold: number(threshold),
+            frequency,
+            targetable_type: target.kind,
+            targetable_id: target.id,
+            assetable_type_simplified: target.kind === 'asset' ? target.assetType : null,
+            name: name.trim() || null,
+          },
+          idempotencyKey: key.current,
+        });
+      }
+      showToast(t(`Уведомление для ${target.label} создано`, `Alert for ${target.label} created`), 'success');
+      onCreated?.();
+      onClose();
+    } catch (err) {
+      setError(err);
+      key.current = newKey();
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="alert-title" onClick={(e) => e.stopPropagation()} data-testid="alert-dialog">
+        <h2 id="alert-title">
+          {t('Уведомление', 'Alert')}: {target.label}
+        </h2>
+        {target.kind === 'asset' && (
+          <div className="tabs" role="tablist">
+            <button type="button" role="tab" aria-selected={mode === 'price'} data-testid="alert-mode-price" onClick={() => setMode('price')}>
+              {t('Цена', 'Price target')}
+            </button>
+            <button type="button" role="tab" aria-selected={mode === 'change'} data-testid="alert-mode-change" onClick={() => setMode('change')}>
+              {t('Изменение', 'Change')}
+            </button>
+          </div>
+        )}
+        <form
+          data-testid="alert-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit();
+          }}
+        >
+          {mode === 'price' ? (
+            <Field label={t('Целевая цена', 'Target price')} name="target_price" error={error}>
+              <input data-testid="alert-target-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} required />
+              {target.kind === 'asset' && target.currentRate !== null && (
+                <span className="muted small">
+                  {t('Сейчас', 'Now')}: {formatNumber(target.currentRate, locale, 6)}
+                </span>
+              )}
+            </Field>
+          ) : (
+            <>
+              <Field label={t('Порог изменения за 24 ч, %', '24h change threshold, %')} name="threshold" error={error}>
+                <select data-testid="alert-threshold" value={threshold} onChange={(e) => setThreshold(e.target.value)}>
+                  {THRESHOLDS.map((n) => (
+                    <option key={n} value={n}>
+                      {n} %
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field label={t('Частота', 'Frequency')} name="frequency" error={error}>
+                <select data-testid="alert-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as 'hourly' | 'daily')}>
+                  <option value="hourly">{t('Не чаще раза в час', 'At most hourly')}</option>
+                  <option value="daily">{t('Не чаще раза в день', 'At most daily')}</option>
+                </select>
+              </Field>
+            </>
+          )}
+          <Field label={t('Название (необязательно)', 'Name (optional)')} name="name" error={error}>
+            <input data-testid="alert-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <FormError error={error} fields={['target_price', 'threshold', 'frequency', 'name']} testId="alert-error" />
+          <div className="actions">
+            <button type="button" className="secondary" onClick={onClose}>
+              {t('Отмена', 'Cancel')}
+            </button>
+            <button type="submit" data-testid="alert-submit" disabled={busy}>
+              {t('Создать', 'Create')}
+            </button>
+          </div>
+        </form>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,234 @@
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { describeError } from '../api/api-error';
+import { type Answer, api } from '../api/client';
+import { type Firing, onFiring } from '../components/inbox-events';
+import { RequireSession } from '../components/require-session';
+import { showToast } from '../components/toast';
+import { formatDateTime, formatNumber, formatPercent } from '../format/number-format';
+import { useLocale } from '../i18n';
+import { useTr } from '../tr';
+
+type Alert = Answer<'/api/notifications', 'get'>['data'][number];
+type Watchlist = Answer<'/api/watchlists', 'get'>['data'][number];
+const AlertDialog = lazy(() => import('../components/alert-dialog'));
+
+export default function NotificationsScreen() {
+  return (
+    <RequireSession>
+      <Notifications />
+    </RequireSession>
+  );
+}
+
+function Notifications() {
+  const t = useTr();
+  const locale = useLocale();
+  const [alerts, setAlerts] = useState<Alert[] | null>(null);
+  const [inbox, setInbox] = useState<Firing[]>([]);
+  const [unread, setUnread] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+
+  const loadAlerts = useCallback(() => {
+    api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => setAlerts(p.data), setError);
+  }, []);
+  const loadInbox = useCallback(() => {
+    api.get('/api/notification-events', { query: { per_page: '50' } }).then((p) => {
+      setInbox(p.data);
+      setUnread((p.meta as { unread_count?: number }).unread_count ?? 0);
+    }, setError);
+  }, []);
+
+  useEffect(() => {
+    loadAlerts();
+    loadInbox();
+  }, [loadAlerts, loadInbox]);
+
+  // Live: a firing from the stream joins the top of the inbox at once; the alert's state (a price target
+  // switches itself off) is read again.
+  useEffect(
+    () =>
+      onFiring((f) => {
+        setInbox((list) => (list.some((x) => x.id === f.id) ? list : [f, ...list]));
+        setUnread((n) => n + 1);
+        loadAlerts();
+      }),
+    [loadAlerts],
+  );
+
+  const act = async (what: () => Promise<unknown>) => {
+    try {
+      await what();
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+    loadAlerts();
+  };
+
+  const markAllRead = async () => {
+    try {
+      const r = await api.post('/api/notification-events/read', { body: { all: true } });
+      setUnread(r.data?.unread_count ?? 0);
+      setInbox((list) => list.map((f) => ({ ...f, read_at: f.read_at ?? new Date().toISOString() })));
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+  };
+
+  const describeCondition = (a: Alert) =>
+    a.type === 'price-target'
+      ? `${t('цена', 'price')} ${a.condition.operator} ${formatNumber(a.condition.value, locale, 8)}`
+      : `|${t('изменение за 24 ч', '24h change')}| ≥ ${formatPercent(a.condition.value, locale, false)}${a.condition.cooldown_minutes ? ` · ${a.condition.cooldown_minutes === 60 ? t('раз в час', 'hourly') : t('раз в день', 'daily')}` : ''}`;
+
+  return (
+    <section data-testid="notifications">
+      <h1>{t('Уведомления', 'Notifications')}</h1>
+      {error ? (
+        <p className="form-error" role="alert" data-testid="notifications-error">
+          {describeError(error, locale)}
+        </p>
+      ) : null}
+      <div className="grid">
+        <div className="panel">
+          <h2>
+            {t('Входящие', 'Inbox')} <span className="muted" data-testid="inbox-unread">{unread}</span>
+          </h2>
+          <button type="button" className="secondary" data-testid="inbox-mark-all-read" disabled={unread === 0} onClick={() => void markAllRead()}>
+            {t('Прочитать все', 'Mark all read')}
+          </button>
+          <ul className="list" data-testid="inbox-list">
+            {inbox.map((f) => (
+              <li key={f.id} className={f.read_at ? '' : 'unread'} data-testid="inbox-item" data-notification-id={f.notification_id}>
+                <div>
+                  <div data-testid="inbox-item-title">{f.title}</div>
+                  <div className="muted small">{f.body}</div>
+                </div>
+                <span className="muted small">{formatDateTime(f.fired_at, locale)}</span>
+              </li>
+            ))}
+            {inbox.length === 0 && <li className="muted">{t('Пока ничего не срабатывало', 'Nothing has fired yet')}</li>}
+          </ul>
+        </div>
+        <div className="panel">
+          <h2>{t('Мои уведомления', 'My alerts')}</h2>
+          <WatchlistAlerts onCreated={loadAlerts} />
+          <ul className="list" data-testid="alerts-list">
+            {alerts?.map((a) => (
+              <li key={a.id} data-testid="alert-item" data-alert-id={a.id} data-active={a.is_active ? 'true' : 'false'}>
+                <div style={{ flex: '1 1 200px' }}>
+                  <strong>{a.name ?? a.target.ticker ?? a.target.name ?? `#${a.target.id}`}</strong>
+                  <div className="muted small">
+                    {a.target.type === 'asset' ? a.target.ticker : `${a.target.type === 'portfolio' ? t('портфель', 'portfolio') : t('список', 'watchlist')} ${a.target.name ?? a.target.id}`} · {describeCondition(a)}
+                  </div>
+                </div>
+                <label className="small">
+                  <input type="checkbox" data-testid="alert-toggle" checked={a.is_active} onChange={() => void act(() => api.post('/api/switch-notification/{id}', { path: { id: a.id } }))} />{' '}
+                  {a.is_active ? t('вкл.', 'on') : t('выкл.', 'off')}
+                </label>
+                <button type="button" className="danger small-button" data-testid="alert-delete" onClick={() => void act(() => api.delete('/api/notifications/{id}', { path: { id: a.id } }))}>
+                  {t('Удалить', 'Delete')}
+                </button>
+              </li>
+            ))}
+            {alerts?.length === 0 && <li className="muted">{t('Создайте уведомление из строки скринера, портфеля или списка.', 'Create an alert from a screener row, a portfolio or a watchlist.')}</li>}
+          </ul>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** Watchlists: create one, add a share by its screener id, and set a change alert on the whole list. */
+function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [lists, setLists] = useState<Watchlist[]>([]);
+  const [name, setName] = useState('');
+  const [alertFor, setAlertFor] = useState<Watchlist | null>(null);
+  const load = useCallback(() => {
+    api.get('/api/watchlists').then((r) => setLists(r.data), () => undefined);
+  }, []);
+  useEffect(load, [load]);
+  const create = async () => {
+    try {
+      await api.post('/api/watchlists', { body: { name: name.trim() } });
+      setName('');
+      load();
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+  };
+  return (
+    <details className="small" data-testid="watchlists">
+      <summary>{t('Списки наблюдения', 'Watchlists')}</summary>
+      <ul className="list">
+        {lists.map((w) => (
+          <li key={w.id} data-testid="watchlist-item">
+            <span>
+              {w.name} <span className="muted">({w.items.map((i) => i.asset?.ticker ?? i.assetable.id).join(', ') || '—'})</span>
+            </span>
+            <AddToWatchlist watchlist={w} onAdded={load} />
+            <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={() => setAlertFor(w)} disabled={w.items.length === 0}>
+              {t('Уведомить', 'Alert')}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        className="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void create();
+        }}
+      >
+        <input data-testid="watchlist-name" placeholder={t('Название списка', 'List name')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} />
+        <button type="submit" data-testid="watchlist-create">
+          {t('Создать список', 'Create list')}
+        </button>
+      </form>
+      {alertFor && (
+        <Suspense fallback={null}>
+          <AlertDialog target={{ kind: 'watchlist', id: alertFor.id, label: alertFor.name }} onClose={() => setAlertFor(null)} onCreated={onCreated} />
+        </Suspense>
+      )}
+    </details>
+  );
+}
+
+/** Adds a share to a watchlist by its ticker (or the first match of a name search). */
+function AddToWatchlist({ watchlist, onAdded }: { watchlist: Watchlist; onAdded: () => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [ticker, setTicker] = useState('');
+  const add = async () => {
+    const term = ticker.trim();
+    if (!term) return;
+    try {
+      const found = await api.get('/api/public/shares', { query: { search: term, per_page: '10' } });
+      const share = found.data.find((r) => r.asset.toLowerCase() === term.toLowerCase()) ?? found.data[0];
+      if (!share) {
+        showToast(t(`Акция «${term}» не найдена`, `No share matches "${term}"`), 'error');
+        return;
+      }
+      await api.post('/api/watchlists/{id}/items', { path: { id: watchlist.id }, body: { assetable: { type: 'share', id: share.id } } });
+      setTicker('');
+      onAdded();
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+  };
+  return (
+    <form
+      className="filters"
+      style={{ margin: 0 }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void add();
+      }}
+    >
+      <input data-testid="watchlist-add-ticker" placeholder={t('Тикер', 'Ticker')} value={ticker} onChange={(e) => setTicker(e.target.value)} size={8} />
+      <button type="submit" className="small-button secondary" data-testid="watchlist-add">
+        +
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,355 @@
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { describeError } from '../api/api-error';
+import { type Answer, api, newKey } from '../api/client';
+import { Field, FormError } from '../components/form-bits';
+import { Link } from '../components/link';
+import { RequireSession } from '../components/require-session';
+import { showToast } from '../components/toast';
+import { formatDateTime, formatMoney, formatNumber, formatPercent } from '../format/number-format';
+import { useLocale } from '../i18n';
+import { navigate, useRoute } from '../router';
+import { useTr } from '../tr';
+
+type Portfolio = Answer<'/api/portfolios', 'get'>['data'][number];
+type Deal = Answer<'/api/portfolios/{id}/deals', 'get'>['data'][number];
+type Statistics = NonNullable<Answer<'/api/portfolios/{id}/statistics', 'get'>['data']>;
+type ShareRow = Answer<'/api/public/shares', 'get'>['data'][number];
+const CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'GBP', 'CHF', 'JPY', 'HKD', 'KZT', 'TRY', 'AED', 'USDT'] as const;
+type Currency = (typeof CURRENCIES)[number];
+type DealType = Deal['type'];
+
+// The chart library is only fetched when a portfolio's statistics are shown.
+const AllocationChart = lazy(() => import('../components/allocation-chart'));
+const AlertDialog = lazy(() => import('../components/alert-dialog'));
+
+export default function PortfoliosScreen() {
+  const route = useRoute();
+  const id = /^\/portfolios\/(\d+)$/.exec(route.path)?.[1];
+  return <RequireSession>{id ? <PortfolioDetail id={Number(id)} /> : <PortfolioList />}</RequireSession>;
+}
+
+function PortfolioList() {
+  const t = useTr();
+  const locale = useLocale();
+  const [list, setList] = useState<Portfolio[] | null>(null);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const [name, setName] = useState('');
+  const [currency, setCurrency] = useState<Currency>('RUB');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  // One key per intended portfolio: a double submit or a retry after a timeout creates it once.
+  const key = useRef(newKey());
+
+  const load = useCallback(() => {
+    api.get('/api/portfolios').then((r) => setList(r.data), setLoadError);
+  }, []);
+  useEffect(load, [load]);
+
+  const create = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { data } = await api.post('/api/portfolios', { body: { name: name.trim(), currency_code: currency }, idempotencyKey: key.current });
+      key.current = newKey();
+      setName('');
+      showToast(t(`Портфель «${data.name}» создан`, `Portfolio "${data.name}" created`), 'success');
+      load();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section data-testid="portfolios">
+      <h1>{t('Портфели', 'Portfolios')}</h1>
+      {loadError ? (
+        <p className="form-error" role="alert">
+          {describeError(loadError, locale)}
+        </p>
+      ) : null}
+      <div className="grid">
+        <div className="panel">
+          <ul className="list" data-testid="portfolio-list">
+            {list?.map((p) => (
+              <li key={p.id} data-testid="portfolio-item" data-portfolio-id={p.id}>
+                <Link to={`/portfolios/${p.id}`} data-testid="portfolio-link">
+                  {p.name}
+                </Link>
+                <span className="muted small">
+                  {p.currency_code} · {p.positions_count} {t('поз.', 'positions')} · {p.deals_count} {t('сделок', 'deals')}
+                </span>
+              </li>
+            ))}
+            {list?.length === 0 && <li className="muted">{t('Портфелей пока нет', 'No portfolios yet')}</li>}
+          </ul>
+        </div>
+        <form
+          className="panel"
+          data-testid="portfolio-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void create();
+          }}
+        >
+          <h2>{t('Новый портфель', 'New portfolio')}</h2>
+          <Field label={t('Название', 'Name')} name="name" error={error}>
+            <input data-testid="portfolio-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={100} />
+          </Field>
+          <Field label={t('Валюта', 'Currency')} name="currency_code" error={error}>
+            <select data-testid="portfolio-currency" value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+              {CURRENCIES.map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </Field>
+          <FormError error={error} fields={['name', 'currency_code']} />
+          <button type="submit" data-testid="portfolio-submit" disabled={busy}>
+            {t('Создать', 'Create')}
+          </button>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+function PortfolioDetail({ id }: { id: number }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [portfolio, setPortfolio] = useState<Portfolio | null>(null);
+  const [deals, setDeals] = useState<Deal[]>([]);
+  const [stats, setStats] = useState<Statistics | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [alertOpen, setAlertOpen] = useState(false);
+
+  const load = useCallback(() => {
+    api.get('/api/portfolios/{id}', { path: { id } }).then((r) => setPortfolio(r.data), setError);
+    api.get('/api/portfolios/{id}/deals', { path: { id }, query: { per_page: '100' } }).then((r) => setDeals(r.data), setError);
+    api.get('/api/portfolios/{id}/statistics', { path: { id } }).then((r) => setStats(r.data ?? null), setError);
+  }, [id]);
+  useEffect(load, [load]);
+
+  const removeDeal = async (dealId: number) => {
+    try {
+      await api.delete('/api/portfolios/{id}/deals/{dealId}', { path: { id, dealId } });
+      load();
+    } catch (err) {
+      showToast(describeError(err, locale), 'error');
+    }
+  };
+
+  const currency = stats?.totals.currency ?? portfolio?.currency_code ?? 'RUB';
+  const totals = stats?.totals;
+  const health = stats?.health;
+  return (
+    <section data-testid="portfolio-detail">
+      <p>
+        <Link to="/portfolios">← {t('Все портфели', 'All portfolios')}</Link>
+      </p>
+      <div className="screen-head">
+        <h1 data-testid="portfolio-title">{portfolio?.name ?? '…'}</h1>
+        <button type="button" className="small-button" data-testid="portfolio-create-alert" onClick={() => setAlertOpen(true)} disabled={!portfolio}>
+          {t('Уведомить об изменении', 'Change alert')}
+        </button>
+        <button type="button" className="small-button secondary" data-testid="portfolio-chat" onClick={() => navigate(`/chat?portfolio=${id}`)}>
+          {t('Спросить о здоровье портфеля', 'Ask about portfolio health')}
+        </button>
+      </div>
+      {error ? (
+        <p className="form-error" role="alert" data-testid="portfolio-error">
+          {describeError(error, locale)}
+        </p>
+      ) : null}
+      {totals && health && (
+        <div className="panel" data-testid="portfolio-statistics">
+          <h2>{t('Статистика', 'Statistics')}</h2>
+          <div className="metrics">
+            <Metric label={t('Стоимость', 'Value')} value={formatMoney(totals.totalCurrentNetworth, currency, locale)} id="networth" />
+            <Metric label={t('Вложено', 'Invested')} value={formatMoney(totals.totalInvested, currency, locale)} id="invested" />
+            <Metric label={t('Доход', 'Income')} value={`${formatMoney(totals.totalIncome, currency, locale)} (${formatPercent(totals.totalIncomePercentage, locale)})`} id="income" />
+            <Metric label={t('За 24 ч', '24h')} value={`${formatMoney(totals.change24h, currency, locale)} (${formatPercent(totals.changePercentage24h, locale)})`} id="change24h" />
+            <Metric label="XIRR" value={totals.xirr === null ? '—' : formatPercent(totals.xirr * 100, locale)} id="xirr" />
+            <Metric label={t('Диверсификация', 'Diversification')} value={health.diversificationScore === null ? '—' : `${formatNumber(health.diversificationScore, locale, 0)} / 100`} id="diversification" />
+            <Metric label={t('Концентрация', 'Concentration')} value={health.concentrationScore === null ? '—' : `${formatNumber(health.concentrationScore, locale, 0)} / 100`} id="concentration" />
+            <Metric label={t('Эффективных позиций', 'Effective positions')} value={health.effectivePositions === null ? '—' : formatNumber(health.effectivePositions, locale, 1)} id="effective-positions" />
+            <Metric label={t('Крупнейшая позиция', 'Largest position')} value={formatPercent(health.largestPositionWeight, locale, false)} id="largest-position" />
+          </div>
+          {stats.tickers.length > 0 && (
+            <Suspense fallback={<p className="loading">{t('Загрузка графика…', 'Loading chart…')}</p>}>
+              <h2 style={{ marginTop: 16 }}>{t('Распределение', 'Allocation')}</h2>
+              <AllocationChart slices={[...stats.tickers].sort((a, b) => b.weight - a.weight).filter((x) => x.weight > 0).map((x) => ({ label: x.ticker, weight: x.weight }))} />
+            </Suspense>
+          )}
+        </div>
+      )}
+      <div className="grid">
+        <div className="panel">
+          <h2>{t('Сделки', 'Deals')}</h2>
+          <ul className="list" data-testid="deal-list">
+            {deals.map((d) => (
+              <li key={d.id} data-testid="deal-item">
+                <span>
+                  {d.date} · {dealTypeName(d.type, t)} <strong>{d.asset?.ticker ?? `${d.assetable.type} ${d.assetable.id}`}</strong> {formatNumber(d.quantity, locale, 8)} ×{' '}
+                  {formatNumber(d.price, locale, 8)}
+                </span>
+                <button type="button" className="linklike small" data-testid="deal-delete" onClick={() => void removeDeal(d.id)}>
+                  {t('удалить', 'delete')}
+                </button>
+              </li>
+            ))}
+            {deals.length === 0 && <li className="muted">{t('Сделок пока нет', 'No deals yet')}</li>}
+          </ul>
+        </div>
+        <DealForm portfolioId={id} onSaved={load} />
+      </div>
+      {alertOpen && portfolio && (
+        <Suspense fallback={null}>
+          <AlertDialog target={{ kind: 'portfolio', id, label: portfolio.name }} onClose={() => setAlertOpen(false)} />
+        </Suspense>
+      )}
+      {totals && <p className="muted small">{`${t('Оценка на', 'Valued as of')} ${formatDateTime(totals.valuationDate, locale)}`}</p>}
+    </section>
+  );
+}
+
+function Metric({ label, value, id }: { label: string; value: string; id: string }) {
+  return (
+    <div className="metric" data-testid={`metric-${id}`}>
+      <span className="muted small">{label}</span>
+      <b>{value}</b>
+    </div>
+  );
+}
+
+function dealTypeName(type: DealType, t: (ru: string, en: string) => string): string {
+  const names: Record<DealType, [string, string]> = {
+    buy: ['покупка', 'buy'],
+    sell: ['продажа', 'sell'],
+    dividend: ['дивиденд', 'dividend'],
+    coupon: ['купон', 'coupon'],
+    fee: ['комиссия', 'fee'],
+    tax: ['налог', 'tax'],
+  };
+  return t(...names[type]);
+}
+
+/** A deal on a share found by ticker or name (the screener's search). */
+function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () => void }) {
+  const t = useTr();
+  const [type, setType] = useState<DealType>('buy');
+  const [query, setQuery] = useState('');
+  const [matches, setMatches] = useState<ShareRow[]>([]);
+  const [share, setShare] = useState<ShareRow | null>(null);
+  const [quantity, setQuantity] = useState('1');
+  const [price, setPrice] = useState('');
+  const [commission, setCommission] = useState('0');
+  const [date, setDate] = useState(() => new Date().toISOString().slice(0, 10));
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const key = useRef(newKey());
+
+  useEffect(() => {
+    if (!query.trim() || share?.asset === query) return setMatches([]);
+    const abort = new AbortController();
+    const timer = setTimeout(() => {
+      api.get('/api/public/shares', { query: { search: query.trim(), per_page: '8' }, signal: abort.signal }).then((r) => setMatches(r.data), () => undefined);
+    }, 250);
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
+  }, [query, share]);
+
+  const num = (s: string) => Number(s.replace(',', '.').replace(/\s/g, ''));
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/api/portfolios/{id}/deals', {
+        path: { id: portfolioId },
+        body: { type, assetable: { type: 'share', id: share?.id ?? 0 }, quantity: num(quantity), price: num(price), commission: num(commission || '0'), date },
+        idempotencyKey: key.current,
+      });
+      key.current = newKey();
+      setShare(null);
+      setQuery('');
+      onSaved();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="panel"
+      data-testid="deal-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <h2>{t('Новая сделка', 'New deal')}</h2>
+      <Field label={t('Тип', 'Type')} name="type" error={error}>
+        <select data-testid="deal-type" value={type} onChange={(e) => setType(e.target.value as DealType)}>
+          {(['buy', 'sell', 'dividend', 'fee', 'tax'] as const).map((d) => (
+            <option key={d} value={d}>
+              {dealTypeName(d, t)}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label={t('Акция (тикер или название)', 'Share (ticker or name)')} name="assetable" error={error}>
+        <input
+          data-testid="deal-asset-search"
+          value={query}
+          onChange={(e) => {
+            setQuery(e.target.value);
+            setShare(null);
+          }}
+          autoComplete="off"
+        />
+        {matches.length > 0 && (
+          <ul className="list small" data-testid="deal-asset-options">
+            {matches.map((m) => (
+              <li key={m.id}>
+                <button
+                  type="button"
+                  className="linklike"
+                  data-testid="deal-asset-option"
+                  data-ticker={m.asset}
+                  onClick={() => {
+                    setShare(m);
+                    setQuery(m.asset);
+                    setMatches([]);
+                    if (m.current_rate !== null) setPrice(String(m.current_rate));
+                  }}
+                >
+                  {m.asset} — {m.name}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Field>
+      <Field label={t('Количество', 'Quantity')} name="quantity" error={error}>
+        <input data-testid="deal-quantity" inputMode="decimal" value={quantity} onChange={(e) => setQuantity(e.target.value)} />
+      </Field>
+      <Field label={t('Цена', 'Price')} name="price" error={error}>
+        <input data-testid="deal-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} />
+      </Field>
+      <Field label={t('Комиссия', 'Commission')} name="commission" error={error}>
+        <input data-testid="deal-commission" inputMode="decimal" value={commission} onChange={(e) => setCommission(e.target.value)} />
+      </Field>
+      <Field label={t('Дата', 'Date')} name="date" error={error}>
+        <input data-testid="deal-date" type="date" value={date} onChange={(e) => setDate(e.target.value)} />
+      </Field>
+      <FormError error={error} fields={['type', 'assetable', 'quantity', 'price', 'commission', 'date']} />
+      <button type="submit" data-testid="deal-submit" disabled={busy}>
+        {t('Добавить', 'Add')}
+      </button>
+    </form>
+  );
+}

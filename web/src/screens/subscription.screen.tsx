@@ -1,0 +1,188 @@
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError } from '../api/api-error';
+import { type Answer, api } from '../api/client';
+import { FormError } from '../components/form-bits';
+import { Link } from '../components/link';
+import { showToast } from '../components/toast';
+import { useEscape } from '../components/use-escape';
+import { formatDateTime, formatMoney } from '../format/number-format';
+import { useLocale } from '../i18n';
+import { useSession } from '../session';
+import { useTr } from '../tr';
+
+type Plan = NonNullable<Answer<'/api/plans', 'get'>['data']>[number];
+type Subscription = Answer<'/api/subscription', 'get'>['data'];
+
+/**
+ * Plans and prices (public), the user's subscription (synchronised with the provider when the screen opens),
+ * and checkout: the CloudPayments widget pays with the invoice id the client chose, then `/api/subscribe`
+ * confirms that invoice with the provider and records the subscription.
+ */
+export default function SubscriptionScreen() {
+  const t = useTr();
+  const locale = useLocale();
+  const session = useSession();
+  const [plans, setPlans] = useState<Plan[]>([]);
+  const [subscription, setSubscription] = useState<Subscription | undefined>(undefined);
+  const [syncError, setSyncError] = useState<unknown>(null);
+  const [checkout, setCheckout] = useState<Plan | null>(null);
+  const [info, setInfo] = useState<string | null>(null);
+  const [publicId, setPublicId] = useState<string>('');
+  const [devWidget, setDevWidget] = useState(false);
+
+  useEffect(() => {
+    api.get('/api/plans').then((r) => setPlans(r.data ?? []), setSyncError);
+    api.get('/api/client-config').then((c) => {
+      setPublicId(c.data.cloudpayments_public_id);
+      setDevWidget(c.data.dev_routes);
+    }, () => undefined);
+  }, []);
+
+  // The provider may know of payments or cancellations we have not heard of: sync first, read as a fallback.
+  const sync = useCallback(async () => {
+    setSyncError(null);
+    try {
+      setSubscription((await api.post('/api/sync-subscription')).data);
+    } catch (err) {
+      setSyncError(err);
+      api.get('/api/subscription').then((r) => setSubscription(r.data), () => undefined);
+    }
+  }, []);
+  useEffect(() => {
+    if (session) void sync();
+  }, [session, sync]);
+
+  return (
+    <section data-testid="subscription">
+      <h1>{t('Подписка', 'Subscription')}</h1>
+      {session ? (
+        <div className="panel" data-testid="subscription-status" data-status={subscription === undefined ? 'loading' : (subscription?.status ?? 'none')} data-plan={subscription?.plan.code ?? ''} data-usable={subscription?.usable ? 'true' : 'false'}>
+          {subscription === undefined ? (
+            <span className="muted">{t('Проверяем подписку…', 'Checking your subscription…')}</span>
+          ) : subscription ? (
+            <>
+              <strong data-testid="subscription-plan">{subscription.plan.title}</strong> ·{' '}
+              <span data-testid="subscription-state">
+                {subscription.usable ? t('активна', 'active') : subscription.status === 'cancelled' ? t('отменена', 'cancelled') : t('неактивна', 'inactive')}
+              </span>
+              {subscription.ends_at && (
+                <span className="muted">
+                  {' '}
+                  · {t('до', 'until')} {formatDateTime(subscription.ends_at, locale)}
+                </span>
+              )}
+            </>
+          ) : (
+            <span data-testid="subscription-state">{t('Бесплатный тариф', 'Free plan')}</span>
+          )}
+          <FormError error={syncError} testId="subscription-sync-error" />
+        </div>
+      ) : (
+        <p className="panel">
+          <Link to="/sign-in?next=/subscription" data-testid="sign-in-link">
+            {t('Войдите', 'Sign in')}
+          </Link>
+          {t(', чтобы оформить подписку.', ' to subscribe.')}
+        </p>
+      )}
+      {info && (
+        <p className="panel" role="status" data-testid="subscription-info">
+          {info}
+        </p>
+      )}
+      <div className="plans" data-testid="plans">
+        {plans.map((p) => (
+          <div key={p.code} className="panel" data-testid="plan" data-plan={p.code}>
+            <h2>{p.title}</h2>
+            <p data-testid="plan-price">
+              {p.price === null ? t('Бесплатно', 'Free') : `${formatMoney(Number(p.price), p.currency ?? 'RUB', locale)} / ${p.period === 'year' ? t('год', 'year') : t('месяц', 'month')}`}
+            </p>
+            {p.paid && session && (
+              <button type="button" data-testid="plan-buy" onClick={() => (setInfo(null), setCheckout(p))} disabled={subscription?.usable === true && subscription.plan.paid}>
+                {t('Оформить', 'Subscribe')}
+              </button>
+            )}
+          </div>
+        ))}
+      </div>
+      {checkout && (
+        <PaymentWidget
+          plan={checkout}
+          publicId={publicId}
+          devWidget={devWidget}
+          onClose={() => setCheckout(null)}
+          onDone={(s, message) => {
+            setCheckout(null);
+            if (s !== undefined) setSubscription(s);
+            // A 409 means this tab's picture was stale: read the subscription that exists.
+            else void sync();
+            if (message) setInfo(message);
+            else showToast(t('Подписка оформлена', 'Subscription started'), 'success');
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/**
+ * The CloudPayments widget. Offline (development) a stand-in: "paying" asks the gateway's development route to
+ * make the payment at the local CloudPayments with our invoice id, exactly what the real widget does at the
+ * provider; then both call `/api/subscribe` with that id.
+ */
+function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: Plan; publicId: string; devWidget: boolean; onClose: () => void; onDone: (s: Subscription | undefined, info?: string) => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  // The InvoiceId: one per checkout, so a repeated confirm records the payment once.
+  const [invoiceId] = useState(() => crypto.randomUUID());
+  useEscape(onClose);
+
+  const pay = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.post('/api/dev/payment-widget/pay', { body: { plan: plan.code, uuid: invoiceId } });
+      const r = await api.post('/api/subscribe', { body: { uuid: invoiceId, plan: plan.code } });
+      onDone(r.data);
+    } catch (err) {
+      // 409: an active subscription exists and this payment was not applied; the server's text says so.
+      if (err instanceof ApiError && err.kind === 'conflict') onDone(undefined, err.message);
+      else setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="widget-title" data-testid="payment-widget" onClick={(e) => e.stopPropagation()}>
+        <h2 id="widget-title">CloudPayments</h2>
+        <p>
+          {plan.title}: <strong>{plan.price === null ? '—' : formatMoney(Number(plan.price), plan.currency ?? 'RUB', locale)}</strong>
+        </p>
+        <p className="muted small" data-testid="payment-widget-public-id">
+          publicId: {publicId} · InvoiceId: {invoiceId}
+        </p>
+        {devWidget ? (
+          <>
+            <p className="muted small">{t('Режим разработки: оплата тестовой картой у локального CloudPayments.', 'Development mode: a test card payment at the local CloudPayments.')}</p>
+            <input aria-label={t('Номер карты', 'Card number')} value="4242 4242 4242 4242" readOnly />
+            <FormError error={error} fields={[]} testId="payment-error" />
+            <div className="actions" style={{ marginTop: 12 }}>
+              <button type="button" className="secondary" onClick={onClose}>
+                {t('Отмена', 'Cancel')}
+              </button>
+              <button type="button" data-testid="payment-pay" disabled={busy} onClick={() => void pay()}>
+                {busy ? t('Оплата…', 'Paying…') : t('Оплатить', 'Pay')}
+              </button>
+            </div>
+          </>
+        ) : (
+          <p data-testid="payment-widget-unavailable">{t('Платёжный виджет не подключён в этой сборке.', 'The payment widget is not part of this build.')}</p>
+        )}
+      </div>
+    </div>
+  );
+}
