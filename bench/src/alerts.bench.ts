@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--keep]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--no-index] [--keep] [--reuse <database url>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -13,9 +13,12 @@
  * (p50/p99/max), firings, notifications covered per second, memory. Beside it, in the same run, a full-scan
  * evaluator (what the spec's 3/15-minute polling does: read every active notification, evaluate each
  * against the latest rates in memory; it writes nothing) over the same data, with its time and memory, and
- * a check that both fire the same notifications.
+ * a check that both fire the same notifications. `--keep` keeps the seeded database; `--reuse <url>` runs on
+ * such a database again without seeding (its state moved on by the earlier runs' firings).
  */
 import { randomUUID } from 'node:crypto';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
 import { busSubject, createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
@@ -27,6 +30,8 @@ import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
 import { numberArg } from './support/args.js';
 
 
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
@@ -36,8 +41,12 @@ export async function run(args: string[]): Promise<void> {
   const runs = numberArg(args, 'runs', 3);
   /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
   const move = numberArg(args, 'move', 0.5);
+  const firingChunk = numberArg(args, 'chunk', 500);
+  /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
+  const useIndex = !args.includes('--no-index');
+  const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
   const logger = createLogger('bench', 'warn');
-  const database = await createTestDatabase('bench_alerts');
+  const database = reuse ? { url: reuse, drop: async () => undefined } : await createTestDatabase('bench_alerts');
   const busPrefix = `${uniqueName('bench_alerts')}.`;
   const natsUrl = testNatsUrl();
   const marketTz = 'Europe/Moscow';
@@ -48,63 +57,80 @@ export async function run(args: string[]): Promise<void> {
     busPrefix,
     logger,
     marketTz,
-    relayPollMs: 1000,
     jobsEnabled: false,
-    ratesConsumer: { afterCommit: () => void (committedAt = performance.now()) },
+    candidateIndex: useIndex,
+    ratesConsumer: { firingChunk, afterCommit: () => void (committedAt = performance.now()) },
   });
   const { db, bus } = app;
   try {
     // --- seed -------------------------------------------------------------------------------------------
     const seedStart = performance.now();
     const now = new Date();
-    await db.query(`create table bench_assets as
-      select i as id, ('T' || i) as ticker,
-             -- |24h change| ~ exponential, mean 0.7 %, either sign
-             (case when random() < 0.5 then -1 else 1 end) * (-0.7 * ln(1 - random())) as c0
-      from generate_series(1, $1::int) i`, [assets]);
-    await db.query(`insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
-      select 'share', id, ticker, 'RUB', 100 * (1 + c0 / 100), c0, $1, $1 from bench_assets`, [now]);
-    await db.query(`insert into assets (asset_type, asset_id, ticker, name) select 'share', id, ticker, 'Asset ' || ticker from bench_assets`);
-    // Skew: asset = 1 + floor(n * u^3): the first few percent of assets carry most notifications.
-    const skewed = `(1 + floor($2::int * power(random(), 3)))::int`;
-    const lastTriggered = new Date(now.getTime() - 61 * 60_000);
-    const targets = Math.floor(total * 0.5);
-    const changes = Math.floor(total * 0.4);
-    const groups = total - targets - changes;
-    await db.query(
-      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
-       select 'u' || (g % 200000), 2, 'asset', a.id, 'share', case when up then '>=' else '<=' end, t, t, null, $3, $3
-       from (select g, ${skewed} as aid, random() < 0.5 as up, 0.005 + random() * 0.2 as gap from generate_series(1, $1::int) g) s
-       join bench_assets a on a.id = s.aid
-       cross join lateral (select 100 * (1 + a.c0 / 100) * (case when s.up then 1 + s.gap else 1 - s.gap end) as t) tt`,
-      [targets, assets, now],
-    );
-    await db.query(
-      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
-       select 'u' || (g % 200000), 8, 'asset', a.id, 'share', '>=', v, v * (floor(abs(a.c0) / v) + 1), 60,
-              case when abs(a.c0) >= v then $3::timestamptz else null end, $4, $4
-       from (select g, ${skewed} as aid, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
-       join bench_assets a on a.id = s.aid`,
-      [changes, assets, lastTriggered, now],
-    );
-    const portfolios = Math.max(1, Math.floor(groups / 2));
-    await db.query(
-      `insert into memberships (target_type, target_id, asset_type, asset_id, user_id)
-       select distinct 'portfolio', p, 'share', ${skewed}, 'u' || p from generate_series(1, $1::int) p, generate_series(1, 8) k`,
-      [portfolios, assets],
-    );
-    await db.query(
-      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, target_name, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
-       select 'u' || p, 8, 'portfolio', p, null, 'Portfolio ' || p, '>=', v, v * (floor(m.top / v) + 1), 60,
-              case when m.top >= v then $3::timestamptz else null end, $4, $4
-       from (select g, 1 + (g % $2::int) as p, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
-       join lateral (select max(abs(a.c0)) as top from memberships mm join bench_assets a on a.id = mm.asset_id
-                     where mm.target_type = 'portfolio' and mm.target_id = s.p) m on true`,
-      [groups, portfolios, lastTriggered, now],
-    );
-    await db.query('analyze');
+    const [{ seeded } = { seeded: false }] = await db.query<{ seeded: boolean }>("select exists (select 1 from pg_tables where tablename = 'bench_assets') as seeded");
+    if (seeded) {
+      // A kept database: its rates are made fresh again (the firings' cooldowns stay as they are).
+      await db.query('update latest_rates set as_of = $1, observed_at = $1', [now]);
+    } else {
+      // Bulk seeding: the candidate index is loaded afterwards instead of following a million changes.
+      await db.query('alter table notifications disable trigger user');
+      await db.query('alter table memberships disable trigger user');
+      await db.query(`create table bench_assets as
+        select i as id, ('T' || i) as ticker,
+               -- |24h change| ~ exponential, mean 0.7 %, either sign
+               (case when random() < 0.5 then -1 else 1 end) * (-0.7 * ln(1 - random())) as c0
+        from generate_series(1, $1::int) i`, [assets]);
+      await db.query(`insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
+        select 'share', id, ticker, 'RUB', 100 * (1 + c0 / 100), c0, $1, $1 from bench_assets`, [now]);
+      await db.query(`insert into assets (asset_type, asset_id, ticker, name) select 'share', id, ticker, 'Asset ' || ticker from bench_assets`);
+      // Skew: asset = 1 + floor(n * u^3): the first few percent of assets carry most notifications.
+      const skewed = `(1 + floor($2::int * power(random(), 3)))::int`;
+      const lastTriggered = new Date(now.getTime() - 61 * 60_000);
+      const targets = Math.floor(total * 0.5);
+      const changes = Math.floor(total * 0.4);
+      const groups = total - targets - changes;
+      await db.query(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+         select 'u' || (g % 200000), 2, 'asset', a.id, 'share', case when up then '>=' else '<=' end, t, t, null, $3, $3
+         from (select g, ${skewed} as aid, random() < 0.5 as up, 0.005 + random() * 0.2 as gap from generate_series(1, $1::int) g) s
+         join bench_assets a on a.id = s.aid
+         cross join lateral (select 100 * (1 + a.c0 / 100) * (case when s.up then 1 + s.gap else 1 - s.gap end) as t) tt`,
+        [targets, assets, now],
+      );
+      await db.query(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
+         select 'u' || (g % 200000), 8, 'asset', a.id, 'share', '>=', v, v * (floor(abs(a.c0) / v) + 1), 60,
+                case when abs(a.c0) >= v then $3::timestamptz else null end, $4, $4
+         from (select g, ${skewed} as aid, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
+         join bench_assets a on a.id = s.aid`,
+        [changes, assets, lastTriggered, now],
+      );
+      const portfolios = Math.max(1, Math.floor(groups / 2));
+      await db.query(
+        `insert into memberships (target_type, target_id, asset_type, asset_id, user_id)
+         select distinct 'portfolio', p, 'share', ${skewed}, 'u' || p from generate_series(1, $1::int) p, generate_series(1, 8) k`,
+        [portfolios, assets],
+      );
+      await db.query(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, target_name, operator, value, initial_value, cooldown_minutes, last_triggered_at, created_at, updated_at)
+         select 'u' || p, 8, 'portfolio', p, null, 'Portfolio ' || p, '>=', v, v * (floor(m.top / v) + 1), 60,
+                case when m.top >= v then $3::timestamptz else null end, $4, $4
+         from (select g, 1 + (g % $2::int) as p, (array[1, 2, 3, 5, 10])[1 + floor(random() * 5)::int] as v from generate_series(1, $1::int) g) s
+         join lateral (select max(abs(a.c0)) as top from memberships mm join bench_assets a on a.id = mm.asset_id
+                       where mm.target_type = 'portfolio' and mm.target_id = s.p) m on true`,
+        [groups, portfolios, lastTriggered, now],
+      );
+      await db.query('alter table notifications enable trigger user');
+      await db.query('alter table memberships enable trigger user');
+      await db.query('analyze');
+    }
+    const indexStart = performance.now();
+    if (useIndex) await app.evaluator.loadIndex(db);
+    const indexMs = performance.now() - indexStart;
     const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
-    console.log(`seeded ${n} active notifications over ${assets} assets (${portfolios} portfolios) in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `${seeded ? 'reused' : 'seeded'} ${n} active notifications over ${assets} assets in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; ` +
+        `candidate index loaded in ${(indexMs / 1000).toFixed(1)} s, rss ${mb(process.memoryUsage().rss)}`,
+    );
 
     await ensureEventStream(bus, 'market');
     const fired: number[] = [];
@@ -126,6 +152,8 @@ export async function run(args: string[]): Promise<void> {
 
       // Full scan (the polling baseline) over the same state with the new rates, before the event applies them.
       const scan = await fullScan(db, rates, { now: asOf, maxRateAgeMs: 3_600_000, marketTz }, asOf);
+      // The baseline's garbage is collected before the event, so the event path does not pay for it.
+      collectGarbage();
 
       // The event path: publish, then collect NotificationFired until the expected count arrived.
       fired.length = 0;
@@ -160,7 +188,7 @@ export async function run(args: string[]): Promise<void> {
     const b = await connectBus({ natsUrl, name: 'bench-cleanup', prefix: busPrefix });
     for (const ctx of ['market', 'alerts', 'portfolios'] as const) await b.jsm.streams.delete(streamNameOf(b, ctx)).catch(() => undefined);
     await b.close();
-    if (args.includes('--keep')) console.log(`kept database ${database.url}`);
+    if (args.includes('--keep') || reuse) console.log(`kept database ${database.url}`);
     else await database.drop();
   }
 }

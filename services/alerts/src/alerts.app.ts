@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import type { MarketEvent, PortfolioEvent } from '@invest/contracts';
-import { type Bus, createLogger, type Db, type DurableConsumer, type EventRelay, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
+import { type Bus, createLogger, type Db, type DurableConsumer, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
 import { AlertsModule } from './alerts.module.js';
-import { AlertsEvaluator, alertsEventSubject } from './evaluation/alerts-evaluator.js';
+import { FiringPublisher } from './delivery/firing-publisher.js';
+import { AlertsEvaluator } from './evaluation/alerts-evaluator.js';
 import { NotificationEventsService } from './inbox/notification-events.service.js';
 import { dailyResetJob, priceAlertsJob, priceChangeAlertsJob } from './jobs/alerts-jobs.js';
 import { createPortfolioEventsConsumer } from './membership/portfolio-events.consumer.js';
@@ -28,12 +29,15 @@ export interface AlertsAppOptions {
   jobsEnabled?: boolean;
   /** Now, for evaluation, cooldowns and the daily reset (tests move it). */
   clock?: () => Date;
-  relayPollMs?: number;
-  /** Events the relay publishes per read (default 500: a rate batch can fire thousands at once). */
-  relayBatchSize?: number;
+  /** NotificationFired not acknowledged by JetStream after this long is published again from the database (default 10 s). */
+  publicationGraceMs?: number;
+  /** How often that backstop runs (default 5 s). */
+  publicationBackstopPollMs?: number;
+  /** Evaluate rate events through the in-memory candidate index (default true; the benchmark compares). */
+  candidateIndex?: boolean;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
-  ratesConsumer?: { batchSize?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
+  ratesConsumer?: { batchSize?: number; firingChunk?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
 }
 
 export interface AlertsApp {
@@ -41,7 +45,7 @@ export interface AlertsApp {
   db: Db;
   bus: Bus;
   evaluator: AlertsEvaluator;
-  relay: EventRelay;
+  publisher: FiringPublisher;
   ratesConsumer: DurableConsumer<MarketEvent> | undefined;
   portfolioConsumer: DurableConsumer<PortfolioEvent>;
   entitlements: EntitlementsClient;
@@ -51,7 +55,7 @@ export interface AlertsApp {
 /**
  * Boots the alerts service: database (migrations, seeded notification types), NATS handlers, the
  * RatesUpdated consumer that evaluates notifications, the membership consumer on PORTFOLIOS_EVENTS, the
- * relay of NotificationFired to ALERTS_EVENTS and (optionally) the backstop sweeps.
+ * publisher of NotificationFired to ALERTS_EVENTS (with its backstop) and (optionally) the backstop sweeps.
  */
 export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp> {
   const logger = opts.logger ?? createLogger('alerts');
@@ -74,20 +78,30 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const events = new NotificationEventsService(db, clock);
     const app = await res.startApp(AlertsModule.register({ notifications, events, stopResources: res.stop }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
-    const relay = await res.startRelay({ db, bus, name: 'alerts-relay', logger, subjectFor: alertsEventSubject, batchSize: opts.relayBatchSize ?? 500, pollMs: opts.relayPollMs });
+    const publisher = await res.start(
+      new FiringPublisher({
+        db,
+        bus,
+        logger,
+        ...(opts.publicationGraceMs !== undefined ? { graceMs: opts.publicationGraceMs } : {}),
+        ...(opts.publicationBackstopPollMs !== undefined ? { backstopPollMs: opts.publicationBackstopPollMs } : {}),
+      }),
+    );
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
-    await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator }));
-    const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, ...opts.ratesConsumer })) : undefined;
+    await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
+    // Before the rates consumer: an event is evaluated against every notification the database holds.
+    if (opts.consumeRates !== false && opts.candidateIndex !== false) await evaluator.loadIndex(db);
+    const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher, ...opts.ratesConsumer })) : undefined;
 
     if (opts.jobsEnabled) {
       const scheduler = new JobScheduler(db, logger);
-      scheduler.schedule(priceAlertsJob(db, evaluator));
-      scheduler.schedule(priceChangeAlertsJob(db, evaluator));
+      scheduler.schedule(priceAlertsJob(db, evaluator, publisher));
+      scheduler.schedule(priceChangeAlertsJob(db, evaluator, publisher));
       scheduler.schedule(dailyResetJob(db, clock, marketTz));
       res.push(() => scheduler.stop());
     }
 
     logger.info({ busPrefix: opts.busPrefix || undefined }, 'alerts service started');
-    return { app, db, bus, evaluator, relay, ratesConsumer, portfolioConsumer, entitlements, close: res.close };
+    return { app, db, bus, evaluator, publisher, ratesConsumer, portfolioConsumer, entitlements, close: res.close };
   });
 }

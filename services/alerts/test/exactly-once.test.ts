@@ -1,16 +1,24 @@
 /**
- * Exactly once, enforced by the database, on real Postgres: two evaluations (a sweep and the consumer, or two
- * instances) that read the same state before either commits fire each step once. The second one is held on
- * the notification's row lock until the first commits (seen in pg_locks, not by timing), then finds the row
- * changed and fires nothing. The firing key is unique besides.
+ * Exactly once, enforced by the database, on real Postgres and NATS: two evaluations (a sweep and the
+ * consumer, or two instances) that read the same state before either commits fire each step once. The second
+ * one is held on the notification's row lock until the first commits (seen in pg_blocking_pids, not by
+ * timing), then finds the row changed and fires nothing. The firing key is unique besides. A batch recorded
+ * in chunks that crashes between them fires only the rest when redelivered, and every NotificationFired is
+ * on ALERTS_EVENTS once however often it is published.
  */
-import { createLogger, type Db, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
+import { randomUUID } from 'node:crypto';
+import { type MarketEvent, MarketEventTypes } from '@invest/contracts';
+import { type Bus, busSubject, connectBus, createLogger, type Db, ensureEventStream, openDatabase, streamNameOf } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FiringPublisher } from '../src/delivery/firing-publisher.js';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
+import { handleMarketEvent } from '../src/rates/rates-updated.consumer.js';
 
 let db: Db;
+let bus: Bus;
+let publisher: FiringPublisher;
 let drop: () => Promise<void>;
 const logger = createLogger('test', 'silent');
 const now = new Date();
@@ -20,11 +28,23 @@ beforeAll(async () => {
   const t = await createTestDatabase('alerts_once');
   drop = t.drop;
   db = await openDatabase({ url: t.url, migrations, logger });
+  bus = await connectBus({ natsUrl: testNatsUrl(), name: 'alerts-once', prefix: `${uniqueName('alerts_once')}.` });
+  await ensureEventStream(bus, 'alerts');
+  // The backstop runs only when a test asks (graceMs 0: every publication left is due).
+  publisher = new FiringPublisher({ db, bus, logger, graceMs: 0 });
 });
 afterAll(async () => {
+  await publisher?.stop();
+  await bus?.jsm.streams.delete(streamNameOf(bus, 'alerts')).catch(() => undefined);
+  await bus?.close();
   await db?.close();
   await drop?.();
 });
+
+/** NotificationFired messages kept by ALERTS_EVENTS (JetStream drops a repeated msgID). */
+async function storedEvents(): Promise<number> {
+  return (await bus.jsm.streams.info(streamNameOf(bus, 'alerts'))).state.messages;
+}
 
 async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number, change: number): Promise<number> {
   await db.query(
@@ -40,27 +60,28 @@ async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number,
   return Number(row!.id);
 }
 
-/** Evaluates in a transaction held open, runs `second` meanwhile, and commits the first once `second` waits on a lock. */
+/**
+ * Evaluates in a transaction held open, runs `second` meanwhile, and commits the first only once `second`
+ * is blocked by it (pg_blocking_pids names the first's backend): no timeout decides the order.
+ */
 async function race(second: (db: Db) => Promise<unknown>) {
   let release!: () => void;
   const hold = new Promise<void>((r) => (release = r));
-  let evaluated!: () => void;
-  const firstEvaluated = new Promise<void>((r) => (evaluated = r));
+  let evaluated!: (pid: number) => void;
+  const firstEvaluated = new Promise<number>((r) => (evaluated = r));
   const a = db.transaction(async (tx) => {
+    const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
     const r = await evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'first');
-    evaluated();
+    evaluated(pid);
     await hold;
     return r;
   });
-  await firstEvaluated;
+  const firstPid = await firstEvaluated;
   const b = second(db);
   // The second evaluation has read the same state and now waits for the row the first one changed.
-  const until = Date.now() + 20_000;
-  while (Date.now() < until) {
-    const [w] = await db.query<{ n: string }>(
-      "select count(*)::text as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-    );
-    if (Number(w!.n) > 0) break;
+  for (;;) {
+    const blocked = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [firstPid]);
+    if (blocked.length > 0) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   release();
@@ -77,8 +98,12 @@ describe('a step fires once however many evaluations race', () => {
     expect(await db.query('select step_key from notification_firings where notification_id = $1', [id])).toEqual([{ step_key: 'c0:t5' }]);
     const [n] = await db.query<{ initial_value: number }>('select initial_value from notifications where id = $1', [id]);
     expect(n!.initial_value).toBe(10);
-    const [events] = await db.query<{ n: string }>("select count(*)::text as n from es_events where type = 'NotificationFired' and data->>'notificationId' = $1", [String(id)]);
-    expect(events!.n).toBe('1');
+    // One NotificationFired to publish, recorded with the firing.
+    const [pending] = await db.query<{ n: string }>(
+      'select count(*)::text as n from firing_publications p join notification_firings f on f.id = any(p.firing_ids) where f.notification_id = $1',
+      [id],
+    );
+    expect(pending!.n).toBe('1');
   });
 
   it('price-target: two evaluations fire it once and leave it inactive', async () => {
@@ -96,5 +121,60 @@ describe('a step fires once however many evaluations race', () => {
     await db.query('update notifications set initial_value = value, last_triggered_at = null where id = $1', [id]);
     await expect(sweep(db)).rejects.toThrow(/firing key already used/);
     expect(await db.query('select step_key from notification_firings where notification_id = $1', [id])).toEqual([{ step_key: 'c0:t5' }]);
+  });
+});
+
+/** A RatesUpdated as the screener publishes it. */
+function ratesEvent(rates: { assetId: number; rate: number; change: number }[]): MarketEvent {
+  return {
+    id: randomUUID(),
+    type: MarketEventTypes.RatesUpdated,
+    streamName: 'rates-share',
+    streamPosition: 1,
+    recordedAt: now.toISOString(),
+    data: {
+      version: 1,
+      source: 'test',
+      rates: rates.map((r) => ({ assetType: 'share', assetId: r.assetId, ticker: `T${r.assetId}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: now.toISOString() })),
+    },
+    metadata: {},
+  } as MarketEvent;
+}
+
+describe('firings recorded in chunks and published after commit', () => {
+  it('a crash after the first chunk: the redelivered event fires only the rest, each step once, each NotificationFired once', async () => {
+    const ids = [await seed(10, 8, 5, 100, 0), await seed(11, 8, 5, 100, 0), await seed(12, 8, 5, 100, 0)];
+    const eventsBefore = await storedEvents();
+    const event = ratesEvent([10, 11, 12].map((assetId) => ({ assetId, rate: 106, change: 6 })));
+    // One firing per chunk; the second chunk's transaction never runs (the process died there).
+    let chunks = 0;
+    const crashing = { transaction: <T>(fn: Parameters<Db['transaction']>[0]) => (++chunks === 2 ? Promise.reject(new Error('crashed between chunks')) : (db.transaction(fn) as Promise<T>)) };
+    await expect(db.transaction((tx) => handleMarketEvent(event, tx, { db: crashing, evaluator, publisher, logger, firingChunk: 1 }))).rejects.toThrow(/crashed/);
+    const fired = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where notification_id = any($1::bigint[])', [ids]);
+    expect(fired).toHaveLength(1);
+    // The inbox transaction rolled back with the rates; the event comes again.
+    await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator, publisher, logger, firingChunk: 1 }));
+    for (const id of ids) expect(await db.query('select step_key from notification_firings where notification_id = $1', [id])).toEqual([{ step_key: 'c0:t5' }]);
+    // Published after each chunk's commit; nothing left for the backstop.
+    expect(await storedEvents()).toBe(eventsBefore + 3);
+    expect(await db.query('select p.id from firing_publications p join notification_firings f on f.id = any(p.firing_ids) where f.notification_id = any($1::bigint[])', [ids])).toEqual([]);
+  });
+
+  it('a publication left behind is published by the backstop, and a second publish of it is dropped by JetStream', async () => {
+    const id = await seed(20, 2, 150, 151, 0);
+    // What the earlier tests recorded without publishing goes first.
+    await publisher.runBackstop();
+    const eventsBefore = await storedEvents();
+    // Committed, then the process stopped before publishing.
+    const r = await db.transaction((tx) => evaluator.evaluate(tx, { assets: [{ type: 'share', id: 20 }] }, ['price-target'], 'test'));
+    expect(r.fired).toBe(1);
+    expect(await publisher.runBackstop()).toBe(1);
+    expect(await storedEvents()).toBe(eventsBefore + 1);
+    expect(await db.query('select id from firing_publications')).toEqual([]);
+    // The same firing published again (a slow direct publish racing the backstop): still one message.
+    await publisher.publish(r.committed[0]!);
+    expect(await storedEvents()).toBe(eventsBefore + 1);
+    const msg = await bus.jsm.streams.getMessage(streamNameOf(bus, 'alerts'), { last_by_subj: busSubject(bus.prefix, `alerts.events.NotificationFired.${id}`) });
+    expect(msg!.json<{ id: string; data: { firingId: number } }>().data.firingId).toBe(r.firingIds[0]);
   });
 });

@@ -6,6 +6,7 @@ import { NotificationsController } from './alerts/notifications.controller.js';
 import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { GatewayConfig } from './config/gateway.config.js';
+import { NOTIFICATION_FEED, NotificationFeed } from './alerts/notification-feed.js';
 import { ProviderWebhooksController } from './billing/provider-webhooks.controller.js';
 import { SubscriptionsController } from './billing/subscriptions.controller.js';
 import { ChatMessagesController } from './chat/chat-messages.controller.js';
@@ -53,6 +54,13 @@ export class GatewayModule {
         { provide: MARKET_EVENTS_INVALIDATOR, useValue: deps.invalidator },
         { provide: APP_FILTER, useFactory: (logger: Logger) => new HttpErrorFilter(logger), inject: [GATEWAY_LOGGER] },
         JwtAuthGuard,
+        {
+          provide: NOTIFICATION_FEED,
+          useFactory: () => {
+            const feed = new NotificationFeed({ natsUrl: deps.config.natsUrl, busPrefix: deps.config.busPrefix, logger: deps.logger });
+            return Object.assign(feed, { onApplicationShutdown: () => feed.close() });
+          },
+        },
         {
           provide: CHAT_STREAM_READER,
           useFactory: () => {

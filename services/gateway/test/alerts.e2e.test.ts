@@ -256,8 +256,8 @@ describe('price-change (spec: growing threshold, cooldown, daily reset, switch r
     await rates([{ ticker: 'GAZP', rate: 140, change: 30, asOf: at(stack.clock.now, -61) }]);
     expect(await firings(n.id)).toEqual([]);
     expect(await firings(t.id)).toEqual([]);
-    const sweep = await runJob(stack.alerts.db, priceChangeAlertsJob(stack.alerts.db, stack.alerts.evaluator), [], logger);
-    const targetSweep = await runJob(stack.alerts.db, priceAlertsJob(stack.alerts.db, stack.alerts.evaluator), [], logger);
+    const sweep = await runJob(stack.alerts.db, priceChangeAlertsJob(stack.alerts.db, stack.alerts.evaluator, stack.alerts.publisher), [], logger);
+    const targetSweep = await runJob(stack.alerts.db, priceAlertsJob(stack.alerts.db, stack.alerts.evaluator, stack.alerts.publisher), [], logger);
     expect(sweep.status).toBe('done');
     expect(targetSweep.status).toBe('done');
     expect(await firings(n.id)).toEqual([]);

@@ -1,6 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { AlertsEventTypes, type CrossedAsset, eventSubject, type Locale, type NotificationFiredV1, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
+import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
+import { CandidateIndex } from './candidate-index.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { evaluatePriceChange } from './price-change.js';
@@ -12,6 +13,8 @@ export interface EvaluatorOptions {
   clock: () => Date;
   maxRateAgeMs: number;
   marketTz: string;
+  /** Rows per read while the candidate index loads (default 50,000). */
+  indexLoadPage?: number;
 }
 
 export interface NotificationRow {
@@ -53,13 +56,34 @@ export function toState(r: NotificationRow): NotificationState {
   };
 }
 
-/** Which notifications an evaluation looks at: those the given assets can affect, or (sweeps) every one. */
-export type EvaluationScope = { assets: readonly { type: string; id: number }[] } | { all: true };
+/**
+ * Which notifications an evaluation looks at: those the given assets can affect (with their new rates, the
+ * candidate index is used), or (sweeps) every one.
+ */
+export type EvaluationScope = { assets: readonly { type: string; id: number }[]; rates?: readonly RateView[] } | { all: true };
 
 export interface EvaluationResult {
   candidates: number;
   fired: number;
   firingIds: number[];
+  /** What committed with the caller's transaction, to publish once it committed. */
+  committed: CommittedFirings[];
+}
+
+/** A firing decided on a row as it was read; recorded only if the row is still so. */
+export interface PlannedFiring {
+  n: NotificationState;
+  d: FiringDecision;
+}
+
+/** What an evaluation read and decided, recorded afterwards in one or more transactions. */
+export interface EvaluationPlan {
+  candidates: number;
+  firings: PlannedFiring[];
+  now: Date;
+  source: string;
+  targetNames: Map<number, string | null>;
+  assetNames: Map<string, { ticker: string; name: string | null }>;
 }
 
 /** The asset's latest rate, joined to an asset target's candidate row (null for group targets). */
@@ -86,8 +110,20 @@ export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
   /** Milliseconds of each phase of the last evaluation (logged; read by the benchmark). */
   lastTimings: Record<string, number> = {};
+  /** Candidates of rate events without a range read per asset, once loaded (`loadIndex`). */
+  readonly index: CandidateIndex;
+  private indexTimings: Record<string, number> = {};
 
-  constructor(private readonly opts: EvaluatorOptions) {}
+  constructor(private readonly opts: EvaluatorOptions) {
+    this.index = new CandidateIndex(opts.indexLoadPage);
+  }
+
+  /** Loads the candidate index (start-up, before the rates consumer); until then evaluation reads ranges. */
+  async loadIndex(db: SqlClient): Promise<void> {
+    const t0 = performance.now();
+    await this.index.load(db);
+    this.opts.logger.info({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
+  }
 
   async loadTypes(db: SqlClient): Promise<Map<number, NotificationTypeRow>> {
     const rows = await db.query<{ id: number; code: NotificationKind; title_template: Record<string, string>; body_template: Record<string, string>; path: string }>(
@@ -97,10 +133,21 @@ export class AlertsEvaluator {
     return this.types;
   }
 
+  /** Reads, decides and records in the caller's transaction (sweeps, tests); publish `committed` after it commits. */
   async evaluate(tx: Tx, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationResult> {
+    const plan = await this.plan(tx, scope, kinds, source);
+    const committed = await this.record(tx, plan.firings, plan);
+    const firingIds = committed ? committed.firings.map((f) => f.id) : [];
+    return { candidates: plan.candidates, fired: firingIds.length, firingIds, committed: committed ? [committed] : [] };
+  }
+
+  /**
+   * Reads the candidates a rate change can fire and decides which fire, without writing: the firings are
+   * recorded by `record`, in the same transaction or in chunks of their own.
+   */
+  async plan(tx: SqlClient, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationPlan> {
     const now = this.opts.clock();
     const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
-    const types = this.types ?? (await this.loadTypes(tx));
     const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
     const changed =
       'all' in scope
@@ -142,16 +189,23 @@ export class AlertsEvaluator {
         join notifications n on n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id
           and (n.initial_value <= g.top or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top))`);
     }
-    if (parts.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
+    const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
+    if (parts.length === 0) return empty;
     // JIT compiling these short queries costs more than running them.
     await tx.query('set local jit = off');
     const t0 = performance.now();
-    const candidateRows = await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
-    const timings: Record<string, number> = { candidates: performance.now() - t0 };
+    const candidateRows =
+      'assets' in scope && scope.rates && this.index.loaded
+        ? (await this.indexedCandidates(tx, scope.rates, freshAfter, startOfDayInZone(now, this.opts.marketTz))).filter((n) =>
+            n.notification_type_id === NotificationTypeIds.priceTarget ? wantTarget : wantChange,
+          )
+        : await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
+    const timings: Record<string, number> = { candidates: performance.now() - t0, ...this.indexTimings };
+    this.indexTimings = {};
     this.lastTimings = timings;
     const candidates = candidateRows.map(toState);
     const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
-    if (candidates.length === 0) return { candidates: 0, fired: 0, firingIds: [] };
+    if (candidates.length === 0) return empty;
 
     // Rates: an asset target's came with its row; a group target's are all its members'.
     const byAsset = new Map<string, RateView>();
@@ -199,22 +253,45 @@ export class AlertsEvaluator {
           : evaluatePriceChange(n, n.targetType === 'asset' ? [byAsset.get(assetKey(n.assetType!, n.targetId))].filter((r): r is RateView => !!r) : (byGroup.get(assetKey(n.targetType, n.targetId)) ?? []), ctx);
       if (d) decisions.push({ n, d });
     }
-    if (decisions.length === 0) return { candidates: seen.size, fired: 0, firingIds: [] };
-    const t1 = performance.now();
-    const firingIds = await this.record(tx, decisions, types, now, source, targetNames, timings);
-    timings.record = performance.now() - t1;
-    return { candidates: seen.size, fired: firingIds.length, firingIds };
+    if (decisions.length === 0) return { ...empty, candidates: seen.size };
+    // Names once for the whole batch, whichever chunk a firing is recorded in.
+    const assetNames = await this.assetNames(tx, decisions.flatMap(({ d }) => d.crossed));
+    timings.decide = performance.now() - t0 - timings.candidates! - timings.rates;
+    return { candidates: seen.size, firings: decisions, now, source, targetNames, assetNames };
   }
 
-  private async record(
-    tx: Tx,
-    decisions: { n: NotificationState; d: FiringDecision }[],
-    types: Map<number, NotificationTypeRow>,
-    now: Date,
-    source: string,
-    targetNames: Map<number, string | null>,
-    timings: Record<string, number>,
-  ): Promise<number[]> {
+  /**
+   * The candidate index's candidates for fresh rates, read back from the database (the rows' state now decides),
+   * with an asset target's rate in its row as the range read gives it.
+   */
+  private async indexedCandidates(tx: SqlClient, rates: readonly RateView[], freshAfter: Date, startOfToday: Date): Promise<(NotificationRow & CandidateRateColumns)[]> {
+    const t0 = performance.now();
+    await this.index.refresh(tx);
+    const t1 = performance.now();
+    const fresh = rates.filter((r) => r.asOf >= freshAfter);
+    const ids = this.index.candidates(fresh, startOfToday);
+    const t2 = performance.now();
+    const rows = ids.length === 0 ? [] : await tx.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
+    this.index.sync(ids, rows);
+    this.indexTimings = { indexRefresh: t1 - t0, indexMatch: t2 - t1, indexed: ids.length, readById: performance.now() - t2 };
+    const byAsset = new Map(fresh.map((r) => [assetKey(r.assetType, r.assetId), r]));
+    const none = { r_ticker: null, r_rate: null, r_change_24h: null, r_as_of: null, r_observed_at: null };
+    return rows.map((n) => {
+      const r = n.targetable_type === 'asset' ? byAsset.get(assetKey(n.asset_type!, n.targetable_id)) : undefined;
+      return r ? { ...n, r_ticker: r.ticker, r_rate: r.rate, r_change_24h: r.change24h, r_as_of: r.asOf, r_observed_at: r.observedAt } : { ...n, ...none };
+    });
+  }
+
+  /**
+   * Records planned firings in `tx`: the notifications' new state (only where a row is still as read), the
+   * firing rows (unique per step) and their `firing_publications` row. Returns the firings to publish once
+   * `tx` committed, or null when none applied.
+   */
+  async record(tx: Tx, decisions: readonly PlannedFiring[], plan: EvaluationPlan): Promise<CommittedFirings | null> {
+    if (decisions.length === 0) return null;
+    const { now, source, targetNames, assetNames: names } = plan;
+    const types = this.types ?? (await this.loadTypes(tx));
+    const timings = this.lastTimings;
     const t0 = performance.now();
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
@@ -236,12 +313,12 @@ export class AlertsEvaluator {
         now,
       ],
     );
-    timings.update = performance.now() - t0;
+    timings.update = (timings.update ?? 0) + performance.now() - t0;
     const applied = new Set(updated.map((r) => Number(r.id)));
     const apply = decisions.filter(({ d }) => applied.has(d.notificationId));
-    if (apply.length === 0) return [];
+    if (apply.length === 0) return null;
 
-    const names = await this.assetNames(tx, apply.flatMap(({ d }) => d.crossed));
+    const t1 = performance.now();
     const rows = apply.map(({ n, d }) => {
       const type = types.get(n.kind === 'price-target' ? NotificationTypeIds.priceTarget : NotificationTypeIds.priceChange)!;
       const assets: CrossedAsset[] = d.crossed.map((r) => ({
@@ -257,12 +334,13 @@ export class AlertsEvaluator {
       return { n, d, assets, rendered, explanation: explain(d, n.operator, now, source) };
     });
 
-    const inserted = await tx.query<{ id: string; notification_id: string }>(
+    // The event id is generated here so the direct publish and the backstop use the same msgID.
+    const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
       `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
        select nid, step, uid, kind, texts, path, assets, expl, $9 from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::jsonb[])
          as f(nid, step, uid, kind, texts, path, assets, expl)
        on conflict (notification_id, step_key) do nothing
-       returning id::text, notification_id::text`,
+       returning id::text, notification_id::text, event_id::text`,
       [
         rows.map((r) => r.n.id),
         rows.map((r) => r.d.stepKey),
@@ -275,39 +353,34 @@ export class AlertsEvaluator {
         now,
       ],
     );
-    timings.insertFirings = performance.now() - t0 - timings.update!;
     if (inserted.length !== rows.length) {
       // The row matched what was read but its step already fired: roll back this whole evaluation (the
       // consumer redelivers, the sweep runs again) rather than leave a state change without its firing.
       throw new Error(`firing key already used for ${rows.length - inserted.length} notification(s); evaluation rolled back`);
     }
-    const firingOf = new Map(inserted.map((r) => [Number(r.notification_id), Number(r.id)]));
-    const events = rows.map((r) => {
-      const firingId = firingOf.get(r.n.id)!;
-      const data: NotificationFiredV1 = {
-        version: 1,
-        firingId,
-        userId: r.n.userId,
+    const firingOf = new Map(inserted.map((r) => [Number(r.notification_id), r]));
+    const firings: FiringRecord[] = rows.map((r) => {
+      const f = firingOf.get(r.n.id)!;
+      return {
+        id: Number(f.id),
+        eventId: f.event_id,
         notificationId: r.n.id,
+        userId: r.n.userId,
         type: r.n.kind,
-        title: r.rendered.texts.ru.title,
-        body: r.rendered.texts.ru.body,
-        texts: r.rendered.texts as Record<Locale, { title: string; body: string }>,
+        texts: r.rendered.texts,
         path: r.rendered.path,
         assets: r.assets,
         explanation: r.explanation,
-        firedAt: now.toISOString(),
+        firedAt: now,
       };
-      return { id: randomUUID(), stream: `notification-firing-${firingId}`, data };
     });
-    // One single-event stream per firing (position 1): appended in one statement, no stream contention.
-    await tx.query(
-      `insert into es_events (event_id, stream_name, stream_position, type, data, metadata)
-       select id, stream, 1, $3, data, '{}'::jsonb from unnest($1::uuid[], $2::text[], $4::jsonb[]) as e(id, stream, data)`,
-      [events.map((e) => e.id), events.map((e) => e.stream), AlertsEventTypes.NotificationFired, events.map((e) => JSON.stringify(e.data))],
+    const publicationId = await recordPublication(
+      tx,
+      firings.map((f) => f.id),
     );
-    this.opts.logger.debug({ fired: events.length, source }, 'notifications fired');
-    return events.map((e) => e.data.firingId);
+    timings.insertFirings = (timings.insertFirings ?? 0) + performance.now() - t1;
+    this.opts.logger.debug({ fired: firings.length, source }, 'notifications fired');
+    return { publicationId, firings };
   }
 
   private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, { ticker: string; name: string | null }>> {
@@ -320,10 +393,4 @@ export class AlertsEvaluator {
     );
     return new Map(rows.map((r) => [assetKey(r.asset_type, r.asset_id), { ticker: r.ticker, name: r.name }]));
   }
-}
-
-/** Relay routing: `alerts.events.NotificationFired.<notificationId>`. */
-export function alertsEventSubject(event: { type: string; data: unknown }): string | null {
-  if (event.type !== AlertsEventTypes.NotificationFired) return null;
-  return eventSubject('alerts', event.type, (event.data as { notificationId: number }).notificationId);
 }

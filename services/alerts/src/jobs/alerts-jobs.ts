@@ -1,5 +1,6 @@
 import { type Db, type Job, startOfDayInZone } from '@invest/platform';
-import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
+import type { FiringPublisher } from '../delivery/firing-publisher.js';
+import type { AlertsEvaluator, EvaluationResult } from '../evaluation/alerts-evaluator.js';
 
 export const PRICE_ALERTS_JOB = 'notify:price-alerts';
 export const PRICE_CHANGE_ALERTS_JOB = 'notify:price-change-alerts';
@@ -10,23 +11,35 @@ export const DAILY_RESET_JOB = 'notify:reset-price-change-thresholds';
  * the latest rates catches what it missed (the consumer was down, a rate aged into range). A sweep racing
  * the consumer fires nothing twice (the firing key is unique; the state change is conditional).
  */
-export function priceAlertsJob(db: Db, evaluator: AlertsEvaluator): Job {
+/**
+ * One sweep in one transaction; its NotificationFired are published once it committed. Without a publisher
+ * (the command line) a running alerts instance's publication backstop publishes them.
+ */
+export async function sweep(db: Db, evaluator: AlertsEvaluator, publisher: FiringPublisher | undefined, kind: 'price-target' | 'price-change', source: string): Promise<EvaluationResult> {
+  const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, [kind], source));
+  if (publisher) await Promise.all(r.committed.map((c) => publisher.publish(c)));
+  return r;
+}
+
+export function priceAlertsJob(db: Db, evaluator: AlertsEvaluator, publisher?: FiringPublisher): Job {
   return {
     name: PRICE_ALERTS_JOB,
     schedule: { everyMinutes: 3 },
     async run() {
-      const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target'], PRICE_ALERTS_JOB));
+      const r = await sweep(db, evaluator, publisher, 'price-target', PRICE_ALERTS_JOB);
+      // The candidate indexes read the last minute of index_changes; older rows are done with.
+      await db.query("delete from index_changes where at < now() - interval '1 hour'");
       return { fetched: r.candidates, changed: r.fired, skipped: r.candidates - r.fired };
     },
   };
 }
 
-export function priceChangeAlertsJob(db: Db, evaluator: AlertsEvaluator): Job {
+export function priceChangeAlertsJob(db: Db, evaluator: AlertsEvaluator, publisher?: FiringPublisher): Job {
   return {
     name: PRICE_CHANGE_ALERTS_JOB,
     schedule: { everyMinutes: 15 },
     async run() {
-      const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-change'], PRICE_CHANGE_ALERTS_JOB));
+      const r = await sweep(db, evaluator, publisher, 'price-change', PRICE_CHANGE_ALERTS_JOB);
       return { fetched: r.candidates, changed: r.fired, skipped: r.candidates - r.fired };
     },
   };

@@ -1,6 +1,8 @@
 import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
 import { AlertsSchema } from './0001-alerts-schema.js';
 import { MembershipChanges } from './0003-membership-changes.js';
+import { FiringPublications } from './0004-firing-publications.js';
+import { CandidateIndexChanges } from './0005-candidate-index-changes.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -12,4 +14,6 @@ export const migrations = [
   { name: '0001-alerts-schema', class: AlertsSchema },
   { name: '0002-idempotency-keys', class: AlertsIdempotencyKeys },
   { name: '0003-membership-changes', class: MembershipChanges },
+  { name: '0004-firing-publications', class: FiringPublications },
+  { name: '0005-candidate-index-changes', class: CandidateIndexChanges },
 ];

@@ -26,17 +26,17 @@ export function toRateView(r: RateRow): RateView {
 
 /**
  * Keeps the latest rate of each asset from a RatesUpdated batch; an older rate (by the provider's time)
- * arriving late never replaces a newer one. Returns the assets whose row changed.
+ * arriving late never replaces a newer one. Returns the rows that changed.
  */
-export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date): Promise<{ type: string; id: number }[]> {
+export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date): Promise<RateView[]> {
   if (rates.length === 0) return [];
-  const rows = await tx.query<{ asset_type: string; asset_id: string }>(
+  const rows = await tx.query<RateRow>(
     `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
      select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::timestamptz[], $8::timestamptz[])
      on conflict (asset_type, asset_id) do update set ticker = excluded.ticker, currency = excluded.currency, rate = excluded.rate,
        change_24h = excluded.change_24h, as_of = excluded.as_of, observed_at = excluded.observed_at
      where latest_rates.as_of <= excluded.as_of
-     returning asset_type, asset_id::text`,
+     returning asset_type, asset_id::text, ticker, rate, change_24h, as_of, observed_at`,
     [
       rates.map((r) => r.assetType),
       rates.map((r) => r.assetId),
@@ -48,5 +48,5 @@ export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], o
       rates.map(() => observedAt),
     ],
   );
-  return rows.map((r) => ({ type: r.asset_type, id: Number(r.asset_id) }));
+  return rows.map(toRateView);
 }

@@ -1,23 +1,61 @@
 import { assertNever, decodeMarketEvent, eventSubject, type MarketEvent, MarketEventTypes } from '@invest/contracts';
 import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, streamNameOf, type Tx } from '@invest/platform';
+import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { upsertRates } from './latest-rates.repository.js';
+
+/** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
+export const DEFAULT_FIRING_CHUNK = 500;
+
+export interface MarketEventDeps {
+  /** Where each chunk of firings commits (the service's database). */
+  db: Pick<Db, 'transaction'>;
+  evaluator: AlertsEvaluator;
+  publisher: FiringPublisher;
+  logger: Logger;
+  firingChunk?: number;
+}
 
 export const RATES_UPDATED_DURABLE = 'alerts__rates-updated';
 export const ASSET_DELETED_DURABLE = 'alerts__asset-deleted';
 
 /**
  * One market event, inside the consumer's inbox transaction: the batch's rates become the latest rates,
- * then only the notifications those assets can affect are evaluated. Firings commit with the inbox row,
- * so a redelivered event is only acked.
+ * then only the notifications those assets can affect are evaluated (read in the inbox transaction, which
+ * sees the new rates). The firings are recorded in chunks, each in a transaction of its own, and each
+ * chunk's NotificationFired is published as soon as it committed, while the next chunk is written; the
+ * inbox row commits after the last chunk. A crash between chunks redelivers the event: the rows already
+ * fired are no longer as they were read (and their step keys are taken), so only the rest fires.
  */
-export async function handleMarketEvent(event: MarketEvent, tx: Tx, evaluator: AlertsEvaluator, logger: Logger): Promise<void> {
+export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: MarketEventDeps): Promise<void> {
+  const { db, evaluator, publisher, logger } = deps;
   switch (event.type) {
     case MarketEventTypes.RatesUpdated: {
+      const t0 = performance.now();
       const changed = await upsertRates(tx, event.data.rates, new Date(event.recordedAt));
       if (changed.length === 0) return;
-      const result = await evaluator.evaluate(tx, { assets: changed }, ['price-target', 'price-change'], 'event');
-      logger.debug({ eventId: event.id, rates: event.data.rates.length, changed: changed.length, ...result, firingIds: undefined }, 'rates evaluated');
+      const upsertMs = performance.now() - t0;
+      const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
+      const plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
+      evaluator.lastTimings.upsertRates = upsertMs;
+      const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
+      const publishing: Promise<void>[] = [];
+      const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
+      let fired = 0;
+      try {
+        for (let i = 0; i < plan.firings.length; i += size) {
+          const committed = await db.transaction((chunkTx) => evaluator.record(chunkTx, plan.firings.slice(i, i + size), plan));
+          if (!committed) continue;
+          fired += committed.firings.length;
+          evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
+          publishing.push(publisher.publish(committed));
+        }
+      } finally {
+        // What committed is published before the inbox row commits and the event is acked, also when a
+        // later chunk failed (what cannot be published is left to the backstop).
+        await Promise.all(publishing);
+      }
+      logger.debug({ eventId: event.id, rates: event.data.rates.length, changed: changed.length, candidates: plan.candidates, fired }, 'rates evaluated');
       return;
     }
     case MarketEventTypes.AssetDeleted: {
@@ -38,11 +76,9 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, evaluator: A
   }
 }
 
-export interface RatesUpdatedConsumerOptions {
+export interface RatesUpdatedConsumerOptions extends MarketEventDeps {
   db: Db;
   bus: Bus;
-  logger: Logger;
-  evaluator: AlertsEvaluator;
   ackWaitMs?: number;
   batchSize?: number;
   afterCommit?: (event: MarketEvent) => void | Promise<void>;
@@ -62,7 +98,7 @@ export function createRatesUpdatedConsumer(opts: RatesUpdatedConsumerOptions): D
     ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
     ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}),
     decode: decodeMarketEvent,
-    handle: (event, tx) => handleMarketEvent(event, tx, opts.evaluator, opts.logger),
+    handle: (event, tx) => handleMarketEvent(event, tx, opts),
   });
 }
 
@@ -77,6 +113,6 @@ export function createAssetDeletedConsumer(opts: RatesUpdatedConsumerOptions): D
     filterSubject: eventSubject('market', MarketEventTypes.AssetDeleted),
     logger: opts.logger,
     decode: decodeMarketEvent,
-    handle: (event, tx) => handleMarketEvent(event, tx, opts.evaluator, opts.logger),
+    handle: (event, tx) => handleMarketEvent(event, tx, opts),
   });
 }

@@ -12,6 +12,7 @@ import { ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
 import { localeFromAcceptLanguage } from './accept-language.js';
+import { NOTIFICATION_FEED, type NotificationFeed } from './notification-feed.js';
 
 type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };
 
@@ -24,8 +25,9 @@ const REPLAY_BATCH = 100;
 /**
  * The user's fired notifications: the inbox (paged, newest first, unread count, mark read) and a live SSE
  * stream. The stream reads the alerts inbox after the last id it sent (`Last-Event-ID` on a reconnect), so
- * a reconnect gets exactly what it missed, in order, whichever gateway instance it reaches; it polls every
- * NOTIFICATION_STREAM_POLL_MS (one indexed query per open stream) and sends a heartbeat comment every
+ * a reconnect gets exactly what it missed, in order, whichever gateway instance it reaches. It reads when
+ * NotificationFired of the user goes by on ALERTS_EVENTS (NotificationFeed: push), and every
+ * NOTIFICATION_STREAM_POLL_MS as a backstop; it sends a heartbeat comment every
  * NOTIFICATION_STREAM_HEARTBEAT_MS so proxies keep the connection open.
  */
 @ApiTags('notifications')
@@ -36,6 +38,7 @@ export class NotificationEventsController {
     @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+    @Inject(NOTIFICATION_FEED) private readonly feed: NotificationFeed,
   ) {}
 
   @Get()
@@ -96,33 +99,50 @@ export class NotificationEventsController {
     raw.write(`retry: 3000\n: connected\n\n`);
     let closed = false;
     let busy = false;
+    /** A wake-up while a read was under way: read again after it (the firing may have committed after that read). */
+    let again = false;
     const poll = async () => {
-      if (busy || closed) return;
+      if (closed) return;
+      if (busy) {
+        again = true;
+        return;
+      }
       busy = true;
       try {
-        for (;;) {
-          const page = await this.read(userId, after, REPLAY_BATCH, locale);
-          for (const e of page.data) {
-            if (closed) return;
-            raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`);
-            after = e.id;
+        do {
+          again = false;
+          for (;;) {
+            const page = await this.read(userId, after, REPLAY_BATCH, locale);
+            for (const e of page.data) {
+              if (closed) return;
+              raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`);
+              after = e.id;
+            }
+            if (page.data.length < REPLAY_BATCH) break;
           }
-          if (page.data.length < REPLAY_BATCH) break;
-        }
+        } while (again && !closed);
       } catch (err) {
-        // The alerts service is away: keep the stream, try again at the next tick.
+        // The alerts service is away: keep the stream, try again at the next wake-up or tick.
         this.logger.debug({ err }, 'notification stream: inbox read failed');
       } finally {
         busy = false;
       }
     };
+    let stopListening = () => {};
     const pollTimer = setInterval(() => void poll(), this.config.notificationStream.pollMs);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), this.config.notificationStream.heartbeatMs);
     raw.on('close', () => {
       closed = true;
+      stopListening();
       clearInterval(pollTimer);
       clearInterval(heartbeat);
     });
+    // Following before the first read: a firing committed after that read wakes the stream.
+    if (userId) {
+      const stop = await this.feed.listen(userId, () => void poll());
+      if (closed) stop();
+      else stopListening = stop;
+    }
     await poll();
   }
 

@@ -45,7 +45,7 @@ export const gatewayEnvSchema = baseConfigSchema
     HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS').default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS').default(5_000),
     HTTP_MAX_CONNECTIONS: positiveInt('HTTP_MAX_CONNECTIONS').default(1_000),
-    NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(1000),
+    NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(15_000),
     NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
     // Empty: no web client (API only).
     WEB_DIST_DIR: z.string().default(DEFAULT_WEB_DIST_DIR),

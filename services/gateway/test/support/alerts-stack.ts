@@ -71,7 +71,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     relayPollMs: 50,
     cloudPayments: { baseUrl: provider.url, publicId: 'pk_alerts', apiSecret: CP_SECRET, timeoutMs: 2000, retries: 1, backoffMs: 50 },
   });
-  const alertsOptions: AlertsAppOptions = { databaseUrl: alertsDb.url, natsUrl, busPrefix, logger, clock: () => clock.now, relayPollMs: 50, rpcTimeoutMs: 5000, ...opts.alerts };
+  const alertsOptions: AlertsAppOptions = { databaseUrl: alertsDb.url, natsUrl, busPrefix, logger, clock: () => clock.now, rpcTimeoutMs: 5000, ...opts.alerts };
   const alerts = await createAlertsApp(alertsOptions);
   const instances = [alerts];
   const gw = await createGatewayApp({
@@ -80,7 +80,8 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     logger,
     auth: { jwtSecret: JWT_SECRET },
     rpcTimeoutMs: 10_000,
-    notificationStream: { pollMs: 100, heartbeatMs: 300 },
+    // The backstop poll far beyond the tests' waits: live delivery has to come from ALERTS_EVENTS.
+    notificationStream: { pollMs: 120_000, heartbeatMs: 300 },
     // The development payment widget stand-in pays at this stack's provider.
     payments: { publicId: 'pk_alerts', devProviderUrl: provider.url },
     ...opts.gateway,

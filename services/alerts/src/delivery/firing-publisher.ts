@@ -1,0 +1,202 @@
+import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type Locale, type NotificationFiredV1, type NotificationTypeCode } from '@invest/contracts';
+import { type Bus, busSubject, type Db, type Logger, type SqlClient } from '@invest/platform';
+
+/** A committed firing as stored (and as `returning` gives it back to the evaluator). */
+export interface FiringRecord {
+  id: number;
+  eventId: string;
+  notificationId: number;
+  userId: string;
+  type: NotificationTypeCode;
+  texts: Record<string, { title: string; body: string }>;
+  path: string;
+  assets: CrossedAsset[];
+  explanation: FiringExplanation;
+  firedAt: Date;
+}
+
+/** Firings committed together, with the `firing_publications` row that stays until JetStream has them all. */
+export interface CommittedFirings {
+  publicationId: number;
+  firings: FiringRecord[];
+}
+
+/** The NotificationFired of a firing: the same envelope (event id = the firing's) whichever path publishes it. */
+export function notificationFiredEvent(f: FiringRecord): BusEvent<NotificationFiredV1> {
+  const ru = f.texts.ru ?? { title: '', body: '' };
+  return {
+    id: f.eventId,
+    type: AlertsEventTypes.NotificationFired,
+    streamName: `notification-firing-${f.id}`,
+    streamPosition: 1,
+    recordedAt: f.firedAt.toISOString(),
+    data: {
+      version: 1,
+      firingId: f.id,
+      userId: f.userId,
+      notificationId: f.notificationId,
+      type: f.type,
+      title: ru.title,
+      body: ru.body,
+      texts: f.texts as Record<Locale, { title: string; body: string }>,
+      path: f.path,
+      assets: f.assets,
+      explanation: f.explanation,
+      firedAt: f.firedAt.toISOString(),
+    },
+    metadata: {},
+  };
+}
+
+/**
+ * Records that `firingIds` (committed in the caller's transaction) are still to be published; the row is
+ * deleted once JetStream acknowledged them, and a row left behind is published again by the backstop.
+ */
+export async function recordPublication(tx: SqlClient, firingIds: readonly number[]): Promise<number> {
+  const [row] = await tx.query<{ id: string }>('insert into firing_publications (firing_ids) values ($1::bigint[]) returning id::text', [firingIds]);
+  return Number(row!.id);
+}
+
+export interface FiringPublisherOptions {
+  db: Db;
+  bus: Bus;
+  logger: Logger;
+  /** A publication still there after this long is taken over by the backstop (default 10 s; below JetStream's 2-minute duplicate window). */
+  graceMs?: number;
+  /** How often the backstop looks for publications left behind (default 5 s). */
+  backstopPollMs?: number;
+}
+
+/**
+ * Publishes NotificationFired to ALERTS_EVENTS straight after its firings committed (msgID = the firing's
+ * event id), then deletes their `firing_publications` row. The backstop publishes, from the database, the
+ * rows a crash or a NATS outage left behind; a firing published twice is dropped by JetStream's duplicate
+ * window (and a consumer's inbox beyond it), so the database stays the source of truth.
+ */
+export class FiringPublisher {
+  private timer: NodeJS.Timeout | undefined;
+  private backstop: Promise<number> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly opts: FiringPublisherOptions) {}
+
+  /** Publishes committed firings now; never throws (what fails stays for the backstop). */
+  publish(committed: CommittedFirings): Promise<void> {
+    const p = this.publishNow(committed).catch((err) => {
+      this.opts.logger.warn({ err, publication: committed.publicationId, firings: committed.firings.length }, 'alerts: NotificationFired not published; the backstop will');
+    });
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  private async publishNow({ publicationId, firings }: CommittedFirings): Promise<void> {
+    await this.send(firings);
+    // A transaction of its own: called inside the consumer's inbox transaction, `db.query` would join it
+    // (and a rollback there would leave the row to be published again).
+    await this.opts.db.transaction((tx) => tx.query('delete from firing_publications where id = $1', [publicationId]));
+  }
+
+  private async send(firings: readonly FiringRecord[]): Promise<void> {
+    const { bus } = this.opts;
+    await Promise.all(
+      firings.map((f) =>
+        bus.js.publish(busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired, f.notificationId)), JSON.stringify(notificationFiredEvent(f)), {
+          msgID: f.eventId,
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Publishes the publications older than the grace period, from the database (locked while publishing, so
+   * two instances do not both take one). Returns how many firings it published.
+   */
+  runBackstop(): Promise<number> {
+    this.backstop ??= this.backstopOnce().finally(() => {
+      this.backstop = undefined;
+    });
+    return this.backstop;
+  }
+
+  private async backstopOnce(): Promise<number> {
+    const { db, logger } = this.opts;
+    let published = 0;
+    for (;;) {
+      const n = await db.transaction(async (tx) => {
+        const [pub] = await tx.query<{ id: string; firing_ids: string[] }>(
+          `select id::text, firing_ids::text[] from firing_publications where created_at < now() - make_interval(secs => $1::float8 / 1000)
+           order by id limit 1 for update skip locked`,
+          [this.opts.graceMs ?? 10_000],
+        );
+        if (!pub) return -1;
+        const firings = await loadFirings(tx, pub.firing_ids.map(Number));
+        await this.send(firings);
+        await tx.query('delete from firing_publications where id = $1', [pub.id]);
+        return firings.length;
+      });
+      if (n < 0) break;
+      published += n;
+    }
+    if (published > 0) logger.warn({ published }, 'alerts: backstop published NotificationFired left behind');
+    return published;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        void this.runBackstop()
+          .catch((err) => this.opts.logger.warn({ err }, 'alerts: publication backstop failed; will retry'))
+          .finally(tick);
+      }, this.opts.backstopPollMs ?? 5_000);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Waits for the publishes under way (their rows are deleted, or left for the next start's backstop). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.all([...this.inFlight]);
+    await this.backstop?.catch(() => undefined);
+  }
+}
+
+interface FiringRow {
+  id: string;
+  event_id: string;
+  notification_id: string;
+  user_id: string;
+  type: NotificationTypeCode;
+  texts: Record<string, { title: string; body: string }>;
+  path: string;
+  assets: CrossedAsset[];
+  explanation: FiringExplanation;
+  fired_at: Date;
+}
+
+export const FIRING_RECORD_COLUMNS = 'id::text, event_id::text, notification_id::text, user_id, type, texts, path, assets, explanation, fired_at';
+
+export function toFiringRecord(r: FiringRow): FiringRecord {
+  return {
+    id: Number(r.id),
+    eventId: r.event_id,
+    notificationId: Number(r.notification_id),
+    userId: r.user_id,
+    type: r.type,
+    texts: r.texts,
+    path: r.path,
+    assets: r.assets,
+    explanation: r.explanation,
+    firedAt: new Date(r.fired_at),
+  };
+}
+
+async function loadFirings(tx: SqlClient, ids: readonly number[]): Promise<FiringRecord[]> {
+  const rows = await tx.query<FiringRow>(`select ${FIRING_RECORD_COLUMNS} from notification_firings where id = any($1::bigint[]) order by id`, [ids]);
+  return rows.map(toFiringRecord);
+}

@@ -1,0 +1,341 @@
+import { NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import type { SqlClient } from '@invest/platform';
+import type { RateView } from './evaluation.types.js';
+
+/** One active notification as the index knows it: enough to say whether a rate can fire it. */
+interface Entry {
+  id: number;
+  /** Price-target (fires on the rate) or price-change (fires on the 24h change). */
+  target: boolean;
+  up: boolean;
+  value: number;
+  initial: number;
+  /** last_triggered_at in ms, or -Infinity. */
+  lastMs: number;
+  /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
+  dead: boolean;
+  /** Asset key (asset targets) or group key (portfolio/watchlist targets). */
+  key: string;
+  group: boolean;
+}
+
+interface LoadedRow {
+  id: string;
+  notification_type_id: number;
+  targetable_type: string;
+  targetable_id: string;
+  asset_type: string | null;
+  operator: '>=' | '<=';
+  value: number;
+  initial_value: number;
+  last_triggered_at: Date | null;
+}
+
+const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at';
+const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
+/** Changes are read again for this long after they were written: a transaction commits after its trigger ran. */
+const CHANGE_WINDOW_MS = 60_000;
+
+const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+
+/**
+ * The notifications of one asset or group, each kind sorted by its threshold so a match reads only the
+ * entries that cross (a prefix). Kept sorted lazily: any change marks the lists dirty, and the next match
+ * sorts them again (nearly sorted; cheap) and drops dead entries.
+ */
+class TargetLists {
+  /** Price-targets `>=`, by target ascending; `<=`, descending. */
+  up: Entry[] = [];
+  down: Entry[] = [];
+  /** Price-changes, by current threshold ascending. */
+  changes: Entry[] = [];
+  dirty = false;
+  live = 0;
+  /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
+  minLastGrown = Infinity;
+  /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
+  private low = Infinity;
+  private lowDay = NaN;
+
+  add(e: Entry): void {
+    (e.target ? (e.up ? this.up : this.down) : this.changes).push(e);
+    this.live++;
+    this.dirty = true;
+  }
+
+  tidy(): void {
+    if (!this.dirty) return;
+    this.up = this.up.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
+    this.down = this.down.filter((e) => !e.dead).sort((a, b) => b.initial - a.initial);
+    this.changes = this.changes.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
+    this.minLastGrown = Infinity;
+    for (const e of this.changes) if (e.initial > e.value && e.lastMs < this.minLastGrown) this.minLastGrown = e.lastMs;
+    this.dirty = false;
+  }
+
+  lowest(todayMs: number): number {
+    if (this.dirty || this.lowDay !== todayMs) {
+      this.tidy();
+      this.low = Infinity;
+      for (const e of this.changes) {
+        const t = e.initial > e.value && e.lastMs < todayMs ? e.value : e.initial;
+        if (t < this.low) this.low = t;
+      }
+      this.lowDay = todayMs;
+    }
+    return this.low;
+  }
+
+  /** Adds the ids of the entries a rate / an |24h change| crosses (price-targets only for an asset's own rate). */
+  match(rate: number | null, change: number | null, todayMs: number, out: Set<number>): void {
+    this.tidy();
+    if (rate !== null) {
+      for (const e of this.up) {
+        if (e.initial > rate) break;
+        if (!e.dead) out.add(e.id);
+      }
+      for (const e of this.down) {
+        if (e.initial < rate) break;
+        if (!e.dead) out.add(e.id);
+      }
+    }
+    if (change === null || change < MIN_STEP) return;
+    let i = 0;
+    for (; i < this.changes.length; i++) {
+      const e = this.changes[i]!;
+      if (e.initial > change) break;
+      if (!e.dead) out.add(e.id);
+    }
+    // Thresholds that grew and last fired before today count as their step (the daily reset).
+    if (this.minLastGrown >= todayMs) return;
+    for (; i < this.changes.length; i++) {
+      const e = this.changes[i]!;
+      if (!e.dead && e.initial > e.value && e.lastMs < todayMs && e.value <= change) out.add(e.id);
+    }
+  }
+}
+
+/**
+ * The active notifications of every asset and portfolio/watchlist, in memory, so an evaluation finds its
+ * candidates without a database range read per asset. It only has to be a superset: the candidates' rows are
+ * then read from the database and decided there, and the database's conditional update and unique step keys
+ * keep each step firing once. So it may hold stale entries (fired, switched off or deleted elsewhere; those
+ * rows read back inactive or changed, and are corrected here), but must never miss one that can fire: what
+ * widens the candidates (a create, a switch on, a threshold coming down, a membership change) is written to
+ * `index_changes` by triggers, and every evaluation reads what was written since its last look first. The
+ * daily reset is applied at evaluation time (a grown threshold last fired before today counts as its step).
+ */
+export class CandidateIndex {
+  private readonly byId = new Map<number, Entry>();
+  private readonly byAsset = new Map<string, TargetLists>();
+  private readonly byGroup = new Map<string, TargetLists>();
+  /** Asset key → the lists of the portfolios/watchlists holding it; group key → its asset keys. */
+  private readonly groupsOf = new Map<string, TargetLists[]>();
+  private readonly membersOf = new Map<string, Set<string>>();
+  /** Database time from which `index_changes` are read again, and the changes already applied since. */
+  private since: Date | undefined;
+  private readonly applied = new Map<number, number>();
+  private loadedAt: Date | undefined;
+
+  /** @param loadPage rows per read while loading (tests make it small to cross pages). */
+  constructor(private readonly loadPage = 50_000) {}
+
+  get loaded(): boolean {
+    return this.loadedAt !== undefined;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Reads every active notification and membership (at start-up, before the rates consumer runs). */
+  async load(db: SqlClient): Promise<void> {
+    // Changes from a little before this read are applied again on the first refresh (idempotent).
+    const [{ at } = { at: new Date() }] = await db.query<{ at: Date }>('select clock_timestamp() as at');
+    this.byId.clear();
+    this.byAsset.clear();
+    this.byGroup.clear();
+    this.groupsOf.clear();
+    this.membersOf.clear();
+    this.applied.clear();
+    // In pages by key, so a million rows are never all in memory as query results at once.
+    for (let after = '0'; ; ) {
+      // Ordered by the column, not by the text alias `id` of the select list.
+      const rows = await db.query<LoadedRow>(`select ${ENTRY_COLUMNS} from notifications n where n.is_active and n.id > $1 order by n.id limit ${this.loadPage}`, [after]);
+      for (const r of rows) this.put(r);
+      if (rows.length < this.loadPage) break;
+      after = rows[rows.length - 1]!.id;
+    }
+    for (let after = ['', '0', '', '0']; ; ) {
+      const members = await db.query<{ target_type: string; target_id: string; asset_type: string; asset_id: string }>(
+        `select m.target_type, m.target_id::text, m.asset_type, m.asset_id::text from memberships m
+          where (m.target_type, m.target_id, m.asset_type, m.asset_id) > ($1, $2::bigint, $3, $4::bigint)
+          order by m.target_type, m.target_id, m.asset_type, m.asset_id limit ${this.loadPage}`,
+        after,
+      );
+      for (const m of members) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
+      if (members.length < this.loadPage) break;
+      const last = members[members.length - 1]!;
+      after = [last.target_type, last.target_id, last.asset_type, last.asset_id];
+    }
+    for (const lists of [this.byAsset, this.byGroup]) for (const l of lists.values()) l.tidy();
+    this.since = new Date(new Date(at).getTime() - CHANGE_WINDOW_MS);
+    this.loadedAt = new Date(at);
+  }
+
+  /** Applies what `index_changes` recorded since the last look (one indexed read; usually nothing). */
+  async refresh(db: SqlClient): Promise<number> {
+    if (!this.since) return 0;
+    const changes = await db.query<{ id: string; notification_id: string | null; target_type: string | null; target_id: string | null; at: Date; now: Date }>(
+      'select id::text, notification_id::text, target_type, target_id::text, at, clock_timestamp() as now from index_changes where at > $1 order by id',
+      [this.since],
+    );
+    const nextSince = changes.length > 0 ? new Date(new Date(changes[0]!.now).getTime() - CHANGE_WINDOW_MS) : undefined;
+    const ids = new Set<number>();
+    const groups = new Map<string, { type: string; id: string }>();
+    for (const c of changes) {
+      const id = Number(c.id);
+      if (this.applied.has(id)) continue;
+      this.applied.set(id, new Date(c.at).getTime());
+      if (c.notification_id !== null) ids.add(Number(c.notification_id));
+      if (c.target_type !== null && c.target_id !== null) groups.set(assetKey(c.target_type, c.target_id), { type: c.target_type, id: c.target_id });
+    }
+    if (ids.size > 0) {
+      const rows = await db.query<LoadedRow & { is_active: boolean }>(`select ${ENTRY_COLUMNS}, is_active from notifications where id = any($1::bigint[])`, [[...ids]]);
+      for (const id of ids) this.remove(id);
+      for (const r of rows) if (r.is_active) this.put(r);
+    }
+    if (groups.size > 0) {
+      const list = [...groups.values()];
+      const rows = await db.query<{ target_type: string; target_id: string; asset_type: string; asset_id: string }>(
+        `select m.target_type, m.target_id::text, m.asset_type, m.asset_id::text from memberships m
+           join unnest($1::text[], $2::bigint[]) as g(target_type, target_id) using (target_type, target_id)`,
+        [list.map((g) => g.type), list.map((g) => g.id)],
+      );
+      for (const g of groups.keys()) this.clearMembers(g);
+      for (const m of rows) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
+    }
+    if (nextSince) {
+      // Forget applied changes older than the window: they are not read again.
+      if (this.since < nextSince) this.since = nextSince;
+      for (const [id, atMs] of this.applied) if (atMs <= this.since.getTime()) this.applied.delete(id);
+    }
+    return ids.size + groups.size;
+  }
+
+  /**
+   * The notifications the given fresh rates can fire, by the index's knowledge: price-targets whose target
+   * the rate reached, price-changes whose threshold (the step, after the daily reset) the |24h change| of the
+   * asset, or of a member of the portfolio/watchlist, reached.
+   */
+  candidates(rates: readonly RateView[], startOfToday: Date): number[] {
+    const todayMs = startOfToday.getTime();
+    const out = new Set<number>();
+    for (const r of rates) {
+      const key = assetKey(r.assetType, r.assetId);
+      const change = r.change24h === null ? null : Math.abs(r.change24h);
+      this.byAsset.get(key)?.match(r.rate, change, todayMs, out);
+      if (change === null || change < MIN_STEP) continue;
+      // Most groups holding the asset have no threshold this low: one comparison each.
+      for (const g of this.groupsOf.get(key) ?? []) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, out);
+    }
+    return [...out];
+  }
+
+  /** Brings entries in line with their rows as just read (`rows`); a candidate not read back has left. */
+  sync(candidateIds: readonly number[], rows: readonly { id: string; is_active: boolean; initial_value: number; value: number; last_triggered_at: Date | null }[]): void {
+    const read = new Map(rows.map((r) => [Number(r.id), r]));
+    for (const id of candidateIds) {
+      const r = read.get(id);
+      const e = this.byId.get(id);
+      if (!e) continue;
+      if (!r || !r.is_active) this.remove(id);
+      else {
+        const lastMs = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
+        if (e.initial === r.initial_value && e.value === r.value && e.lastMs === lastMs) continue;
+        e.initial = r.initial_value;
+        e.value = r.value;
+        e.lastMs = lastMs;
+        (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+      }
+    }
+  }
+
+  /**
+   * The new state of notifications whose firing just committed (thresholds up, price-targets inactive), so
+   * the next batch does not read them again. Only after the commit, and before the next `refresh`: a change
+   * committed after the firing (a switch) comes through `index_changes` then and wins.
+   */
+  noteFired(states: readonly { notificationId: number; next: { isActive: boolean; initialValue: number; lastTriggeredAt: Date | null } }[]): void {
+    for (const { notificationId, next } of states) {
+      const e = this.byId.get(notificationId);
+      if (!e) continue;
+      if (!next.isActive) {
+        this.remove(notificationId);
+        continue;
+      }
+      e.initial = next.initialValue;
+      e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
+      (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+    }
+  }
+
+  private put(r: LoadedRow): void {
+    const group = r.targetable_type !== 'asset';
+    const e: Entry = {
+      id: Number(r.id),
+      target: r.notification_type_id === NotificationTypeIds.priceTarget,
+      up: r.operator === '>=',
+      value: r.value,
+      initial: r.initial_value,
+      lastMs: r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity,
+      dead: false,
+      key: group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id),
+      group,
+    };
+    this.remove(e.id);
+    this.byId.set(e.id, e);
+    let list = group ? this.groupLists(e.key) : this.byAsset.get(e.key);
+    if (!list) this.byAsset.set(e.key, (list = new TargetLists()));
+    list.add(e);
+  }
+
+  private remove(id: number): void {
+    const e = this.byId.get(id);
+    if (!e) return;
+    e.dead = true;
+    this.byId.delete(id);
+    const lists = e.group ? this.byGroup : this.byAsset;
+    const list = lists.get(e.key);
+    if (!list) return;
+    // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
+    list.dirty = true;
+    if (--list.live === 0 && !e.group) lists.delete(e.key);
+  }
+
+  private groupLists(group: string): TargetLists {
+    let list = this.byGroup.get(group);
+    if (!list) this.byGroup.set(group, (list = new TargetLists()));
+    return list;
+  }
+
+  private addMember(group: string, asset: string): void {
+    let members = this.membersOf.get(group);
+    if (!members) this.membersOf.set(group, (members = new Set()));
+    if (members.has(asset)) return;
+    members.add(asset);
+    const groups = this.groupsOf.get(asset);
+    if (groups) groups.push(this.groupLists(group));
+    else this.groupsOf.set(asset, [this.groupLists(group)]);
+  }
+
+  private clearMembers(group: string): void {
+    const list = this.byGroup.get(group);
+    for (const asset of this.membersOf.get(group) ?? []) {
+      const groups = this.groupsOf.get(asset)?.filter((g) => g !== list);
+      if (groups && groups.length > 0) this.groupsOf.set(asset, groups);
+      else this.groupsOf.delete(asset);
+    }
+    this.membersOf.delete(group);
+  }
+}

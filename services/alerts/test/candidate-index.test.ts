@@ -1,0 +1,120 @@
+/**
+ * The in-memory candidate index on real Postgres: an event evaluated through it fires exactly what the
+ * database's range read fires (the index is a superset; the rows decide), on random notifications, and it
+ * follows what widens the candidates after it was loaded (a create, a switch on, a threshold coming down,
+ * a membership added elsewhere) through `index_changes`, and the daily reset by the clock.
+ */
+import type { RateChange } from '@invest/contracts';
+import { createLogger, type Db, openDatabase } from '@invest/platform';
+import { createTestDatabase } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertsEvaluator, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
+import { migrations } from '../src/migrations/index.js';
+import { upsertRates } from '../src/rates/latest-rates.repository.js';
+
+let db: Db;
+let drop: () => Promise<void>;
+const logger = createLogger('test', 'silent');
+let now = new Date('2026-03-10T12:00:00Z');
+const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' };
+/** Reads ranges (no index loaded): the reference. */
+const ranges = new AlertsEvaluator(options);
+/** Small load pages: the load crosses many of them. */
+const indexed = new AlertsEvaluator({ ...options, indexLoadPage: 7 });
+
+beforeAll(async () => {
+  const t = await createTestDatabase('alerts_index');
+  drop = t.drop;
+  db = await openDatabase({ url: t.url, migrations, logger });
+});
+afterAll(async () => {
+  await db?.close();
+  await drop?.();
+});
+
+/** Applies a batch of rates and returns, for both evaluators, the notifications they would fire (nothing written). */
+async function both(rates: { id: number; rate: number; change: number }[]): Promise<{ ranges: number[]; indexed: number[]; indexUsed: boolean }> {
+  const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: now.toISOString() }));
+  const changed = await db.transaction((tx) => upsertRates(tx, batch, now));
+  const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
+  const fired = (e: AlertsEvaluator) => db.transaction(async (tx) => (await e.plan(tx, scope, ['price-target', 'price-change'], 'test')).firings.map((f) => f.n.id).sort((a, b) => a - b));
+  return { ranges: await fired(ranges), indexed: await fired(indexed), indexUsed: indexed.index.loaded };
+}
+
+async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio'; id: number; op?: '>=' | '<='; value: number; initial?: number; last?: Date | null; active?: boolean }): Promise<number> {
+  const [row] = await db.query<{ id: string }>(
+    `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, last_triggered_at, is_active)
+     values ('u', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning id::text`,
+    [n.type, n.target, n.id, n.target === 'asset' ? 'share' : null, n.op ?? '>=', n.value, n.initial ?? n.value, n.type === 8 ? 60 : null, n.last ?? null, n.active ?? true],
+  );
+  return Number(row!.id);
+}
+
+describe('candidate index', () => {
+  it('fires exactly what the range read fires, on random notifications and rates', async () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const assets = 40;
+    await upsertRates(db, Array.from({ length: assets }, (_, i) => ({ assetType: 'share', assetId: i + 1, ticker: `T${i + 1}`, currency: 'RUB', rate: 100, priceChangePercentage24h: 0, asOf: now.toISOString() })), now);
+    for (let p = 1; p <= 30; p++) {
+      for (let k = 0; k < 3; k++) await db.query("insert into memberships values ('portfolio', $1, 'share', $2, 'u') on conflict do nothing", [p, 1 + Math.floor(random() * assets)]);
+    }
+    const steps = [1, 2, 3, 5, 10];
+    const yesterday = new Date(now.getTime() - 86_400_000);
+    const hourAgo = new Date(now.getTime() - 61 * 60_000);
+    for (let i = 0; i < 400; i++) {
+      const kind = random();
+      const asset = 1 + Math.floor(random() * assets);
+      if (kind < 0.4) await notification({ type: 2, target: 'asset', id: asset, op: random() < 0.5 ? '>=' : '<=', value: 90 + random() * 20, active: random() < 0.9 });
+      else {
+        const step = steps[Math.floor(random() * steps.length)]!;
+        const grown = random() < 0.5;
+        await notification({
+          type: 8,
+          target: kind < 0.75 ? 'asset' : 'portfolio',
+          id: kind < 0.75 ? asset : 1 + Math.floor(random() * 30),
+          value: step,
+          initial: grown ? step * (2 + Math.floor(random() * 2)) : step,
+          last: grown ? (random() < 0.5 ? yesterday : hourAgo) : null,
+        });
+      }
+    }
+    // Only the load may feed the index here (the recent index_changes would be applied again on top of it).
+    await db.query('delete from index_changes');
+    await indexed.loadIndex(db);
+    const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
+    expect(indexed.index.size).toBe(Number(n));
+    for (let round = 0; round < 5; round++) {
+      const r = await both(Array.from({ length: assets }, (_, i) => ({ id: i + 1, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })));
+      expect(r.indexUsed).toBe(true);
+      expect(r.ranges.length).toBeGreaterThan(0);
+      expect(r.indexed).toEqual(r.ranges);
+    }
+  });
+
+  it('follows what widens the candidates after it was loaded: a create, a switch on, a threshold coming down, a membership, the daily reset', async () => {
+    await indexed.loadIndex(db);
+    const created = await notification({ type: 2, target: 'asset', id: 101, value: 150 });
+    const off = await notification({ type: 2, target: 'asset', id: 102, value: 150, active: false });
+    const grown = await notification({ type: 8, target: 'asset', id: 103, value: 5, initial: 15, last: new Date(now.getTime() - 2 * 3_600_000) });
+    const group = await notification({ type: 8, target: 'portfolio', id: 900, value: 5 });
+    const resetTomorrow = await notification({ type: 8, target: 'asset', id: 104, value: 5, initial: 15, last: now });
+    await db.query('update notifications set is_active = true where id = $1', [off]);
+    await db.query('update notifications set initial_value = value, cycle = cycle + 1 where id = $1', [grown]);
+    await db.query("insert into memberships values ('portfolio', 900, 'share', 105, 'u')");
+    const rates = [
+      { id: 101, rate: 151, change: 0 },
+      { id: 102, rate: 151, change: 0 },
+      { id: 103, rate: 100, change: 6 },
+      { id: 105, rate: 100, change: -6 },
+    ];
+    let r = await both(rates);
+    for (const id of [created, off, grown, group]) expect(r.indexed).toContain(id);
+    expect(r.indexed).toEqual(r.ranges);
+    // The next day in MARKET_TZ: the threshold that grew today counts as its step again.
+    now = new Date(now.getTime() + 86_400_000);
+    r = await both([{ id: 104, rate: 100, change: 6 }]);
+    expect(r.indexed).toEqual([resetTomorrow]);
+    expect(r.indexed).toEqual(r.ranges);
+  });
+});
