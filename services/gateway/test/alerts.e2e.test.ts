@@ -473,9 +473,13 @@ describe('exactly once', () => {
     );
     for (let i = 0; i < 6; i++) await stack.publishRates([{ ticker: 'SBER', rate: 100 + i, change: 0 }]);
     await Promise.all(sweeps);
+    // Two instances apply batches in parallel, so one observed at the same as-of may be overwritten by an
+    // earlier batch the other instance commits later: the batches waited for below are a minute newer.
+    stack.clock.now = at(stack.clock.now, 1);
     await rates([{ ticker: 'SBER', rate: 104, change: 0 }]);
     for (const n of ns) expect(await firings(n.id)).toEqual([{ step_key: 'c0' }]);
     expect(second.ratesConsumer!.stats().applied + stack.alerts.ratesConsumer!.stats().applied).toBeGreaterThan(0);
+    stack.clock.now = at(stack.clock.now, 1);
     await rates([{ ticker: 'SBER', rate: 100, change: 0 }]);
   });
 });
