@@ -10,7 +10,7 @@ import {
   StorageType,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { type EventContext, EventStreams } from '@invest/contracts';
+import { type EventContext, EventStreams, eventSubject } from '@invest/contracts';
 import { busName, busSubject } from './bus-prefix.js';
 import { connectNats } from './nats-connection.js';
 
@@ -55,6 +55,19 @@ const nanos = (ms: number) => ms * 1_000_000;
 /** Stream name of a context in this environment (`<prefix>_MARKET_EVENTS`; stream names allow no dots). */
 export function streamNameOf(bus: Pick<Bus, 'prefix'>, ctx: EventContext): string {
   return busName(bus.prefix, EventStreams[ctx].stream);
+}
+
+/**
+ * Where a durable consumer of a context's events reads: the bus, the context's stream (re-created when it is
+ * missing) and, given an event type, the filter on that type's subject. Spread into `DurableConsumer` options.
+ */
+export function eventStreamSource(bus: Bus, ctx: EventContext, type?: string): { bus: Bus; stream: string; ensureStream: () => Promise<unknown>; filterSubject?: string } {
+  return {
+    bus,
+    stream: streamNameOf(bus, ctx),
+    ensureStream: () => ensureEventStream(bus, ctx),
+    ...(type === undefined ? {} : { filterSubject: eventSubject(ctx, type) }),
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { assertNever, decodePortfolioEvent, type PortfolioEvent, PortfolioEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, streamNameOf, type Tx } from '@invest/platform';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import { addMembers, claimMembershipChange, removeMember, targetDeleted } from './membership.repository.js';
 
 export const PORTFOLIO_EVENTS_DURABLE = 'alerts__portfolio-events';
@@ -48,9 +48,7 @@ export async function handlePortfolioEvent(event: PortfolioEvent, tx: Tx, now: D
 export function createPortfolioEventsConsumer(opts: { db: Db; bus: Bus; logger: Logger; clock: () => Date }): DurableConsumer<PortfolioEvent> {
   return new DurableConsumer<PortfolioEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'portfolios'),
-    ensureStream: () => ensureEventStream(opts.bus, 'portfolios'),
+    ...eventStreamSource(opts.bus, 'portfolios'),
     durableName: PORTFOLIO_EVENTS_DURABLE,
     logger: opts.logger,
     decode: decodePortfolioEvent,

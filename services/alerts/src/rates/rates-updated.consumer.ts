@@ -1,5 +1,5 @@
-import { assertNever, decodeMarketEvent, eventSubject, type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, streamNameOf, type Tx } from '@invest/platform';
+import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { upsertRates } from './latest-rates.repository.js';
@@ -88,11 +88,8 @@ export interface RatesUpdatedConsumerOptions extends MarketEventDeps {
 export function createRatesUpdatedConsumer(opts: RatesUpdatedConsumerOptions): DurableConsumer<MarketEvent> {
   return new DurableConsumer<MarketEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'market'),
-    ensureStream: () => ensureEventStream(opts.bus, 'market'),
+    ...eventStreamSource(opts.bus, 'market', MarketEventTypes.RatesUpdated),
     durableName: RATES_UPDATED_DURABLE,
-    filterSubject: eventSubject('market', MarketEventTypes.RatesUpdated),
     logger: opts.logger,
     ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
     ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
@@ -106,11 +103,8 @@ export function createRatesUpdatedConsumer(opts: RatesUpdatedConsumerOptions): D
 export function createAssetDeletedConsumer(opts: RatesUpdatedConsumerOptions): DurableConsumer<MarketEvent> {
   return new DurableConsumer<MarketEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'market'),
-    ensureStream: () => ensureEventStream(opts.bus, 'market'),
+    ...eventStreamSource(opts.bus, 'market', MarketEventTypes.AssetDeleted),
     durableName: ASSET_DELETED_DURABLE,
-    filterSubject: eventSubject('market', MarketEventTypes.AssetDeleted),
     logger: opts.logger,
     decode: decodeMarketEvent,
     handle: (event, tx) => handleMarketEvent(event, tx, opts),

@@ -1,5 +1,5 @@
-import { assertNever, decodeMarketEvent, eventSubject, type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, streamNameOf, type Tx } from '@invest/platform';
+import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import { applyDescription, applyRates } from './asset-catalog.repository.js';
 
 export const RATES_UPDATED_DURABLE = 'portfolios__rates-updated';
@@ -44,11 +44,8 @@ export interface RatesUpdatedConsumerOptions {
 export function createRatesUpdatedConsumer(opts: RatesUpdatedConsumerOptions): DurableConsumer<MarketEvent> {
   return new DurableConsumer<MarketEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'market'),
-    ensureStream: () => ensureEventStream(opts.bus, 'market'),
+    ...eventStreamSource(opts.bus, 'market', MarketEventTypes.RatesUpdated),
     durableName: RATES_UPDATED_DURABLE,
-    filterSubject: eventSubject('market', MarketEventTypes.RatesUpdated),
     logger: opts.logger,
     ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
     ...(opts.unknownRetryMs ? { unknownRetryMs: opts.unknownRetryMs } : {}),
@@ -64,11 +61,8 @@ export function createRatesUpdatedConsumer(opts: RatesUpdatedConsumerOptions): D
 export function createAssetUpdatedConsumer(opts: RatesUpdatedConsumerOptions): DurableConsumer<MarketEvent> {
   return new DurableConsumer<MarketEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'market'),
-    ensureStream: () => ensureEventStream(opts.bus, 'market'),
+    ...eventStreamSource(opts.bus, 'market', MarketEventTypes.AssetUpdated),
     durableName: ASSET_UPDATED_DURABLE,
-    filterSubject: eventSubject('market', MarketEventTypes.AssetUpdated),
     logger: opts.logger,
     ...(opts.ackWaitMs ? { ackWaitMs: opts.ackWaitMs } : {}),
     ...(opts.unknownRetryMs ? { unknownRetryMs: opts.unknownRetryMs } : {}),

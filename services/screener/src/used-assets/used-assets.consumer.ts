@@ -1,5 +1,5 @@
 import { assertNever, decodePortfolioEvent, type PortfolioEvent, PortfolioEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, ensureEventStream, type Logger, type Tx, streamNameOf } from '@invest/platform';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 
 export const USED_ASSETS_DURABLE = 'screener__used-assets';
 /** `used_assets.source` of open portfolio positions; `ref` is the portfolio id. */
@@ -110,9 +110,7 @@ export function createUsedAssetsConsumer(opts: {
 }): DurableConsumer<PortfolioEvent> {
   return new DurableConsumer<PortfolioEvent>({
     db: opts.db,
-    bus: opts.bus,
-    stream: streamNameOf(opts.bus, 'portfolios'),
-    ensureStream: () => ensureEventStream(opts.bus, 'portfolios'),
+    ...eventStreamSource(opts.bus, 'portfolios'),
     durableName: USED_ASSETS_DURABLE,
     filterSubject: 'portfolios.events.>',
     logger: opts.logger,
