@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { natsServers } from '../messaging/nats-connection.js';
-import { baseConfigSchema, ConfigError, loadConfig, serviceDatabaseUrl } from './load-config.js';
+import { baseConfigSchema, ConfigError, loadConfig, serviceBaseConfig, serviceDatabaseUrl } from './load-config.js';
 
 describe('loadConfig', () => {
   const schema = baseConfigSchema.extend({ PORT: z.coerce.number().int().min(1).max(65535).default(3000) });
@@ -42,5 +42,19 @@ describe('loadConfig', () => {
   it('derives one database per service from DATABASE_URL unless the service has its own', () => {
     expect(serviceDatabaseUrl('screener', { DATABASE_URL: 'postgres://u:p@db:5433/whatever' })).toBe('postgres://u:p@db:5433/invest_screener');
     expect(serviceDatabaseUrl('screener', { SCREENER_DATABASE_URL: 'postgres://x/y' })).toBe('postgres://x/y');
+  });
+});
+
+describe('serviceBaseConfig', () => {
+  const env = { ...loadConfig(baseConfigSchema, { NATS_URL: 'nats://a:4222,nats://b:4222', JETSTREAM_REPLICAS: '3', LOG_LEVEL: 'warn' }), BUS_PREFIX: 'p1' };
+  it("takes the service's own database URL when set, else its database on DATABASE_URL's server, and the bus settings", () => {
+    expect(serviceBaseConfig('alerts', { ...env, DATABASE_URL: 'postgres://u@h:5433/x', ALERTS_DATABASE_URL: 'postgres://own@h/own' })).toEqual({
+      databaseUrl: 'postgres://own@h/own',
+      natsUrl: 'nats://a:4222,nats://b:4222',
+      jetstreamReplicas: 3,
+      busPrefix: 'p1',
+      logLevel: 'warn',
+    });
+    expect(serviceBaseConfig('alerts', { ...env, DATABASE_URL: 'postgres://u@h:5433/x', BILLING_DATABASE_URL: 'postgres://other@h/b' }).databaseUrl).toBe('postgres://u@h:5433/invest_alerts');
   });
 });

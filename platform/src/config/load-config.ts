@@ -81,3 +81,28 @@ export function serviceDatabaseUrl(service: string, env: Record<string, string |
   base.pathname = `/invest_${service}`;
   return base.toString();
 }
+
+/** What every service with its own database and the bus is configured with. */
+export interface ServiceBaseConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
+  jetstreamReplicas: number;
+  busPrefix: string;
+  logLevel: string;
+}
+
+/** The `ServiceBaseConfig` of one service from its parsed environment (its database: see `serviceDatabaseUrl`). */
+export function serviceBaseConfig(
+  service: string,
+  env: z.infer<typeof baseConfigSchema> & { BUS_PREFIX: string; DATABASE_URL?: string | undefined } & Record<string, unknown>,
+): ServiceBaseConfig {
+  const own = `${service.toUpperCase()}_DATABASE_URL`;
+  return {
+    databaseUrl: serviceDatabaseUrl(service, { DATABASE_URL: env.DATABASE_URL, [own]: env[own] as string | undefined }),
+    natsUrl: env.NATS_URL,
+    jetstreamReplicas: env.JETSTREAM_REPLICAS,
+    busPrefix: env.BUS_PREFIX,
+    logLevel: env.LOG_LEVEL,
+  };
+}

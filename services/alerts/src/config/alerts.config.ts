@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
@@ -18,13 +18,7 @@ export const alertsEnvSchema = baseConfigSchema.extend({
 });
 export type AlertsEnv = z.infer<typeof alertsEnvSchema>;
 
-export interface AlertsConfig {
-  databaseUrl: string;
-  natsUrl: string;
-  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
-  jetstreamReplicas: number;
-  busPrefix: string;
-  logLevel: string;
+export interface AlertsConfig extends ServiceBaseConfig {
   marketTz: string;
   maxRateAgeMs: number;
   entitlementsTtlMs: number;
@@ -34,11 +28,7 @@ export interface AlertsConfig {
 
 export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
   return {
-    databaseUrl: serviceDatabaseUrl('alerts', { DATABASE_URL: env.DATABASE_URL, ALERTS_DATABASE_URL: env.ALERTS_DATABASE_URL }),
-    natsUrl: env.NATS_URL,
-    jetstreamReplicas: env.JETSTREAM_REPLICAS,
-    busPrefix: env.BUS_PREFIX,
-    logLevel: env.LOG_LEVEL,
+    ...serviceBaseConfig('alerts', env),
     marketTz: env.MARKET_TZ,
     maxRateAgeMs: env.ALERTS_MAX_RATE_AGE_MINUTES * 60_000,
     entitlementsTtlMs: env.ALERTS_ENTITLEMENTS_TTL_MS,

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
 import { toMinorUnits } from '../plans/money.js';
 import { DEFAULT_PRICES, type PlanPrices } from '../plans/plan-catalog.js';
@@ -34,13 +34,7 @@ export const billingEnvSchema = baseConfigSchema
   });
 export type BillingEnv = z.infer<typeof billingEnvSchema>;
 
-export interface BillingConfig {
-  databaseUrl: string;
-  natsUrl: string;
-  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
-  jetstreamReplicas: number;
-  busPrefix: string;
-  logLevel: string;
+export interface BillingConfig extends ServiceBaseConfig {
   marketTz: string;
   jobsEnabled: boolean;
   prices: PlanPrices;
@@ -49,11 +43,7 @@ export interface BillingConfig {
 
 export function billingConfigFrom(env: BillingEnv): BillingConfig {
   return {
-    databaseUrl: serviceDatabaseUrl('billing', { DATABASE_URL: env.DATABASE_URL, BILLING_DATABASE_URL: env.BILLING_DATABASE_URL }),
-    natsUrl: env.NATS_URL,
-    jetstreamReplicas: env.JETSTREAM_REPLICAS,
-    busPrefix: env.BUS_PREFIX,
-    logLevel: env.LOG_LEVEL,
+    ...serviceBaseConfig('billing', env),
     marketTz: env.MARKET_TZ,
     jobsEnabled: env.BILLING_JOBS_ENABLED,
     prices: { basicMonthly: env.BILLING_PRICE_BASIC_M, basicYearly: env.BILLING_PRICE_BASIC_Y, currency: env.BILLING_CURRENCY },

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
@@ -36,13 +36,7 @@ export interface OpenAiConfig {
   maxRetries: number;
 }
 
-export interface ChatConfig {
-  databaseUrl: string;
-  natsUrl: string;
-  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
-  jetstreamReplicas: number;
-  busPrefix: string;
-  logLevel: string;
+export interface ChatConfig extends ServiceBaseConfig {
   marketTz: string;
   openai: OpenAiConfig;
   /** Model per context type (overrides of the providers' defaults); `*` applies to every provider. */
@@ -57,11 +51,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
   if (env.CHAT_MODEL_PORTFOLIO_HEALTH) models.portfolio_health = env.CHAT_MODEL_PORTFOLIO_HEALTH;
   if (env.CHAT_MODEL_SUPPORT) models.support = env.CHAT_MODEL_SUPPORT;
   return {
-    databaseUrl: serviceDatabaseUrl('chat', { DATABASE_URL: env.DATABASE_URL, CHAT_DATABASE_URL: env.CHAT_DATABASE_URL }),
-    natsUrl: env.NATS_URL,
-    jetstreamReplicas: env.JETSTREAM_REPLICAS,
-    busPrefix: env.BUS_PREFIX,
-    logLevel: env.LOG_LEVEL,
+    ...serviceBaseConfig('chat', env),
     marketTz: env.MARKET_TZ,
     openai: {
       baseUrl: env.OPENAI_BASE_URL,

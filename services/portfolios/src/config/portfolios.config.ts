@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, serviceDatabaseUrl } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
@@ -18,13 +18,7 @@ export const portfoliosEnvSchema = baseConfigSchema.extend({
   WATCHLIST_ITEMS_MAX: positiveInt('WATCHLIST_ITEMS_MAX').default(DEFAULT_LIMITS.itemsPerWatchlist),
 });
 
-export interface PortfoliosConfig {
-  databaseUrl: string;
-  natsUrl: string;
-  /** `JETSTREAM_REPLICAS`: replicas of the streams this service creates or updates. */
-  jetstreamReplicas: number;
-  busPrefix: string;
-  logLevel: string;
+export interface PortfoliosConfig extends ServiceBaseConfig {
   rpcTimeoutMs: number;
   cacheTtl: { hydratedSeconds: number; stateSeconds: number };
   limits: PortfoliosLimits;
@@ -33,11 +27,7 @@ export interface PortfoliosConfig {
 export function loadPortfoliosConfigOrExit(): PortfoliosConfig {
   const env = loadConfigOrExit(portfoliosEnvSchema, 'portfolios');
   return {
-    databaseUrl: serviceDatabaseUrl('portfolios', { DATABASE_URL: env.DATABASE_URL, PORTFOLIOS_DATABASE_URL: env.PORTFOLIOS_DATABASE_URL }),
-    natsUrl: env.NATS_URL,
-    jetstreamReplicas: env.JETSTREAM_REPLICAS,
-    busPrefix: env.BUS_PREFIX,
-    logLevel: env.LOG_LEVEL,
+    ...serviceBaseConfig('portfolios', env),
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
     cacheTtl: { hydratedSeconds: env.STATISTICS_HYDRATED_TTL_SECONDS, stateSeconds: env.STATISTICS_STATE_TTL_SECONDS },
     limits: {
