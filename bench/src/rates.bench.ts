@@ -5,13 +5,15 @@
  *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
  *   to JetStream   - from the provider response being received to the RatesUpdated event being readable
  *                    on MARKET_EVENTS (parse + upsert + relay woken by LISTEN/NOTIFY + publish + delivery).
- * Also: an unchanged batch (what every quiet refresh costs), and where the changed batch's transaction spends
- * its time, statement by statement. Three variants, round by round in the same run:
+ * Also: the first changed batch of a market day (the closes roll over and the 7-day base is read again; the
+ * variants before the roll-over insert today's closes rows instead), an unchanged batch (what every quiet
+ * refresh costs), and where the changed batch's transaction spends its time, statement by statement. Three
+ * variants, round by round in the same run:
  *   now      - the current writer (`writeRateBatch`) on the current schema;
- *   previous - the writer before the one-statement rework (`baseline/rate-writer.previous.ts`: known assets read
- *              first, closes upserted, the event appended in five statements with its data in a jsonb[]);
+ *   previous - the one-statement writer before the closes roll-over (`baseline/rate-writer.previous.ts`: today's
+ *              close rewritten and the close 7 days back looked up for every asset on every refresh);
  *   before   - the writer and schema before the HOT/unnest rework (`baseline/rate-writer.before.ts`, migrations
- *              without 0006: full pages, one JSON document parsed twice), with the previous append.
+ *              without 0006: full pages, one JSON document parsed twice), with the five-statement append.
  * Each variant has a fresh database (with a month of daily closes) and relay (removed afterwards); one unique bus prefix; the fake provider
  * serves a synthetic board in the real ISS layout.
  */
@@ -38,7 +40,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  return parseOptions(args, { assets: 3000, rounds: 20 });
+  return parseOptions(args, { assets: 3000, rounds: 40 });
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -102,6 +104,7 @@ interface Variant {
   upsert: number[];
   endToEnd: number[];
   unchanged: number[];
+  dayFirst: number[];
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -116,14 +119,14 @@ export async function run(args: string[]): Promise<void> {
   const variants: Variant[] = [];
   for (const [name, write, schema] of [
     ['now', writeRateBatch, migrations],
-    ['previous', writeRateBatchPrevious, migrations],
+    ['previous', writeRateBatchPrevious, migrations.filter((m) => m.name < '0007')],
     ['before', writeRateBatchBefore, migrations.filter((m) => m.name < '0006')],
   ] as const) {
     const dbName = uniqueName(`bench_rates_${name}`);
     const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [...schema], logger, poolMax: 4 });
     const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
     await relay.start();
-    variants.push({ name, dbName, db, relay, write, phases: new PhaseTimer(statementLabel), parse: [], upsert: [], endToEnd: [], unchanged: [] });
+    variants.push({ name, dbName, db, relay, write, phases: new PhaseTimer(statementLabel), parse: [], upsert: [], endToEnd: [], unchanged: [], dayFirst: [] });
   }
 
   // Every published RatesUpdated, by its batch source, with the time it became readable here.
@@ -210,6 +213,22 @@ export async function run(args: string[]): Promise<void> {
     }
 
     const breakdown = variants.map((v) => v.phases.summary(percentile));
+    // The first batch of a market day, as if the stored rates were yesterday's: `now` stores yesterday's
+    // closes (rows that are not there yet) and reads the 7-day base again; the others insert today's closes.
+    for (let i = 0; i < Math.min(5, opts.rounds); i++) {
+      bumpPrices(fake, opts.rounds + 2 + i);
+      for (const v of variants) {
+        if (v.name === 'now') {
+          await v.db.query(`update assets set rate_updated_at = rate_updated_at - interval '1 day', close_7d_base_for = null`);
+          await v.db.query(`delete from asset_daily_closes where trade_date = (now() at time zone 'Europe/Moscow')::date - 1`);
+        } else {
+          await v.db.query(`delete from asset_daily_closes where trade_date = (now() at time zone 'Europe/Moscow')::date`);
+        }
+        const r = await refresh(v, `bench:${v.name}:day-first-${i}`);
+        if (r.result.changed.length !== opts.assets) throw new Error(`${v.name}: a day's first batch changed ${r.result.changed.length}`);
+        v.dayFirst.push(r.upsertMs);
+      }
+    }
     for (let i = 0; i < Math.min(5, opts.rounds); i++) {
       for (const v of variants) {
         const r = await refresh(v, `bench:${v.name}:unchanged-${i}`);
@@ -224,6 +243,7 @@ export async function run(args: string[]): Promise<void> {
     for (const v of variants) line(`parse (${opts.assets} rows) [${v.name}]`, v.parse);
     for (const v of variants) line(`upsert + RatesUpdated (${opts.assets} changed) [${v.name}]`, v.upsert);
     for (const v of variants) line(`provider response -> event on JetStream [${v.name}]`, v.endToEnd);
+    for (const v of variants) line(`first changed batch of a market day [${v.name}]`, v.dayFirst);
     for (const v of variants) line(`unchanged batch (${opts.assets} rows, no event) [${v.name}]`, v.unchanged);
     console.log(`\nwhere the changed batch's upsert spends its time (per transaction; p50 and p99 of each phase on its own):`);
     variants.forEach((v, i) => {

@@ -1,15 +1,14 @@
 /**
- * The screener's rate write as it was before the one-statement rework (main at 1922594: a separate read of the
- * known assets, an upsert of today's closes, the RatesUpdated through the previous append), kept verbatim but for
- * the imports and the names so `npm run bench -- rates` measures it beside the current one in the same run.
- * Not used by the service.
+ * The screener's rate write as it was before the closes roll-over (main at 8957f95: one statement that also
+ * rewrote today's close of every asset and looked up the close 7 days back for each), kept verbatim but for
+ * the imports, the names and the parts every variant shares, so `npm run bench -- rates` measures it beside the
+ * current one in the same run. Not used by the service.
  */
 import type { AssetType, RateChange } from '@invest/contracts';
-import { type Db, type Logger, type Tx, dateInZone } from '@invest/platform';
+import { type Db, type Logger, type Tx, dateInZone, sqlArray } from '@invest/platform';
 import type { RateBatch, RateBatchResult, RateInput } from '@invest/screener/rates/rate-writer';
-import { lockRateWrites } from '@invest/screener/rates/rates-updated.recorder';
+import { lockRateWrites, recordRatesUpdated } from '@invest/screener/rates/rates-updated.recorder';
 import { insertShareRows } from '@invest/screener/shares/share-rows';
-import { recordRatesUpdatedPrevious } from './rates-updated.previous.js';
 
 interface UpdatedRow {
   id: string;
@@ -42,92 +41,30 @@ export async function writeRateBatchPrevious(db: Db, batch: RateBatch, opts: { m
   );
   if (usable.length === 0) return { ...empty, skipped: unusable };
   const items = dedupe(usable);
-  const key = keyColumn(batch.assetType);
-  const keys = items.map((i) => i.key);
-  // A batch's items mostly share one timestamp; formatting a date in a zone costs microseconds per call.
-  const tradeDates = new Map<number, string>();
-  const tradeDate = (at: Date) => {
-    let d = tradeDates.get(at.getTime());
-    if (d === undefined) tradeDates.set(at.getTime(), (d = dateInZone(at, opts.marketTz)));
-    return d;
-  };
-
   return db.transaction(async (tx) => {
     await lockRateWrites(tx);
-    // Which assets exist, and since when their rate is: read under the write lock, so no rate writer changes it.
-    const known = await knownAssets(tx, batch.assetType, keys);
+    // Under the write lock no other rate writer moves a rate between the read and the write of one statement.
+    const first = await upsertRates(tx, batch.assetType, items, opts.marketTz);
+    let { updated } = first;
+    const unknown = new Set(first.missing);
     let inserted = 0;
-    const missing = batch.insertMissing ? items.filter((i) => !known.has(i.key)) : [];
-    if (missing.length) {
+    if (batch.insertMissing && unknown.size) {
+      const missing = items.filter((i) => unknown.has(i.key));
       inserted = await insertMissing(tx, batch.assetType, missing);
-      for (const [k, at] of await knownAssets(tx, batch.assetType, missing.map((i) => i.key))) known.set(k, at);
+      await writeDetails(tx, batch.assetType, items, { newAssets: inserted > 0 });
+      // The new assets get their rates as any other: one more statement, only in a batch that created some.
+      const second = await upsertRates(tx, batch.assetType, missing, opts.marketTz);
+      updated = [...updated, ...second.updated].sort((a, b) => Number(a.id) - Number(b.id));
+      unknown.clear();
+      for (const k of second.missing) unknown.add(k);
+    } else {
+      await writeDetails(tx, batch.assetType, items, { newAssets: false });
     }
-    await writeDetails(tx, batch.assetType, items, { newAssets: inserted > 0 });
-
-    // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
-    // the update reads. The 7-day close is one index probe per asset (asset_daily_closes' primary key).
-    const updated = await tx.query<UpdatedRow>(
-      `with x as (
-         select * from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[],
-                              $8::timestamptz[], $9::date[])
-                    as x(key, board, rate, quoted, ch24, ch7, price_source, as_of, trade_date)
-       ), cur as (
-         select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
-                (select c.close from asset_daily_closes c
-                  where c.asset_id = a.id and c.trade_date <= x.trade_date - 7 and c.trade_date > x.trade_date - 14
-                  order by c.trade_date desc limit 1) as close_7d
-         from x join assets a on a.type = $10 and a.${key} = x.key
-         where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
-       ), upd as (
-         update assets a set
-           current_rate = cur.rate,
-           quoted_price = coalesce(cur.quoted, a.quoted_price),
-           price_change_percentage_24h = coalesce(cur.ch24, a.price_change_percentage_24h),
-           price_change_percentage_7d = coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d),
-           price_source = cur.price_source,
-           board = coalesce(cur.board, a.board),
-           rate_updated_at = cur.as_of,
-           updated_at = now()
-         from cur
-         where a.id = cur.id
-           and (a.current_rate is distinct from cur.rate
-             or a.price_change_percentage_24h is distinct from coalesce(cur.ch24, a.price_change_percentage_24h)
-             or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d)
-             or a.quoted_price is distinct from coalesce(cur.quoted, a.quoted_price)
-             or a.rate_updated_at is distinct from cur.as_of
-             or a.board is distinct from coalesce(cur.board, a.board))
-         returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, a.rate_updated_at, cur.trade_date,
-                   (cur.old_rate is distinct from a.current_rate or cur.old_ch24 is distinct from a.price_change_percentage_24h) as changed
-       ), closes as (
-         insert into asset_daily_closes (asset_id, trade_date, close)
-         select cur.id, cur.trade_date, cur.rate from cur
-         on conflict (asset_id, trade_date) do update set close = excluded.close
-           where asset_daily_closes.close is distinct from excluded.close
-       )
-       select upd.id::text, upd.key, upd.ticker, upd.currency, upd.current_rate::text, upd.price_change_percentage_24h::text,
-              to_char(upd.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, upd.changed
-       from upd order by upd.id`,
-      [
-        keys,
-        items.map((i) => i.board ?? null),
-        items.map((i) => i.rate),
-        items.map((i) => i.quotedPrice ?? null),
-        items.map((i) => i.priceChangePercentage24h),
-        items.map((i) => i.priceChangePercentage7d ?? null),
-        items.map((i) => i.priceSource),
-        items.map((i) => i.asOf.toISOString()),
-        items.map((i) => tradeDate(i.asOf)),
-        batch.assetType,
-      ],
-    );
 
     const skipped: RateBatchResult['skipped'] = [...unusable];
-    const writtenOrSame = new Set(updated.map((u) => u.key));
     for (const item of items) {
-      if (!known.has(item.key)) skipped.push({ key: item.key, reason: 'not a known asset' });
-      else if (!writtenOrSame.has(item.key) && known.get(item.key) && new Date(known.get(item.key)!) > item.asOf) {
-        skipped.push({ key: item.key, reason: 'older than the stored rate' });
-      }
+      if (unknown.has(item.key)) skipped.push({ key: item.key, reason: 'not a known asset' });
+      else if (first.older.has(item.key)) skipped.push({ key: item.key, reason: 'older than the stored rate' });
     }
 
     const changed: RateChange[] = updated
@@ -141,9 +78,119 @@ export async function writeRateBatchPrevious(db: Db, batch: RateBatch, opts: { m
         priceChangePercentage24h: num(u.price_change_percentage_24h),
         asOf: u.as_of,
       }));
-    const events = await recordRatesUpdatedPrevious(tx, batch.assetType, batch.source, changed);
+    const events = await recordRatesUpdated(tx, batch.assetType, batch.source, changed, opts.logger);
     return { changed, inserted, skipped, events };
   });
+}
+
+interface UpsertOutcome {
+  /** Assets whose row was rewritten, by id (`changed`: their rate or 24h change differs, the rest only moved in time). */
+  updated: UpdatedRow[];
+  /** Keys without an asset of the batch's type. */
+  missing: string[];
+  /** Keys whose stored rate is newer than the item's (nothing written for them). */
+  older: Set<string>;
+}
+
+/**
+ * The rate write proper, as ONE statement (one round trip, one pass over the batch): updates the rates where the
+ * item is at least as new as the stored one and something differs, keeps the previous 24h/7d change where the
+ * provider gives none, computes the 7-day change from the close 7 days back, and stores the day's close. It
+ * counts the items it wrote; only when some were not (unknown, or older than the stored rate) does a second
+ * query say which.
+ */
+async function upsertRates(
+  tx: Tx,
+  type: AssetType,
+  items: readonly RateInput[],
+  marketTz: string,
+): Promise<UpsertOutcome> {
+  const key = keyColumn(type);
+  // A batch's items mostly share one timestamp: each distinct one goes once (with its market day), and the
+  // items refer to it by position. Formatting and parsing thousands of equal dates cost more than the rest.
+  const at = timeTable(items, marketTz);
+  // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
+  // the update reads. The 7-day close and today's close are one index probe per asset each (asset_daily_closes'
+  // primary key), whatever the size of that table: no plan here scans it.
+  const rows = await tx.query<UpdatedRow & { written: string | null }>(
+    `with x as (
+       select x.key, x.board, x.rate, x.quoted, x.ch24, x.ch7, x.price_source, ($8::timestamptz[])[x.t] as as_of, ($9::date[])[x.t] as trade_date
+       from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $11::int[])
+              as x(key, board, rate, quoted, ch24, ch7, price_source, t)
+     ), cur as (
+       select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
+              (select c.close from asset_daily_closes c
+                where c.asset_id = a.id and c.trade_date <= x.trade_date - 7 and c.trade_date > x.trade_date - 14
+                order by c.trade_date desc limit 1) as close_7d
+       from x join assets a on a.type = $10 and a.${key} = x.key
+       where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
+     ), upd as (
+       update assets a set
+         current_rate = cur.rate,
+         quoted_price = coalesce(cur.quoted, a.quoted_price),
+         price_change_percentage_24h = coalesce(cur.ch24, a.price_change_percentage_24h),
+         price_change_percentage_7d = coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d),
+         price_source = cur.price_source,
+         board = coalesce(cur.board, a.board),
+         rate_updated_at = cur.as_of,
+         updated_at = now()
+       from cur
+       where a.id = cur.id
+         and (a.current_rate is distinct from cur.rate
+           or a.price_change_percentage_24h is distinct from coalesce(cur.ch24, a.price_change_percentage_24h)
+           or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d)
+           or a.quoted_price is distinct from coalesce(cur.quoted, a.quoted_price)
+           or a.rate_updated_at is distinct from cur.as_of
+           or a.board is distinct from coalesce(cur.board, a.board))
+       returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, a.rate_updated_at,
+                 (cur.old_rate is distinct from a.current_rate or cur.old_ch24 is distinct from a.price_change_percentage_24h) as changed
+     ), closes as (
+       insert into asset_daily_closes (asset_id, trade_date, close)
+       select cur.id, cur.trade_date, cur.rate from cur
+       on conflict (asset_id, trade_date) do update set close = excluded.close
+         where asset_daily_closes.close is distinct from excluded.close
+     )
+     select r.id::text, r.key, r.ticker, r.currency, r.current_rate::text, r.price_change_percentage_24h::text,
+            to_char(r.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, r.changed, r.written::text
+     from (
+       select upd.*, null::bigint as written from upd
+       union all
+       select null, null, null, null, null, null, null, null, (select count(*) from cur)
+     ) r
+     order by r.id nulls last`,
+    // Array literals built here: the driver's own conversion of 27,000 elements is a large part of the write.
+    [
+      sqlArray(items.map((i) => i.key)),
+      sqlArray(items.map((i) => i.board)),
+      sqlArray(items.map((i) => i.rate)),
+      sqlArray(items.map((i) => i.quotedPrice)),
+      sqlArray(items.map((i) => i.priceChangePercentage24h)),
+      sqlArray(items.map((i) => i.priceChangePercentage7d)),
+      sqlArray(items.map((i) => i.priceSource)),
+      sqlArray(at.times),
+      sqlArray(at.tradeDates),
+      type,
+      sqlArray(at.positions),
+    ],
+  );
+  const written = Number(rows.pop()!.written);
+  const out: UpsertOutcome = { updated: rows, missing: [], older: new Set() };
+  // Every item had its asset and was at least as new as the stored rate: the usual batch, nothing to report.
+  // Else which ones were not written, read in the same transaction and under the same lock: the statement
+  // wrote only the others, so the unknown keys and the older items are still what they were.
+  if (written === items.length) return out;
+  const unwritten = await tx.query<{ key: string; missing: boolean }>(
+    `select x.key, a.id is null as missing
+     from unnest($1::text[], $2::int[]) as x(key, t)
+     left join assets a on a.type = $4 and a.${key} = x.key
+     where a.id is null or ($3::timestamptz[])[x.t] < a.rate_updated_at`,
+    [sqlArray(items.map((i) => i.key)), sqlArray(at.positions), sqlArray(at.times), type],
+  );
+  for (const u of unwritten) {
+    if (u.missing) out.missing.push(u.key);
+    else out.older.add(u.key);
+  }
+  return out;
 }
 
 /**
@@ -169,6 +216,11 @@ function finiteItems(
       onDropped(item.key, field, v);
       return null;
     };
+    // The usual item is taken as it is (no copy of thousands of objects); missing numbers already read as null.
+    if (isFiniteOrAbsent(item.priceChangePercentage24h) && isFiniteOrAbsent(item.priceChangePercentage7d) && isFiniteOrAbsent(item.quotedPrice)) {
+      usable.push(item);
+      continue;
+    }
     usable.push({
       ...item,
       priceChangePercentage24h: finite('priceChangePercentage24h') ?? null,
@@ -179,20 +231,29 @@ function finiteItems(
   return { usable, unusable };
 }
 
+/** The distinct times of the items (ISO), the market day of each, and each item's (1-based) position in them. */
+function timeTable(items: readonly RateInput[], marketTz: string): { times: string[]; tradeDates: string[]; positions: number[] } {
+  const times: string[] = [];
+  const tradeDates: string[] = [];
+  const seen = new Map<number, number>();
+  const positions = items.map((i) => {
+    const ms = i.asOf.getTime();
+    let n = seen.get(ms);
+    if (n === undefined) {
+      seen.set(ms, (n = times.push(i.asOf.toISOString())));
+      tradeDates.push(dateInZone(i.asOf, marketTz));
+    }
+    return n;
+  });
+  return { times, tradeDates, positions };
+}
+
+const isFiniteOrAbsent = (v: number | null | undefined) => v === null || v === undefined || Number.isFinite(v);
+
 /** One item per key (the first wins): a provider listing a security twice must not update it twice. */
 function dedupe(items: readonly RateInput[]): RateInput[] {
   const seen = new Set<string>();
   return items.filter((i) => !seen.has(i.key) && seen.add(i.key));
-}
-
-/** The batch's assets that exist, by provider key, with their stored rate time (text, null when never rated). */
-async function knownAssets(tx: Tx, type: AssetType, keys: readonly string[]): Promise<Map<string, string | null>> {
-  const key = keyColumn(type);
-  const rows = await tx.query<{ key: string; rate_updated_at: string | null }>(
-    `select a.${key} as key, a.rate_updated_at::text from assets a where a.type = $1 and a.${key} = any($2::text[])`,
-    [type, keys],
-  );
-  return new Map(rows.map((r) => [r.key, r.rate_updated_at]));
 }
 
 async function insertMissing(tx: Tx, type: AssetType, items: readonly RateInput[]): Promise<number> {

@@ -5,6 +5,7 @@ import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';
 import { UsedAssetChanges } from './0004-used-asset-changes.js';
 import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-keys.js';
 import { AssetsHotRateUpdates } from './0006-assets-hot-rate-updates.js';
+import { ClosesRollOver } from './0007-closes-roll-over.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -19,4 +20,5 @@ export const migrations = [
   { name: '0004-used-asset-changes', class: UsedAssetChanges },
   { name: '0005-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
   { name: '0006-assets-hot-rate-updates', class: AssetsHotRateUpdates },
+  { name: '0007-closes-roll-over', class: ClosesRollOver },
 ];

@@ -102,13 +102,51 @@ describe('writeRateBatch', () => {
     await write(99, '2024-02-13', { priceChangePercentage7d: 3.25 });
     expect((await asset('SHR'))?.d7).toBe('3.25');
     const closes = await db.query<{ d: string; close: string }>(`select to_char(trade_date, 'YYYY-MM-DD') as d, close::text from asset_daily_closes order by trade_date`);
+    // The current day's close is the asset's rate; each earlier day's was stored when the next day's rate came.
     expect(closes).toEqual([
       { d: '2024-02-01', close: '100' },
       { d: '2024-02-05', close: '110' },
       { d: '2024-02-08', close: '120' },
       { d: '2024-02-12', close: '99' },
-      { d: '2024-02-13', close: '99' },
     ]);
+    expect(await asset('SHR')).toMatchObject({ rate: '99', at: '2024-02-13T12:00:00Z' });
+  });
+
+  it('stores a day\'s last rate as its close when the first rate of a later market day (MARKET_TZ) arrives', async () => {
+    const write = (rate: number, iso: string) =>
+      writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('AAA', rate, { asOf: new Date(iso) })] }, { marketTz: TZ });
+    const closes = () => db.query<{ d: string; close: string }>(`select to_char(trade_date, 'YYYY-MM-DD') as d, close::text from asset_daily_closes order by trade_date`);
+    await write(10, '2024-03-01T07:00:00Z');
+    await write(11, '2024-03-01T15:00:00Z');
+    // 23:30 in Moscow is still 1 March there.
+    await write(12, '2024-03-01T20:30:00Z');
+    expect(await closes()).toEqual([]);
+    // 00:30 on 2 March in Moscow (21:30 UTC on 1 March): the last rate of 1 March is its close.
+    await write(13, '2024-03-01T21:30:00Z');
+    expect(await closes()).toEqual([{ d: '2024-03-01', close: '12' }]);
+    // Two days without rates, then one: 2 March's close is stored, no row for the days without rates.
+    await write(14, '2024-03-05T08:00:00Z');
+    expect(await closes()).toEqual([
+      { d: '2024-03-01', close: '12' },
+      { d: '2024-03-02', close: '13' },
+    ]);
+  });
+
+  it('takes the 7-day base from the stored rate when its day is the latest in the window, and reads it once a day', async () => {
+    const at = (d: string, h = 12) => new Date(`${d}T${String(h).padStart(2, '0')}:00:00Z`);
+    const write = (rate: number, when: Date) =>
+      writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('AAA', rate, { asOf: when })] }, { marketTz: TZ });
+    await write(100, at('2024-02-01'));
+    // 2024-02-09 - 7 = 2024-02-02 ≥ 2024-02-01 (the stored rate's day, not in the closes table yet): base 100.
+    await write(125, at('2024-02-09', 8));
+    expect((await asset('AAA'))?.d7).toBe('25.0000');
+    // The base is kept for the day: a close written into the window behind the writer's back is not re-read
+    // until the next market day.
+    await db.query(`update asset_daily_closes set close = 50 where trade_date = '2024-02-01'`);
+    await write(150, at('2024-02-09', 10));
+    expect((await asset('AAA'))?.d7).toBe('50.0000');
+    await write(150, at('2024-02-10'));
+    expect((await asset('AAA'))?.d7).toBe('200.0000');
   });
 
   it('keys tokens by coin id, so two coins with one symbol stay apart', async () => {

@@ -69,6 +69,7 @@ interface UpdatedRow {
   currency: string;
   current_rate: string;
   price_change_percentage_24h: string | null;
+  /** The item's time (ISO, milliseconds, as the event carries it). */
   as_of: string;
   changed: boolean;
 }
@@ -162,20 +163,32 @@ async function upsertRates(
   // items refer to it by position. Formatting and parsing thousands of equal dates cost more than the rest.
   const at = timeTable(items, marketTz);
   // Typed arrays through unnest, not a JSON document: no JSON to build, send and parse twice, only the columns
-  // the update reads. The 7-day close and today's close are one index probe per asset each (asset_daily_closes'
-  // primary key), whatever the size of that table: no plan here scans it.
-  const rows = await tx.query<UpdatedRow & { written: string | null }>(
+  // the update reads.
+  // Closes: the current day's close is the asset's rate; the first rate of a later market day stores it in
+  // asset_daily_closes (the roll-over), so a refresh within a day touches no closes row. The 7-day change's base
+  // (the last close 7 to 13 days back) is kept on the asset for its market day and read from the closes (one
+  // index probe) only when the day moved on: the stored rate itself when its day is in that window (it is
+  // later than any close stored), else the closes' own.
+  const rows = await tx.query<UpdatedRow & { t: number; written: string | null }>(
     `with x as (
-       select x.key, x.board, x.rate, x.quoted, x.ch24, x.ch7, x.price_source, ($8::timestamptz[])[x.t] as as_of, ($9::date[])[x.t] as trade_date
+       select x.key, x.board, x.rate, x.quoted, x.ch24, x.ch7, x.price_source, x.t, ($8::timestamptz[])[x.t] as as_of, ($9::date[])[x.t] as trade_date
        from unnest($1::text[], $2::text[], $3::numeric[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $11::int[])
               as x(key, board, rate, quoted, ch24, ch7, price_source, t)
-     ), cur as (
+     ), known as (
        select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
-              (select c.close from asset_daily_closes c
-                where c.asset_id = a.id and c.trade_date <= x.trade_date - 7 and c.trade_date > x.trade_date - 14
-                order by c.trade_date desc limit 1) as close_7d
+              (a.rate_updated_at at time zone $12)::date as old_day, a.close_7d_base_for, a.close_7d_base
        from x join assets a on a.type = $10 and a.${key} = x.key
        where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
+     ), cur as (
+       select k.*,
+              case
+                when k.close_7d_base_for = k.trade_date then k.close_7d_base
+                when k.old_day <= k.trade_date - 7 and k.old_day > k.trade_date - 14 and k.old_rate > 0 then k.old_rate
+                else (select c.close from asset_daily_closes c
+                      where c.asset_id = k.id and c.trade_date <= k.trade_date - 7 and c.trade_date > k.trade_date - 14
+                      order by c.trade_date desc limit 1)
+              end as close_7d
+       from known k
      ), upd as (
        update assets a set
          current_rate = cur.rate,
@@ -185,6 +198,8 @@ async function upsertRates(
          price_source = cur.price_source,
          board = coalesce(cur.board, a.board),
          rate_updated_at = cur.as_of,
+         close_7d_base = cur.close_7d,
+         close_7d_base_for = cur.trade_date,
          updated_at = now()
        from cur
        where a.id = cur.id
@@ -193,17 +208,17 @@ async function upsertRates(
            or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d)
            or a.quoted_price is distinct from coalesce(cur.quoted, a.quoted_price)
            or a.rate_updated_at is distinct from cur.as_of
-           or a.board is distinct from coalesce(cur.board, a.board))
-       returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, a.rate_updated_at,
+           or a.board is distinct from coalesce(cur.board, a.board)
+           or a.close_7d_base_for is distinct from cur.trade_date)
+       returning a.id, cur.key, a.ticker, a.currency, a.current_rate, a.price_change_percentage_24h, cur.t,
                  (cur.old_rate is distinct from a.current_rate or cur.old_ch24 is distinct from a.price_change_percentage_24h) as changed
      ), closes as (
        insert into asset_daily_closes (asset_id, trade_date, close)
-       select cur.id, cur.trade_date, cur.rate from cur
+       select cur.id, cur.old_day, cur.old_rate from cur where cur.old_day < cur.trade_date and cur.old_rate > 0
        on conflict (asset_id, trade_date) do update set close = excluded.close
          where asset_daily_closes.close is distinct from excluded.close
      )
-     select r.id::text, r.key, r.ticker, r.currency, r.current_rate::text, r.price_change_percentage_24h::text,
-            to_char(r.rate_updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as as_of, r.changed, r.written::text
+     select r.id::text, r.key, r.ticker, r.currency, r.current_rate::text, r.price_change_percentage_24h::text, r.t, r.changed, r.written::text
      from (
        select upd.*, null::bigint as written from upd
        union all
@@ -223,9 +238,12 @@ async function upsertRates(
       sqlArray(at.tradeDates),
       type,
       sqlArray(at.positions),
+      marketTz,
     ],
   );
   const written = Number(rows.pop()!.written);
+  // Each row's time is its item's, by position: the server formats no timestamp per row.
+  for (const r of rows) r.as_of = at.times[r.t - 1]!;
   const out: UpsertOutcome = { updated: rows, missing: [], older: new Set() };
   // Every item had its asset and was at least as new as the stored rate: the usual batch, nothing to report.
   // Else which ones were not written, read in the same transaction and under the same lock: the statement
