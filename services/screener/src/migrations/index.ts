@@ -6,6 +6,7 @@ import { UsedAssetChanges } from './0004-used-asset-changes.js';
 import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-keys.js';
 import { AssetsHotRateUpdates } from './0006-assets-hot-rate-updates.js';
 import { ClosesRollOver } from './0007-closes-roll-over.js';
+import { EventsDataAsJson } from './0008-events-data-as-json.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -21,4 +22,5 @@ export const migrations = [
   { name: '0005-custom-assets-idempotency-keys', class: CustomAssetsIdempotencyKeys },
   { name: '0006-assets-hot-rate-updates', class: AssetsHotRateUpdates },
   { name: '0007-closes-roll-over', class: ClosesRollOver },
+  { name: '0008-events-data-as-json', class: EventsDataAsJson },
 ];
