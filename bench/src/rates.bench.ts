@@ -32,6 +32,7 @@ import pg from 'pg';
 import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
 import { writeRateBatchPrevious } from './baseline/rate-writer.previous.js';
 import { parseOptions } from './support/args.js';
+import { collectGarbage } from './support/gc.js';
 import { PhaseTimer } from './support/phase-timer.js';
 
 interface Options {
@@ -154,8 +155,15 @@ export async function run(args: string[]): Promise<void> {
   const spec = MOEX_MARKETS.shares;
   const endpoint = `${fake.moexUrl}${issMarketPath(spec, 'TQBR')}`;
 
-  /** One refresh as the job does it, timed: fetch, parse, write. */
+  /**
+   * One refresh as the job does it, timed: fetch, parse, write. It starts after a full garbage collection: a
+   * screener refreshes a board once a minute and is idle in between, while this process runs three writers, their
+   * relays, the fake provider and the event reader back to back, whose garbage (none of it a real screener's)
+   * would otherwise be collected inside whichever transaction came next. The refresh's own garbage (the 1.8 MB
+   * body, its parse, the write) is collected where it falls, as in the service.
+   */
   async function refresh(v: Variant, source: string) {
+    collectGarbage();
     const categories = await loadShareCategories(v.db);
     const res = await fetch(endpoint);
     const body = await res.text();

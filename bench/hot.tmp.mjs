@@ -1,0 +1,21 @@
+import { createLogger, openDatabase } from '@invest/platform';
+import { testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
+import { migrations } from '@invest/screener/migrations/index';
+import { writeRateBatch } from '@invest/screener/rates/rate-writer';
+import pg from 'pg';
+const logger = createLogger('prof', 'warn');
+const dbName = uniqueName('prof_rates');
+const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [...migrations], logger, poolMax: 4 });
+const N = 3000;
+const items = (round) => { const at = new Date(Date.now() - 100000 + round*1000); return Array.from({ length: N }, (_, i) => ({ key: `BN${String(i).padStart(5,'0')}`, ticker: `BN${String(i).padStart(5,'0')}`, name: `Bank ${i}`, board: 'TQBR', currency: 'RUB', rate: 100 + (i % 500) + round * 0.01, quotedPrice: 100 + (i % 500) + round * 0.01, priceSource: 'LAST', priceChangePercentage24h: 1.5 + round*0.01, priceChangePercentage7d: null, asOf: at })); };
+await writeRateBatch(db, { assetType: 'share', source: 's', items: items(0), insertMissing: true }, { marketTz: 'Europe/Moscow' });
+await db.query(`insert into asset_daily_closes (asset_id, trade_date, close) select a.id, (now() at time zone 'Europe/Moscow')::date - d, a.current_rate * (1 + d / 1000.0) from assets a cross join generate_series(1, 30) d on conflict do nothing`);
+await db.query('analyze');
+const c = new pg.Client({ connectionString: testPostgresUrl(dbName) }); await c.connect();
+const stat = async () => (await c.query(`select n_tup_upd::int u, n_tup_hot_upd::int h, pg_relation_size('assets')/8192 as pages from pg_stat_user_tables where relname='assets'`)).rows[0];
+const out=[];
+for (let r = 1; r < 45; r++) { const its = items(r); const t=performance.now(); await writeRateBatch(db, { assetType: 'share', source: 's'+r, items: its, insertMissing: true }, { marketTz: 'Europe/Moscow' }); out.push((performance.now()-t).toFixed(0)); }
+await new Promise(r=>setTimeout(r,1200));
+console.log(out.join(' ')); console.log(await stat());
+await c.end(); await db.close();
+const a = new pg.Client({ connectionString: testPostgresUrl() }); await a.connect(); await a.query(`drop database "${dbName}" with (force)`); await a.end();
