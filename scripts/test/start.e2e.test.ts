@@ -131,7 +131,7 @@ describe('npm start', () => {
         async () =>
           (
             await screenerDb.query<{ source: string; rates: number }>(
-              "select data->>'source' as source, jsonb_array_length(data->'rates') as rates from es_events where type = 'RatesUpdated' and data->>'source' <> 'demo-data' limit 1",
+              "select data->>'source' as source, json_array_length(data->'rates') as rates from es_events where type = 'RatesUpdated' and data->>'source' <> 'demo-data' limit 1",
             )
           ).rows[0],
         stack,
