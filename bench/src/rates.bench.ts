@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- rates [--assets N] [--rounds N]`: one MOEX board of N shares (default 3,000) whose prices
+ * `npm run bench -- rates [--assets N] [--rounds N] [--no-gc]`: one MOEX board of N shares (default 3,000) whose prices
  * all change every round, through the screener's own code:
  *   parse          - provider body (JSON text) to rate inputs: JSON.parse, ISS blocks by column name, price chain;
  *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
@@ -38,10 +38,12 @@ import { PhaseTimer } from './support/phase-timer.js';
 interface Options {
   assets: number;
   rounds: number;
+  /** `--no-gc`: no full collection before each refresh (the other variants' garbage lands where it falls). */
+  gc: boolean;
 }
 
 function parseArgs(args: string[]): Options {
-  return parseOptions(args, { assets: 3000, rounds: 40 });
+  return { ...parseOptions(args.filter((a) => a !== '--no-gc'), { assets: 3000, rounds: 40 }), gc: !args.includes('--no-gc') };
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -163,7 +165,7 @@ export async function run(args: string[]): Promise<void> {
    * body, its parse, the write) is collected where it falls, as in the service.
    */
   async function refresh(v: Variant, source: string) {
-    collectGarbage();
+    if (opts.gc) collectGarbage();
     const categories = await loadShareCategories(v.db);
     const res = await fetch(endpoint);
     const body = await res.text();
@@ -179,7 +181,7 @@ export async function run(args: string[]): Promise<void> {
   }
 
   try {
-    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round); Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
+    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round)${opts.gc ? "" : ", no full GC before a refresh"}; Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     // Warm-up: creates the assets (and their sibling rows), then one changed round.
     for (const v of variants) {
       const first = await refresh(v, `bench:${v.name}:create`);
