@@ -181,7 +181,7 @@ export async function run(args: string[]): Promise<void> {
   }
 
   try {
-    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round)${opts.gc ? "" : ", no full GC before a refresh"}; Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
+    console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round)${opts.gc ? '' : ', no full GC before a refresh'}; Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     // Warm-up: creates the assets (and their sibling rows), then one changed round.
     for (const v of variants) {
       const first = await refresh(v, `bench:${v.name}:create`);
