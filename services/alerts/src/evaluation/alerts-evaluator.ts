@@ -96,6 +96,22 @@ interface CandidateRateColumns {
 }
 
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+
+/**
+ * Takes each user's feed lock (a transaction-level advisory lock), in one order, before the firings get their
+ * ids. A user's inbox is read by id (`after_id`, the SSE's `Last-Event-ID`): two transactions firing for the
+ * same user (two alerts instances, a sweep, concurrent chunks) could otherwise commit a higher id before a lower
+ * one, and a reader that saw the higher one would step past the lower one for good. Under the lock the second
+ * transaction takes its ids only once the first has committed, so each user's ids become visible in order.
+ * Users in distinct transactions never wait for each other; the order of the keys rules out deadlocks.
+ */
+async function lockFeeds(tx: SqlClient, userIds: readonly string[]): Promise<void> {
+  await tx.query(
+    `select pg_advisory_xact_lock(k)
+     from (select distinct hashtextextended('alerts:feed:' || u, 0) as k from unnest($1::text[]) u order by k offset 0) keys`,
+    [[...new Set(userIds)]],
+  );
+}
 /** No price-change threshold is below the smallest step a client can choose. */
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 
@@ -293,6 +309,7 @@ export class AlertsEvaluator {
     const types = this.types ?? (await this.loadTypes(tx));
     const timings = this.lastTimings;
     const t0 = performance.now();
+    await lockFeeds(tx, decisions.map(({ n }) => n.userId));
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
     const updated = await tx.query<{ id: string }>(

@@ -1,0 +1,105 @@
+/**
+ * A user's inbox is read by id after the last one seen (the SSE stream's `Last-Event-ID`), so each user's
+ * firings must become visible in id order: two transactions firing for the same user may not commit a higher
+ * id while a lower one is still pending, or a reader that saw the higher one steps past the lower one for good.
+ * Shown on real Postgres with the waiting seen in pg_blocking_pids, not by timing.
+ */
+import { createLogger, type Db, openDatabase } from '@invest/platform';
+import { createTestDatabase } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
+import { NotificationEventsService } from '../src/inbox/notification-events.service.js';
+import { migrations } from '../src/migrations/index.js';
+
+let db: Db;
+let drop: () => Promise<void>;
+const logger = createLogger('test', 'silent');
+const now = new Date();
+const evaluator = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
+
+beforeAll(async () => {
+  const t = await createTestDatabase('alerts_feed_order');
+  drop = t.drop;
+  db = await openDatabase({ url: t.url, migrations, logger });
+});
+afterAll(async () => {
+  await db?.close();
+  await drop?.();
+});
+
+/** A price target on its own asset for `user`, already crossed by the asset's latest rate. */
+async function crossedTarget(user: string, assetId: number): Promise<number> {
+  await db.query(
+    `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', $1, $2, 'RUB', 111, 0, $3, $3)`,
+    [assetId, `T${assetId}`, now],
+  );
+  const [row] = await db.query<{ id: string }>(
+    `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
+     values ($1, 2, 'asset', $2, 'share', '>=', 110, 110) returning id::text`,
+    [user, assetId],
+  );
+  return Number(row!.id);
+}
+
+const fire = (assetId: number) => (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) =>
+  evaluator.evaluate(tx, { assets: [{ type: 'share', id: assetId }] }, ['price-target'], `asset ${assetId}`);
+
+/** Waits until a backend is blocked by `pid`, or `settled` resolves first (then says so). */
+async function blockedBy(pid: number, settled: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void settled.then(() => (done = true), () => (done = true));
+  while (!done) {
+    const rows = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]);
+    if (rows.length > 0) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
+}
+
+describe('a user\'s firings become visible in id order', () => {
+  it('holds a second transaction firing for the same user until the first, with the lower id, commits', async () => {
+    const inbox = new NotificationEventsService(db, () => now);
+    const first = await crossedTarget('feed-user', 1);
+    const second = await crossedTarget('feed-user', 2);
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let fired!: (pid: number) => void;
+    const firstFired = new Promise<number>((r) => (fired = r));
+    const a = db.transaction(async (tx) => {
+      const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
+      const r = await fire(1)(tx);
+      fired(pid);
+      await hold;
+      return r;
+    });
+    const pid = await firstFired;
+    const b = db.transaction(fire(2));
+    // The second evaluation fires another notification of the same user: it waits for the first's commit
+    // instead of committing a later id while the earlier one is pending.
+    expect(await blockedBy(pid, b)).toBe(true);
+    expect((await inbox.list('feed-user', { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data).toEqual([]);
+    release();
+    const [ra, rb] = await Promise.all([a, b]);
+    expect([ra.fired, rb.fired]).toEqual([1, 1]);
+    const seen = (await inbox.list('feed-user', { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data;
+    expect(seen.map((e) => e.notification_id)).toEqual([first, second]);
+    expect(seen[0]!.id).toBeLessThan(seen[1]!.id);
+  });
+
+  it('does not hold transactions firing for other users', async () => {
+    await crossedTarget('feed-a', 3);
+    await crossedTarget('feed-b', 4);
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    const a = db.transaction(async (tx) => {
+      const r = await fire(3)(tx);
+      await hold;
+      return r;
+    });
+    // Committed while the other user's transaction is still open.
+    const rb = await db.transaction(fire(4));
+    expect(rb.fired).toBe(1);
+    release();
+    expect((await a).fired).toBe(1);
+  });
+});
