@@ -124,6 +124,9 @@ export async function ensureStream(bus: Pick<Bus, 'jsm'> & Partial<Pick<Bus, 're
  * Creates (or updates) the JetStream stream of a context: file storage, limits retention, and a
  * duplicate window so the relay's re-publishes with the same msgID are dropped.
  */
+/** How long an event stream keeps its events (unless `ensureEventStream` is told otherwise): what a consumer created afresh can replay. */
+export const EVENT_STREAM_MAX_AGE_MS = 7 * 24 * 3_600_000;
+
 export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { duplicateWindowMs?: number; maxAgeMs?: number } = {}) {
   const name = streamNameOf(bus, ctx);
   const config = {
@@ -132,7 +135,7 @@ export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { dup
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: nanos(opts.duplicateWindowMs ?? 2 * 60_000),
-    max_age: nanos(opts.maxAgeMs ?? 7 * 24 * 3_600_000),
+    max_age: nanos(opts.maxAgeMs ?? EVENT_STREAM_MAX_AGE_MS),
   };
   await ensureStream(bus, config);
   return name;

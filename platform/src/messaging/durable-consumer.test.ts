@@ -122,6 +122,45 @@ describe('DurableConsumer on the shared NATS', () => {
     }
   });
 
+  it('prunes its own inbox rows older than the retention on its poll, in batches, and keeps the rest', async () => {
+    const l = newLane();
+    const other = `test__other-${l.key}`;
+    const aged = (consumer: string, n: number, ageMs: number) =>
+      db.query(
+        `insert into es_inbox (consumer, message_id, processed_at)
+         select $1, gen_random_uuid()::text, now() - $3 * interval '1 millisecond' from generate_series(1, $2::int)`,
+        [consumer, n, ageMs],
+      );
+    const count = async (consumer: string, olderThanMs: number) =>
+      Number(
+        (
+          await db.query<{ n: string }>(`select count(*)::text as n from es_inbox where consumer = $1 and processed_at < now() - $2 * interval '1 millisecond'`, [
+            consumer,
+            olderThanMs,
+          ])
+        )[0]!.n,
+      );
+    // More old rows than one batch deletes, rows inside the retention, and another consumer's old rows.
+    await aged(l.durableName, 12_000, 3_600_000);
+    await aged(l.durableName, 3, 1_000);
+    await aged(other, 5, 3_600_000);
+    const c = l.consumer({ handle: applyAmount, inboxRetentionMs: 60_000, inboxPruneEveryMs: 1, replayPollMs: 50 });
+    await c.start();
+    try {
+      await expect.poll(() => count(l.durableName, 60_000), { timeout: 10_000, interval: 100 }).toBe(0);
+      expect(await count(l.durableName, 0)).toBe(3);
+      expect(await count(other, 0)).toBe(5);
+      // A row the consumer writes now is kept by later prunes.
+      const id = await l.publish({ version: 1, amount: 7 });
+      await expect.poll(() => inInbox(l.durableName, id), { timeout: 10_000 }).toBe(true);
+      await aged(l.durableName, 2, 3_600_000);
+      expect(await c.pruneInbox()).toBe(2);
+      expect(await inInbox(l.durableName, id)).toBe(true);
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('keeps consuming after its stream is deleted and re-created', async () => {
     const l = newLane();
     const c = l.consumer({ handle: applyAmount, ensureStream: () => ensureEventStream(bus, 'market') });

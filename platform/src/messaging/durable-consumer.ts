@@ -3,7 +3,7 @@ import { type BusEvent, busEventSchema, CORRELATION_HEADER, isUnknownEvent, type
 import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { type Bus, retryTransient } from './bus.js';
+import { type Bus, EVENT_STREAM_MAX_AGE_MS, retryTransient } from './bus.js';
 import { busName, busSubject } from './bus-prefix.js';
 import { stepDownConsumerLeader } from './cluster-status.js';
 
@@ -47,6 +47,13 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   reconnectBaseMs?: number;
   /** How often replays requested in `es_dead_letters` are looked for (default 10 s). */
   replayPollMs?: number;
+  /**
+   * How long an inbox row is kept (default: the event streams' 7 days plus one). A redelivery, or a consumer
+   * created afresh replaying its stream, brings back nothing older than the stream keeps, so older rows only grow
+   * the table. Pruned at most every `inboxPruneEveryMs` (default 1 h), on the dead-letter poll.
+   */
+  inboxRetentionMs?: number;
+  inboxPruneEveryMs?: number;
   /** Re-creates the stream when it is missing (services pass `() => ensureEventStream(bus, ctx)`). */
   ensureStream?(): Promise<unknown>;
   /** Test hook: runs after the effect committed and before the ack. */
@@ -98,6 +105,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   private workingTimer: NodeJS.Timeout | undefined;
   private replayTimer: NodeJS.Timeout | undefined;
   private replaying: Promise<number> | undefined;
+  private prunedAt = 0;
 
   constructor(private readonly opts: DurableConsumerOptions<E>) {
     this.name = busName(opts.bus.prefix, opts.durableName);
@@ -402,9 +410,37 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     this.replayTimer = setTimeout(() => {
       void this.replayDeadLetters()
         .catch((err) => this.opts.logger.error({ err, consumer: this.name }, 'consumer: dead-letter replay failed'))
+        .then(() => this.pruneInboxWhenDue())
+        .catch((err) => this.opts.logger.warn({ err, consumer: this.name }, 'consumer: inbox prune failed; will retry'))
         .finally(() => this.scheduleReplays(this.opts.replayPollMs ?? 10_000));
     }, delayMs);
     this.replayTimer.unref();
+  }
+
+  private async pruneInboxWhenDue(): Promise<void> {
+    if (Date.now() - this.prunedAt < (this.opts.inboxPruneEveryMs ?? 3_600_000)) return;
+    const pruned = await this.pruneInbox();
+    this.prunedAt = Date.now();
+    if (pruned > 0) this.opts.logger.info({ consumer: this.name, pruned }, 'consumer: old inbox rows pruned');
+  }
+
+  /**
+   * Deletes this consumer's inbox rows older than `inboxRetentionMs`, in batches (short transactions, whatever
+   * has piled up); returns how many.
+   */
+  async pruneInbox(): Promise<number> {
+    const retentionMs = this.opts.inboxRetentionMs ?? EVENT_STREAM_MAX_AGE_MS + 24 * 3_600_000;
+    let pruned = 0;
+    for (;;) {
+      const rows = await this.opts.db.query(
+        `delete from es_inbox where ctid = any (array(
+           select ctid from es_inbox where consumer = $1 and processed_at < now() - $2 * interval '1 millisecond' limit 5000))
+         returning 1`,
+        [this.opts.durableName, retentionMs],
+      );
+      pruned += rows.length;
+      if (rows.length < 5000) return pruned;
+    }
   }
 
   /**
