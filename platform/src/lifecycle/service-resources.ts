@@ -16,6 +16,8 @@ import { ShutdownStack } from './shutdown.js';
 export class ServiceResources {
   private readonly cleanup: ShutdownStack;
   private app: INestMicroservice | undefined;
+  /** The event streams `connectBus` ensured, per bus: what the relay re-creates. */
+  private readonly streams = new WeakMap<Bus, EventContext[]>();
 
   constructor(logger: Logger) {
     this.cleanup = new ShutdownStack(logger);
@@ -47,6 +49,7 @@ export class ServiceResources {
     const bus = await connectBus(opts);
     this.push(() => bus.close());
     for (const ctx of streams) await ensureEventStream(bus, ctx);
+    this.streams.set(bus, streams);
     return bus;
   }
 
@@ -64,10 +67,17 @@ export class ServiceResources {
     return this.app;
   }
 
-  /** Starts the event relay (a falsy `pollMs` keeps the relay's default); stopped on stop. */
+  /**
+   * Starts the event relay (a falsy `pollMs` keeps the relay's default); stopped on stop. A stream deleted on
+   * the server is re-created, as `connectBus` made the streams of that bus.
+   */
   startRelay(opts: Omit<EventRelayOptions, 'pollMs'> & { pollMs?: number | undefined }): Promise<EventRelay> {
     const { pollMs, ...rest } = opts;
-    return this.start(new EventRelay({ ...rest, ...(pollMs ? { pollMs } : {}) }));
+    const streams = this.streams.get(opts.bus) ?? [];
+    const ensureStreams = async () => {
+      for (const ctx of streams) await ensureEventStream(opts.bus, ctx);
+    };
+    return this.start(new EventRelay({ ensureStreams, ...rest, ...(pollMs ? { pollMs } : {}) }));
   }
 
   /** Starts a consumer, relay or other worker; stopped on stop (only once it has started). */

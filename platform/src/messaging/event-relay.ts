@@ -20,9 +20,17 @@ export interface EventRelayOptions {
   pollMs?: number;
   /** Which running transactions hold the relay back (see `readAll`); `'database'` unless a bench compares. */
   horizon?: ReadHorizon;
+  /**
+   * Re-creates the streams the relay publishes to; called when a publish finds no stream for its subject (a
+   * stream deleted on the server), before the batch is tried again. Services get it from `startRelay`.
+   */
+  ensureStreams?(): Promise<unknown>;
   /** Test hook: runs each time the relay has published what it could read and starts waiting. */
   onIdle?(): void;
 }
+
+/** A JetStream publish nobody answered: no stream takes the subject (nats.js names it "JetStreamNotEnabled"). */
+const isNoStream = (err: unknown) => (err as Error | undefined)?.name === 'JetStreamNotEnabled';
 
 /** The bus form of a recorded event. */
 export function toBusEvent(e: RecordedEvent): BusEvent {
@@ -113,7 +121,13 @@ export class EventRelay {
         failures = 0;
       } catch (err) {
         failures++;
-        this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
+        if (isNoStream(err) && this.opts.ensureStreams) {
+          // Nothing was lost: the checkpoint did not move, so the batch goes again to the new stream.
+          this.opts.logger.warn({ err, failures }, 'relay: no stream for a subject; re-creating the streams');
+          await this.opts.ensureStreams().catch((e: unknown) => this.opts.logger.error({ err: e }, 'relay: could not re-create the streams; will retry'));
+        } else {
+          this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
+        }
       }
       const pollMs = this.opts.pollMs ?? 1000;
       const delay = failures

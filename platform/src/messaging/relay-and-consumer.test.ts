@@ -11,6 +11,8 @@ import { type Bus, connectBus, ensureEventStream } from './bus.js';
 import { deadLetterMigration } from './dead-letter.migration.js';
 import { DurableConsumer } from './durable-consumer.js';
 import { EventRelay } from './event-relay.js';
+import { ServiceResources } from '../lifecycle/service-resources.js';
+import { busSubject } from './bus-prefix.js';
 
 class CreateCounter extends Migration {
   override up() {
@@ -194,6 +196,27 @@ describe('relay and durable consumer (contract)', () => {
       await blocker.query('rollback').catch(() => undefined);
       await blocker.end();
       await r.stop();
+    }
+  });
+  it('re-creates a stream deleted on the server and publishes the held batch to it (the relay a service starts)', async () => {
+    const res = new ServiceResources(logger);
+    // The service's own connection: `connectBus` ensures the stream, `startRelay` knows to re-create it.
+    const serviceBus = await res.connectBus({ natsUrl: testNatsUrl(), name: 'relay-recreate-test', prefix }, ['market']);
+    await res.startRelay({ db, bus: serviceBus, name: 'market-relay', logger, subjectFor: (e) => `market.events.${e.type}`, pollMs: 100 });
+    try {
+      await bus.jsm.streams.delete(stream);
+      await db.transaction((tx) => appendToStream(tx, `asset-${randomUUID()}`, [{ type: 'Recreated', data: { amount: 7 } }]));
+      await expect
+        .poll(
+          async () => {
+            const m = await bus.jsm.streams.getMessage(stream, { last_by_subj: busSubject(prefix, 'market.events.Recreated') }).catch(() => null);
+            return m ? (m.json<{ data: { amount: number } }>()).data.amount : null;
+          },
+          { timeout: 15_000, interval: 100 },
+        )
+        .toBe(7);
+    } finally {
+      await res.stop();
     }
   });
 });
