@@ -152,19 +152,23 @@ describe('screener (public)', () => {
     await expectRows(page, await apiTickers({}), 'history back');
   });
 
-  it('formats market cap for the ru and en locales (6,26 трлн ₽ / 6.26T RUB)', async () => {
-    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; market_cap: number }[]).find((r) => r.asset === 'SBER')!;
+  it('formats market cap for the ru and en locales (6,26 трлн ₽ / 6.26T RUB) and names the category in each', async () => {
+    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; market_cap: number; category: { slug: string; name: string } }[]).find(
+      (r) => r.asset === 'SBER',
+    )!;
     const trillions = (sber.market_cap / 1e12).toFixed(2);
     expect(Number(trillions)).toBeGreaterThanOrEqual(1);
-    const cell = async (locale: string) => {
+    expect(sber.category).toMatchObject({ slug: 'ordinary', name: 'Ordinary shares' });
+    const cells = async (locale: string) => {
       const page = await freshPage({ locale });
       await page.goto(stack.base + '/?search=SBER');
-      const text = await page.locator('[data-testid="screener-row"][data-ticker="SBER"] [data-testid="cell-market_cap"]').textContent();
+      const row = page.locator('[data-testid="screener-row"][data-ticker="SBER"]');
+      const text = await row.locator('[data-testid="cell-market_cap"]').textContent();
       if (locale.startsWith('ru')) await screenshot(page, 'screener-ru');
-      return text?.replace(/\s/g, ' ');
+      return { cap: text?.replace(/\s/g, ' '), category: await row.locator('[data-testid="cell-category"]').textContent() };
     };
-    expect(await cell('ru-RU')).toBe(`${trillions.replace('.', ',')} трлн ₽`);
-    expect(await cell('en-US')).toBe(`${trillions}T RUB`);
+    expect(await cells('ru-RU')).toEqual({ cap: `${trillions.replace('.', ',')} трлн ₽`, category: 'Обыкновенные акции' });
+    expect(await cells('en-US')).toEqual({ cap: `${trillions}T RUB`, category: 'Ordinary shares' });
   });
 
   it('is usable at phone width', async () => {

@@ -8,6 +8,7 @@ import { navigate, useRoute } from '../router';
 import { decodeScreenerState, encodeScreenerState, PER_PAGE_OPTIONS, screenerApiQuery, type ScreenerState, type SortColumn, toggleSort, withFilter } from '../screener/screener-state';
 import { useSession } from '../session';
 import { useTr } from '../tr';
+import { useCatalogNames } from '../catalog-names';
 
 type SharesPage = Answer<'/api/public/shares', 'get'>;
 export type ShareRow = SharesPage['data'][number];
@@ -47,6 +48,7 @@ export function ScreenerScreen() {
   const locale = useLocale();
   const session = useSession();
   const t = useTr();
+  const names = useCatalogNames();
   const state = useMemo(() => decodeScreenerState(route.search), [route.search]);
   const [page, setPage] = useState<SharesPage | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -130,7 +132,7 @@ export function ScreenerScreen() {
           <option value="">{t('Все категории', 'All categories')}</option>
           {filters[0].map((c) => (
             <option key={c.id} value={c.slug}>
-              {c.name} ({c.shares_count})
+              {names.category(c)} ({c.shares_count})
             </option>
           ))}
         </select>
@@ -196,7 +198,7 @@ export function ScreenerScreen() {
                 <td className="num" data-testid="cell-trading_volume">
                   {formatCompactMoney(r.trading_volume, r.currency, locale)}
                 </td>
-                <td data-testid="cell-category">{r.category.name}</td>
+                <td data-testid="cell-category">{names.category(r.category)}</td>
                 <td data-testid="cell-country">{r.country ? countryName(r.country.code, r.country.name, locale) : '—'}</td>
                 <td>
                   {session ? (

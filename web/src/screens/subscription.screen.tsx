@@ -9,6 +9,7 @@ import { formatDateTime, formatMoney } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { useSession } from '../session';
 import { useTr } from '../tr';
+import { useCatalogNames } from '../catalog-names';
 
 type Plan = NonNullable<Answer<'/api/plans', 'get'>['data']>[number];
 type Subscription = Answer<'/api/subscription', 'get'>['data'];
@@ -20,6 +21,7 @@ type Subscription = Answer<'/api/subscription', 'get'>['data'];
  */
 export default function SubscriptionScreen() {
   const t = useTr();
+  const names = useCatalogNames();
   const locale = useLocale();
   const session = useSession();
   const [plans, setPlans] = useState<Plan[]>([]);
@@ -61,7 +63,7 @@ export default function SubscriptionScreen() {
             <span className="muted">{t('Проверяем подписку…', 'Checking your subscription…')}</span>
           ) : subscription ? (
             <>
-              <strong data-testid="subscription-plan">{subscription.plan.title}</strong> ·{' '}
+              <strong data-testid="subscription-plan">{names.plan(subscription.plan)}</strong> ·{' '}
               <span data-testid="subscription-state">
                 {subscription.usable ? t('активна', 'active') : subscription.status === 'cancelled' ? t('отменена', 'cancelled') : t('неактивна', 'inactive')}
               </span>
@@ -93,7 +95,7 @@ export default function SubscriptionScreen() {
       <div className="plans" data-testid="plans">
         {plans.map((p) => (
           <div key={p.code} className="panel" data-testid="plan" data-plan={p.code}>
-            <h2>{p.title}</h2>
+            <h2>{names.plan(p)}</h2>
             <p data-testid="plan-price">
               {p.price === null ? t('Бесплатно', 'Free') : `${formatMoney(Number(p.price), p.currency ?? 'RUB', locale)} / ${p.period === 'year' ? t('год', 'year') : t('месяц', 'month')}`}
             </p>
@@ -132,6 +134,7 @@ export default function SubscriptionScreen() {
  */
 function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: Plan; publicId: string; devWidget: boolean; onClose: () => void; onDone: (s: Subscription | undefined, info?: string) => void }) {
   const t = useTr();
+  const names = useCatalogNames();
   const locale = useLocale();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -160,7 +163,7 @@ function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: P
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="widget-title" data-testid="payment-widget" onClick={(e) => e.stopPropagation()}>
         <h2 id="widget-title">CloudPayments</h2>
         <p>
-          {plan.title}: <strong>{plan.price === null ? '—' : formatMoney(Number(plan.price), plan.currency ?? 'RUB', locale)}</strong>
+          {names.plan(plan)}: <strong>{plan.price === null ? '—' : formatMoney(Number(plan.price), plan.currency ?? 'RUB', locale)}</strong>
         </p>
         <p className="muted small" data-testid="payment-widget-public-id">
           publicId: {publicId} · InvoiceId: {invoiceId}
