@@ -12,6 +12,8 @@ interface Entry {
   initial: number;
   /** last_triggered_at in ms, or -Infinity. */
   lastMs: number;
+  /** cooldown_minutes in ms (0: none; price-targets have none). Never changes after creation. */
+  cooldownMs: number;
   /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
   dead: boolean;
   /** Asset key (asset targets) or group key (portfolio/watchlist targets). */
@@ -29,14 +31,23 @@ interface LoadedRow {
   value: number;
   initial_value: number;
   last_triggered_at: Date | null;
+  cooldown_minutes: number | null;
 }
 
-const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at';
+const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at, cooldown_minutes';
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 /** Changes are read again for this long after they were written: a transaction commits after its trigger ran. */
 const CHANGE_WINDOW_MS = 60_000;
 
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+
+/**
+ * True while a price-change's cooldown after its last firing runs (as `evaluatePriceChange` decides it): such
+ * an entry cannot fire now. `last_triggered_at` only ever moves forward (a firing sets it to now, past the
+ * cooldown; nothing else writes it) and an entry's `lastMs` is never ahead of its row's, so an entry in
+ * its cooldown here is in it in the database too: skipping it keeps the candidates a superset.
+ */
+const cooling = (e: Entry, nowMs: number) => e.cooldownMs > 0 && nowMs < e.lastMs + e.cooldownMs;
 
 /**
  * The notifications of one asset or group, each kind sorted by its threshold so a match reads only the
@@ -86,8 +97,11 @@ class TargetLists {
     return this.low;
   }
 
-  /** Adds the ids of the entries a rate / an |24h change| crosses (price-targets only for an asset's own rate). */
-  match(rate: number | null, change: number | null, todayMs: number, out: Set<number>): void {
+  /**
+   * Adds the ids of the entries a rate / an |24h change| crosses (price-targets only for an asset's own rate),
+   * except price-changes still in their cooldown at `nowMs`.
+   */
+  match(rate: number | null, change: number | null, todayMs: number, nowMs: number, out: Set<number>): void {
     this.tidy();
     if (rate !== null) {
       for (const e of this.up) {
@@ -104,13 +118,13 @@ class TargetLists {
     for (; i < this.changes.length; i++) {
       const e = this.changes[i]!;
       if (e.initial > change) break;
-      if (!e.dead) out.add(e.id);
+      if (!e.dead && !cooling(e, nowMs)) out.add(e.id);
     }
     // Thresholds that grew and last fired before today count as their step (the daily reset).
     if (this.minLastGrown >= todayMs) return;
     for (; i < this.changes.length; i++) {
       const e = this.changes[i]!;
-      if (!e.dead && e.initial > e.value && e.lastMs < todayMs && e.value <= change) out.add(e.id);
+      if (!e.dead && e.initial > e.value && e.lastMs < todayMs && e.value <= change && !cooling(e, nowMs)) out.add(e.id);
     }
   }
 }
@@ -226,18 +240,19 @@ export class CandidateIndex {
   /**
    * The notifications the given fresh rates can fire, by the index's knowledge: price-targets whose target
    * the rate reached, price-changes whose threshold (the step, after the daily reset) the |24h change| of the
-   * asset, or of a member of the portfolio/watchlist, reached.
+   * asset, or of a member of the portfolio/watchlist, reached, and whose cooldown has passed at `now`.
    */
-  candidates(rates: readonly RateView[], startOfToday: Date): number[] {
+  candidates(rates: readonly RateView[], startOfToday: Date, now: Date): number[] {
     const todayMs = startOfToday.getTime();
+    const nowMs = now.getTime();
     const out = new Set<number>();
     for (const r of rates) {
       const key = assetKey(r.assetType, r.assetId);
       const change = r.change24h === null ? null : Math.abs(r.change24h);
-      this.byAsset.get(key)?.match(r.rate, change, todayMs, out);
+      this.byAsset.get(key)?.match(r.rate, change, todayMs, nowMs, out);
       if (change === null || change < MIN_STEP) continue;
       // Most groups holding the asset have no threshold this low: one comparison each.
-      for (const g of this.groupsOf.get(key) ?? []) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, out);
+      for (const g of this.groupsOf.get(key) ?? []) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, nowMs, out);
     }
     return [...out];
   }
@@ -289,6 +304,7 @@ export class CandidateIndex {
       value: r.value,
       initial: r.initial_value,
       lastMs: r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity,
+      cooldownMs: r.notification_type_id === NotificationTypeIds.priceTarget ? 0 : (r.cooldown_minutes ?? 0) * 60_000,
       dead: false,
       key: group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id),
       group,

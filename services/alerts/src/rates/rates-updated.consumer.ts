@@ -1,14 +1,14 @@
 import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
 import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
-import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
-import { upsertRates } from './latest-rates.repository.js';
+import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
+import { rateViewOf, upsertRates } from './latest-rates.repository.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
 export const DEFAULT_FIRING_CHUNK = 500;
 
 export interface MarketEventDeps {
-  /** Where each chunk of firings commits (the service's database). */
+  /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
   db: Pick<Db, 'transaction'>;
   evaluator: AlertsEvaluator;
   publisher: FiringPublisher;
@@ -32,12 +32,22 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
   switch (event.type) {
     case MarketEventTypes.RatesUpdated: {
       const t0 = performance.now();
-      const changed = await upsertRates(tx, event.data.rates, new Date(event.recordedAt));
-      if (changed.length === 0) return;
-      const upsertMs = performance.now() - t0;
-      const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
-      const plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
-      evaluator.lastTimings.upsertRates = upsertMs;
+      const observedAt = new Date(event.recordedAt);
+      const batch = event.data.rates.map((r) => rateViewOf(r, observedAt));
+      const upserting = upsertRates(tx, event.data.rates, observedAt);
+      let plan: EvaluationPlan;
+      if (evaluator.index.loaded) {
+        // The candidates are found and read while the rates are written.
+        plan = await evaluator.planEvent(db, tx, batch, upserting, 'event');
+      } else {
+        const changed = await upserting;
+        if (changed.length === 0) return;
+        const upsertMs = performance.now() - t0;
+        const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
+        plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
+        evaluator.lastTimings.upsertRates = upsertMs;
+      }
+      evaluator.lastTimings.startedAt = t0;
       const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
       const publishing: Promise<void>[] = [];
       const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
@@ -55,7 +65,7 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
         // later chunk failed (what cannot be published is left to the backstop).
         await Promise.all(publishing);
       }
-      logger.debug({ eventId: event.id, rates: event.data.rates.length, changed: changed.length, candidates: plan.candidates, fired }, 'rates evaluated');
+      logger.debug({ eventId: event.id, rates: event.data.rates.length, candidates: plan.candidates, fired }, 'rates evaluated');
       return;
     }
     case MarketEventTypes.AssetDeleted: {
