@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--no-index] [--keep] [--reuse <database url>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--no-index] [--no-warmup] [--keep] [--reuse <database url>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -140,6 +140,28 @@ export async function run(args: string[]): Promise<void> {
         fired.push(performance.now() - t0);
       },
     });
+
+    if (!args.includes('--no-warmup')) {
+      // A running service has evaluated a batch a minute before: one batch of the stored rates, unchanged but
+      // newer, first (not measured), so the runs do not pay for the first event of a process (code not yet
+      // optimised, schemas compiled on first use). It fires what had come out of its cooldown meanwhile.
+      const current = await db.query<{ asset_id: string; ticker: string; rate: number; change_24h: number }>("select asset_id::text, ticker, rate, change_24h from latest_rates where asset_type = 'share'");
+      const asOf = new Date().toISOString();
+      const data: RatesUpdatedV1 = {
+        version: 1,
+        source: 'bench',
+        rates: current.map((c) => ({ assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: c.rate, priceChangePercentage24h: c.change_24h, asOf })),
+      };
+      const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: 0, recordedAt: new Date().toISOString(), data, metadata: {} };
+      fired.length = 0;
+      t0 = performance.now();
+      committedAt = 0;
+      await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: event.id });
+      const until = Date.now() + 120_000;
+      while (committedAt === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
+      await new Promise((res) => setTimeout(res, 300));
+      console.log(`warm-up batch (stored rates, unchanged): ${fired.length} NotificationFired, committed at ${(committedAt - t0).toFixed(0)} ms`);
+    }
 
     for (let r = 1; r <= runs; r++) {
       // The batch: every asset's change moves by up to ±`move` percentage points.

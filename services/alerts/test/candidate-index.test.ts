@@ -110,6 +110,10 @@ describe('candidate index', () => {
       const offered = indexed.index.candidates(batch.map((b) => ({ assetType: 'share', assetId: b.id, ticker: '', rate: b.rate, change24h: b.change, asOf: now, observedAt: now })), startOfDayInZone(now, 'Europe/Moscow'), now);
       expect(offered.length).toBeGreaterThan(0);
       expect(offered.filter((id) => cooling.has(id))).toEqual([]);
+      // Between batches thresholds move both ways (firings elsewhere, switches, the reset job): some groups'
+      // lowest thresholds change after the index ordered the groups holding each asset by them.
+      await db.query('update notifications set initial_value = initial_value + value where notification_type_id = 8 and id % 7 = $1', [round]);
+      await db.query('update notifications set initial_value = value, cycle = cycle + 1 where notification_type_id = 8 and initial_value > value and id % 5 = $1', [round % 5]);
     }
     // A late batch: one asset's rate older than the stored one is not evaluated (nor stored); the rest is.
     const late = await both([
@@ -146,5 +150,18 @@ describe('candidate index', () => {
     expect(r.indexed).toEqual([resetTomorrow]);
     expect(r.indexed).toEqual(r.ranges);
     expect(r.event).toEqual(r.ranges);
+  });
+
+  it('reads the groups holding an asset by their lowest threshold, and orders them again when one comes down', async () => {
+    const four = await notification({ type: 8, target: 'portfolio', id: 910, value: 4 });
+    const nine = await notification({ type: 8, target: 'portfolio', id: 911, value: 2, initial: 9, last: new Date(now.getTime() - 2 * 3_600_000) });
+    for (const p of [910, 911]) await db.query("insert into memberships values ('portfolio', $1, 'share', 106, 'u')", [p]);
+    let r = await both([{ id: 106, rate: 100, change: 5 }]);
+    expect(r.event).toEqual([four]);
+    // 911 is now below 910 (2 against 4): a change of 3 reaches it, not 910.
+    await db.query('update notifications set initial_value = value, cycle = cycle + 1 where id = $1', [nine]);
+    r = await both([{ id: 106, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([nine]);
+    expect(r.indexed).toEqual(r.ranges);
   });
 });

@@ -144,6 +144,7 @@ export class AlertsEvaluator {
   async loadIndex(db: SqlClient): Promise<void> {
     const t0 = performance.now();
     await this.index.load(db);
+    this.index.prepare(startOfDayInZone(this.opts.clock(), this.opts.marketTz));
     this.opts.logger.info({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
   }
 

@@ -62,6 +62,8 @@ class TargetLists {
   changes: Entry[] = [];
   dirty = false;
   live = 0;
+  /** A group's: the assets it holds (their `Holders` are sorted by this group's lowest threshold). */
+  holders: Holders[] = [];
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
   /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
@@ -71,7 +73,13 @@ class TargetLists {
   add(e: Entry): void {
     (e.target ? (e.up ? this.up : this.down) : this.changes).push(e);
     this.live++;
+    this.touch();
+  }
+
+  /** An entry was added, removed or changed: sorted again at the next match, and so are its holders. */
+  touch(): void {
     this.dirty = true;
+    for (const h of this.holders) h.sorted = false;
   }
 
   tidy(): void {
@@ -130,6 +138,26 @@ class TargetLists {
 }
 
 /**
+ * The portfolios/watchlists holding one asset, by their lowest threshold now, so a change reads only the
+ * groups it can fire (a prefix) instead of comparing with every group holding a popular asset. Sorted
+ * again lazily when one of them was touched, or the day changed (the daily reset lowers thresholds).
+ */
+class Holders {
+  groups: TargetLists[] = [];
+  sorted = false;
+  private day = NaN;
+
+  ordered(todayMs: number): TargetLists[] {
+    if (!this.sorted || this.day !== todayMs) {
+      this.groups.sort((a, b) => a.lowest(todayMs) - b.lowest(todayMs));
+      this.sorted = true;
+      this.day = todayMs;
+    }
+    return this.groups;
+  }
+}
+
+/**
  * The active notifications of every asset and portfolio/watchlist, in memory, so an evaluation finds its
  * candidates without a database range read per asset. It only has to be a superset: the candidates' rows are
  * then read from the database and decided there, and the database's conditional update and unique step keys
@@ -144,7 +172,7 @@ export class CandidateIndex {
   private readonly byAsset = new Map<string, TargetLists>();
   private readonly byGroup = new Map<string, TargetLists>();
   /** Asset key → the lists of the portfolios/watchlists holding it; group key → its asset keys. */
-  private readonly groupsOf = new Map<string, TargetLists[]>();
+  private readonly groupsOf = new Map<string, Holders>();
   private readonly membersOf = new Map<string, Set<string>>();
   /** Database time from which `index_changes` are read again, and the changes already applied since. */
   private since: Date | undefined;
@@ -195,6 +223,15 @@ export class CandidateIndex {
     for (const lists of [this.byAsset, this.byGroup]) for (const l of lists.values()) l.tidy();
     this.since = new Date(new Date(at).getTime() - CHANGE_WINDOW_MS);
     this.loadedAt = new Date(at);
+  }
+
+  /**
+   * Orders every asset's groups by their lowest threshold for the day starting at `startOfToday`, so the
+   * first event after loading does not (the evaluator calls it after `load`; events order only what changed).
+   */
+  prepare(startOfToday: Date): void {
+    const todayMs = startOfToday.getTime();
+    for (const h of this.groupsOf.values()) h.ordered(todayMs);
   }
 
   /** Applies what `index_changes` recorded since the last look (one indexed read; usually nothing). */
@@ -251,8 +288,11 @@ export class CandidateIndex {
       const change = r.change24h === null ? null : Math.abs(r.change24h);
       this.byAsset.get(key)?.match(r.rate, change, todayMs, nowMs, out);
       if (change === null || change < MIN_STEP) continue;
-      // Most groups holding the asset have no threshold this low: one comparison each.
-      for (const g of this.groupsOf.get(key) ?? []) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, nowMs, out);
+      // Most groups holding the asset have no threshold this low: the walk stops at the first of them.
+      for (const g of this.groupsOf.get(key)?.ordered(todayMs) ?? []) {
+        if (g.lowest(todayMs) > change) break;
+        g.match(null, change, todayMs, nowMs, out);
+      }
     }
     return [...out];
   }
@@ -271,7 +311,7 @@ export class CandidateIndex {
         e.initial = r.initial_value;
         e.value = r.value;
         e.lastMs = lastMs;
-        (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+        (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
       }
     }
   }
@@ -291,7 +331,7 @@ export class CandidateIndex {
       }
       e.initial = next.initialValue;
       e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
-      (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+      (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
     }
   }
 
@@ -325,7 +365,7 @@ export class CandidateIndex {
     const list = lists.get(e.key);
     if (!list) return;
     // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
-    list.dirty = true;
+    list.touch();
     if (--list.live === 0 && !e.group) lists.delete(e.key);
   }
 
@@ -340,18 +380,24 @@ export class CandidateIndex {
     if (!members) this.membersOf.set(group, (members = new Set()));
     if (members.has(asset)) return;
     members.add(asset);
-    const groups = this.groupsOf.get(asset);
-    if (groups) groups.push(this.groupLists(group));
-    else this.groupsOf.set(asset, [this.groupLists(group)]);
+    let holders = this.groupsOf.get(asset);
+    if (!holders) this.groupsOf.set(asset, (holders = new Holders()));
+    const list = this.groupLists(group);
+    holders.groups.push(list);
+    holders.sorted = false;
+    list.holders.push(holders);
   }
 
   private clearMembers(group: string): void {
     const list = this.byGroup.get(group);
     for (const asset of this.membersOf.get(group) ?? []) {
-      const groups = this.groupsOf.get(asset)?.filter((g) => g !== list);
-      if (groups && groups.length > 0) this.groupsOf.set(asset, groups);
-      else this.groupsOf.delete(asset);
+      const holders = this.groupsOf.get(asset);
+      if (!holders) continue;
+      // Removing keeps the others in order.
+      holders.groups = holders.groups.filter((g) => g !== list);
+      if (holders.groups.length === 0) this.groupsOf.delete(asset);
     }
+    if (list) list.holders = [];
     this.membersOf.delete(group);
   }
 }

@@ -47,7 +47,9 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
         plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
         evaluator.lastTimings.upsertRates = upsertMs;
       }
-      evaluator.lastTimings.startedAt = t0;
+      // Phases of this event (logged, read by the benchmark): `...At` are ms since the handler started.
+      const timings = evaluator.lastTimings;
+      timings.startedAt = t0;
       const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
       const publishing: Promise<void>[] = [];
       const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
@@ -58,12 +60,15 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
           if (!committed) continue;
           fired += committed.firings.length;
           evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
+          timings.firstCommitAt ??= performance.now() - t0;
+          timings.lastCommitAt = performance.now() - t0;
           publishing.push(publisher.publish(committed));
         }
       } finally {
         // What committed is published before the inbox row commits and the event is acked, also when a
         // later chunk failed (what cannot be published is left to the backstop).
         await Promise.all(publishing);
+        timings.publishedAt = performance.now() - t0;
       }
       logger.debug({ eventId: event.id, rates: event.data.rates.length, candidates: plan.candidates, fired }, 'rates evaluated');
       return;
