@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--no-index] [--no-warmup] [--keep] [--reuse <database url>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.5] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -42,6 +42,7 @@ export async function run(args: string[]): Promise<void> {
   /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
   const move = numberArg(args, 'move', 0.5);
   const firingChunk = numberArg(args, 'chunk', 500);
+  const firingWriters = numberArg(args, 'writers', 2);
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
   const useIndex = !args.includes('--no-index');
   const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
@@ -59,7 +60,7 @@ export async function run(args: string[]): Promise<void> {
     marketTz,
     jobsEnabled: false,
     candidateIndex: useIndex,
-    ratesConsumer: { firingChunk, afterCommit: () => void (committedAt = performance.now()) },
+    ratesConsumer: { firingChunk, firingWriters, afterCommit: () => void (committedAt = performance.now()) },
   });
   const { db, bus } = app;
   try {

@@ -6,6 +6,8 @@ import { rateViewOf, upsertRates } from './latest-rates.repository.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
 export const DEFAULT_FIRING_CHUNK = 500;
+/** Chunks written at once, each in its own transaction (a big batch is bound by writing; Postgres takes another core). */
+export const DEFAULT_FIRING_WRITERS = 2;
 
 export interface MarketEventDeps {
   /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
@@ -14,6 +16,7 @@ export interface MarketEventDeps {
   publisher: FiringPublisher;
   logger: Logger;
   firingChunk?: number;
+  firingWriters?: number;
 }
 
 export const RATES_UPDATED_DURABLE = 'alerts__rates-updated';
@@ -21,11 +24,12 @@ export const ASSET_DELETED_DURABLE = 'alerts__asset-deleted';
 
 /**
  * One market event, inside the consumer's inbox transaction: the batch's rates become the latest rates,
- * then only the notifications those assets can affect are evaluated (read in the inbox transaction, which
- * sees the new rates). The firings are recorded in chunks, each in a transaction of its own, and each
- * chunk's NotificationFired is published as soon as it committed, while the next chunk is written; the
- * inbox row commits after the last chunk. A crash between chunks redelivers the event: the rows already
- * fired are no longer as they were read (and their step keys are taken), so only the rest fires.
+ * and only the notifications those assets can affect are evaluated (with the candidate index, read on a
+ * connection of their own while the rates are written; without it, read in the inbox transaction after
+ * them). The firings are recorded in chunks, each in a transaction of its own (`firingWriters` at once),
+ * and each chunk's NotificationFired is published as soon as it committed, while the next chunks are
+ * written; the inbox row commits after the last chunk. A crash between chunks redelivers the event: the
+ * rows already fired are no longer as they were read (and their step keys are taken), so only the rest fires.
  */
 export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: MarketEventDeps): Promise<void> {
   const { db, evaluator, publisher, logger } = deps;
@@ -54,16 +58,32 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       const publishing: Promise<void>[] = [];
       const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
       let fired = 0;
-      try {
-        for (let i = 0; i < plan.firings.length; i += size) {
-          const committed = await db.transaction((chunkTx) => evaluator.record(chunkTx, plan.firings.slice(i, i + size), plan));
-          if (!committed) continue;
-          fired += committed.firings.length;
-          evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
-          timings.firstCommitAt ??= performance.now() - t0;
-          timings.lastCommitAt = performance.now() - t0;
-          publishing.push(publisher.publish(committed));
+      let next = 0;
+      let failed = false;
+      // Chunks are disjoint sets of notifications, so they commit in any order; a failed one stops the
+      // others from taking more, and the event is retried (what committed no longer matches what is read).
+      const writer = async (): Promise<void> => {
+        while (!failed && next < plan.firings.length) {
+          const chunk = plan.firings.slice(next, (next += size));
+          try {
+            const committed = await db.transaction((chunkTx) => evaluator.record(chunkTx, chunk, plan));
+            if (!committed) continue;
+            fired += committed.firings.length;
+            evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
+            timings.firstCommitAt ??= performance.now() - t0;
+            timings.lastCommitAt = performance.now() - t0;
+            publishing.push(publisher.publish(committed));
+          } catch (err) {
+            failed = true;
+            throw err;
+          }
         }
+      };
+      try {
+        const writers = Math.min(Math.max(1, deps.firingWriters ?? DEFAULT_FIRING_WRITERS), Math.ceil(plan.firings.length / size));
+        const done = await Promise.allSettled(Array.from({ length: writers }, writer));
+        const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+        if (failure) throw failure.reason;
       } finally {
         // What committed is published before the inbox row commits and the event is acked, also when a
         // later chunk failed (what cannot be published is left to the backstop).
