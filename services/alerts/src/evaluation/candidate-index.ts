@@ -64,6 +64,8 @@ class TargetLists {
   live = 0;
   /** A group's: the assets it holds (their `Holders` are sorted by this group's lowest threshold). */
   holders: Holders[] = [];
+  /** Price-changes whose threshold grew, by last firing ascending: those before today count as their step. */
+  grown: Entry[] = [];
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
   /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
@@ -76,10 +78,10 @@ class TargetLists {
     this.touch();
   }
 
-  /** An entry was added, removed or changed: sorted again at the next match, and so are its holders. */
+  /** An entry was added, removed or changed: sorted again at the next match; its holders look at its threshold. */
   touch(): void {
     this.dirty = true;
-    for (const h of this.holders) h.sorted = false;
+    for (const h of this.holders) h.pending.add(this);
   }
 
   tidy(): void {
@@ -87,8 +89,8 @@ class TargetLists {
     this.up = this.up.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
     this.down = this.down.filter((e) => !e.dead).sort((a, b) => b.initial - a.initial);
     this.changes = this.changes.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
-    this.minLastGrown = Infinity;
-    for (const e of this.changes) if (e.initial > e.value && e.lastMs < this.minLastGrown) this.minLastGrown = e.lastMs;
+    this.grown = this.changes.filter((e) => e.initial > e.value).sort((a, b) => a.lastMs - b.lastMs);
+    this.minLastGrown = this.grown[0]?.lastMs ?? Infinity;
     this.dirty = false;
   }
 
@@ -122,38 +124,59 @@ class TargetLists {
       }
     }
     if (change === null || change < MIN_STEP) return;
-    let i = 0;
-    for (; i < this.changes.length; i++) {
-      const e = this.changes[i]!;
+    for (const e of this.changes) {
       if (e.initial > change) break;
       if (!e.dead && !cooling(e, nowMs)) out.add(e.id);
     }
-    // Thresholds that grew and last fired before today count as their step (the daily reset).
+    // Thresholds that grew and last fired before today count as their step (the daily reset; the reset job
+    // writes them down at midnight, so this prefix is short).
     if (this.minLastGrown >= todayMs) return;
-    for (; i < this.changes.length; i++) {
-      const e = this.changes[i]!;
-      if (!e.dead && e.initial > e.value && e.lastMs < todayMs && e.value <= change && !cooling(e, nowMs)) out.add(e.id);
+    for (const e of this.grown) {
+      if (e.lastMs >= todayMs) break;
+      if (!e.dead && e.initial > e.value && e.value <= change && !cooling(e, nowMs)) out.add(e.id);
     }
   }
 }
 
 /**
- * The portfolios/watchlists holding one asset, by their lowest threshold now, so a change reads only the
- * groups it can fire (a prefix) instead of comparing with every group holding a popular asset. Sorted
- * again lazily when one of them was touched, or the day changed (the daily reset lowers thresholds).
+ * The portfolios/watchlists holding one asset, by their lowest threshold, so a change reads only the groups
+ * it can fire (a prefix) instead of comparing with every group holding a popular asset. Each group sits by
+ * the threshold it had when this was sorted (`lows`), a lower bound of its threshold now: a threshold that
+ * went up (a firing) leaves the order valid (the group is only visited for nothing until the next sort),
+ * one that came down (a create, a switch on, a membership, the daily reset at midnight) sorts it again.
  */
 class Holders {
   groups: TargetLists[] = [];
+  private lows = new Float64Array(0);
+  /** Groups touched since the last walk: their threshold may have come down. */
+  readonly pending = new Set<TargetLists>();
   sorted = false;
   private day = NaN;
 
-  ordered(todayMs: number): TargetLists[] {
-    if (!this.sorted || this.day !== todayMs) {
-      this.groups.sort((a, b) => a.lowest(todayMs) - b.lowest(todayMs));
-      this.sorted = true;
-      this.day = todayMs;
+  /** The groups whose threshold can be at most `change`, in order (some of them higher by now: check `lowest`). */
+  *walk(change: number, todayMs: number): Generator<TargetLists> {
+    this.order(todayMs);
+    const { groups, lows } = this;
+    for (let i = 0; i < groups.length; i++) {
+      if (lows[i]! > change) return;
+      yield groups[i]!;
     }
-    return this.groups;
+  }
+
+  order(todayMs: number): void {
+    if (this.sorted && this.day === todayMs && this.pending.size > 0) {
+      for (const g of this.pending) {
+        const i = this.groups.indexOf(g);
+        if (i >= 0 && g.lowest(todayMs) < this.lows[i]!) this.sorted = false;
+      }
+    }
+    this.pending.clear();
+    if (this.sorted && this.day === todayMs) return;
+    const keyed = this.groups.map((g) => ({ g, low: g.lowest(todayMs) })).sort((a, b) => a.low - b.low);
+    this.groups = keyed.map((k) => k.g);
+    this.lows = Float64Array.from(keyed, (k) => k.low);
+    this.sorted = true;
+    this.day = todayMs;
   }
 }
 
@@ -231,7 +254,7 @@ export class CandidateIndex {
    */
   prepare(startOfToday: Date): void {
     const todayMs = startOfToday.getTime();
-    for (const h of this.groupsOf.values()) h.ordered(todayMs);
+    for (const h of this.groupsOf.values()) h.order(todayMs);
   }
 
   /** Applies what `index_changes` recorded since the last look (one indexed read; usually nothing). */
@@ -289,10 +312,8 @@ export class CandidateIndex {
       this.byAsset.get(key)?.match(r.rate, change, todayMs, nowMs, out);
       if (change === null || change < MIN_STEP) continue;
       // Most groups holding the asset have no threshold this low: the walk stops at the first of them.
-      for (const g of this.groupsOf.get(key)?.ordered(todayMs) ?? []) {
-        if (g.lowest(todayMs) > change) break;
-        g.match(null, change, todayMs, nowMs, out);
-      }
+      const holders = this.groupsOf.get(key);
+      if (holders) for (const g of holders.walk(change, todayMs)) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, nowMs, out);
     }
     return [...out];
   }
@@ -393,8 +414,8 @@ export class CandidateIndex {
     for (const asset of this.membersOf.get(group) ?? []) {
       const holders = this.groupsOf.get(asset);
       if (!holders) continue;
-      // Removing keeps the others in order.
       holders.groups = holders.groups.filter((g) => g !== list);
+      holders.sorted = false;
       if (holders.groups.length === 0) this.groupsOf.delete(asset);
     }
     if (list) list.holders = [];
