@@ -397,21 +397,27 @@ export class AlertsEvaluator {
     const t0 = performance.now();
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
+    // Each statement's rows as one JSON parameter (binding many arrays, some of JSON texts, costs the client
+    // more than the statement costs Postgres).
     const updated = await tx.query<{ id: string }>(
-      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $9
-       from unnest($1::bigint[], $2::int[], $3::float8[], $4::timestamptz[], $5::bool[], $6::float8[], $7::int[], $8::timestamptz[])
-         as d(id, exp_cycle, exp_initial, exp_last, next_active, next_initial, next_cycle, next_last)
+      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
+       from json_to_recordset($1::json)
+         as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool, next_initial float8, next_cycle int, next_last timestamptz)
        where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
        returning n.id::text`,
       [
-        decisions.map(({ d }) => d.notificationId),
-        decisions.map(({ d }) => d.expected.cycle),
-        decisions.map(({ d }) => d.expected.initialValue),
-        decisions.map(({ d }) => d.expected.lastTriggeredAt),
-        decisions.map(({ d }) => d.next.isActive),
-        decisions.map(({ d }) => d.next.initialValue),
-        decisions.map(({ d }) => d.next.cycle),
-        decisions.map(({ d }) => d.next.lastTriggeredAt),
+        JSON.stringify(
+          decisions.map(({ d }) => ({
+            id: d.notificationId,
+            exp_cycle: d.expected.cycle,
+            exp_initial: d.expected.initialValue,
+            exp_last: d.expected.lastTriggeredAt,
+            next_active: d.next.isActive,
+            next_initial: d.next.initialValue,
+            next_cycle: d.next.cycle,
+            next_last: d.next.lastTriggeredAt,
+          })),
+        ),
         now,
       ],
     );
@@ -439,19 +445,14 @@ export class AlertsEvaluator {
     // The event id is generated here so the direct publish and the backstop use the same msgID.
     const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
       `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
-       select nid, step, uid, kind, texts, path, assets, expl, $9 from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::jsonb[])
-         as f(nid, step, uid, kind, texts, path, assets, expl)
+       select nid, step, uid, kind, texts, path, assets, expl, $2
+         from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts jsonb, path text, assets jsonb, expl jsonb)
        on conflict (notification_id, step_key) do nothing
        returning id::text, notification_id::text, event_id::text`,
       [
-        rows.map((r) => r.n.id),
-        rows.map((r) => r.d.stepKey),
-        rows.map((r) => r.n.userId),
-        rows.map((r) => r.n.kind),
-        rows.map((r) => JSON.stringify(r.rendered.texts)),
-        rows.map((r) => r.rendered.path),
-        rows.map((r) => JSON.stringify(r.assets)),
-        rows.map((r) => JSON.stringify(r.explanation)),
+        JSON.stringify(
+          rows.map((r) => ({ nid: r.n.id, step: r.d.stepKey, uid: r.n.userId, kind: r.n.kind, texts: r.rendered.texts, path: r.rendered.path, assets: r.assets, expl: r.explanation })),
+        ),
         now,
       ],
     );
