@@ -164,4 +164,16 @@ describe('candidate index', () => {
     expect(r.event).toEqual([nine]);
     expect(r.indexed).toEqual(r.ranges);
   });
+
+  it('passes over a group whose crossing threshold waits for its cooldown, and reads it once the cooldown ended', async () => {
+    const cooling = await notification({ type: 8, target: 'portfolio', id: 912, value: 2, last: new Date(now.getTime() - 10 * 60_000) });
+    await db.query("insert into memberships values ('portfolio', 912, 'share', 107, 'u')");
+    let r = await both([{ id: 107, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([]);
+    expect(r.ranges).toEqual([]);
+    now = new Date(now.getTime() + 51 * 60_000);
+    r = await both([{ id: 107, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([cooling]);
+    expect(r.indexed).toEqual(r.ranges);
+  });
 });

@@ -69,8 +69,16 @@ class TargetLists {
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
   /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
+  /** Counts touches: each cached threshold below knows the entries it was computed from. */
+  private version = 0;
   private low = Infinity;
   private lowDay = NaN;
+  private lowVersion = -1;
+  /** The lowest threshold among entries out of their cooldown, valid for `lowNowDay` until `lowNowUntil`. */
+  private lowNow = Infinity;
+  private lowNowDay = NaN;
+  private lowNowUntil = -Infinity;
+  private lowNowVersion = -1;
 
   add(e: Entry): void {
     (e.target ? (e.up ? this.up : this.down) : this.changes).push(e);
@@ -81,6 +89,7 @@ class TargetLists {
   /** An entry was added, removed or changed: sorted again at the next match; its holders look at its threshold. */
   touch(): void {
     this.dirty = true;
+    this.version++;
     for (const h of this.holders) h.pending.add(this);
   }
 
@@ -95,7 +104,7 @@ class TargetLists {
   }
 
   lowest(todayMs: number): number {
-    if (this.dirty || this.lowDay !== todayMs) {
+    if (this.lowVersion !== this.version || this.lowDay !== todayMs) {
       this.tidy();
       this.low = Infinity;
       for (const e of this.changes) {
@@ -103,8 +112,33 @@ class TargetLists {
         if (t < this.low) this.low = t;
       }
       this.lowDay = todayMs;
+      this.lowVersion = this.version;
     }
     return this.low;
+  }
+
+  /**
+   * `lowest` without the entries still in their cooldown at `nowMs` (at least `lowest`): a group whose
+   * crossing thresholds all wait for their cooldown is passed over without reading its entries. Kept until
+   * the first of those cooldowns ends.
+   */
+  lowestNow(todayMs: number, nowMs: number): number {
+    if (this.lowNowVersion !== this.version || this.lowNowDay !== todayMs || nowMs >= this.lowNowUntil) {
+      this.tidy();
+      this.lowNow = Infinity;
+      this.lowNowUntil = Infinity;
+      for (const e of this.changes) {
+        if (cooling(e, nowMs)) {
+          if (e.lastMs + e.cooldownMs < this.lowNowUntil) this.lowNowUntil = e.lastMs + e.cooldownMs;
+          continue;
+        }
+        const t = e.initial > e.value && e.lastMs < todayMs ? e.value : e.initial;
+        if (t < this.lowNow) this.lowNow = t;
+      }
+      this.lowNowDay = todayMs;
+      this.lowNowVersion = this.version;
+    }
+    return this.lowNow;
   }
 
   /**
@@ -138,12 +172,16 @@ class TargetLists {
   }
 }
 
+/** Groups a walk may pass over (their threshold went up since the sort) before the holders are sorted again. */
+const WALK_WASTE = 32;
+
 /**
  * The portfolios/watchlists holding one asset, by their lowest threshold, so a change reads only the groups
  * it can fire (a prefix) instead of comparing with every group holding a popular asset. Each group sits by
  * the threshold it had when this was sorted (`lows`), a lower bound of its threshold now: a threshold that
- * went up (a firing) leaves the order valid (the group is only visited for nothing until the next sort),
- * one that came down (a create, a switch on, a membership, the daily reset at midnight) sorts it again.
+ * went up (a firing) leaves the order valid (the group is passed over, and a walk that passed over more than
+ * a few sorts again), one that came down (a create, a switch on, a membership, the daily reset at midnight)
+ * sorts it again.
  */
 class Holders {
   groups: TargetLists[] = [];
@@ -153,14 +191,19 @@ class Holders {
   sorted = false;
   private day = NaN;
 
-  /** The groups whose threshold can be at most `change`, in order (some of them higher by now: check `lowest`). */
-  *walk(change: number, todayMs: number): Generator<TargetLists> {
+  /** The groups whose lowest threshold out of its cooldown is at most `change`. */
+  *walk(change: number, todayMs: number, nowMs: number): Generator<TargetLists> {
     this.order(todayMs);
     const { groups, lows } = this;
-    for (let i = 0; i < groups.length; i++) {
-      if (lows[i]! > change) return;
-      yield groups[i]!;
+    let passed = 0;
+    for (let i = 0; i < groups.length && lows[i]! <= change; i++) {
+      const g = groups[i]!;
+      if (g.lowest(todayMs) > change) passed++;
+      else if (g.lowestNow(todayMs, nowMs) <= change) yield g;
     }
+    // Groups whose threshold went up since the sort are passed over for nothing: once that is more than a
+    // few, the next walk sorts again.
+    if (passed > WALK_WASTE) this.sorted = false;
   }
 
   order(todayMs: number): void {
@@ -313,7 +356,7 @@ export class CandidateIndex {
       if (change === null || change < MIN_STEP) continue;
       // Most groups holding the asset have no threshold this low: the walk stops at the first of them.
       const holders = this.groupsOf.get(key);
-      if (holders) for (const g of holders.walk(change, todayMs)) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, nowMs, out);
+      if (holders) for (const g of holders.walk(change, todayMs, nowMs)) g.match(null, change, todayMs, nowMs, out);
     }
     return [...out];
   }
