@@ -68,9 +68,9 @@ class TargetLists {
   grown: Entry[] = [];
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
-  /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
   /** Counts touches: each cached threshold below knows the entries it was computed from. */
   private version = 0;
+  /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
   private low = Infinity;
   private lowDay = NaN;
   private lowVersion = -1;
