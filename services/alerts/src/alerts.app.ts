@@ -37,7 +37,7 @@ export interface AlertsAppOptions {
   candidateIndex?: boolean;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
-  ratesConsumer?: { batchSize?: number; firingChunk?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
+  ratesConsumer?: { batchSize?: number; firingChunk?: number; firingWriters?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
 }
 
 export interface AlertsApp {

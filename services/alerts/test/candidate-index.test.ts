@@ -5,12 +5,12 @@
  * a membership added elsewhere) through `index_changes`, and the daily reset by the clock.
  */
 import type { RateChange } from '@invest/contracts';
-import { createLogger, type Db, openDatabase } from '@invest/platform';
+import { createLogger, type Db, openDatabase, startOfDayInZone } from '@invest/platform';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AlertsEvaluator, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
+import { AlertsEvaluator, type EvaluationPlan, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
-import { upsertRates } from '../src/rates/latest-rates.repository.js';
+import { rateViewOf, upsertRates } from '../src/rates/latest-rates.repository.js';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -32,13 +32,19 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** Applies a batch of rates and returns, for both evaluators, the notifications they would fire (nothing written). */
-async function both(rates: { id: number; rate: number; change: number }[]): Promise<{ ranges: number[]; indexed: number[]; indexUsed: boolean }> {
-  const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: now.toISOString() }));
+/**
+ * Applies a batch of rates and returns the notifications each evaluator would fire (nothing written): the
+ * range read, the index read after the rates were stored, and the event path (`planEvent`: the index's
+ * candidates read while the rates are written in a transaction not yet committed, as the consumer does).
+ */
+async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ ranges: number[]; indexed: number[]; event: number[]; indexUsed: boolean }> {
+  const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? now).toISOString() }));
+  const ids = (plan: EvaluationPlan) => plan.firings.map((f) => f.n.id).sort((a, b) => a - b);
+  const event = await db.transaction(async (tx) => ids(await indexed.planEvent(db, tx, batch.map((r) => rateViewOf(r, now)), upsertRates(tx, batch, now), 'test')));
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now));
   const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
-  const fired = (e: AlertsEvaluator) => db.transaction(async (tx) => (await e.plan(tx, scope, ['price-target', 'price-change'], 'test')).firings.map((f) => f.n.id).sort((a, b) => a - b));
-  return { ranges: await fired(ranges), indexed: await fired(indexed), indexUsed: indexed.index.loaded };
+  const fired = (e: AlertsEvaluator) => db.transaction(async (tx) => ids(await e.plan(tx, scope, ['price-target', 'price-change'], 'test')));
+  return { ranges: await fired(ranges), indexed: await fired(indexed), event, indexUsed: indexed.index.loaded };
 }
 
 async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio'; id: number; op?: '>=' | '<='; value: number; initial?: number; last?: Date | null; active?: boolean }): Promise<number> {
@@ -62,6 +68,8 @@ describe('candidate index', () => {
     const steps = [1, 2, 3, 5, 10];
     const yesterday = new Date(now.getTime() - 86_400_000);
     const hourAgo = new Date(now.getTime() - 61 * 60_000);
+    // Still in its 60-minute cooldown: never a candidate of the index.
+    const recently = new Date(now.getTime() - 10 * 60_000);
     for (let i = 0; i < 400; i++) {
       const kind = random();
       const asset = 1 + Math.floor(random() * assets);
@@ -75,7 +83,8 @@ describe('candidate index', () => {
           id: kind < 0.75 ? asset : 1 + Math.floor(random() * 30),
           value: step,
           initial: grown ? step * (2 + Math.floor(random() * 2)) : step,
-          last: grown ? (random() < 0.5 ? yesterday : hourAgo) : null,
+          // Not grown and fired recently: switched off and on again within the cooldown.
+          last: [yesterday, hourAgo, recently, null][Math.floor(random() * (grown ? 3 : 4))]!,
         });
       }
     }
@@ -84,12 +93,35 @@ describe('candidate index', () => {
     await indexed.loadIndex(db);
     const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
     expect(indexed.index.size).toBe(Number(n));
-    for (let round = 0; round < 5; round++) {
-      const r = await both(Array.from({ length: assets }, (_, i) => ({ id: i + 1, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })));
+    const cooling = new Set(
+      (await db.query<{ id: string }>("select id::text from notifications where is_active and cooldown_minutes is not null and last_triggered_at + make_interval(mins => cooldown_minutes) > $1", [now])).map((r) => Number(r.id)),
+    );
+    expect(cooling.size).toBeGreaterThan(0);
+    for (let round = 0; round < 6; round++) {
+      // Some rounds leave assets out: their groups' other members are the stored rates.
+      const some = round % 2 === 1;
+      const batch = Array.from({ length: assets }, (_, i) => ({ id: i + 1, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })).filter(() => !some || random() < 0.6);
+      const r = await both(batch);
       expect(r.indexUsed).toBe(true);
       expect(r.ranges.length).toBeGreaterThan(0);
       expect(r.indexed).toEqual(r.ranges);
+      expect(r.event).toEqual(r.ranges);
+      // The index does not offer what is in its cooldown (the rows it names are read back one by one).
+      const offered = indexed.index.candidates(batch.map((b) => ({ assetType: 'share', assetId: b.id, ticker: '', rate: b.rate, change24h: b.change, asOf: now, observedAt: now })), startOfDayInZone(now, 'Europe/Moscow'), now);
+      expect(offered.length).toBeGreaterThan(0);
+      expect(offered.filter((id) => cooling.has(id))).toEqual([]);
+      // Between batches thresholds move both ways (firings elsewhere, switches, the reset job): some groups'
+      // lowest thresholds change after the index ordered the groups holding each asset by them.
+      await db.query('update notifications set initial_value = initial_value + value where notification_type_id = 8 and id % 7 = $1', [round]);
+      await db.query('update notifications set initial_value = value, cycle = cycle + 1 where notification_type_id = 8 and initial_value > value and id % 5 = $1', [round % 5]);
     }
+    // A late batch: one asset's rate older than the stored one is not evaluated (nor stored); the rest is.
+    const late = await both([
+      { id: 1, rate: 200, change: 23, asOf: new Date(now.getTime() - 60_000) },
+      ...Array.from({ length: assets - 1 }, (_, i) => ({ id: i + 2, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })),
+    ]);
+    expect(late.event).toEqual(late.ranges);
+    expect(late.indexed).toEqual(late.ranges);
   });
 
   it('follows what widens the candidates after it was loaded: a create, a switch on, a threshold coming down, a membership, the daily reset', async () => {
@@ -111,10 +143,37 @@ describe('candidate index', () => {
     let r = await both(rates);
     for (const id of [created, off, grown, group]) expect(r.indexed).toContain(id);
     expect(r.indexed).toEqual(r.ranges);
+    expect(r.event).toEqual(r.ranges);
     // The next day in MARKET_TZ: the threshold that grew today counts as its step again.
     now = new Date(now.getTime() + 86_400_000);
     r = await both([{ id: 104, rate: 100, change: 6 }]);
     expect(r.indexed).toEqual([resetTomorrow]);
+    expect(r.indexed).toEqual(r.ranges);
+    expect(r.event).toEqual(r.ranges);
+  });
+
+  it('reads the groups holding an asset by their lowest threshold, and orders them again when one comes down', async () => {
+    const four = await notification({ type: 8, target: 'portfolio', id: 910, value: 4 });
+    const nine = await notification({ type: 8, target: 'portfolio', id: 911, value: 2, initial: 9, last: new Date(now.getTime() - 2 * 3_600_000) });
+    for (const p of [910, 911]) await db.query("insert into memberships values ('portfolio', $1, 'share', 106, 'u')", [p]);
+    let r = await both([{ id: 106, rate: 100, change: 5 }]);
+    expect(r.event).toEqual([four]);
+    // 911 is now below 910 (2 against 4): a change of 3 reaches it, not 910.
+    await db.query('update notifications set initial_value = value, cycle = cycle + 1 where id = $1', [nine]);
+    r = await both([{ id: 106, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([nine]);
+    expect(r.indexed).toEqual(r.ranges);
+  });
+
+  it('passes over a group whose crossing threshold waits for its cooldown, and reads it once the cooldown ended', async () => {
+    const cooling = await notification({ type: 8, target: 'portfolio', id: 912, value: 2, last: new Date(now.getTime() - 10 * 60_000) });
+    await db.query("insert into memberships values ('portfolio', 912, 'share', 107, 'u')");
+    let r = await both([{ id: 107, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([]);
+    expect(r.ranges).toEqual([]);
+    now = new Date(now.getTime() + 51 * 60_000);
+    r = await both([{ id: 107, rate: 100, change: 3 }]);
+    expect(r.event).toEqual([cooling]);
     expect(r.indexed).toEqual(r.ranges);
   });
 });

@@ -142,23 +142,47 @@ function ratesEvent(rates: { assetId: number; rate: number; change: number }[]):
 }
 
 describe('firings recorded in chunks and published after commit', () => {
-  it('a crash after the first chunk: the redelivered event fires only the rest, each step once, each NotificationFired once', async () => {
-    const ids = [await seed(10, 8, 5, 100, 0), await seed(11, 8, 5, 100, 0), await seed(12, 8, 5, 100, 0)];
+  const crashAfterFirstChunk = (via: AlertsEvaluator, assets: number[], firingWriters = 1) => async () => {
+    const ids = await Promise.all(assets.map((a) => seed(a, 8, 5, 100, 0)));
+    if (via.index.loaded) await via.index.refresh(db);
     const eventsBefore = await storedEvents();
-    const event = ratesEvent([10, 11, 12].map((assetId) => ({ assetId, rate: 106, change: 6 })));
-    // One firing per chunk; the second chunk's transaction never runs (the process died there).
+    const event = ratesEvent(assets.map((assetId) => ({ assetId, rate: 106, change: 6 })));
+    // One firing per chunk; the second chunk to write fails before it commits (the process died there).
+    // Told apart by what it writes: the indexed path reads its candidates in a transaction of its own.
     let chunks = 0;
-    const crashing = { transaction: <T>(fn: Parameters<Db['transaction']>[0]) => (++chunks === 2 ? Promise.reject(new Error('crashed between chunks')) : (db.transaction(fn) as Promise<T>)) };
-    await expect(db.transaction((tx) => handleMarketEvent(event, tx, { db: crashing, evaluator, publisher, logger, firingChunk: 1 }))).rejects.toThrow(/crashed/);
+    const crashing = {
+      transaction: <T>(fn: Parameters<Db['transaction']>[0]) =>
+        db.transaction((tx) =>
+          fn({
+            ...tx,
+            query: (sql: string, params?: readonly unknown[]) =>
+              sql.includes('update notifications n set') && ++chunks === 2 ? Promise.reject(new Error('crashed between chunks')) : tx.query(sql, params),
+          } as typeof tx),
+        ) as Promise<T>,
+    };
+    await expect(db.transaction((tx) => handleMarketEvent(event, tx, { db: crashing, evaluator: via, publisher, logger, firingChunk: 1, firingWriters }))).rejects.toThrow(/crashed/);
     const fired = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where notification_id = any($1::bigint[])', [ids]);
-    expect(fired).toHaveLength(1);
+    // One writer stops at the failed chunk; with two, the other may have committed the third meanwhile.
+    if (firingWriters === 1) expect(fired).toHaveLength(1);
+    else expect([1, 2]).toContain(fired.length);
     // The inbox transaction rolled back with the rates; the event comes again.
-    await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator, publisher, logger, firingChunk: 1 }));
+    await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator: via, publisher, logger, firingChunk: 1, firingWriters }));
     for (const id of ids) expect(await db.query('select step_key from notification_firings where notification_id = $1', [id])).toEqual([{ step_key: 'c0:t5' }]);
     // Published after each chunk's commit; nothing left for the backstop.
     expect(await storedEvents()).toBe(eventsBefore + 3);
     expect(await db.query('select p.id from firing_publications p join notification_firings f on f.id = any(p.firing_ids) where f.notification_id = any($1::bigint[])', [ids])).toEqual([]);
+  };
+
+  it('a crash after the first chunk: the redelivered event fires only the rest, each step once, each NotificationFired once', crashAfterFirstChunk(evaluator, [10, 11, 12]));
+
+  it('the same through the candidate index (candidates read while the rates are written)', async () => {
+    const indexed = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
+    await indexed.loadIndex(db);
+    await crashAfterFirstChunk(indexed, [13, 14, 15])();
+    expect(indexed.lastTimings.indexed).toBeGreaterThan(0);
   });
+
+  it('the same with two chunks written at once', crashAfterFirstChunk(evaluator, [16, 17, 18], 2));
 
   it('a publication left behind is published by the backstop, and a second publish of it is dropped by JetStream', async () => {
     const id = await seed(20, 2, 150, 151, 0);

@@ -1,5 +1,5 @@
 import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
-import { type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
+import { type Db, type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
@@ -112,6 +112,29 @@ async function lockFeeds(tx: SqlClient, userIds: readonly string[]): Promise<voi
     [[...new Set(userIds)]],
   );
 }
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * The portfolios/watchlists among candidate rows, each with the lowest step (`value`) of its candidates: a
+ * member whose |change| is below it can neither fire nor be listed, so it is not read.
+ */
+function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 'targetable_id' | 'value'>[]): { type: string; id: number; floor: number }[] {
+  const floors = new Map<string, { type: string; id: number; floor: number }>();
+  for (const r of rows) {
+    if (r.targetable_type === 'asset') continue;
+    const k = assetKey(r.targetable_type, r.targetable_id);
+    const g = floors.get(k);
+    if (!g) floors.set(k, { type: r.targetable_type, id: Number(r.targetable_id), floor: r.value });
+    else g.floor = Math.min(g.floor, r.value);
+  }
+  return [...floors.values()];
+}
+
 /** No price-change threshold is below the smallest step a client can choose. */
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 
@@ -138,6 +161,7 @@ export class AlertsEvaluator {
   async loadIndex(db: SqlClient): Promise<void> {
     const t0 = performance.now();
     await this.index.load(db);
+    this.index.prepare(startOfDayInZone(this.opts.clock(), this.opts.marketTz));
     this.opts.logger.info({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
   }
 
@@ -212,16 +236,14 @@ export class AlertsEvaluator {
     const t0 = performance.now();
     const candidateRows =
       'assets' in scope && scope.rates && this.index.loaded
-        ? (await this.indexedCandidates(tx, scope.rates, freshAfter, startOfDayInZone(now, this.opts.marketTz))).filter((n) =>
+        ? (await this.indexedCandidates(tx, scope.rates, freshAfter, startOfDayInZone(now, this.opts.marketTz), now)).filter((n) =>
             n.notification_type_id === NotificationTypeIds.priceTarget ? wantTarget : wantChange,
           )
         : await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
     const timings: Record<string, number> = { candidates: performance.now() - t0, ...this.indexTimings };
     this.indexTimings = {};
     this.lastTimings = timings;
-    const candidates = candidateRows.map(toState);
-    const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
-    if (candidates.length === 0) return empty;
+    if (candidateRows.length === 0) return empty;
 
     // Rates: an asset target's came with its row; a group target's are all its members'.
     const byAsset = new Map<string, RateView>();
@@ -229,17 +251,7 @@ export class AlertsEvaluator {
       if (r.targetable_type !== 'asset' || r.r_as_of === null) continue;
       byAsset.set(assetKey(r.asset_type!, r.targetable_id), toRateView({ asset_type: r.asset_type!, asset_id: r.targetable_id, ticker: r.r_ticker!, rate: r.r_rate, change_24h: r.r_change_24h, as_of: r.r_as_of, observed_at: r.r_observed_at! }));
     }
-    // A group's members that can cross: fresh, |change| at least the lowest threshold (the step, `value`) of
-    // the group's candidates; the others can neither fire nor be listed, so they are not read.
-    const groupFloor = new Map<string, { type: string; id: number; floor: number }>();
-    for (const n of candidates) {
-      if (n.targetType === 'asset') continue;
-      const k = assetKey(n.targetType, n.targetId);
-      const g = groupFloor.get(k);
-      if (!g) groupFloor.set(k, { type: n.targetType, id: n.targetId, floor: n.value });
-      else g.floor = Math.min(g.floor, n.value);
-    }
-    const groups = [...groupFloor.values()];
+    const groups = groupFloors(candidateRows);
     const byGroup = new Map<string, RateView[]>();
     if (groups.length > 0) {
       const rateRows = await tx.query<RateRow & { target_type: string; target_id: string }>(
@@ -249,18 +261,112 @@ export class AlertsEvaluator {
           where r.as_of >= $4 and abs(r.change_24h) >= g.floor`,
         [groups.map((g) => g.type), groups.map((g) => g.id), groups.map((g) => g.floor), freshAfter],
       );
-      for (const r of rateRows) {
-        const k = assetKey(r.target_type, r.target_id);
-        const list = byGroup.get(k) ?? [];
-        list.push(toRateView(r));
-        byGroup.set(k, list);
-      }
+      for (const r of rateRows) push(byGroup, assetKey(r.target_type, r.target_id), toRateView(r));
     }
     timings.rates = performance.now() - t0 - timings.candidates!;
+    return this.decide(tx, candidateRows, byAsset, byGroup, ctx, source, timings);
+  }
 
+  /**
+   * A RatesUpdated through the candidate index while `upserting` writes its rates (in the inbox transaction):
+   * the index's candidates for the batch's rates, their rows and their groups' members are read on a
+   * connection of their own meanwhile, and decided once the upsert says which rates became the latest. When
+   * that is the whole batch, this is exactly `plan` on the upserted rates; otherwise (a rate older than the
+   * stored one arrived late) `plan` runs in `tx` on the rates that changed. Only reads: the firings are
+   * recorded by `record`.
+   */
+  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
+    // Observed whatever happens below (its failure is thrown after the reads settled).
+    upserting.catch(() => undefined);
+    const now = this.opts.clock();
+    const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
+    const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
+    const t0 = performance.now();
+    const timings: Record<string, number> = {};
+    this.lastTimings = timings;
+    void upserting.then(() => (timings.upsertOnly = performance.now() - t0));
+    const reading = db.transaction(async (c) => {
+      // JIT compiling these short queries costs more than running them.
+      await c.query('set local jit = off');
+      await this.index.refresh(c);
+      const t1 = performance.now();
+      timings.indexRefresh = t1 - t0;
+      const ids = this.index.candidates(
+        batch.filter((r) => r.asOf >= freshAfter),
+        startOfDayInZone(now, this.opts.marketTz),
+        now,
+      );
+      const t2 = performance.now();
+      timings.indexMatch = t2 - t1;
+      timings.indexed = ids.length;
+      const rows = ids.length === 0 ? [] : await c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
+      this.index.sync(ids, rows);
+      const t3 = performance.now();
+      timings.readById = t3 - t2;
+      // Every member of the candidate groups with its stored rate: the batch's own rates are laid over them
+      // once the upsert is done (this connection does not see it).
+      const groups = groupFloors(rows);
+      const members =
+        groups.length === 0
+          ? []
+          : await c.query<{ target_type: string; target_id: string; floor: number } & Partial<RateRow> & { asset_type: string; asset_id: string }>(
+              `select m.target_type, m.target_id::text, g.floor, m.asset_type, m.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
+                 from memberships m join unnest($1::text[], $2::bigint[], $3::float8[]) as g(target_type, target_id, floor) using (target_type, target_id)
+                 left join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
+              [groups.map((g) => g.type), groups.map((g) => g.id), groups.map((g) => g.floor)],
+            );
+      timings.groupRates = performance.now() - t3;
+      timings.readsOnly = performance.now() - t0;
+      return { rows, members };
+    });
+    const [upserted, read] = await Promise.allSettled([upserting, reading]);
+    if (upserted.status === 'rejected') throw upserted.reason;
+    if (read.status === 'rejected') throw read.reason;
+    const changed = upserted.value;
+    // Both done (the upsert alone: `upsertOnly`; the index's reads alone: `readsOnly`).
+    timings.upsertRates = performance.now() - t0;
+    const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
+    if (changed.length === 0) return empty;
+    const byAsset = new Map(changed.map((r) => [assetKey(r.assetType, r.assetId), r]));
+    // The whole batch became the latest (no rate older than a stored one): the candidates read are those of `changed`.
+    const sameAsBatch = changed.length === batch.length;
+    if (!sameAsBatch) {
+      const plan = await this.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], source);
+      this.lastTimings.upsertRates = timings.upsertRates;
+      return plan;
+    }
+    const { rows, members } = read.value;
+    const t4 = performance.now();
+    const byGroup = new Map<string, RateView[]>();
+    for (const m of members) {
+      const key = assetKey(m.asset_type, m.asset_id);
+      const r = byAsset.get(key) ?? (m.as_of ? toRateView(m as RateRow) : undefined);
+      // As the sequential read filters them: fresh, |change| at least the group's lowest step.
+      if (!r || r.asOf < freshAfter || r.change24h === null || Math.abs(r.change24h) < m.floor) continue;
+      push(byGroup, assetKey(m.target_type, m.target_id), r);
+    }
+    timings.rates = performance.now() - t4;
+    // An asset target's rate is the batch's (stale ones are refused by the pure functions, as they refuse them in `plan`).
+    return this.decide(tx, rows, byAsset, byGroup, ctx, source, timings);
+  }
+
+  /** The pure functions on each candidate (once), then the names of what crossed, once for the whole batch. */
+  private async decide(
+    db: SqlClient,
+    candidateRows: readonly NotificationRow[],
+    byAsset: ReadonlyMap<string, RateView>,
+    byGroup: ReadonlyMap<string, RateView[]>,
+    ctx: EvaluationContext,
+    source: string,
+    timings: Record<string, number>,
+  ): Promise<EvaluationPlan> {
+    const t0 = performance.now();
+    const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
+    const empty: EvaluationPlan = { candidates: 0, firings: [], now: ctx.now, source, targetNames, assetNames: new Map() };
     const seen = new Set<number>();
     const decisions: { n: NotificationState; d: FiringDecision }[] = [];
-    for (const n of candidates) {
+    for (const row of candidateRows) {
+      const n = toState(row);
       if (seen.has(n.id)) continue;
       seen.add(n.id);
       const d =
@@ -271,21 +377,21 @@ export class AlertsEvaluator {
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
     // Names once for the whole batch, whichever chunk a firing is recorded in.
-    const assetNames = await this.assetNames(tx, decisions.flatMap(({ d }) => d.crossed));
-    timings.decide = performance.now() - t0 - timings.candidates! - timings.rates;
-    return { candidates: seen.size, firings: decisions, now, source, targetNames, assetNames };
+    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed));
+    timings.decide = performance.now() - t0;
+    return { candidates: seen.size, firings: decisions, now: ctx.now, source, targetNames, assetNames };
   }
 
   /**
    * The candidate index's candidates for fresh rates, read back from the database (the rows' state now decides),
    * with an asset target's rate in its row as the range read gives it.
    */
-  private async indexedCandidates(tx: SqlClient, rates: readonly RateView[], freshAfter: Date, startOfToday: Date): Promise<(NotificationRow & CandidateRateColumns)[]> {
+  private async indexedCandidates(tx: SqlClient, rates: readonly RateView[], freshAfter: Date, startOfToday: Date, now: Date): Promise<(NotificationRow & CandidateRateColumns)[]> {
     const t0 = performance.now();
     await this.index.refresh(tx);
     const t1 = performance.now();
     const fresh = rates.filter((r) => r.asOf >= freshAfter);
-    const ids = this.index.candidates(fresh, startOfToday);
+    const ids = this.index.candidates(fresh, startOfToday, now);
     const t2 = performance.now();
     const rows = ids.length === 0 ? [] : await tx.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
     this.index.sync(ids, rows);
@@ -312,21 +418,27 @@ export class AlertsEvaluator {
     await lockFeeds(tx, decisions.map(({ n }) => n.userId));
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
+    // Each statement's rows as one JSON parameter (binding many arrays, some of JSON texts, costs the client
+    // more than the statement costs Postgres).
     const updated = await tx.query<{ id: string }>(
-      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $9
-       from unnest($1::bigint[], $2::int[], $3::float8[], $4::timestamptz[], $5::bool[], $6::float8[], $7::int[], $8::timestamptz[])
-         as d(id, exp_cycle, exp_initial, exp_last, next_active, next_initial, next_cycle, next_last)
+      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
+       from json_to_recordset($1::json)
+         as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool, next_initial float8, next_cycle int, next_last timestamptz)
        where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
        returning n.id::text`,
       [
-        decisions.map(({ d }) => d.notificationId),
-        decisions.map(({ d }) => d.expected.cycle),
-        decisions.map(({ d }) => d.expected.initialValue),
-        decisions.map(({ d }) => d.expected.lastTriggeredAt),
-        decisions.map(({ d }) => d.next.isActive),
-        decisions.map(({ d }) => d.next.initialValue),
-        decisions.map(({ d }) => d.next.cycle),
-        decisions.map(({ d }) => d.next.lastTriggeredAt),
+        JSON.stringify(
+          decisions.map(({ d }) => ({
+            id: d.notificationId,
+            exp_cycle: d.expected.cycle,
+            exp_initial: d.expected.initialValue,
+            exp_last: d.expected.lastTriggeredAt,
+            next_active: d.next.isActive,
+            next_initial: d.next.initialValue,
+            next_cycle: d.next.cycle,
+            next_last: d.next.lastTriggeredAt,
+          })),
+        ),
         now,
       ],
     );
@@ -354,19 +466,14 @@ export class AlertsEvaluator {
     // The event id is generated here so the direct publish and the backstop use the same msgID.
     const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
       `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
-       select nid, step, uid, kind, texts, path, assets, expl, $9 from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::jsonb[], $8::jsonb[])
-         as f(nid, step, uid, kind, texts, path, assets, expl)
+       select nid, step, uid, kind, texts, path, assets, expl, $2
+         from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts jsonb, path text, assets jsonb, expl jsonb)
        on conflict (notification_id, step_key) do nothing
        returning id::text, notification_id::text, event_id::text`,
       [
-        rows.map((r) => r.n.id),
-        rows.map((r) => r.d.stepKey),
-        rows.map((r) => r.n.userId),
-        rows.map((r) => r.n.kind),
-        rows.map((r) => JSON.stringify(r.rendered.texts)),
-        rows.map((r) => r.rendered.path),
-        rows.map((r) => JSON.stringify(r.assets)),
-        rows.map((r) => JSON.stringify(r.explanation)),
+        JSON.stringify(
+          rows.map((r) => ({ nid: r.n.id, step: r.d.stepKey, uid: r.n.userId, kind: r.n.kind, texts: r.rendered.texts, path: r.rendered.path, assets: r.assets, expl: r.explanation })),
+        ),
         now,
       ],
     );

@@ -12,6 +12,8 @@ interface Entry {
   initial: number;
   /** last_triggered_at in ms, or -Infinity. */
   lastMs: number;
+  /** cooldown_minutes in ms (0: none; price-targets have none). Never changes after creation. */
+  cooldownMs: number;
   /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
   dead: boolean;
   /** Asset key (asset targets) or group key (portfolio/watchlist targets). */
@@ -29,14 +31,23 @@ interface LoadedRow {
   value: number;
   initial_value: number;
   last_triggered_at: Date | null;
+  cooldown_minutes: number | null;
 }
 
-const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at';
+const ENTRY_COLUMNS = 'id::text, notification_type_id, targetable_type, targetable_id::text, asset_type, operator, value, initial_value, last_triggered_at, cooldown_minutes';
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 /** Changes are read again for this long after they were written: a transaction commits after its trigger ran. */
 const CHANGE_WINDOW_MS = 60_000;
 
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
+
+/**
+ * True while a price-change's cooldown after its last firing runs (as `evaluatePriceChange` decides it): such
+ * an entry cannot fire now. `last_triggered_at` only ever moves forward (a firing sets it to now, past the
+ * cooldown; nothing else writes it) and an entry's `lastMs` is never ahead of its row's, so an entry in
+ * its cooldown here is in it in the database too: skipping it keeps the candidates a superset.
+ */
+const cooling = (e: Entry, nowMs: number) => e.cooldownMs > 0 && nowMs < e.lastMs + e.cooldownMs;
 
 /**
  * The notifications of one asset or group, each kind sorted by its threshold so a match reads only the
@@ -51,16 +62,35 @@ class TargetLists {
   changes: Entry[] = [];
   dirty = false;
   live = 0;
+  /** A group's: the assets it holds (their `Holders` are sorted by this group's lowest threshold). */
+  holders: Holders[] = [];
+  /** Price-changes whose threshold grew, by last firing ascending: those before today count as their step. */
+  grown: Entry[] = [];
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
+  /** Counts touches: each cached threshold below knows the entries it was computed from. */
+  private version = 0;
   /** The lowest price-change threshold now (after the daily reset of `lowDay`): a group below it cannot fire. */
   private low = Infinity;
   private lowDay = NaN;
+  private lowVersion = -1;
+  /** The lowest threshold among entries out of their cooldown, valid for `lowNowDay` until `lowNowUntil`. */
+  private lowNow = Infinity;
+  private lowNowDay = NaN;
+  private lowNowUntil = -Infinity;
+  private lowNowVersion = -1;
 
   add(e: Entry): void {
     (e.target ? (e.up ? this.up : this.down) : this.changes).push(e);
     this.live++;
+    this.touch();
+  }
+
+  /** An entry was added, removed or changed: sorted again at the next match; its holders look at its threshold. */
+  touch(): void {
     this.dirty = true;
+    this.version++;
+    for (const h of this.holders) h.pending.add(this);
   }
 
   tidy(): void {
@@ -68,13 +98,13 @@ class TargetLists {
     this.up = this.up.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
     this.down = this.down.filter((e) => !e.dead).sort((a, b) => b.initial - a.initial);
     this.changes = this.changes.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
-    this.minLastGrown = Infinity;
-    for (const e of this.changes) if (e.initial > e.value && e.lastMs < this.minLastGrown) this.minLastGrown = e.lastMs;
+    this.grown = this.changes.filter((e) => e.initial > e.value).sort((a, b) => a.lastMs - b.lastMs);
+    this.minLastGrown = this.grown[0]?.lastMs ?? Infinity;
     this.dirty = false;
   }
 
   lowest(todayMs: number): number {
-    if (this.dirty || this.lowDay !== todayMs) {
+    if (this.lowVersion !== this.version || this.lowDay !== todayMs) {
       this.tidy();
       this.low = Infinity;
       for (const e of this.changes) {
@@ -82,12 +112,40 @@ class TargetLists {
         if (t < this.low) this.low = t;
       }
       this.lowDay = todayMs;
+      this.lowVersion = this.version;
     }
     return this.low;
   }
 
-  /** Adds the ids of the entries a rate / an |24h change| crosses (price-targets only for an asset's own rate). */
-  match(rate: number | null, change: number | null, todayMs: number, out: Set<number>): void {
+  /**
+   * `lowest` without the entries still in their cooldown at `nowMs` (at least `lowest`): a group whose
+   * crossing thresholds all wait for their cooldown is passed over without reading its entries. Kept until
+   * the first of those cooldowns ends.
+   */
+  lowestNow(todayMs: number, nowMs: number): number {
+    if (this.lowNowVersion !== this.version || this.lowNowDay !== todayMs || nowMs >= this.lowNowUntil) {
+      this.tidy();
+      this.lowNow = Infinity;
+      this.lowNowUntil = Infinity;
+      for (const e of this.changes) {
+        if (cooling(e, nowMs)) {
+          if (e.lastMs + e.cooldownMs < this.lowNowUntil) this.lowNowUntil = e.lastMs + e.cooldownMs;
+          continue;
+        }
+        const t = e.initial > e.value && e.lastMs < todayMs ? e.value : e.initial;
+        if (t < this.lowNow) this.lowNow = t;
+      }
+      this.lowNowDay = todayMs;
+      this.lowNowVersion = this.version;
+    }
+    return this.lowNow;
+  }
+
+  /**
+   * Adds the ids of the entries a rate / an |24h change| crosses (price-targets only for an asset's own rate),
+   * except price-changes still in their cooldown at `nowMs`.
+   */
+  match(rate: number | null, change: number | null, todayMs: number, nowMs: number, out: Set<number>): void {
     this.tidy();
     if (rate !== null) {
       for (const e of this.up) {
@@ -100,18 +158,68 @@ class TargetLists {
       }
     }
     if (change === null || change < MIN_STEP) return;
-    let i = 0;
-    for (; i < this.changes.length; i++) {
-      const e = this.changes[i]!;
+    for (const e of this.changes) {
       if (e.initial > change) break;
-      if (!e.dead) out.add(e.id);
+      if (!e.dead && !cooling(e, nowMs)) out.add(e.id);
     }
-    // Thresholds that grew and last fired before today count as their step (the daily reset).
+    // Thresholds that grew and last fired before today count as their step (the daily reset; the reset job
+    // writes them down at midnight, so this prefix is short).
     if (this.minLastGrown >= todayMs) return;
-    for (; i < this.changes.length; i++) {
-      const e = this.changes[i]!;
-      if (!e.dead && e.initial > e.value && e.lastMs < todayMs && e.value <= change) out.add(e.id);
+    for (const e of this.grown) {
+      if (e.lastMs >= todayMs) break;
+      if (!e.dead && e.initial > e.value && e.value <= change && !cooling(e, nowMs)) out.add(e.id);
     }
+  }
+}
+
+/** Groups a walk may pass over (their threshold went up since the sort) before the holders are sorted again. */
+const WALK_WASTE = 32;
+
+/**
+ * The portfolios/watchlists holding one asset, by their lowest threshold, so a change reads only the groups
+ * it can fire (a prefix) instead of comparing with every group holding a popular asset. Each group sits by
+ * the threshold it had when this was sorted (`lows`), a lower bound of its threshold now: a threshold that
+ * went up (a firing) leaves the order valid (the group is passed over, and a walk that passed over more than
+ * a few sorts again), one that came down (a create, a switch on, a membership, the daily reset at midnight)
+ * sorts it again.
+ */
+class Holders {
+  groups: TargetLists[] = [];
+  private lows = new Float64Array(0);
+  /** Groups touched since the last walk: their threshold may have come down. */
+  readonly pending = new Set<TargetLists>();
+  sorted = false;
+  private day = NaN;
+
+  /** The groups whose lowest threshold out of its cooldown is at most `change`. */
+  *walk(change: number, todayMs: number, nowMs: number): Generator<TargetLists> {
+    this.order(todayMs);
+    const { groups, lows } = this;
+    let passed = 0;
+    for (let i = 0; i < groups.length && lows[i]! <= change; i++) {
+      const g = groups[i]!;
+      if (g.lowest(todayMs) > change) passed++;
+      else if (g.lowestNow(todayMs, nowMs) <= change) yield g;
+    }
+    // Groups whose threshold went up since the sort are passed over for nothing: once that is more than a
+    // few, the next walk sorts again.
+    if (passed > WALK_WASTE) this.sorted = false;
+  }
+
+  order(todayMs: number): void {
+    if (this.sorted && this.day === todayMs && this.pending.size > 0) {
+      for (const g of this.pending) {
+        const i = this.groups.indexOf(g);
+        if (i >= 0 && g.lowest(todayMs) < this.lows[i]!) this.sorted = false;
+      }
+    }
+    this.pending.clear();
+    if (this.sorted && this.day === todayMs) return;
+    const keyed = this.groups.map((g) => ({ g, low: g.lowest(todayMs) })).sort((a, b) => a.low - b.low);
+    this.groups = keyed.map((k) => k.g);
+    this.lows = Float64Array.from(keyed, (k) => k.low);
+    this.sorted = true;
+    this.day = todayMs;
   }
 }
 
@@ -130,7 +238,7 @@ export class CandidateIndex {
   private readonly byAsset = new Map<string, TargetLists>();
   private readonly byGroup = new Map<string, TargetLists>();
   /** Asset key → the lists of the portfolios/watchlists holding it; group key → its asset keys. */
-  private readonly groupsOf = new Map<string, TargetLists[]>();
+  private readonly groupsOf = new Map<string, Holders>();
   private readonly membersOf = new Map<string, Set<string>>();
   /** Database time from which `index_changes` are read again, and the changes already applied since. */
   private since: Date | undefined;
@@ -183,6 +291,15 @@ export class CandidateIndex {
     this.loadedAt = new Date(at);
   }
 
+  /**
+   * Orders every asset's groups by their lowest threshold for the day starting at `startOfToday`, so the
+   * first event after loading does not (the evaluator calls it after `load`; events order only what changed).
+   */
+  prepare(startOfToday: Date): void {
+    const todayMs = startOfToday.getTime();
+    for (const h of this.groupsOf.values()) h.order(todayMs);
+  }
+
   /** Applies what `index_changes` recorded since the last look (one indexed read; usually nothing). */
   async refresh(db: SqlClient): Promise<number> {
     if (!this.since) return 0;
@@ -226,18 +343,20 @@ export class CandidateIndex {
   /**
    * The notifications the given fresh rates can fire, by the index's knowledge: price-targets whose target
    * the rate reached, price-changes whose threshold (the step, after the daily reset) the |24h change| of the
-   * asset, or of a member of the portfolio/watchlist, reached.
+   * asset, or of a member of the portfolio/watchlist, reached, and whose cooldown has passed at `now`.
    */
-  candidates(rates: readonly RateView[], startOfToday: Date): number[] {
+  candidates(rates: readonly RateView[], startOfToday: Date, now: Date): number[] {
     const todayMs = startOfToday.getTime();
+    const nowMs = now.getTime();
     const out = new Set<number>();
     for (const r of rates) {
       const key = assetKey(r.assetType, r.assetId);
       const change = r.change24h === null ? null : Math.abs(r.change24h);
-      this.byAsset.get(key)?.match(r.rate, change, todayMs, out);
+      this.byAsset.get(key)?.match(r.rate, change, todayMs, nowMs, out);
       if (change === null || change < MIN_STEP) continue;
-      // Most groups holding the asset have no threshold this low: one comparison each.
-      for (const g of this.groupsOf.get(key) ?? []) if (g.lowest(todayMs) <= change) g.match(null, change, todayMs, out);
+      // Most groups holding the asset have no threshold this low: the walk stops at the first of them.
+      const holders = this.groupsOf.get(key);
+      if (holders) for (const g of holders.walk(change, todayMs, nowMs)) g.match(null, change, todayMs, nowMs, out);
     }
     return [...out];
   }
@@ -256,7 +375,7 @@ export class CandidateIndex {
         e.initial = r.initial_value;
         e.value = r.value;
         e.lastMs = lastMs;
-        (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+        (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
       }
     }
   }
@@ -276,7 +395,7 @@ export class CandidateIndex {
       }
       e.initial = next.initialValue;
       e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
-      (e.group ? this.byGroup : this.byAsset).get(e.key)!.dirty = true;
+      (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
     }
   }
 
@@ -289,6 +408,7 @@ export class CandidateIndex {
       value: r.value,
       initial: r.initial_value,
       lastMs: r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity,
+      cooldownMs: r.notification_type_id === NotificationTypeIds.priceTarget ? 0 : (r.cooldown_minutes ?? 0) * 60_000,
       dead: false,
       key: group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id),
       group,
@@ -309,7 +429,7 @@ export class CandidateIndex {
     const list = lists.get(e.key);
     if (!list) return;
     // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
-    list.dirty = true;
+    list.touch();
     if (--list.live === 0 && !e.group) lists.delete(e.key);
   }
 
@@ -324,18 +444,24 @@ export class CandidateIndex {
     if (!members) this.membersOf.set(group, (members = new Set()));
     if (members.has(asset)) return;
     members.add(asset);
-    const groups = this.groupsOf.get(asset);
-    if (groups) groups.push(this.groupLists(group));
-    else this.groupsOf.set(asset, [this.groupLists(group)]);
+    let holders = this.groupsOf.get(asset);
+    if (!holders) this.groupsOf.set(asset, (holders = new Holders()));
+    const list = this.groupLists(group);
+    holders.groups.push(list);
+    holders.sorted = false;
+    list.holders.push(holders);
   }
 
   private clearMembers(group: string): void {
     const list = this.byGroup.get(group);
     for (const asset of this.membersOf.get(group) ?? []) {
-      const groups = this.groupsOf.get(asset)?.filter((g) => g !== list);
-      if (groups && groups.length > 0) this.groupsOf.set(asset, groups);
-      else this.groupsOf.delete(asset);
+      const holders = this.groupsOf.get(asset);
+      if (!holders) continue;
+      holders.groups = holders.groups.filter((g) => g !== list);
+      holders.sorted = false;
+      if (holders.groups.length === 0) this.groupsOf.delete(asset);
     }
+    if (list) list.holders = [];
     this.membersOf.delete(group);
   }
 }

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { ratesUpdatedV1Schema, readRatesUpdatedV1 } from './rates-updated.event.js';
+
+const rate = { assetType: 'share', assetId: 1, ticker: 'SBER', currency: 'RUB', rate: 300.5, priceChangePercentage24h: -1.25, asOf: '2026-01-01T00:00:00Z' };
+const batch = { version: 1, source: 'get:assetRates', rates: [rate] };
+
+/** Values a field may carry on the wire (JSON), valid for some fields and not for others, and missing. */
+const values: unknown[] = [undefined, null, 0, -1, 1, 1.5, 2 ** 53, 1e308, '', 'share', 'custom_asset', 'x', '1', true, [], [1], {}, { a: 1 }];
+
+function variants(): unknown[] {
+  const out: unknown[] = [batch, { ...batch, extra: 'added later' }, { ...batch, rates: [{ ...rate, extra: 1 }, { ...rate, assetId: 2, currency: null, rate: null, priceChangePercentage24h: null }] }];
+  for (const k of Object.keys(rate)) for (const v of values) out.push({ ...batch, rates: [rate, { ...rate, [k]: v }] });
+  for (const k of Object.keys(batch)) for (const v of values) out.push({ ...batch, [k]: v });
+  out.push({ ...batch, rates: [] }, { ...batch, rates: [rate, null] }, { ...batch, rates: [rate, [rate]] }, null, [], 'x', [batch]);
+  return out;
+}
+
+describe('readRatesUpdatedV1', () => {
+  it('accepts exactly what the schema accepts, and gives the same data', () => {
+    let accepted = 0;
+    for (const v of variants()) {
+      const parsed = ratesUpdatedV1Schema.safeParse(v);
+      const read = readRatesUpdatedV1(v);
+      expect({ v, read }).toEqual({ v, read: parsed.success ? parsed.data : undefined });
+      if (read) accepted++;
+    }
+    // Both sides of the comparison were exercised.
+    expect(accepted).toBeGreaterThan(10);
+  });
+});
