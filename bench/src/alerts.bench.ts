@@ -19,8 +19,6 @@
  * such a database again without seeding (its state moved on by the earlier runs' firings).
  */
 import { randomUUID } from 'node:crypto';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
 import { busSubject, createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
@@ -30,10 +28,9 @@ import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/eval
 import { evaluatePriceChange } from '@invest/alerts/evaluation/price-change';
 import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
 import { numberArg } from './support/args.js';
+import { collectGarbage } from './support/gc.js';
 
 
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
