@@ -2,7 +2,7 @@ import type { INestMicroservice, OnApplicationShutdown, Provider } from '@nestjs
 import type { EventContext } from '@invest/contracts';
 import { type Db, type OpenDatabaseOptions, openDatabase } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { type Bus, connectBus, ensureEventStream } from '../messaging/bus.js';
+import { type Bus, connectBus, ensureEventStream, streamNameOf } from '../messaging/bus.js';
 import { EventRelay, type EventRelayOptions } from '../messaging/event-relay.js';
 import { RpcClient } from '../rpc/rpc-client.js';
 import { startRpcService, type StartServiceOptions } from '../rpc/rpc-server.js';
@@ -75,7 +75,20 @@ export class ServiceResources {
     const { pollMs, ...rest } = opts;
     const streams = this.streams.get(opts.bus) ?? [];
     const ensureStreams = async () => {
-      for (const ctx of streams) await ensureEventStream(opts.bus, ctx);
+      const recreated: string[] = [];
+      for (const ctx of streams) {
+        const name = streamNameOf(opts.bus, ctx);
+        // Only a missing stream is created: an existing one keeps whatever configuration it has now.
+        const missing = await opts.bus.jsm.streams.info(name).then(
+          () => false,
+          (err: unknown) => {
+            if (/not found/i.test(String((err as Error)?.message))) return true;
+            throw err;
+          },
+        );
+        if (missing) recreated.push(await ensureEventStream(opts.bus, ctx));
+      }
+      return recreated;
     };
     return this.start(new EventRelay({ ensureStreams, ...rest, ...(pollMs ? { pollMs } : {}) }));
   }

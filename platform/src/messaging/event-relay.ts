@@ -21,16 +21,15 @@ export interface EventRelayOptions {
   /** Which running transactions hold the relay back (see `readAll`); `'database'` unless a bench compares. */
   horizon?: ReadHorizon;
   /**
-   * Re-creates the streams the relay publishes to; called when a publish finds no stream for its subject (a
-   * stream deleted on the server), before the batch is tried again. Services get it from `startRelay`.
+   * Re-creates those of the streams the relay publishes to that are missing on the server, returning their
+   * names; called after a failed publish, before the batch is tried again. A publish to a deleted stream does
+   * not always say so: where a plain subscriber listens on the subject (a service following its own events),
+   * it times out like any unanswered request. Services get it from `startRelay`.
    */
-  ensureStreams?(): Promise<unknown>;
+  ensureStreams?(): Promise<string[]>;
   /** Test hook: runs each time the relay has published what it could read and starts waiting. */
   onIdle?(): void;
 }
-
-/** A JetStream publish nobody answered: no stream takes the subject (nats.js names it "JetStreamNotEnabled"). */
-const isNoStream = (err: unknown) => (err as Error | undefined)?.name === 'JetStreamNotEnabled';
 
 /** The bus form of a recorded event. */
 export function toBusEvent(e: RecordedEvent): BusEvent {
@@ -121,13 +120,14 @@ export class EventRelay {
         failures = 0;
       } catch (err) {
         failures++;
-        if (isNoStream(err) && this.opts.ensureStreams) {
-          // Nothing was lost: the checkpoint did not move, so the batch goes again to the new stream.
-          this.opts.logger.warn({ err, failures }, 'relay: no stream for a subject; re-creating the streams');
-          await this.opts.ensureStreams().catch((e: unknown) => this.opts.logger.error({ err: e }, 'relay: could not re-create the streams; will retry'));
-        } else {
-          this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
-        }
+        this.opts.logger.error({ err, failures }, 'relay: publish failed; will retry');
+        // Nothing was lost: the checkpoint did not move, so the batch goes again, to a re-created stream if its
+        // stream was deleted.
+        const recreated = await this.opts.ensureStreams?.().catch((e: unknown) => {
+          this.opts.logger.warn({ err: e }, 'relay: could not check the streams; will retry');
+          return [];
+        });
+        if (recreated?.length) this.opts.logger.warn({ streams: recreated }, 'relay: streams missing on the server re-created');
       }
       const pollMs = this.opts.pollMs ?? 1000;
       const delay = failures

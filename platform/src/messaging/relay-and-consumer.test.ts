@@ -198,11 +198,14 @@ describe('relay and durable consumer (contract)', () => {
       await r.stop();
     }
   });
-  it('re-creates a stream deleted on the server and publishes the held batch to it (the relay a service starts)', async () => {
+  it('re-creates a stream deleted on the server and publishes the held batch to it (the relay a service starts), though plain subscribers hear the subject', async () => {
     const res = new ServiceResources(logger);
     // The service's own connection: `connectBus` ensures the stream, `startRelay` knows to re-create it.
     const serviceBus = await res.connectBus({ natsUrl: testNatsUrl(), name: 'relay-recreate-test', prefix }, ['market']);
     await res.startRelay({ db, bus: serviceBus, name: 'market-relay', logger, subjectFor: (e) => `market.events.${e.type}`, pollMs: 100 });
+    // A plain subscriber on the events, as the screener and the gateway have: with the stream gone a publish is
+    // not refused ("no responders"), it goes unanswered until it times out.
+    const follower = serviceBus.nc.subscribe(busSubject(prefix, 'market.events.>'));
     try {
       await bus.jsm.streams.delete(stream);
       await db.transaction((tx) => appendToStream(tx, `asset-${randomUUID()}`, [{ type: 'Recreated', data: { amount: 7 } }]));
@@ -216,6 +219,7 @@ describe('relay and durable consumer (contract)', () => {
         )
         .toBe(7);
     } finally {
+      follower.unsubscribe();
       await res.stop();
     }
   });
