@@ -57,31 +57,35 @@ async function blockedBy(pid: number, settled: Promise<unknown>): Promise<boolea
 }
 
 describe('a user\'s firings become visible in id order', () => {
-  it('holds a second transaction firing for the same user until the first, with the lower id, commits', async () => {
+  it.each([
+    ['a user\'s first firings', 'feed-new', 1, false],
+    ['a user who has fired before', 'feed-known', 5, true],
+  ])('holds a second transaction firing for the same user until the first, with the lower id, commits: %s', async (_case, user, asset, known) => {
     const inbox = new NotificationEventsService(db, () => now);
-    const first = await crossedTarget('feed-user', 1);
-    const second = await crossedTarget('feed-user', 2);
+    if (known) await db.query('insert into user_feeds (user_id) values ($1)', [user]);
+    const first = await crossedTarget(user, asset);
+    const second = await crossedTarget(user, asset + 1);
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     let fired!: (pid: number) => void;
     const firstFired = new Promise<number>((r) => (fired = r));
     const a = db.transaction(async (tx) => {
       const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
-      const r = await fire(1)(tx);
+      const r = await fire(asset)(tx);
       fired(pid);
       await hold;
       return r;
     });
     const pid = await firstFired;
-    const b = db.transaction(fire(2));
+    const b = db.transaction(fire(asset + 1));
     // The second evaluation fires another notification of the same user: it waits for the first's commit
     // instead of committing a later id while the earlier one is pending.
     expect(await blockedBy(pid, b)).toBe(true);
-    expect((await inbox.list('feed-user', { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data).toEqual([]);
+    expect((await inbox.list(user, { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data).toEqual([]);
     release();
     const [ra, rb] = await Promise.all([a, b]);
     expect([ra.fired, rb.fired]).toEqual([1, 1]);
-    const seen = (await inbox.list('feed-user', { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data;
+    const seen = (await inbox.list(user, { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data;
     expect(seen.map((e) => e.notification_id)).toEqual([first, second]);
     expect(seen[0]!.id).toBeLessThan(seen[1]!.id);
   });
@@ -89,6 +93,7 @@ describe('a user\'s firings become visible in id order', () => {
   it('does not hold transactions firing for other users', async () => {
     await crossedTarget('feed-a', 3);
     await crossedTarget('feed-b', 4);
+    await db.query(`insert into user_feeds (user_id) values ('feed-a'), ('feed-b')`);
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     const a = db.transaction(async (tx) => {
@@ -101,5 +106,23 @@ describe('a user\'s firings become visible in id order', () => {
     expect(rb.fired).toBe(1);
     release();
     expect((await a).fired).toBe(1);
+  });
+  it('lets one sweep fire for more users than the server has lock slots (row locks, not advisory ones)', async () => {
+    // 64 lock slots per connection by default, ~6,400 in all plus the shared memory's slack: advisory locks for
+    // 40,000 users fail with "out of shared memory" here (seen), and the backstop sweep would fail on every run.
+    const users = 40_000;
+    await db.query(
+      `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', 100, 'T100', 'RUB', 111, 0, $1, $1)`,
+      [now],
+    );
+    await db.query(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
+       select 'sweep-' || g, 2, 'asset', 100, 'share', '>=', 110, 110 from generate_series(1, $1::int) g`,
+      [users],
+    );
+    const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target'], 'sweep'));
+    expect(r.fired).toBe(users);
+    const [{ n } = { n: '0' }] = await db.query<{ n: string }>(`select count(*)::text as n from notification_firings where user_id like 'sweep-%'`);
+    expect(Number(n)).toBe(users);
   });
 });

@@ -3,6 +3,7 @@ import { AlertsSchema } from './0001-alerts-schema.js';
 import { MembershipChanges } from './0003-membership-changes.js';
 import { FiringPublications } from './0004-firing-publications.js';
 import { CandidateIndexChanges } from './0005-candidate-index-changes.js';
+import { UserFeeds } from './0006-user-feeds.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -16,4 +17,5 @@ export const migrations = [
   { name: '0003-membership-changes', class: MembershipChanges },
   { name: '0004-firing-publications', class: FiringPublications },
   { name: '0005-candidate-index-changes', class: CandidateIndexChanges },
+  { name: '0006-user-feeds', class: UserFeeds },
 ];
