@@ -168,7 +168,9 @@ async function upsertRates(
   // asset_daily_closes (the roll-over), so a refresh within a day touches no closes row. The 7-day change's base
   // (the last close 7 to 13 days back) is kept on the asset for its market day and read from the closes (one
   // index probe) only when the day moved on: the stored rate itself when its day is in that window (it is
-  // later than any close stored), else the closes' own.
+  // later than any close stored), else the closes' own. The stored rate's day is the one this writer gave it
+  // (`close_7d_base_for`, set with every rate it writes), so both days come from the same time zone code; only
+  // a rate written otherwise (demo data) has its day computed here.
   const rows = await tx.query<UpdatedRow & { t: number; written: string | null }>(
     `with x as (
        select x.key, x.board, x.rate, x.quoted, x.ch24, x.ch7, x.price_source, x.t, ($8::timestamptz[])[x.t] as as_of, ($9::date[])[x.t] as trade_date
@@ -176,7 +178,7 @@ async function upsertRates(
               as x(key, board, rate, quoted, ch24, ch7, price_source, t)
      ), known as (
        select a.id, x.*, a.current_rate as old_rate, a.price_change_percentage_24h as old_ch24,
-              (a.rate_updated_at at time zone $12)::date as old_day, a.close_7d_base_for, a.close_7d_base
+              coalesce(a.close_7d_base_for, (a.rate_updated_at at time zone $12)::date) as old_day, a.close_7d_base_for, a.close_7d_base
        from x join assets a on a.type = $10 and a.${key} = x.key
        where x.as_of >= coalesce(a.rate_updated_at, '-infinity'::timestamptz)
      ), cur as (
