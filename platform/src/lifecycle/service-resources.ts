@@ -2,7 +2,7 @@ import type { INestMicroservice, OnApplicationShutdown, Provider } from '@nestjs
 import type { EventContext } from '@invest/contracts';
 import { type Db, type OpenDatabaseOptions, openDatabase } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
-import { type Bus, connectBus, ensureEventStream, streamNameOf } from '../messaging/bus.js';
+import { type Bus, connectBus, ensureEventStream, isStreamNotFound, streamNameOf } from '../messaging/bus.js';
 import { EventRelay, type EventRelayOptions } from '../messaging/event-relay.js';
 import { RpcClient } from '../rpc/rpc-client.js';
 import { startRpcService, type StartServiceOptions } from '../rpc/rpc-server.js';
@@ -82,7 +82,7 @@ export class ServiceResources {
         const missing = await opts.bus.jsm.streams.info(name).then(
           () => false,
           (err: unknown) => {
-            if (/not found/i.test(String((err as Error)?.message))) return true;
+            if (isStreamNotFound(err)) return true;
             throw err;
           },
         );

@@ -97,6 +97,11 @@ export async function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_00
   }
 }
 
+/** A JetStream API error saying the stream asked for does not exist. */
+export function isStreamNotFound(err: unknown): boolean {
+  return /not found/i.test(String((err as Error | undefined)?.message));
+}
+
 /**
  * Creates a JetStream stream, or updates it to `config` when it exists; a concurrent creator is no error.
  * Unless `config` says otherwise, the stream gets the bus's `replicas` (`JETSTREAM_REPLICAS`): an existing
@@ -109,7 +114,7 @@ export async function ensureStream(bus: Pick<Bus, 'jsm'> & Partial<Pick<Bus, 're
       await bus.jsm.streams.info(wanted.name);
       await bus.jsm.streams.update(wanted.name, wanted);
     } catch (err) {
-      if (!/not found/i.test(String((err as Error).message))) throw err;
+      if (!isStreamNotFound(err)) throw err;
       try {
         await bus.jsm.streams.add(wanted);
       } catch (addErr) {
@@ -120,13 +125,13 @@ export async function ensureStream(bus: Pick<Bus, 'jsm'> & Partial<Pick<Bus, 're
   });
 }
 
+/** How long an event stream keeps its events (unless `ensureEventStream` is told otherwise): what a consumer created afresh can replay. */
+export const EVENT_STREAM_MAX_AGE_MS = 7 * 24 * 3_600_000;
+
 /**
  * Creates (or updates) the JetStream stream of a context: file storage, limits retention, and a
  * duplicate window so the relay's re-publishes with the same msgID are dropped.
  */
-/** How long an event stream keeps its events (unless `ensureEventStream` is told otherwise): what a consumer created afresh can replay. */
-export const EVENT_STREAM_MAX_AGE_MS = 7 * 24 * 3_600_000;
-
 export async function ensureEventStream(bus: Bus, ctx: EventContext, opts: { duplicateWindowMs?: number; maxAgeMs?: number } = {}) {
   const name = streamNameOf(bus, ctx);
   const config = {

@@ -107,7 +107,7 @@ const assetKey = (type: string, id: number | string) => `${type}:${id}`;
  * advisory ones: a sweep may fire for thousands of users in one transaction.
  */
 async function lockFeeds(tx: SqlClient, userIds: readonly string[]): Promise<void> {
-  const users = [...new Set(userIds)].sort();
+  const users = [...new Set(userIds)];
   // A first firing of a user creates the row; a concurrent creator of the same row waits for this commit.
   await tx.query('insert into user_feeds (user_id) select u from unnest($1::text[]) u order by u on conflict do nothing', [users]);
   await tx.query('select 1 from user_feeds where user_id = any($1::text[]) order by user_id for update', [users]);
