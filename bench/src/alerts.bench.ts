@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--cpu-prof <dir>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -19,6 +19,9 @@
  * such a database again without seeding (its state moved on by the earlier runs' firings).
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
 import { busSubject, createLogger, ensureEventStream, streamNameOf } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
@@ -45,6 +48,14 @@ export async function run(args: string[]): Promise<void> {
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
   const useIndex = !args.includes('--no-index');
   const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
+  /** `--cpu-prof <dir>`: a CPU profile of each measured run, from its publish to its last NotificationFired (+300 ms). */
+  const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
+  const profiler = profileDir ? new Session() : undefined;
+  if (profiler && profileDir) {
+    mkdirSync(profileDir, { recursive: true });
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+  }
   const logger = createLogger('bench', 'warn');
   const database = reuse ? { url: reuse, drop: async () => undefined } : await createTestDatabase('bench_alerts');
   const busPrefix = `${uniqueName('bench_alerts')}.`;
@@ -179,6 +190,7 @@ export async function run(args: string[]): Promise<void> {
 
       // The event path: publish, then collect NotificationFired until the expected count arrived.
       fired.length = 0;
+      if (profiler) await profiler.post('Profiler.start');
       const heapBefore = process.memoryUsage().heapUsed;
       const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
       const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
@@ -188,6 +200,10 @@ export async function run(args: string[]): Promise<void> {
       while (fired.length < scan.fired.size && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
       await new Promise((res) => setTimeout(res, 300));
       const heapAfter = process.memoryUsage().heapUsed;
+      if (profiler && profileDir) {
+        const { profile } = (await profiler.post('Profiler.stop')) as { profile: object };
+        writeFileSync(join(profileDir, `alerts-run-${r}.cpuprofile`), JSON.stringify(profile));
+      }
       const latencies = [...fired].sort((a, b) => a - b);
       const got = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where fired_at >= $1', [asOf]);
       const same = got.length === scan.fired.size && got.every((g) => scan.fired.has(Number(g.notification_id)));

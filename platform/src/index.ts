@@ -18,6 +18,7 @@ export * from './messaging/nats-connection.js';
 export * from './messaging/cluster-status.js';
 export * from './messaging/bus-prefix.js';
 export * from './messaging/event-relay.js';
+export * from './messaging/publish-batch.js';
 export * from './messaging/durable-consumer.js';
 export * from './messaging/dead-letter.migration.js';
 export * from './time/zoned-time.js';

@@ -45,7 +45,7 @@ export class ServiceResources {
   }
 
   /** Connects to NATS, closed on stop, and ensures the JetStream streams of `streams` (with `replicas`), in order. */
-  async connectBus(opts: { natsUrl: string; name: string; prefix?: string; replicas?: number }, streams: EventContext[] = []): Promise<Bus> {
+  async connectBus(opts: Parameters<typeof connectBus>[0], streams: EventContext[] = []): Promise<Bus> {
     const bus = await connectBus(opts);
     this.push(() => bus.close());
     for (const ctx of streams) await ensureEventStream(bus, ctx);

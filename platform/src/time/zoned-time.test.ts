@@ -19,6 +19,21 @@ describe('zoned time', () => {
     expect(startOfDayInZone(lateUtc, 'Europe/Moscow').toISOString()).toBe('2026-11-21T21:00:00.000Z');
   });
 
+  it('gives the same start of day from its kept day as computed afresh, across days and DST changes', () => {
+    // Afresh: the day's parts, then their 00:00 (what startOfDayInZone computes without its kept day).
+    const fresh = (at: Date, zone: string) => {
+      const [y, m, d] = dateInZone(at, zone).split('-').map(Number);
+      return zonedToUtc({ year: y!, month: m!, day: d! }, zone).toISOString();
+    };
+    for (const zone of ['Europe/Moscow', 'Europe/Berlin', 'America/Santiago', 'UTC']) {
+      // Every 37 minutes over ten days around Berlin's and Santiago's clock changes, forwards then backwards.
+      const instants = Array.from({ length: 400 }, (_, i) => new Date(Date.UTC(2025, 2, 27) + i * 37 * 60_000));
+      for (const at of [...instants, ...instants.reverse()]) expect(startOfDayInZone(at, zone).toISOString(), `${zone} ${at.toISOString()}`).toBe(fresh(at, zone));
+      const april = Array.from({ length: 400 }, (_, i) => new Date(Date.UTC(2025, 3, 3) + i * 37 * 60_000));
+      for (const at of april) expect(startOfDayInZone(at, zone).toISOString(), `${zone} ${at.toISOString()}`).toBe(fresh(at, zone));
+    }
+  });
+
   it('rejects text that is not a date', () => {
     expect(parseZonedDateTime('15.02.2024', 'Europe/Moscow')).toBeNull();
   });

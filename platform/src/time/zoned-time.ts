@@ -46,10 +46,23 @@ export function zonedToUtc(local: { year: number; month: number; day: number; ho
   return new Date(guess);
 }
 
-/** Start of the day (00:00 local) that contains `at`, in `timeZone`. */
+/** The start of a day and of the next in a zone, by the last `startOfDayInZone` there. */
+const dayOf = new Map<string, { from: number; to: number }>();
+
+/**
+ * Start of the day (00:00 local) that contains `at`, in `timeZone`. The last day asked for in each zone is kept:
+ * evaluations ask once per notification (a million in a sweep) and Intl's conversions cost ~10 µs each.
+ */
 export function startOfDayInZone(at: Date, timeZone: string): Date {
+  const t = at.getTime();
+  const known = dayOf.get(timeZone);
+  if (known && t >= known.from && t < known.to) return new Date(known.from);
   const p = zonedParts(at, timeZone);
-  return zonedToUtc({ year: p.year, month: p.month, day: p.day }, timeZone);
+  const from = zonedToUtc({ year: p.year, month: p.month, day: p.day }, timeZone).getTime();
+  const next = new Date(Date.UTC(p.year, p.month - 1, p.day + 1));
+  const to = zonedToUtc({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, timeZone).getTime();
+  dayOf.set(timeZone, { from, to });
+  return new Date(from);
 }
 
 /** Parses a zone-less `YYYY-MM-DD HH:MM:SS` (as MOEX ISS and CloudPayments send) in the given zone. */

@@ -46,7 +46,7 @@ async function storedEvents(): Promise<number> {
   return (await bus.jsm.streams.info(streamNameOf(bus, 'alerts'))).state.messages;
 }
 
-async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number, change: number): Promise<number> {
+async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number, change: number, userId = 'u'): Promise<number> {
   await db.query(
     `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', $1, $2, 'RUB', $3, $4, $5, $5)
      on conflict (asset_type, asset_id) do update set rate = excluded.rate, change_24h = excluded.change_24h`,
@@ -54,8 +54,8 @@ async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number,
   );
   const [row] = await db.query<{ id: string }>(
     `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes)
-     values ('u', $1, 'asset', $2, 'share', '>=', $3, $3, $4) returning id::text`,
-    [typeId, assetId, value, typeId === 8 ? 60 : null],
+     values ($5, $1, 'asset', $2, 'share', '>=', $3, $3, $4) returning id::text`,
+    [typeId, assetId, value, typeId === 8 ? 60 : null, userId],
   );
   return Number(row!.id);
 }
@@ -143,7 +143,8 @@ function ratesEvent(rates: { assetId: number; rate: number; change: number }[]):
 
 describe('firings recorded in chunks and published after commit', () => {
   const crashAfterFirstChunk = (via: AlertsEvaluator, assets: number[], firingWriters = 1) => async () => {
-    const ids = await Promise.all(assets.map((a) => seed(a, 8, 5, 100, 0)));
+    // A user each: a user's firings share a chunk (chunkByUser).
+    const ids = await Promise.all(assets.map((a) => seed(a, 8, 5, 100, 0, `u${a}`)));
     if (via.index.loaded) await via.index.refresh(db);
     const eventsBefore = await storedEvents();
     const event = ratesEvent(assets.map((assetId) => ({ assetId, rate: 106, change: 6 })));
@@ -183,6 +184,29 @@ describe('firings recorded in chunks and published after commit', () => {
   });
 
   it('the same with two chunks written at once', crashAfterFirstChunk(evaluator, [16, 17, 18], 2));
+
+  it("keeps a user's firings in one chunk (concurrent chunks never wait for each other's feed locks)", async () => {
+    const mine = await Promise.all([30, 31, 32].map((a) => seed(a, 8, 5, 100, 0, 'one-user')));
+    const other = await seed(33, 8, 5, 100, 0, 'another-user');
+    const chunkUsers: string[][] = [];
+    const counting = {
+      transaction: <T>(fn: Parameters<Db['transaction']>[0]) =>
+        db.transaction((tx) =>
+          fn({
+            ...tx,
+            query: (sql: string, params?: readonly unknown[]) => {
+              if (sql.startsWith('insert into user_feeds')) chunkUsers.push([...(params![0] as string[])].sort());
+              return tx.query(sql, params);
+            },
+          } as typeof tx),
+        ) as Promise<T>,
+    };
+    const event = ratesEvent([30, 31, 32, 33].map((assetId) => ({ assetId, rate: 106, change: 6 })));
+    await db.transaction((tx) => handleMarketEvent(event, tx, { db: counting, evaluator, publisher, logger, firingChunk: 1, firingWriters: 2 }));
+    expect(chunkUsers.sort()).toEqual([['another-user'], ['one-user']]);
+    const fired = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where notification_id = any($1::bigint[])', [[...mine, other]]);
+    expect(fired).toHaveLength(4);
+  });
 
   it('a publication left behind is published by the backstop, and a second publish of it is dropped by JetStream', async () => {
     const id = await seed(20, 2, 150, 151, 0);

@@ -159,6 +159,10 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
     expect(read.body.data).toEqual({ marked: 1, unread_count: 0 });
     expect((await api('GET', '/api/notification-events?unread=true', { user: u })).body.meta.total).toBe(0);
     await rates([{ ticker: 'LKOH', rate: 300, change: 0 }]);
+    // A deleted notification's firings leave the inbox with it.
+    expect((await api('DELETE', `/api/notifications/${n.id}`, { user: u })).status).toBe(204);
+    expect((await api('GET', '/api/notification-events', { user: u })).body.meta.total).toBe(0);
+    expect(await firings(n.id)).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type Locale, type NotificationFiredV1, type NotificationTypeCode } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type Logger, type SqlClient } from '@invest/platform';
+import { type Bus, busSubject, type Db, type Logger, publishBatch, type SqlClient } from '@invest/platform';
 
 /** A committed firing as stored (and as `returning` gives it back to the evaluator). */
 export interface FiringRecord {
@@ -100,12 +100,13 @@ export class FiringPublisher {
 
   private async send(firings: readonly FiringRecord[]): Promise<void> {
     const { bus } = this.opts;
-    await Promise.all(
-      firings.map((f) =>
-        bus.js.publish(busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired, f.notificationId)), JSON.stringify(notificationFiredEvent(f)), {
-          msgID: f.eventId,
-        }),
-      ),
+    await publishBatch(
+      bus,
+      firings.map((f) => ({
+        subject: busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired, f.notificationId)),
+        data: JSON.stringify(notificationFiredEvent(f)),
+        msgId: f.eventId,
+      })),
     );
   }
 

@@ -139,8 +139,8 @@ function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 't
 const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
 
 /**
- * Reads the notifications a rate change can fire (by asset and condition range, through the evaluation
- * indexes), decides with the pure functions, and records each firing exactly once: the notification's
+ * Reads the notifications a rate change can fire (the candidate index's, by id; without it, by their target),
+ * decides with the pure functions, and records each firing exactly once: the notification's
  * new state is written only if the row is still as it was read, and the firing's (notification, step) key
  * is unique, so a redelivered event, a second instance or a sweep racing the consumer cannot fire a step
  * twice. Each firing's NotificationFired event is appended to the outbox in the same transaction.
@@ -199,34 +199,36 @@ export class AlertsEvaluator {
 
     // Candidates: rows whose current threshold the fresh rate reaches, plus price-change rows the daily reset
     // applies to (grown threshold, last fired before today) whose step it reaches: a superset of what fires.
-    // For asset targets each is one index range per changed asset: a lateral subquery (`offset 0` keeps it
-    // one) repeating the partial index's predicate, so a batch of every asset never turns into a scan of
-    // every notification.
+    // Asset targets are joined to their asset through the target index (never changed, so a firing's update
+    // stays HOT; migration 0007): per changed asset for a few, a hash join over the table for a sweep.
     // Only bound when used: Postgres refuses a parameter the statement does not mention.
     const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
     // Asset targets carry their asset's rate in the row (no second read); groups read their members' below.
     const rateCols = 'r.ticker as r_ticker, r.rate as r_rate, r.change_24h as r_change_24h, r.as_of as r_as_of, r.observed_at as r_observed_at';
     const noRateCols = 'null::text as r_ticker, null::float8 as r_rate, null::float8 as r_change_24h, null::timestamptz as r_as_of, null::timestamptz as r_observed_at';
-    const asset = (where: string, rateFilter = '') => `select n.*, ${rateCols} from changed c join latest_rates r using (asset_type, asset_id)
-      cross join lateral (
-        select ${NOTIFICATION_COLUMNS} from notifications n
-        where n.is_active and n.targetable_type = 'asset' and n.asset_type = r.asset_type and n.targetable_id = r.asset_id and ${where} offset 0) n
-      where r.as_of >= $1${rateFilter}`;
-    const parts: string[] = [];
+    const assetConditions: string[] = [];
     if (wantTarget) {
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '>=' and n.initial_value <= r.rate`));
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceTarget} and n.operator = '<=' and n.initial_value >= r.rate`));
+      assetConditions.push(`(n.notification_type_id = ${NotificationTypeIds.priceTarget}
+        and ((n.operator = '>=' and n.initial_value <= r.rate) or (n.operator = '<=' and n.initial_value >= r.rate)))`);
     }
     if (wantChange) {
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.operator = '>=' and n.initial_value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
-      parts.push(asset(`n.notification_type_id = ${NotificationTypeIds.priceChange} and n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h)`, ` and abs(r.change_24h) >= ${MIN_STEP}`));
+      assetConditions.push(`(n.notification_type_id = ${NotificationTypeIds.priceChange} and abs(r.change_24h) >= ${MIN_STEP}
+        and ((n.operator = '>=' and n.initial_value <= abs(r.change_24h)) or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h))))`);
+    }
+    const parts: string[] = [];
+    if (assetConditions.length > 0) {
+      parts.push(`select ${NOTIFICATION_COLUMNS}, ${rateCols} from changed c join latest_rates r using (asset_type, asset_id)
+        join notifications n on n.targetable_type = 'asset' and n.targetable_id = r.asset_id and n.asset_type = r.asset_type
+        where r.as_of >= $1 and n.is_active and (${assetConditions.join(' or ')})`);
+    }
+    if (wantChange) {
       // Groups: the affected portfolios/watchlists with their largest member change (members below the
       // smallest step can fire nothing), joined to their notifications in one pass.
       parts.push(`select ${NOTIFICATION_COLUMNS}, ${noRateCols} from (
           select m.target_type, m.target_id, max(abs(r.change_24h)) as top
           from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
           where r.as_of >= $1 and abs(r.change_24h) >= ${MIN_STEP} group by m.target_type, m.target_id) g
-        join notifications n on n.is_active and n.targetable_type <> 'asset' and n.targetable_type = g.target_type and n.targetable_id = g.target_id
+        join notifications n on n.targetable_type = g.target_type and n.targetable_id = g.target_id and n.is_active and n.targetable_type <> 'asset'
           and (n.initial_value <= g.top or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top))`);
     }
     const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
@@ -416,6 +418,7 @@ export class AlertsEvaluator {
     const timings = this.lastTimings;
     const t0 = performance.now();
     await lockFeeds(tx, decisions.map(({ n }) => n.userId));
+    timings.lockFeeds = (timings.lockFeeds ?? 0) + performance.now() - t0;
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
     // Each statement's rows as one JSON parameter (binding many arrays, some of JSON texts, costs the client
@@ -467,7 +470,7 @@ export class AlertsEvaluator {
     const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
       `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
        select nid, step, uid, kind, texts, path, assets, expl, $2
-         from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts jsonb, path text, assets jsonb, expl jsonb)
+         from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts json, path text, assets json, expl json)
        on conflict (notification_id, step_key) do nothing
        returning id::text, notification_id::text, event_id::text`,
       [

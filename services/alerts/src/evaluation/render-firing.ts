@@ -26,14 +26,22 @@ function fill(template: string, values: Record<string, string>): string {
 }
 
 // One formatter per locale and precision: building an Intl.NumberFormat per number costs more than the rest
-// of a firing.
+// of a firing. And the numbers formatted lately: a batch's hundreds of firings show the same few rates,
+// changes and thresholds, and each format costs ~2 µs.
 const formatters = new Map<string, Intl.NumberFormat>();
+const formatted = new Map<string, string>();
 function num(n: number | null, locale: Locale, digits = 6): string {
   if (n === null) return '—';
   const key = `${locale}:${digits}`;
+  const memo = `${key}:${n}`;
+  const known = formatted.get(memo);
+  if (known !== undefined) return known;
   let f = formatters.get(key);
   if (!f) formatters.set(key, (f = new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: digits })));
-  return f.format(n);
+  if (formatted.size >= 20_000) formatted.clear();
+  const text = f.format(n);
+  formatted.set(memo, text);
+  return text;
 }
 
 function signed(n: number | null, locale: Locale): string {

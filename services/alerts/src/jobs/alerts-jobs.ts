@@ -48,8 +48,8 @@ export function priceChangeAlertsJob(db: Db, evaluator: AlertsEvaluator, publish
 /**
  * The spec's daily reset, written down at 00:00 MARKET_TZ: every price-change whose threshold grew and that
  * last fired before today returns to its step in a new cycle. Evaluation and the list already apply the
- * reset when they read a row (the same cycle and threshold), so this only keeps the evaluation indexes
- * tight; a firing racing it finds its row changed and fires at the next rate instead.
+ * reset when they read a row (the same cycle and threshold), so this only keeps the stored thresholds
+ * (and the candidate index) tight; a firing racing it finds its row changed and fires at the next rate instead.
  */
 export function dailyResetJob(db: Db, clock: () => Date, marketTz: string): Job {
   return {

@@ -4,6 +4,7 @@ import { MembershipChanges } from './0003-membership-changes.js';
 import { FiringPublications } from './0004-firing-publications.js';
 import { CandidateIndexChanges } from './0005-candidate-index-changes.js';
 import { UserFeeds } from './0006-user-feeds.js';
+import { HotFiringUpdates } from './0007-hot-firing-updates.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -18,4 +19,5 @@ export const migrations = [
   { name: '0004-firing-publications', class: FiringPublications },
   { name: '0005-candidate-index-changes', class: CandidateIndexChanges },
   { name: '0006-user-feeds', class: UserFeeds },
+  { name: '0007-hot-firing-updates', class: HotFiringUpdates },
 ];

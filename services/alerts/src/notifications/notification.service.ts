@@ -154,7 +154,13 @@ export class NotificationService {
 
   async delete(userId: string, input: unknown): Promise<{ data: { id: number; deleted: true } }> {
     const { id } = parseId(input);
-    const rows = await this.o.db.query('delete from notifications where id = $1 and user_id = $2 returning id', [id, userId]);
+    const rows = await this.o.db.transaction(async (tx) => {
+      const deleted = await tx.query('delete from notifications where id = $1 and user_id = $2 returning id', [id, userId]);
+      // Its firings go with it (no foreign key since migration 0007). After the delete: a firing of it that was
+      // committing held the row, so it is visible to this statement.
+      if (deleted.length > 0) await tx.query('delete from notification_firings where notification_id = $1', [id]);
+      return deleted;
+    });
     if (rows.length === 0) throw ServiceError.notFound(NOTIFICATION);
     return { data: { id, deleted: true } };
   }

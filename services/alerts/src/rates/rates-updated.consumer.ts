@@ -2,6 +2,7 @@ import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } fr
 import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
+import { chunkByUser } from '../evaluation/firing-chunks.js';
 import { rateViewOf, upsertRates } from './latest-rates.repository.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
@@ -58,15 +59,24 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       const publishing: Promise<void>[] = [];
       const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
       let fired = 0;
-      let next = 0;
       let failed = false;
-      // Chunks are disjoint sets of notifications, so they commit in any order; a failed one stops the
-      // others from taking more, and the event is retried (what committed no longer matches what is read).
+      // Chunks are disjoint sets of notifications and users, so they commit in any order without waiting for
+      // each other; a failed one stops the others from taking more, and the event is retried (what committed
+      // no longer matches what is read).
+      const chunks = chunkByUser(plan.firings, size);
+      let next = 0;
       const writer = async (): Promise<void> => {
-        while (!failed && next < plan.firings.length) {
-          const chunk = plan.firings.slice(next, (next += size));
+        while (!failed && next < chunks.length) {
+          const chunk = chunks[next++]!;
           try {
-            const committed = await db.transaction((chunkTx) => evaluator.record(chunkTx, chunk, plan));
+            timings.firstChunkAt ??= performance.now() - t0;
+            let recorded = 0;
+            const committed = await db.transaction(async (chunkTx) => {
+              const c = await evaluator.record(chunkTx, chunk, plan);
+              recorded = performance.now();
+              return c;
+            });
+            timings.commit = (timings.commit ?? 0) + performance.now() - recorded;
             if (!committed) continue;
             fired += committed.firings.length;
             evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
@@ -80,7 +90,7 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
         }
       };
       try {
-        const writers = Math.min(Math.max(1, deps.firingWriters ?? DEFAULT_FIRING_WRITERS), Math.ceil(plan.firings.length / size));
+        const writers = Math.min(Math.max(1, deps.firingWriters ?? DEFAULT_FIRING_WRITERS), chunks.length);
         const done = await Promise.allSettled(Array.from({ length: writers }, writer));
         const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
         if (failure) throw failure.reason;

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testNatsUrl, uniqueName } from '../testing/test-env.js';
+import { type Bus, connectBus, ensureStream } from './bus.js';
+import { publishBatch } from './publish-batch.js';
+
+describe('publishBatch on the real JetStream', () => {
+  const prefix = uniqueName('batch');
+  const stream = `${prefix}_BATCH`;
+  let bus: Bus;
+  beforeAll(async () => {
+    bus = await connectBus({ natsUrl: testNatsUrl(), name: 'publish-batch-test', prefix });
+    await ensureStream(bus, { name: stream, subjects: [`${prefix}.batch.>`], duplicate_window: 60_000_000_000 });
+  });
+  afterAll(async () => {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+    await bus?.close();
+  });
+
+  it('stores every message once, in order, under its message id; a repeated batch adds nothing', async () => {
+    const messages = Array.from({ length: 600 }, (_, i) => ({ subject: `${prefix}.batch.${i % 7}`, data: JSON.stringify({ i }), msgId: `${prefix}-${i}` }));
+    await publishBatch(bus, messages);
+    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(600);
+    await publishBatch(bus, messages.slice(100, 300));
+    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(600);
+    const stored = await Promise.all([1, 300, 600].map((seq) => bus.jsm.streams.getMessage(stream, { seq })));
+    expect(stored.map((m) => m!.json<{ i: number }>().i)).toEqual([0, 299, 599]);
+    expect(stored.map((m) => m!.header.get('Nats-Msg-Id'))).toEqual([`${prefix}-0`, `${prefix}-299`, `${prefix}-599`]);
+    await expect(publishBatch(bus, [])).resolves.toBeUndefined();
+  });
+
+  it('rejects when a subject has no stream (503), naming the subject; the messages with a stream are stored', async () => {
+    const before = (await bus.jsm.streams.info(stream)).state.messages;
+    const batch = [
+      { subject: `${prefix}.batch.ok`, data: '{}', msgId: `${prefix}-ok` },
+      { subject: `${prefix}.nowhere.x`, data: '{}', msgId: `${prefix}-lost` },
+    ];
+    await expect(publishBatch(bus, batch)).rejects.toThrow(`${prefix}.nowhere.x`);
+    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(before + 1);
+  });
+
+  it('rejects when the stream refuses a message (over its size limit), and when acknowledgements do not come in time', async () => {
+    await ensureStream(bus, { name: stream, subjects: [`${prefix}.batch.>`], duplicate_window: 60_000_000_000, max_msg_size: 64 });
+    await expect(publishBatch(bus, [{ subject: `${prefix}.batch.big`, data: 'x'.repeat(200), msgId: `${prefix}-big` }])).rejects.toThrow(/refused/);
+    // A plain subscriber that never answers stands in for a server that never acknowledges.
+    const silent = bus.nc.subscribe(`${prefix}.silent`);
+    try {
+      await expect(publishBatch(bus, [{ subject: `${prefix}.silent`, data: '{}', msgId: `${prefix}-silent` }], 300)).rejects.toThrow(/1 of 1 messages not acknowledged within 300 ms/);
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+});
