@@ -13,6 +13,7 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FiringPublisher } from '../src/delivery/firing-publisher.js';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
+import { feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { migrations } from '../src/migrations/index.js';
 import { handleMarketEvent } from '../src/rates/rates-updated.consumer.js';
 
@@ -143,7 +144,8 @@ function ratesEvent(rates: { assetId: number; rate: number; change: number }[]):
 
 describe('firings recorded in chunks and published after commit', () => {
   const crashAfterFirstChunk = (via: AlertsEvaluator, assets: number[], firingWriters = 1) => async () => {
-    // A user each: a user's firings share a chunk (chunkByUser).
+    // A user each, of distinct feed buckets: a bucket's firings share a chunk (chunkByFeed).
+    expect(new Set(assets.map((a) => feedBucketOf(`u${a}`))).size).toBe(assets.length);
     const ids = await Promise.all(assets.map((a) => seed(a, 8, 5, 100, 0, `u${a}`)));
     if (via.index.loaded) await via.index.refresh(db);
     const eventsBefore = await storedEvents();
@@ -186,16 +188,16 @@ describe('firings recorded in chunks and published after commit', () => {
   it('the same with two chunks written at once', crashAfterFirstChunk(evaluator, [16, 17, 18], 2));
 
   it("keeps a user's firings in one chunk (concurrent chunks never wait for each other's feed locks)", async () => {
-    const mine = await Promise.all([30, 31, 32].map((a) => seed(a, 8, 5, 100, 0, 'one-user')));
+    const mine = (await Promise.all([30, 31, 32].map((a) => seed(a, 8, 5, 100, 0, 'one-user')))).sort((a, b) => a - b);
     const other = await seed(33, 8, 5, 100, 0, 'another-user');
-    const chunkUsers: string[][] = [];
+    const chunks: number[][] = [];
     const counting = {
       transaction: <T>(fn: Parameters<Db['transaction']>[0]) =>
         db.transaction((tx) =>
           fn({
             ...tx,
             query: (sql: string, params?: readonly unknown[]) => {
-              if (sql.startsWith('insert into user_feeds')) chunkUsers.push([...(params![0] as string[])].sort());
+              if (sql.includes('update notifications n set')) chunks.push((JSON.parse(params![0] as string) as { id: number }[]).map((d) => d.id).sort((a, b) => a - b));
               return tx.query(sql, params);
             },
           } as typeof tx),
@@ -203,9 +205,10 @@ describe('firings recorded in chunks and published after commit', () => {
     };
     const event = ratesEvent([30, 31, 32, 33].map((assetId) => ({ assetId, rate: 106, change: 6 })));
     await db.transaction((tx) => handleMarketEvent(event, tx, { db: counting, evaluator, publisher, logger, firingChunk: 1, firingWriters: 2 }));
-    expect(chunkUsers.sort()).toEqual([['another-user'], ['one-user']]);
-    const fired = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where notification_id = any($1::bigint[])', [[...mine, other]]);
-    expect(fired).toHaveLength(4);
+    // With chunks of one, each bucket is a chunk: the one user's three firings are one.
+    expect(chunks.find((c) => c.includes(mine[0]!))).toEqual(mine);
+    expect(chunks.flat().sort((a, b) => a - b)).toEqual([...mine, other]);
+    expect(chunks).toHaveLength(feedBucketOf('one-user') === feedBucketOf('another-user') ? 1 : 2);
   });
 
   it('a publication left behind is published by the backstop, and a second publish of it is dropped by JetStream', async () => {

@@ -8,6 +8,7 @@ import { createLogger, type Db, openDatabase } from '@invest/platform';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
+import { FEED_BUCKETS, feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { NotificationEventsService } from '../src/inbox/notification-events.service.js';
 import { migrations } from '../src/migrations/index.js';
 
@@ -57,12 +58,10 @@ async function blockedBy(pid: number, settled: Promise<unknown>): Promise<boolea
 }
 
 describe('a user\'s firings become visible in id order', () => {
-  it.each([
-    ['a user\'s first firings', 'feed-new', 1, false],
-    ['a user who has fired before', 'feed-known', 5, true],
-  ])('holds a second transaction firing for the same user until the first, with the lower id, commits: %s', async (_case, user, asset, known) => {
+  it('holds a second transaction firing for the same user until the first, with the lower id, commits', async () => {
+    const user = 'feed-same';
+    const asset = 1;
     const inbox = new NotificationEventsService(db, () => now);
-    if (known) await db.query('insert into user_feeds (user_id) values ($1)', [user]);
     const first = await crossedTarget(user, asset);
     const second = await crossedTarget(user, asset + 1);
     let release!: () => void;
@@ -90,10 +89,11 @@ describe('a user\'s firings become visible in id order', () => {
     expect(seen[0]!.id).toBeLessThan(seen[1]!.id);
   });
 
-  it('does not hold transactions firing for other users', async () => {
-    await crossedTarget('feed-a', 3);
-    await crossedTarget('feed-b', 4);
-    await db.query(`insert into user_feeds (user_id) values ('feed-a'), ('feed-b')`);
+  it('does not hold transactions firing for users of other feed buckets', async () => {
+    const [a1, b1] = ['feed-a', 'feed-b'];
+    expect(feedBucketOf(a1)).not.toBe(feedBucketOf(b1));
+    await crossedTarget(a1, 3);
+    await crossedTarget(b1, 4);
     let release!: () => void;
     const hold = new Promise<void>((r) => (release = r));
     const a = db.transaction(async (tx) => {
@@ -107,9 +107,10 @@ describe('a user\'s firings become visible in id order', () => {
     release();
     expect((await a).fired).toBe(1);
   });
-  it('lets one sweep fire for more users than the server has lock slots (row locks, not advisory ones)', async () => {
-    // 64 lock slots per connection by default, ~6,400 in all plus the shared memory's slack: advisory locks for
-    // 40,000 users fail with "out of shared memory" here (seen), and the backstop sweep would fail on every run.
+
+  it('lets one sweep fire for more users than the server has lock slots (a lock per feed bucket, not per user)', async () => {
+    // 64 lock slots per connection by default, ~6,400 in all plus the shared memory's slack: a lock per user for
+    // 40,000 users fails with "out of shared memory" here (seen), and the backstop sweep would fail on every run.
     const users = 40_000;
     await db.query(
       `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', 100, 'T100', 'RUB', 111, 0, $1, $1)`,
@@ -120,8 +121,13 @@ describe('a user\'s firings become visible in id order', () => {
        select 'sweep-' || g, 2, 'asset', 100, 'share', '>=', 110, 110 from generate_series(1, $1::int) g`,
       [users],
     );
-    const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target'], 'sweep'));
-    expect(r.fired).toBe(users);
+    const locks = await db.transaction(async (tx) => {
+      const r = await evaluator.evaluate(tx, { all: true }, ['price-target'], 'sweep');
+      expect(r.fired).toBe(users);
+      const [{ n } = { n: '0' }] = await tx.query<{ n: string }>("select count(*)::text as n from pg_locks where locktype = 'advisory' and pid = pg_backend_pid()");
+      return Number(n);
+    });
+    expect(locks).toBe(FEED_BUCKETS);
     const [{ n } = { n: '0' }] = await db.query<{ n: string }>(`select count(*)::text as n from notification_firings where user_id like 'sweep-%'`);
     expect(Number(n)).toBe(users);
   });

@@ -2,6 +2,7 @@ import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from 
 import { type Db, type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';
+import { lockFeeds } from './feed-locks.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { evaluatePriceChange } from './price-change.js';
@@ -96,22 +97,6 @@ interface CandidateRateColumns {
 }
 
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
-
-/**
- * Takes each user's feed lock (the user's `user_feeds` row, `for update`), in user order, before the firings
- * get their ids. A user's inbox is read by id (`after_id`, the SSE's `Last-Event-ID`): two transactions firing
- * for the same user (two alerts instances, a sweep, concurrent chunks) could otherwise commit a higher id before
- * a lower one, and a reader that saw the higher one would step past the lower one for good. Under the lock the
- * second transaction takes its ids only once the first has committed, so each user's ids become visible in
- * order. Users in distinct transactions never wait for each other; the order rules out deadlocks. Row locks, not
- * advisory ones: a sweep may fire for thousands of users in one transaction.
- */
-async function lockFeeds(tx: SqlClient, userIds: readonly string[]): Promise<void> {
-  const users = [...new Set(userIds)];
-  // A first firing of a user creates the row; a concurrent creator of the same row waits for this commit.
-  await tx.query('insert into user_feeds (user_id) select u from unnest($1::text[]) u order by u on conflict do nothing', [users]);
-  await tx.query('select 1 from user_feeds where user_id = any($1::text[]) order by user_id for update', [users]);
-}
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);

@@ -15,6 +15,8 @@ import { Migration } from '@invest/platform';
  * their foreign key goes: its per-row check read the notification again; deleting a notification deletes its
  * firings itself (notification.service.ts), as the cascade did.
  *
+ * The per-user feed lock rows (`user_feeds`, 0006) give way to advisory locks per bucket of users.
+ *
  * `fillfactor` applies to pages written from now on: `vacuum full notifications` gives a big table's existing
  * pages their room in a maintenance window (see the runbook); until then its updates move rows to pages that have it.
  */
@@ -30,6 +32,9 @@ export class HotFiringUpdates extends Migration {
     this.addSql('alter table latest_rates set (fillfactor = 50)');
     this.addSql('cluster latest_rates using latest_rates_pkey');
     this.addSql('alter table notification_firings drop constraint notification_firings_notification_id_fkey');
+    // Feed locks are advisory locks per bucket of users now (evaluation/feed-locks.ts): a row lock per user
+    // wrote a WAL record and dirtied a page for each, as much as the firing's own update.
+    this.addSql('drop table user_feeds');
     this.addSql(`alter table notification_firings
       alter column texts type json using texts::json,
       alter column assets type json using assets::json,

@@ -2,7 +2,7 @@ import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } fr
 import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
-import { chunkByUser } from '../evaluation/firing-chunks.js';
+import { chunkByFeed } from '../evaluation/feed-locks.js';
 import { rateViewOf, upsertRates } from './latest-rates.repository.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
@@ -60,10 +60,10 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
       let fired = 0;
       let failed = false;
-      // Chunks are disjoint sets of notifications and users, so they commit in any order without waiting for
-      // each other; a failed one stops the others from taking more, and the event is retried (what committed
-      // no longer matches what is read).
-      const chunks = chunkByUser(plan.firings, size);
+      // Chunks are disjoint sets of notifications and feed buckets, so they commit in any order without waiting
+      // for each other; a failed one stops the others from taking more, and the event is retried (what
+      // committed no longer matches what is read).
+      const chunks = chunkByFeed(plan.firings, size);
       let next = 0;
       const writer = async (): Promise<void> => {
         while (!failed && next < chunks.length) {
