@@ -402,41 +402,40 @@ export class AlertsEvaluator {
     const types = this.types ?? (await this.loadTypes(tx));
     const timings = this.lastTimings;
     const t0 = performance.now();
-    await lockFeeds(tx, decisions.map(({ n }) => n.userId));
-    timings.lockFeeds = (timings.lockFeeds ?? 0) + performance.now() - t0;
+    // The feed locks, then the state change, queued on the transaction's connection while the firings are
+    // rendered here (the JS work of a chunk overlaps its first two statements).
+    const locking = lockFeeds(tx, decisions.map(({ n }) => n.userId)).then(() => void (timings.lockFeeds = (timings.lockFeeds ?? 0) + performance.now() - t0));
     // The state change applies only to rows still as they were read (a concurrent firing, switch or
     // delete wins; this one is dropped).
     // Each statement's rows as one JSON parameter (binding many arrays, some of JSON texts, costs the client
     // more than the statement costs Postgres).
-    const updated = await tx.query<{ id: string }>(
-      `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
-       from json_to_recordset($1::json)
-         as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool, next_initial float8, next_cycle int, next_last timestamptz)
-       where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
-       returning n.id::text`,
-      [
-        JSON.stringify(
-          decisions.map(({ d }) => ({
-            id: d.notificationId,
-            exp_cycle: d.expected.cycle,
-            exp_initial: d.expected.initialValue,
-            exp_last: d.expected.lastTriggeredAt,
-            next_active: d.next.isActive,
-            next_initial: d.next.initialValue,
-            next_cycle: d.next.cycle,
-            next_last: d.next.lastTriggeredAt,
-          })),
-        ),
-        now,
-      ],
+    const stateChanges = JSON.stringify(
+      decisions.map(({ d }) => ({
+        id: d.notificationId,
+        exp_cycle: d.expected.cycle,
+        exp_initial: d.expected.initialValue,
+        exp_last: d.expected.lastTriggeredAt,
+        next_active: d.next.isActive,
+        next_initial: d.next.initialValue,
+        next_cycle: d.next.cycle,
+        next_last: d.next.lastTriggeredAt,
+      })),
     );
-    timings.update = (timings.update ?? 0) + performance.now() - t0;
-    const applied = new Set(updated.map((r) => Number(r.id)));
-    const apply = decisions.filter(({ d }) => applied.has(d.notificationId));
-    if (apply.length === 0) return null;
+    const updating = locking.then(() =>
+      tx.query<{ id: string }>(
+        `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
+         from json_to_recordset($1::json)
+           as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool, next_initial float8, next_cycle int, next_last timestamptz)
+         where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
+         returning n.id::text`,
+        [stateChanges, now],
+      ),
+    );
+    // Awaited below, after the rendering; a failure is thrown there.
+    updating.catch(() => undefined);
 
     const t1 = performance.now();
-    const rows = apply.map(({ n, d }) => {
+    const prepared = decisions.map(({ n, d }) => {
       const type = types.get(n.kind === 'price-target' ? NotificationTypeIds.priceTarget : NotificationTypeIds.priceChange)!;
       const assets: CrossedAsset[] = d.crossed.map((r) => ({
         type: r.assetType,
@@ -448,22 +447,27 @@ export class AlertsEvaluator {
         as_of: r.asOf.toISOString(),
       }));
       const rendered = renderFiring(type, d, { type: n.targetType, id: n.targetId, name: targetNames.get(n.id) ?? null }, assets);
-      return { n, d, assets, rendered, explanation: explain(d, n.operator, now, source) };
+      const explanation = explain(d, n.operator, now, source);
+      // The firing row's JSON for the insert, made now too.
+      const json = JSON.stringify({ nid: n.id, step: d.stepKey, uid: n.userId, kind: n.kind, texts: rendered.texts, path: rendered.path, assets, expl: explanation });
+      return { n, d, assets, rendered, explanation, json };
     });
+    timings.render = (timings.render ?? 0) + performance.now() - t1;
+    const updated = await updating;
+    timings.update = (timings.update ?? 0) + performance.now() - t0;
+    const applied = new Set(updated.map((r) => Number(r.id)));
+    const rows = prepared.filter(({ d }) => applied.has(d.notificationId));
+    if (rows.length === 0) return null;
 
-    // The event id is generated here so the direct publish and the backstop use the same msgID.
+    const t2 = performance.now();
+    // The event id is the row's (a default), so the direct publish and the backstop use the same msgID.
     const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
       `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
        select nid, step, uid, kind, texts, path, assets, expl, $2
          from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts json, path text, assets json, expl json)
        on conflict (notification_id, step_key) do nothing
        returning id::text, notification_id::text, event_id::text`,
-      [
-        JSON.stringify(
-          rows.map((r) => ({ nid: r.n.id, step: r.d.stepKey, uid: r.n.userId, kind: r.n.kind, texts: r.rendered.texts, path: r.rendered.path, assets: r.assets, expl: r.explanation })),
-        ),
-        now,
-      ],
+      [`[${rows.map((r) => r.json).join(',')}]`, now],
     );
     if (inserted.length !== rows.length) {
       // The row matched what was read but its step already fired: roll back this whole evaluation (the
@@ -490,7 +494,7 @@ export class AlertsEvaluator {
       tx,
       firings.map((f) => f.id),
     );
-    timings.insertFirings = (timings.insertFirings ?? 0) + performance.now() - t1;
+    timings.insertFirings = (timings.insertFirings ?? 0) + performance.now() - t2;
     this.opts.logger.debug({ fired: firings.length, source }, 'notifications fired');
     return { publicationId, firings };
   }
