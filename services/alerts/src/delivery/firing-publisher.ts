@@ -48,15 +48,6 @@ export function notificationFiredEvent(f: FiringRecord): BusEvent<NotificationFi
   };
 }
 
-/**
- * Records that `firingIds` (committed in the caller's transaction) are still to be published; the row is
- * deleted once JetStream acknowledged them, and a row left behind is published again by the backstop.
- */
-export async function recordPublication(tx: SqlClient, firingIds: readonly number[]): Promise<number> {
-  const [row] = await tx.query<{ id: string }>('insert into firing_publications (firing_ids) values ($1::bigint[]) returning id::text', [firingIds]);
-  return Number(row!.id);
-}
-
 export interface FiringPublisherOptions {
   db: Db;
   bus: Bus;

@@ -1,6 +1,6 @@
 import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Db, type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
-import { type CommittedFirings, type FiringRecord, recordPublication } from '../delivery/firing-publisher.js';
+import type { CommittedFirings, FiringRecord } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
@@ -402,39 +402,9 @@ export class AlertsEvaluator {
     const types = this.types ?? (await this.loadTypes(tx));
     const timings = this.lastTimings;
     const t0 = performance.now();
-    // The feed locks, then the state change, queued on the transaction's connection while the firings are
-    // rendered here (the JS work of a chunk overlaps its first two statements).
-    const locking = lockFeeds(tx, decisions.map(({ n }) => n.userId)).then(() => void (timings.lockFeeds = (timings.lockFeeds ?? 0) + performance.now() - t0));
-    // The state change applies only to rows still as they were read (a concurrent firing, switch or
-    // delete wins; this one is dropped).
-    // Each statement's rows as one JSON parameter (binding many arrays, some of JSON texts, costs the client
-    // more than the statement costs Postgres).
-    const stateChanges = JSON.stringify(
-      decisions.map(({ d }) => ({
-        id: d.notificationId,
-        exp_cycle: d.expected.cycle,
-        exp_initial: d.expected.initialValue,
-        exp_last: d.expected.lastTriggeredAt,
-        next_active: d.next.isActive,
-        next_initial: d.next.initialValue,
-        next_cycle: d.next.cycle,
-        next_last: d.next.lastTriggeredAt,
-      })),
-    );
-    const updating = locking.then(() =>
-      tx.query<{ id: string }>(
-        `update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
-         from json_to_recordset($1::json)
-           as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool, next_initial float8, next_cycle int, next_last timestamptz)
-         where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
-         returning n.id::text`,
-        [stateChanges, now],
-      ),
-    );
-    // Awaited below, after the rendering; a failure is thrown there.
-    updating.catch(() => undefined);
-
-    const t1 = performance.now();
+    // The feed locks are taken while the firings are rendered here.
+    const locking = lockFeeds(tx, decisions.map(({ n }) => n.userId));
+    locking.catch(() => undefined);
     const prepared = decisions.map(({ n, d }) => {
       const type = types.get(n.kind === 'price-target' ? NotificationTypeIds.priceTarget : NotificationTypeIds.priceChange)!;
       const assets: CrossedAsset[] = d.crossed.map((r) => ({
@@ -448,38 +418,70 @@ export class AlertsEvaluator {
       }));
       const rendered = renderFiring(type, d, { type: n.targetType, id: n.targetId, name: targetNames.get(n.id) ?? null }, assets);
       const explanation = explain(d, n.operator, now, source);
-      // The firing row's JSON for the insert, made now too.
-      const json = JSON.stringify({ nid: n.id, step: d.stepKey, uid: n.userId, kind: n.kind, texts: rendered.texts, path: rendered.path, assets, expl: explanation });
+      // The row's state change and its firing, as one element of the statement's JSON parameter.
+      const json = JSON.stringify({
+        id: d.notificationId,
+        exp_cycle: d.expected.cycle,
+        exp_initial: d.expected.initialValue,
+        exp_last: d.expected.lastTriggeredAt,
+        next_active: d.next.isActive,
+        next_initial: d.next.initialValue,
+        next_cycle: d.next.cycle,
+        next_last: d.next.lastTriggeredAt,
+        step: d.stepKey,
+        uid: n.userId,
+        kind: n.kind,
+        texts: rendered.texts,
+        path: rendered.path,
+        assets,
+        expl: explanation,
+      });
       return { n, d, assets, rendered, explanation, json };
     });
-    timings.render = (timings.render ?? 0) + performance.now() - t1;
-    const updated = await updating;
-    timings.update = (timings.update ?? 0) + performance.now() - t0;
-    const applied = new Set(updated.map((r) => Number(r.id)));
-    const rows = prepared.filter(({ d }) => applied.has(d.notificationId));
-    if (rows.length === 0) return null;
-
-    const t2 = performance.now();
-    // The event id is the row's (a default), so the direct publish and the backstop use the same msgID.
-    const inserted = await tx.query<{ id: string; notification_id: string; event_id: string }>(
-      `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
-       select nid, step, uid, kind, texts, path, assets, expl, $2
-         from json_to_recordset($1::json) as f(nid bigint, step text, uid text, kind text, texts json, path text, assets json, expl json)
-       on conflict (notification_id, step_key) do nothing
-       returning id::text, notification_id::text, event_id::text`,
-      [`[${rows.map((r) => r.json).join(',')}]`, now],
+    timings.render = (timings.render ?? 0) + performance.now() - t0;
+    await locking;
+    const t1 = performance.now();
+    timings.lockFeeds = (timings.lockFeeds ?? 0) + t1 - t0;
+    // One statement: the state change applies only to rows still as they were read (a concurrent firing, switch
+    // or delete wins; this one is dropped), the changed rows' firings are inserted (unique per step), and the
+    // publication row names them. Its rows as one JSON parameter (binding many arrays, some of JSON texts, cost
+    // the client more than the statement costs Postgres). The event id is the firing row's (a default), so the
+    // direct publish and the backstop use the same msgID.
+    const [res] = await tx.query<{ changed: number; publication_id: string | null; fired: [number, number, string][] }>(
+      `with d as (
+         select * from json_to_recordset($1::json) as d(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool,
+           next_initial float8, next_cycle int, next_last timestamptz, step text, uid text, kind text, texts json, path text, assets json, expl json)),
+       changed as (
+         update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
+           from d
+          where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
+         returning n.id),
+       fired as (
+         insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
+         select d.id, d.step, d.uid, d.kind, d.texts, d.path, d.assets, d.expl, $2 from d join changed using (id)
+         on conflict (notification_id, step_key) do nothing
+         returning id, notification_id, event_id),
+       published as (
+         insert into firing_publications (firing_ids) select array_agg(id order by id) from fired having count(*) > 0 returning id)
+       select (select count(*) from changed)::int as changed, (select id::text from published) as publication_id,
+              coalesce((select json_agg(json_build_array(id, notification_id, event_id)) from fired), '[]') as fired`,
+      [`[${prepared.map((p) => p.json).join(',')}]`, now],
     );
-    if (inserted.length !== rows.length) {
-      // The row matched what was read but its step already fired: roll back this whole evaluation (the
+    timings.write = (timings.write ?? 0) + performance.now() - t1;
+    if (!res || res.changed === 0) return null;
+    if (res.fired.length !== res.changed) {
+      // A row matched what was read but its step already fired: roll back this whole evaluation (the
       // consumer redelivers, the sweep runs again) rather than leave a state change without its firing.
-      throw new Error(`firing key already used for ${rows.length - inserted.length} notification(s); evaluation rolled back`);
+      throw new Error(`firing key already used for ${res.changed - res.fired.length} notification(s); evaluation rolled back`);
     }
-    const firingOf = new Map(inserted.map((r) => [Number(r.notification_id), r]));
-    const firings: FiringRecord[] = rows.map((r) => {
-      const f = firingOf.get(r.n.id)!;
-      return {
-        id: Number(f.id),
-        eventId: f.event_id,
+    const firingOf = new Map(res.fired.map(([id, notificationId, eventId]) => [notificationId, { id, eventId }]));
+    const firings: FiringRecord[] = [];
+    for (const r of prepared) {
+      const f = firingOf.get(r.n.id);
+      if (!f) continue;
+      firings.push({
+        id: f.id,
+        eventId: f.eventId,
         notificationId: r.n.id,
         userId: r.n.userId,
         type: r.n.kind,
@@ -488,15 +490,10 @@ export class AlertsEvaluator {
         assets: r.assets,
         explanation: r.explanation,
         firedAt: now,
-      };
-    });
-    const publicationId = await recordPublication(
-      tx,
-      firings.map((f) => f.id),
-    );
-    timings.insertFirings = (timings.insertFirings ?? 0) + performance.now() - t2;
+      });
+    }
     this.opts.logger.debug({ fired: firings.length, source }, 'notifications fired');
-    return { publicationId, firings };
+    return { publicationId: Number(res.publication_id), firings };
   }
 
   private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, { ticker: string; name: string | null }>> {
