@@ -1,4 +1,3 @@
-import { headers as natsHeaders } from '@nats-io/nats-core';
 import { CORRELATION_HEADER, type BusEvent } from '@invest/contracts';
 import pg from 'pg';
 import type { Db } from '../db/database.js';
@@ -6,6 +5,7 @@ import { hasEventsAfter, loadCheckpoint, readAll, type ReadHorizon, type Recorde
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
 import { busSubject } from './bus-prefix.js';
+import { type BatchMessage, publishBatch } from './publish-batch.js';
 
 export interface EventRelayOptions {
   db: Db;
@@ -74,18 +74,22 @@ export class EventRelay {
         this.blocked = (await hasEventsAfter(db, checkpoint)) ? this.blocked + 1 : 0;
         return published;
       }
-      // Publish the batch concurrently (JetStream keeps per-publisher order), then await every ack.
-      const acks = batch.map((event) => {
+      // Publish the batch at once (JetStream keeps per-publisher order), then await every ack.
+      const messages: (BatchMessage & { eventId: string })[] = [];
+      for (const event of batch) {
         const subject = subjectFor(event);
-        if (subject === null) return Promise.resolve();
-        const h = natsHeaders();
+        if (subject === null) continue;
         const cid = event.metadata.correlationId;
-        if (typeof cid === 'string') h.set(CORRELATION_HEADER, cid);
-        return bus.js.publish(busSubject(bus.prefix, subject), JSON.stringify(toBusEvent(event)), { msgID: event.id, headers: h }).then((ack) => {
-          if (ack.duplicate) logger.debug({ eventId: event.id }, 'relay: duplicate publish ignored by JetStream');
+        messages.push({
+          subject: busSubject(bus.prefix, subject),
+          data: JSON.stringify(toBusEvent(event)),
+          msgId: event.id,
+          eventId: event.id,
+          ...(typeof cid === 'string' ? { headers: { [CORRELATION_HEADER]: cid } } : {}),
         });
-      });
-      await Promise.all(acks);
+      }
+      const { duplicates } = await publishBatch(bus, messages);
+      for (const i of duplicates) logger.debug({ eventId: messages[i]!.eventId }, 'relay: duplicate publish ignored by JetStream');
       const last = batch[batch.length - 1]!;
       await storeCheckpoint(db, name, { transactionId: last.transactionId, globalPosition: last.globalPosition });
       published += batch.length;

@@ -16,16 +16,19 @@ describe('publishBatch on the real JetStream', () => {
     await bus?.close();
   });
 
-  it('stores every message once, in order, under its message id; a repeated batch adds nothing', async () => {
+  it('stores every message once, in order, under its message id with its headers; a repeat adds nothing and is reported', async () => {
     const messages = Array.from({ length: 600 }, (_, i) => ({ subject: `${prefix}.batch.${i % 7}`, data: JSON.stringify({ i }), msgId: `${prefix}-${i}` }));
-    await publishBatch(bus, messages);
+    expect(await publishBatch(bus, messages)).toEqual({ duplicates: [] });
     expect((await bus.jsm.streams.info(stream)).state.messages).toBe(600);
-    await publishBatch(bus, messages.slice(100, 300));
-    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(600);
+    const again = await publishBatch(bus, [...messages.slice(100, 300), { subject: `${prefix}.batch.new`, data: '{}', msgId: `${prefix}-new`, headers: { 'x-correlation-id': 'c-1' } }]);
+    expect(again.duplicates).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(601);
+    expect((await bus.jsm.streams.getMessage(stream, { seq: 601 }))!.header.get('x-correlation-id')).toBe('c-1');
     const stored = await Promise.all([1, 300, 600].map((seq) => bus.jsm.streams.getMessage(stream, { seq })));
+    expect(stored.every((m) => m!.subject.startsWith(`${prefix}.batch.`))).toBe(true);
     expect(stored.map((m) => m!.json<{ i: number }>().i)).toEqual([0, 299, 599]);
     expect(stored.map((m) => m!.header.get('Nats-Msg-Id'))).toEqual([`${prefix}-0`, `${prefix}-299`, `${prefix}-599`]);
-    await expect(publishBatch(bus, [])).resolves.toBeUndefined();
+    await expect(publishBatch(bus, [])).resolves.toEqual({ duplicates: [] });
   });
 
   it('rejects when a subject has no stream (503), naming the subject; the messages with a stream are stored', async () => {

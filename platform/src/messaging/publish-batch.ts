@@ -7,12 +7,15 @@ export interface BatchMessage {
   data: string | Uint8Array;
   /** `Nats-Msg-Id`: a repeat within the stream's duplicate window is dropped. */
   msgId: string;
+  /** Further headers (e.g. the correlation id). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** A JetStream publish acknowledgement, or its refusal. */
 interface PubAck {
   stream?: string;
   seq?: number;
+  duplicate?: boolean;
   error?: { code?: number; description?: string };
 }
 
@@ -22,12 +25,14 @@ interface PubAck {
  * promise, a timer and, in nats.js, an Error built for its cancellation), which costs more than sending the
  * message when hundreds go out together.
  *
+ * Resolves with the indexes of the messages JetStream dropped as duplicates (already stored under their id).
  * Rejects on the first refusal (an error acknowledgement, no stream listening on a subject) or when not every
  * acknowledgement arrived within `timeoutMs`; whatever was acknowledged by then is stored, so a caller retries
  * the whole batch under the same message ids.
  */
-export async function publishBatch(bus: Pick<Bus, 'nc'>, messages: readonly BatchMessage[], timeoutMs = 5_000): Promise<void> {
-  if (messages.length === 0) return;
+export async function publishBatch(bus: Pick<Bus, 'nc'>, messages: readonly BatchMessage[], timeoutMs = 5_000): Promise<{ duplicates: number[] }> {
+  const duplicates: number[] = [];
+  if (messages.length === 0) return { duplicates };
   const { nc } = bus;
   const inbox = createInbox();
   const acked = new Uint8Array(messages.length);
@@ -56,6 +61,7 @@ export async function publishBatch(bus: Pick<Bus, 'nc'>, messages: readonly Batc
       return;
     }
     acked[i] = 1;
+    if (ack.duplicate) duplicates.push(i);
     if (--left === 0) settle();
   };
   const sub = nc.subscribe(`${inbox}.*`, { callback: (err, msg) => (err ? settle(err) : onAck(msg)) });
@@ -64,9 +70,11 @@ export async function publishBatch(bus: Pick<Bus, 'nc'>, messages: readonly Batc
     messages.forEach((m, i) => {
       const h = headers();
       h.set('Nats-Msg-Id', m.msgId);
+      for (const [k, v] of Object.entries(m.headers ?? {})) h.set(k, v);
       nc.publish(m.subject, m.data, { reply: `${inbox}.${i}`, headers: h });
     });
     await done;
+    return { duplicates };
   } finally {
     clearTimeout(timer);
     sub.unsubscribe();
