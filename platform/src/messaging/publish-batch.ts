@@ -34,7 +34,8 @@ export async function publishBatch(bus: Pick<Bus, 'nc'>, messages: readonly Batc
   const duplicates: number[] = [];
   if (messages.length === 0) return { duplicates };
   const { nc } = bus;
-  const inbox = createInbox();
+  // In the connection's inbox space, where its replies are allowed (nats.js keeps the option on the connection).
+  const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix);
   const acked = new Uint8Array(messages.length);
   let left = messages.length;
   let settle: (err?: Error) => void = () => undefined;

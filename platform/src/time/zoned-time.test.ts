@@ -34,6 +34,16 @@ describe('zoned time', () => {
     }
   });
 
+  it('keeps no day whose next midnight repeats: the hour before the second midnight is the next day already', () => {
+    // Asia/Gaza, 2017-10-28: clocks went back from 01:00 (+03) to 00:00 (+02).
+    const zone = 'Asia/Gaza';
+    startOfDayInZone(new Date('2017-10-27T12:00:00Z'), zone);
+    const at = new Date('2017-10-27T21:30:00Z'); // 00:30 (+03) on the 28th
+    expect(dateInZone(at, zone)).toBe('2017-10-28');
+    const [y, m, d] = dateInZone(at, zone).split('-').map(Number);
+    expect(startOfDayInZone(at, zone).toISOString()).toBe(zonedToUtc({ year: y!, month: m!, day: d! }, zone).toISOString());
+  });
+
   it('rejects text that is not a date', () => {
     expect(parseZonedDateTime('15.02.2024', 'Europe/Moscow')).toBeNull();
   });

@@ -61,7 +61,11 @@ export function startOfDayInZone(at: Date, timeZone: string): Date {
   const from = zonedToUtc({ year: p.year, month: p.month, day: p.day }, timeZone).getTime();
   const next = new Date(Date.UTC(p.year, p.month - 1, p.day + 1));
   const to = zonedToUtc({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, timeZone).getTime();
-  dayOf.set(timeZone, { from, to });
+  // Kept only when [from, to) is exactly this day: where midnight repeats (clocks going back from 01:00 to
+  // 00:00, as in Asia/Gaza in 2017), the next day's 00:00 settles on its second occurrence, and the hour
+  // before it belongs to the next day already.
+  const day = dateInZone(at, timeZone);
+  if (from <= t && dateInZone(new Date(to - 1), timeZone) === day && dateInZone(new Date(to), timeZone) !== day) dayOf.set(timeZone, { from, to });
   return new Date(from);
 }
 

@@ -9,6 +9,7 @@ import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { FEED_BUCKETS, feedBucketOf } from '../src/evaluation/feed-locks.js';
+import { sweep } from '../src/jobs/alerts-jobs.js';
 import { NotificationEventsService } from '../src/inbox/notification-events.service.js';
 import { migrations } from '../src/migrations/index.js';
 
@@ -106,6 +107,30 @@ describe('a user\'s firings become visible in id order', () => {
     expect(rb.fired).toBe(1);
     release();
     expect((await a).fired).toBe(1);
+  });
+
+  it('a sweep records its firings in chunks of their own, so it holds each feed lock only for its chunk', async () => {
+    const users = 3_000;
+    await db.query(
+      `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', 90, 'T90', 'RUB', 111, 0, $1, $1)`,
+      [now],
+    );
+    await db.query(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
+       select 'chunked-' || g, 2, 'asset', 90, 'share', '>=', 110, 110 from generate_series(1, $1::int) g`,
+      [users],
+    );
+    // No publisher (as from the command line): each committed chunk leaves its publication row.
+    const r = await sweep(db, evaluator, undefined, 'price-target', 'sweep');
+    expect(r.fired).toBe(users);
+    const chunks = await db.query<{ n: number }>(
+      `select cardinality(p.firing_ids) as n from firing_publications p where exists (select 1 from notification_firings f where f.id = p.firing_ids[1] and f.user_id like 'chunked-%')`,
+    );
+    expect(chunks.length).toBeGreaterThanOrEqual(users / 500);
+    expect(chunks.reduce((a, c) => a + c.n, 0)).toBe(users);
+    // A chunk is cut before a bucket would take it past 500 (a bucket holds ~12 of these users).
+    for (const c of chunks) expect(c.n).toBeLessThanOrEqual(500);
+    await db.query('delete from firing_publications');
   });
 
   it('lets one sweep fire for more users than the server has lock slots (a lock per feed bucket, not per user)', async () => {

@@ -30,8 +30,10 @@ function fill(template: string, values: Record<string, string>): string {
 // changes and thresholds, and each format costs ~2 µs.
 const formatters = new Map<string, Intl.NumberFormat>();
 const formatted = new Map<string, string>();
-function num(n: number | null, locale: Locale, digits = 6): string {
-  if (n === null) return '—';
+function num(value: number | null, locale: Locale, digits = 6): string {
+  if (value === null) return '—';
+  // -0 would share 0's memo key while Intl writes it "-0": a tiny negative change rounded to -0 shows as 0.
+  const n = value + 0;
   const key = `${locale}:${digits}`;
   const memo = `${key}:${n}`;
   const known = formatted.get(memo);

@@ -1,6 +1,7 @@
 import { type Db, type Job, startOfDayInZone } from '@invest/platform';
-import type { FiringPublisher } from '../delivery/firing-publisher.js';
+import type { CommittedFirings, FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationResult } from '../evaluation/alerts-evaluator.js';
+import { recordInChunks } from '../evaluation/chunked-recording.js';
 
 export const PRICE_ALERTS_JOB = 'notify:price-alerts';
 export const PRICE_CHANGE_ALERTS_JOB = 'notify:price-change-alerts';
@@ -12,13 +13,28 @@ export const DAILY_RESET_JOB = 'notify:reset-price-change-thresholds';
  * the consumer fires nothing twice (the firing key is unique; the state change is conditional).
  */
 /**
- * One sweep in one transaction; its NotificationFired are published once it committed. Without a publisher
- * (the command line) a running alerts instance's publication backstop publishes them.
+ * One sweep: every fresh rate's candidates read in one transaction, the firings recorded in chunks of their
+ * own (as an event's are: a sweep firing for thousands of users holds each feed lock only for its chunk), each
+ * chunk's NotificationFired published once it committed. Without a publisher (the command line) a running
+ * alerts instance's publication backstop publishes them.
  */
 export async function sweep(db: Db, evaluator: AlertsEvaluator, publisher: FiringPublisher | undefined, kind: 'price-target' | 'price-change', source: string): Promise<EvaluationResult> {
-  const r = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, [kind], source));
-  if (publisher) await Promise.all(r.committed.map((c) => publisher.publish(c)));
-  return r;
+  const plan = await db.transaction((tx) => evaluator.plan(tx, { all: true }, [kind], source));
+  const committed: CommittedFirings[] = [];
+  const publishing: Promise<void>[] = [];
+  try {
+    await recordInChunks(db, evaluator, plan, {
+      writers: 1,
+      onCommitted: (c) => {
+        committed.push(c);
+        if (publisher) publishing.push(publisher.publish(c));
+      },
+    });
+  } finally {
+    await Promise.all(publishing);
+  }
+  const firingIds = committed.flatMap((c) => c.firings.map((f) => f.id));
+  return { candidates: plan.candidates, fired: firingIds.length, firingIds, committed };
 }
 
 export function priceAlertsJob(db: Db, evaluator: AlertsEvaluator, publisher?: FiringPublisher): Job {

@@ -2,13 +2,8 @@ import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } fr
 import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
-import { chunkByFeed } from '../evaluation/feed-locks.js';
+import { recordInChunks } from '../evaluation/chunked-recording.js';
 import { rateViewOf, upsertRates } from './latest-rates.repository.js';
-
-/** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
-export const DEFAULT_FIRING_CHUNK = 500;
-/** Chunks written at once, each in its own transaction (a big batch is bound by writing; Postgres takes another core). */
-export const DEFAULT_FIRING_WRITERS = 2;
 
 export interface MarketEventDeps {
   /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
@@ -55,45 +50,16 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       // Phases of this event (logged, read by the benchmark): `...At` are ms since the handler started.
       const timings = evaluator.lastTimings;
       timings.startedAt = t0;
-      const size = Math.max(1, deps.firingChunk ?? DEFAULT_FIRING_CHUNK);
       const publishing: Promise<void>[] = [];
-      const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
       let fired = 0;
-      let failed = false;
-      // Chunks are disjoint sets of notifications and feed buckets, so they commit in any order without waiting
-      // for each other; a failed one stops the others from taking more, and the event is retried (what
-      // committed no longer matches what is read).
-      const chunks = chunkByFeed(plan.firings, size);
-      let next = 0;
-      const writer = async (): Promise<void> => {
-        while (!failed && next < chunks.length) {
-          const chunk = chunks[next++]!;
-          try {
-            timings.firstChunkAt ??= performance.now() - t0;
-            let recorded = 0;
-            const committed = await db.transaction(async (chunkTx) => {
-              const c = await evaluator.record(chunkTx, chunk, plan);
-              recorded = performance.now();
-              return c;
-            });
-            timings.commit = (timings.commit ?? 0) + performance.now() - recorded;
-            if (!committed) continue;
-            fired += committed.firings.length;
-            evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
-            timings.firstCommitAt ??= performance.now() - t0;
-            timings.lastCommitAt = performance.now() - t0;
-            publishing.push(publisher.publish(committed));
-          } catch (err) {
-            failed = true;
-            throw err;
-          }
-        }
-      };
       try {
-        const writers = Math.min(Math.max(1, deps.firingWriters ?? DEFAULT_FIRING_WRITERS), chunks.length);
-        const done = await Promise.allSettled(Array.from({ length: writers }, writer));
-        const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
-        if (failure) throw failure.reason;
+        fired = await recordInChunks(db, evaluator, plan, {
+          size: deps.firingChunk,
+          writers: deps.firingWriters,
+          timings,
+          t0,
+          onCommitted: (committed) => publishing.push(publisher.publish(committed)),
+        });
       } finally {
         // What committed is published before the inbox row commits and the event is acked, also when a
         // later chunk failed (what cannot be published is left to the backstop).
