@@ -29,19 +29,22 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** A price target on its own asset for `user`, already crossed by the asset's latest rate. */
-async function crossedTarget(user: string, assetId: number): Promise<number> {
+/** Price targets on one asset for each of `users`, already crossed by the asset's latest rate; their ids, in order. */
+async function crossedTargets(assetId: number, users: readonly string[]): Promise<number[]> {
   await db.query(
     `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', $1, $2, 'RUB', 111, 0, $3, $3)`,
     [assetId, `T${assetId}`, now],
   );
-  const [row] = await db.query<{ id: string }>(
+  const rows = await db.query<{ id: string }>(
     `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
-     values ($1, 2, 'asset', $2, 'share', '>=', 110, 110) returning id::text`,
-    [user, assetId],
+     select u, 2, 'asset', $2, 'share', '>=', 110, 110 from unnest($1::text[]) with ordinality as x(u, i) order by i returning id::text`,
+    [users, assetId],
   );
-  return Number(row!.id);
+  return rows.map((r) => Number(r.id));
 }
+
+const crossedTarget = async (user: string, assetId: number) => (await crossedTargets(assetId, [user]))[0]!;
+const manyUsers = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
 
 const fire = (assetId: number) => (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) =>
   evaluator.evaluate(tx, { assets: [{ type: 'share', id: assetId }] }, ['price-target'], `asset ${assetId}`);
@@ -111,15 +114,7 @@ describe('a user\'s firings become visible in id order', () => {
 
   it('a sweep records its firings in chunks of their own, so it holds each feed lock only for its chunk', async () => {
     const users = 3_000;
-    await db.query(
-      `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', 90, 'T90', 'RUB', 111, 0, $1, $1)`,
-      [now],
-    );
-    await db.query(
-      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
-       select 'chunked-' || g, 2, 'asset', 90, 'share', '>=', 110, 110 from generate_series(1, $1::int) g`,
-      [users],
-    );
+    await crossedTargets(90, manyUsers('chunked', users));
     // No publisher (as from the command line): each committed chunk leaves its publication row.
     const r = await sweep(db, evaluator, undefined, 'price-target', 'sweep');
     expect(r.fired).toBe(users);
@@ -137,15 +132,7 @@ describe('a user\'s firings become visible in id order', () => {
     // 64 lock slots per connection by default, ~6,400 in all plus the shared memory's slack: a lock per user for
     // 40,000 users fails with "out of shared memory" here (seen), and the backstop sweep would fail on every run.
     const users = 40_000;
-    await db.query(
-      `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at) values ('share', 100, 'T100', 'RUB', 111, 0, $1, $1)`,
-      [now],
-    );
-    await db.query(
-      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
-       select 'sweep-' || g, 2, 'asset', 100, 'share', '>=', 110, 110 from generate_series(1, $1::int) g`,
-      [users],
-    );
+    await crossedTargets(100, manyUsers('sweep', users));
     const locks = await db.transaction(async (tx) => {
       const r = await evaluator.evaluate(tx, { all: true }, ['price-target'], 'sweep');
       expect(r.fired).toBe(users);
