@@ -128,7 +128,7 @@ const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
  * decides with the pure functions, and records each firing exactly once: the notification's
  * new state is written only if the row is still as it was read, and the firing's (notification, step) key
  * is unique, so a redelivered event, a second instance or a sweep racing the consumer cannot fire a step
- * twice. Each firing's NotificationFired event is appended to the outbox in the same transaction.
+ * twice. Each chunk's firings are named by a `firing_publications` row in the same transaction, published once it committed.
  */
 export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
@@ -158,7 +158,10 @@ export class AlertsEvaluator {
     return this.types;
   }
 
-  /** Reads, decides and records in the caller's transaction (sweeps, tests); publish `committed` after it commits. */
+  /**
+   * Reads, decides and records in the caller's transaction, all firings at once; publish `committed` after it
+   * commits. For tests that hold or race one evaluation: the service records in chunks (`recordInChunks`).
+   */
   async evaluate(tx: Tx, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationResult> {
     const plan = await this.plan(tx, scope, kinds, source);
     const committed = await this.record(tx, plan.firings, plan);
