@@ -4,9 +4,9 @@
  * id while a lower one is still pending, or a reader that saw the higher one steps past the lower one for good.
  * Shown on real Postgres with the waiting seen in pg_blocking_pids, not by timing.
  */
-import { createLogger, type Db, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, type Db } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { FEED_BUCKETS, feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { sweep } from '../src/jobs/alerts-jobs.js';
@@ -14,20 +14,11 @@ import { NotificationEventsService } from '../src/inbox/notification-events.serv
 import { migrations } from '../src/migrations/index.js';
 
 let db: Db;
-let drop: () => Promise<void>;
 const logger = createLogger('test', 'silent');
 const now = new Date();
 const evaluator = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
 
-beforeAll(async () => {
-  const t = await createTestDatabase('alerts_feed_order');
-  drop = t.drop;
-  db = await openDatabase({ url: t.url, migrations, logger });
-});
-afterAll(async () => {
-  await db?.close();
-  await drop?.();
-});
+useTestDatabase('alerts_feed_order', migrations, (d) => (db = d));
 
 /** Price targets on one asset for each of `users`, already crossed by the asset's latest rate; their ids, in order. */
 async function crossedTargets(assetId: number, users: readonly string[]): Promise<number[]> {
