@@ -25,10 +25,11 @@ export function zonedParts(at: Date, timeZone: string): { year: number; month: n
   return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
 }
 
+const isoDate = (p: { year: number; month: number; day: number }) => `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+
 /** The calendar date (`YYYY-MM-DD`) of an instant in a time zone. */
 export function dateInZone(at: Date, timeZone: string): string {
-  const p = zonedParts(at, timeZone);
-  return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+  return isoDate(zonedParts(at, timeZone));
 }
 
 /**
@@ -64,7 +65,7 @@ export function startOfDayInZone(at: Date, timeZone: string): Date {
   // Kept only when [from, to) is exactly this day: where midnight repeats (clocks going back from 01:00 to
   // 00:00, as in Asia/Gaza in 2017), the next day's 00:00 settles on its second occurrence, and the hour
   // before it belongs to the next day already.
-  const day = dateInZone(at, timeZone);
+  const day = isoDate(p);
   if (from <= t && dateInZone(new Date(to - 1), timeZone) === day && dateInZone(new Date(to), timeZone) !== day) dayOf.set(timeZone, { from, to });
   return new Date(from);
 }
