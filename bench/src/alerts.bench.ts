@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--cpu-prof <dir>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -16,7 +16,9 @@
  * evaluator (what the spec's 3/15-minute polling does: read every active notification, evaluate each
  * against the latest rates in memory; it writes nothing) over the same data, with its time and memory, and
  * a check that both fire the same notifications. `--keep` keeps the seeded database; `--reuse <url>` runs on
- * such a database again without seeding (its state moved on by the earlier runs' firings).
+ * such a database again without seeding (its state moved on by the earlier runs' firings). `--batch-seed N` draws
+ * the batches' moves from a seeded generator: two copies of one kept database (`create database … template …`)
+ * then get the same batches, so two builds compare on the same firings.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -50,11 +52,14 @@ export async function run(args: string[]): Promise<void> {
   const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
   /** `--cpu-prof <dir>`: a CPU profile of each measured run, from its publish to its last NotificationFired (+300 ms). */
   const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
+  const random = args.includes('--batch-seed') ? seededRandom(numberArg(args, 'batch-seed', 1)) : Math.random;
   const profiler = profileDir ? new Session() : undefined;
   if (profiler && profileDir) {
     mkdirSync(profileDir, { recursive: true });
     profiler.connect();
     await profiler.post('Profiler.enable');
+    // 0.1 ms: a batch lasts ~100-300 ms; the default interval leaves too few samples to tell its phases apart.
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
   }
   const logger = createLogger('bench', 'warn');
   const database = reuse ? { url: reuse, drop: async () => undefined } : await createTestDatabase('bench_alerts');
@@ -176,10 +181,10 @@ export async function run(args: string[]): Promise<void> {
 
     for (let r = 1; r <= runs; r++) {
       // The batch: every asset's change moves by up to ±`move` percentage points.
-      const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share'");
+      const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share' order by asset_id");
       const asOf = new Date();
       const rates: RateChange[] = current.map((c) => {
-        const c1 = Math.round((c.change_24h + (Math.random() - 0.5) * 2 * move) * 1e4) / 1e4;
+        const c1 = Math.round((c.change_24h + (random() - 0.5) * 2 * move) * 1e4) / 1e4;
         return { assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: Math.round(100 * (1 + c1 / 100) * 1e4) / 1e4, priceChangePercentage24h: c1, asOf: asOf.toISOString() };
       });
 
@@ -229,6 +234,18 @@ export async function run(args: string[]): Promise<void> {
     if (args.includes('--keep') || reuse) console.log(`kept database ${database.url}`);
     else await database.drop();
   }
+}
+
+/** mulberry32: a small seeded generator of uniform numbers in [0, 1). */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
 }
 
 /** Every active notification read and evaluated in memory against the latest rates (with `batch` applied). */

@@ -37,14 +37,23 @@ afterAll(async () => {
  * range read, the index read after the rates were stored, and the event path (`planEvent`: the index's
  * candidates read while the rates are written in a transaction not yet committed, as the consumer does).
  */
-async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ ranges: number[]; indexed: number[]; event: number[]; indexUsed: boolean }> {
+async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ ranges: number[]; indexed: number[]; event: number[]; listed: Record<'ranges' | 'indexed' | 'event', string[]>; indexUsed: boolean }> {
   const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? now).toISOString() }));
   const ids = (plan: EvaluationPlan) => plan.firings.map((f) => f.n.id).sort((a, b) => a - b);
-  const event = await db.transaction(async (tx) => ids(await indexed.planEvent(db, tx, batch.map((r) => rateViewOf(r, now)), upsertRates(tx, batch, now), 'test')));
+  // Each firing with the assets it lists (on the event path, a group's members come from the index).
+  const listed = (plan: EvaluationPlan) => plan.firings.map((f) => `${f.n.id}: ${f.d.crossed.map((c) => c.assetId).join(' ')}`).sort();
+  const eventPlan = await db.transaction((tx) => indexed.planEvent(db, tx, batch.map((r) => rateViewOf(r, now)), upsertRates(tx, batch, now), 'test'));
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now));
   const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
-  const fired = (e: AlertsEvaluator) => db.transaction(async (tx) => ids(await e.plan(tx, scope, ['price-target', 'price-change'], 'test')));
-  return { ranges: await fired(ranges), indexed: await fired(indexed), event, indexUsed: indexed.index.loaded };
+  const rangesPlan = await db.transaction((tx) => ranges.plan(tx, scope, ['price-target', 'price-change'], 'test'));
+  const indexedPlan = await db.transaction((tx) => indexed.plan(tx, scope, ['price-target', 'price-change'], 'test'));
+  return {
+    ranges: ids(rangesPlan),
+    indexed: ids(indexedPlan),
+    event: ids(eventPlan),
+    listed: { ranges: listed(rangesPlan), indexed: listed(indexedPlan), event: listed(eventPlan) },
+    indexUsed: indexed.index.loaded,
+  };
 }
 
 async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio'; id: number; op?: '>=' | '<='; value: number; initial?: number; last?: Date | null; active?: boolean }): Promise<number> {
@@ -106,6 +115,8 @@ describe('candidate index', () => {
       expect(r.ranges.length).toBeGreaterThan(0);
       expect(r.indexed).toEqual(r.ranges);
       expect(r.event).toEqual(r.ranges);
+      expect(r.listed.event).toEqual(r.listed.ranges);
+      expect(r.listed.indexed).toEqual(r.listed.ranges);
       // The index does not offer what is in its cooldown (the rows it names are read back one by one).
       const offered = indexed.index.candidates(batch.map((b) => ({ assetType: 'share', assetId: b.id, ticker: '', rate: b.rate, change24h: b.change, asOf: now, observedAt: now })), startOfDayInZone(now, 'Europe/Moscow'), now);
       expect(offered.length).toBeGreaterThan(0);
@@ -122,6 +133,7 @@ describe('candidate index', () => {
     ]);
     expect(late.event).toEqual(late.ranges);
     expect(late.indexed).toEqual(late.ranges);
+    expect(late.listed.event).toEqual(late.listed.ranges);
   });
 
   it('follows what widens the candidates after it was loaded: a create, a switch on, a threshold coming down, a membership, the daily reset', async () => {

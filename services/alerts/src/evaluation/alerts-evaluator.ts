@@ -84,7 +84,13 @@ export interface EvaluationPlan {
   now: Date;
   source: string;
   targetNames: Map<number, string | null>;
-  assetNames: Map<string, { ticker: string; name: string | null }>;
+  assetNames: Map<string, AssetName>;
+}
+
+/** An asset's ticker and name as the firings' texts list it. */
+interface AssetName {
+  ticker: string;
+  name: string | null;
 }
 
 /** The asset's latest rate, joined to an asset target's candidate row (null for group targets). */
@@ -265,7 +271,7 @@ export class AlertsEvaluator {
    * stored one arrived late) `plan` runs in `tx` on the rates that changed. Only reads: the firings are
    * recorded by `record`.
    */
-  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
+  async planEvent(db: Pick<Db, 'transaction' | 'query'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
     // Observed whatever happens below (its failure is thrown after the reads settled).
     upserting.catch(() => undefined);
     const now = this.opts.clock();
@@ -275,6 +281,7 @@ export class AlertsEvaluator {
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
     void upserting.then(() => (timings.upsertOnly = performance.now() - t0));
+    const inBatch = new Set(batch.map((r) => assetKey(r.assetType, r.assetId)));
     const reading = db.transaction(async (c) => {
       // JIT compiling these short queries costs more than running them.
       await c.query('set local jit = off');
@@ -289,25 +296,33 @@ export class AlertsEvaluator {
       const t2 = performance.now();
       timings.indexMatch = t2 - t1;
       timings.indexed = ids.length;
-      const rows = ids.length === 0 ? [] : await c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
-      this.index.sync(ids, rows);
-      const t3 = performance.now();
-      timings.readById = t3 - t2;
-      // Every member of the candidate groups with its stored rate: the batch's own rates are laid over them
-      // once the upsert is done (this connection does not see it).
-      const groups = groupFloors(rows);
-      const members =
-        groups.length === 0
+      // The candidates' rows, and their groups' members from the index (refreshed just now, as a read of
+      // `memberships` would be): members in the batch get the batch's rates once the upsert is done; only
+      // the others' stored rates are read (usually none), on a connection of their own meanwhile.
+      const groups = this.index.groupMembers(ids);
+      const outside = new Map<string, { type: string; id: string }>();
+      for (const assets of groups.values()) {
+        for (const key of assets) {
+          if (inBatch.has(key) || outside.has(key)) continue;
+          const at = key.lastIndexOf(':');
+          outside.set(key, { type: key.slice(0, at), id: key.slice(at + 1) });
+        }
+      }
+      const [rows, stored] = await Promise.all([
+        ids.length === 0 ? [] : c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]),
+        outside.size === 0
           ? []
-          : await c.query<{ target_type: string; target_id: string; floor: number } & Partial<RateRow> & { asset_type: string; asset_id: string }>(
-              `select m.target_type, m.target_id::text, g.floor, m.asset_type, m.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-                 from memberships m join unnest($1::text[], $2::bigint[], $3::float8[]) as g(target_type, target_id, floor) using (target_type, target_id)
-                 left join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id`,
-              [groups.map((g) => g.type), groups.map((g) => g.id), groups.map((g) => g.floor)],
-            );
-      timings.groupRates = performance.now() - t3;
+          : db.query<RateRow>(
+              `select r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
+                 from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`,
+              [[...outside.values()].map((a) => a.type), [...outside.values()].map((a) => a.id)],
+            ),
+      ]);
+      timings.readById = performance.now() - t2;
+      timings.outsideRates = stored.length;
+      this.index.sync(ids, rows);
       timings.readsOnly = performance.now() - t0;
-      return { rows, members };
+      return { rows, groups, stored };
     });
     const [upserted, read] = await Promise.allSettled([upserting, reading]);
     if (upserted.status === 'rejected') throw upserted.reason;
@@ -325,15 +340,21 @@ export class AlertsEvaluator {
       this.lastTimings.upsertRates = timings.upsertRates;
       return plan;
     }
-    const { rows, members } = read.value;
+    const { rows, groups, stored } = read.value;
     const t4 = performance.now();
+    const storedRates = new Map(stored.map((r) => [assetKey(r.asset_type, r.asset_id), toRateView(r)]));
+    const floors = new Map(groupFloors(rows).map((g) => [assetKey(g.type, g.id), g.floor]));
     const byGroup = new Map<string, RateView[]>();
-    for (const m of members) {
-      const key = assetKey(m.asset_type, m.asset_id);
-      const r = byAsset.get(key) ?? (m.as_of ? toRateView(m as RateRow) : undefined);
-      // As the sequential read filters them: fresh, |change| at least the group's lowest step.
-      if (!r || r.asOf < freshAfter || r.change24h === null || Math.abs(r.change24h) < m.floor) continue;
-      push(byGroup, assetKey(m.target_type, m.target_id), r);
+    for (const [group, assets] of groups) {
+      const floor = floors.get(group);
+      // A group none of whose candidates was read back active has nothing to fire.
+      if (floor === undefined) continue;
+      for (const key of assets) {
+        const r = byAsset.get(key) ?? storedRates.get(key);
+        // As the sequential read filters them: fresh, |change| at least the group's lowest step.
+        if (!r || r.asOf < freshAfter || r.change24h === null || Math.abs(r.change24h) < floor) continue;
+        push(byGroup, group, r);
+      }
     }
     timings.rates = performance.now() - t4;
     // An asset target's rate is the batch's (stale ones are refused by the pure functions, as they refuse them in `plan`).
@@ -367,7 +388,7 @@ export class AlertsEvaluator {
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
     // Names once for the whole batch, whichever chunk a firing is recorded in.
-    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed));
+    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed).map((r) => ({ type: r.assetType, id: r.assetId })));
     timings.decide = performance.now() - t0;
     return { candidates: seen.size, firings: decisions, now: ctx.now, source, targetNames, assetNames };
   }
@@ -499,13 +520,13 @@ export class AlertsEvaluator {
     return { publicationId: Number(res.publication_id), firings };
   }
 
-  private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, { ticker: string; name: string | null }>> {
-    if (rates.length === 0) return new Map();
+  private async assetNames(db: SqlClient, assets: readonly { type: string; id: number | string }[]): Promise<Map<string, AssetName>> {
+    if (assets.length === 0) return new Map();
     // Thousands of firings name the same few thousand assets: each asks once.
-    const keys = [...new Map(rates.map((r) => [assetKey(r.assetType, r.assetId), r])).values()];
-    const rows = await tx.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
+    const keys = [...new Map(assets.map((a) => [assetKey(a.type, a.id), a])).values()];
+    const rows = await db.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
       'select a.asset_type, a.asset_id::text, a.ticker, a.name from assets a join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)',
-      [keys.map((r) => r.assetType), keys.map((r) => r.assetId)],
+      [keys.map((a) => a.type), keys.map((a) => a.id)],
     );
     return new Map(rows.map((r) => [assetKey(r.asset_type, r.asset_id), { ticker: r.ticker, name: r.name }]));
   }

@@ -361,6 +361,19 @@ export class CandidateIndex {
     return [...out];
   }
 
+  /**
+   * The portfolio/watchlist targets among `ids`, each with its members' asset keys as the index holds them:
+   * brought up to date by the same `refresh` as the entries, so as current as a read of `memberships` then.
+   */
+  groupMembers(ids: readonly number[]): Map<string, readonly string[]> {
+    const groups = new Map<string, readonly string[]>();
+    for (const id of ids) {
+      const e = this.byId.get(id);
+      if (e?.group && !groups.has(e.key)) groups.set(e.key, [...(this.membersOf.get(e.key) ?? [])]);
+    }
+    return groups;
+  }
+
   /** Brings entries in line with their rows as just read (`rows`); a candidate not read back has left. */
   sync(candidateIds: readonly number[], rows: readonly { id: string; is_active: boolean; initial_value: number; value: number; last_triggered_at: Date | null }[]): void {
     const read = new Map(rows.map((r) => [Number(r.id), r]));

@@ -31,24 +31,30 @@ export function rateViewOf(r: RateChange, observedAt: Date): RateView {
 
 /**
  * Keeps the latest rate of each asset from a RatesUpdated batch; an older rate (by the provider's time)
- * arriving late never replaces a newer one. Returns the batch's rates that became the latest (as
- * `rateViewOf` gives them: only the keys come back, every minute's batch of thousands is not parsed twice).
+ * arriving late never replaces a newer one. Returns the batch's rates that became the latest, as `views`
+ * (the batch's `rateViewOf`, which the caller usually has already). Only the rates refused come back from
+ * the statement (usually none): the minute's thousands of keys are not sent back and parsed again.
  */
-export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date): Promise<RateView[]> {
+export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date, views: readonly RateView[] = rates.map((r) => rateViewOf(r, observedAt))): Promise<RateView[]> {
   if (rates.length === 0) return [];
   // One JSON parameter: binding seven arrays of thousands of elements cost the client more than this whole
   // statement costs Postgres, on the thread the candidates are matched on meanwhile.
-  const rows = await tx.query<{ asset_type: string; asset_id: string }>(
-    `insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
-     select "assetType", "assetId", ticker, currency, rate, "priceChangePercentage24h", "asOf", $2
-       from json_to_recordset($1::json)
-         as r("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)
-     on conflict (asset_type, asset_id) do update set ticker = excluded.ticker, currency = excluded.currency, rate = excluded.rate,
-       change_24h = excluded.change_24h, as_of = excluded.as_of, observed_at = excluded.observed_at
-     where latest_rates.as_of <= excluded.as_of
-     returning asset_type, asset_id::text`,
+  const refused = await tx.query<{ asset_type: string; asset_id: string }>(
+    `with r as (
+       select * from json_to_recordset($1::json)
+         as r("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)),
+     stored as (
+       insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
+       select "assetType", "assetId", ticker, currency, rate, "priceChangePercentage24h", "asOf", $2 from r
+       on conflict (asset_type, asset_id) do update set ticker = excluded.ticker, currency = excluded.currency, rate = excluded.rate,
+         change_24h = excluded.change_24h, as_of = excluded.as_of, observed_at = excluded.observed_at
+       where latest_rates.as_of <= excluded.as_of
+       returning asset_type, asset_id)
+     select "assetType" as asset_type, "assetId"::text as asset_id from r
+      where not exists (select 1 from stored s where s.asset_type = r."assetType" and s.asset_id = r."assetId")`,
     [JSON.stringify(rates.map((r) => ({ assetType: r.assetType, assetId: r.assetId, ticker: r.ticker, currency: r.currency, rate: r.rate, priceChangePercentage24h: r.priceChangePercentage24h, asOf: r.asOf }))), observedAt],
   );
-  const stored = new Set(rows.map((r) => `${r.asset_type}:${r.asset_id}`));
-  return rates.filter((r) => stored.has(`${r.assetType}:${r.assetId}`)).map((r) => rateViewOf(r, observedAt));
+  if (refused.length === 0) return [...views];
+  const older = new Set(refused.map((r) => `${r.asset_type}:${r.asset_id}`));
+  return views.filter((v) => !older.has(`${v.assetType}:${v.assetId}`));
 }

@@ -7,7 +7,7 @@ import { rateViewOf, upsertRates } from './latest-rates.repository.js';
 
 export interface MarketEventDeps {
   /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
-  db: Pick<Db, 'transaction'>;
+  db: Pick<Db, 'transaction' | 'query'>;
   evaluator: AlertsEvaluator;
   publisher: FiringPublisher;
   logger: Logger;
@@ -34,7 +34,7 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       const t0 = performance.now();
       const observedAt = new Date(event.recordedAt);
       const batch = event.data.rates.map((r) => rateViewOf(r, observedAt));
-      const upserting = upsertRates(tx, event.data.rates, observedAt);
+      const upserting = upsertRates(tx, event.data.rates, observedAt, batch);
       let plan: EvaluationPlan;
       if (evaluator.index.loaded) {
         // The candidates are found and read while the rates are written.
