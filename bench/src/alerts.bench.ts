@@ -11,8 +11,8 @@
  * ~0.05-0.1 %; `--stress` is 0.5, every asset moving five times that in the same minute, a crash-like one),
  * so the notifications whose threshold lies between the old and the new value fire.
  *
- * Measured per run: publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream
- * (p50/p99/max), firings, notifications covered per second, memory. Beside it, in the same run, a full-scan
+ * Measured per run: publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream by a
+ * subscriber in a process of its own, as another service would see it (p50/p99/max), firings, notifications covered per second, memory. Beside it, in the same run, a full-scan
  * evaluator (what the spec's 3/15-minute polling does: read every active notification, evaluate each
  * against the latest rates in memory; it writes nothing) over the same data, with its time and memory, and
  * a check that both fire the same notifications. `--keep` keeps the seeded database; `--reuse <url>` runs on
@@ -33,6 +33,7 @@ import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/eval
 import { evaluatePriceChange } from '@invest/alerts/evaluation/price-change';
 import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
 import { numberArg } from './support/args.js';
+import { startObserver } from './support/fired-observer.js';
 import { collectGarbage } from './support/gc.js';
 
 
@@ -149,13 +150,9 @@ export async function run(args: string[]): Promise<void> {
     );
 
     await ensureEventStream(bus, 'market');
-    const fired: number[] = [];
-    let t0 = 0;
-    const sub = bus.nc.subscribe(busSubject(busPrefix, `${eventSubject('alerts', 'NotificationFired')}.>`), {
-      callback: () => {
-        fired.push(performance.now() - t0);
-      },
-    });
+    // NotificationFired is timed where another service would receive it: in a process of its own.
+    const observer = await startObserver(natsUrl, busSubject(busPrefix, `${eventSubject('alerts', 'NotificationFired')}.>`));
+    const msSince = (t: bigint) => (at: bigint) => Number(at - t) / 1e6;
 
     if (!args.includes('--no-warmup')) {
       // A running service has evaluated a batch a minute before: one batch of the stored rates, unchanged but
@@ -169,13 +166,13 @@ export async function run(args: string[]): Promise<void> {
         rates: current.map((c) => ({ assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: c.rate, priceChangePercentage24h: c.change_24h, asOf })),
       };
       const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: 0, recordedAt: new Date().toISOString(), data, metadata: {} };
-      fired.length = 0;
-      t0 = performance.now();
+      await observer.reset();
+      const t0 = performance.now();
       committedAt = 0;
       await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: event.id });
       const until = Date.now() + 120_000;
       while (committedAt === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
-      await new Promise((res) => setTimeout(res, 300));
+      const fired = await observer.collect(0);
       console.log(`warm-up batch (stored rates, unchanged): ${fired.length} NotificationFired, committed at ${(committedAt - t0).toFixed(0)} ms`);
     }
 
@@ -194,16 +191,16 @@ export async function run(args: string[]): Promise<void> {
       collectGarbage();
 
       // The event path: publish, then collect NotificationFired until the expected count arrived.
-      fired.length = 0;
+      await observer.reset();
       if (profiler) await profiler.post('Profiler.start');
       const heapBefore = process.memoryUsage().heapUsed;
       const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
       const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
-      t0 = performance.now();
-      await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), JSON.stringify(event), { msgID: event.id });
-      const until = Date.now() + 120_000;
-      while (fired.length < scan.fired.size && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
-      await new Promise((res) => setTimeout(res, 300));
+      const payload = JSON.stringify(event);
+      const t0 = performance.now();
+      const published = process.hrtime.bigint();
+      await bus.js.publish(busSubject(busPrefix, eventSubject('market', MarketEventTypes.RatesUpdated)), payload, { msgID: event.id });
+      const fired = (await observer.collect(scan.fired.size)).map(msSince(published));
       const heapAfter = process.memoryUsage().heapUsed;
       if (profiler && profileDir) {
         const { profile } = (await profiler.post('Profiler.stop')) as { profile: object };
@@ -224,7 +221,7 @@ export async function run(args: string[]): Promise<void> {
           `   ${(scan.evaluated / ((scan.readMs + scan.evalMs) / 1000)).toFixed(0)} evaluations/s   heap +${mb(scan.heapBytes)} (writes nothing)`,
       );
     }
-    sub.unsubscribe();
+    observer.close();
   } finally {
     await app.close().catch(() => undefined);
     const { connectBus } = await import('@invest/platform');

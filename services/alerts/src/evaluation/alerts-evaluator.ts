@@ -1,13 +1,13 @@
 import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Db, type Logger, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
-import type { CommittedFirings, FiringRecord } from '../delivery/firing-publisher.js';
+import { type CommittedFirings, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { evaluatePriceChange } from './price-change.js';
 import { evaluatePriceTarget } from './price-target.js';
-import { explain, type NotificationTypeRow, renderFiring } from './render-firing.js';
+import { explain, isoOf, type NotificationTypeRow, renderFiring } from './render-firing.js';
 
 export interface EvaluatorOptions {
   logger: Logger;
@@ -438,12 +438,14 @@ export class AlertsEvaluator {
         name: names.get(assetKey(r.assetType, r.assetId))?.name ?? null,
         rate: r.rate,
         price_change_percentage_24h: r.change24h,
-        as_of: r.asOf.toISOString(),
+        as_of: isoOf(r.asOf),
       }));
       const rendered = renderFiring(type, d, { type: n.targetType, id: n.targetId, name: targetNames.get(n.id) ?? null }, assets);
       const explanation = explain(d, n.operator, now, source);
+      // Its documents as JSON once, for its row here and its NotificationFired.
+      const documents = firingJson(rendered.texts, assets, explanation);
       // The row's state change and its firing, as one element of the statement's JSON parameter.
-      const json = JSON.stringify({
+      const head = JSON.stringify({
         id: d.notificationId,
         exp_cycle: d.expected.cycle,
         exp_initial: d.expected.initialValue,
@@ -455,12 +457,10 @@ export class AlertsEvaluator {
         step: d.stepKey,
         uid: n.userId,
         kind: n.kind,
-        texts: rendered.texts,
         path: rendered.path,
-        assets,
-        expl: explanation,
       });
-      return { n, d, assets, rendered, explanation, json };
+      const json = `${head.slice(0, -1)},"texts":${documents.texts},"assets":${documents.assets},"expl":${documents.explanation}}`;
+      return { n, d, assets, rendered, explanation, documents, json };
     });
     timings.render = (timings.render ?? 0) + performance.now() - t0;
     await locking;
@@ -514,6 +514,7 @@ export class AlertsEvaluator {
         assets: r.assets,
         explanation: r.explanation,
         firedAt: now,
+        json: r.documents,
       });
     }
     this.opts.logger.debug({ fired: firings.length, source }, 'notifications fired');

@@ -21,4 +21,11 @@ describe('renderFiring number formats (memoised)', () => {
     expect(render(-2.25, 1234.5).en.title).toBe('-2.25|1,234.5');
     expect(render(-2.25, 1234.5).ru.title).toBe('-2,25|1\u00a0234,5');
   });
+
+  it('fills placeholders side by side and keeps the ones it does not know', () => {
+    const odd: NotificationTypeRow = { ...type, titleTemplate: { ru: '{ticker}{change}% {unknown} {rate}', en: '{{ticker}}' }, bodyTemplate: { ru: 'без полей', en: '' }, path: '/{asset_type}/{asset_id}/{nope}' };
+    const rendered = renderFiring(odd, decision, { type: 'asset', id: 1, name: null }, [asset(2, 3)]);
+    expect(rendered.texts).toEqual({ ru: { title: 'T+2% {unknown} 3', body: 'без полей' }, en: { title: '{T}', body: '' } });
+    expect(rendered.path).toBe('/share/1/{nope}');
+  });
 });

@@ -21,28 +21,54 @@ const TARGET_NAMES: Record<Locale, Record<'portfolio' | 'watchlist', string>> = 
   en: { portfolio: 'Portfolio', watchlist: 'Watchlist' },
 };
 
-function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (m, key: string) => values[key] ?? m);
+/** A template cut once into its text and its `{placeholders}`: thousands of firings fill the same few. */
+type CompiledTemplate = readonly (string | { key: string })[];
+const compiled = new Map<string, CompiledTemplate>();
+function compile(template: string): CompiledTemplate {
+  let parts = compiled.get(template);
+  if (!parts) {
+    parts = template.split(/(\{\w+\})/).map((p) => (/^\{\w+\}$/.test(p) ? { key: p.slice(1, -1) } : p));
+    if (compiled.size >= 1_000) compiled.clear();
+    compiled.set(template, parts);
+  }
+  return parts;
+}
+
+/** The template with each placeholder's value (computed only for the placeholders it has); unknown ones stay. */
+function fill(template: string, value: (key: string) => string | undefined): string {
+  let out = '';
+  for (const p of compile(template)) out += typeof p === 'string' ? p : (value(p.key) ?? `{${p.key}}`);
+  return out;
 }
 
 // One formatter per locale and precision: building an Intl.NumberFormat per number costs more than the rest
-// of a firing. And the numbers formatted lately: a batch's hundreds of firings show the same few rates,
-// changes and thresholds, and each format costs ~2 µs.
-const formatters = new Map<string, Intl.NumberFormat>();
-const formatted = new Map<string, string>();
+// of a firing. And the numbers formatted lately, per formatter: a batch's hundreds of firings show the same
+// few rates, changes and thresholds, and each format costs ~2 µs.
+const formats = new Map<string, { format: Intl.NumberFormat; memo: Map<number, string> }>();
 function num(value: number | null, locale: Locale, digits = 6): string {
   if (value === null) return '—';
-  // -0 would share 0's memo key while Intl writes it "-0": a tiny negative change rounded to -0 shows as 0.
-  const n = value + 0;
   const key = `${locale}:${digits}`;
-  const memo = `${key}:${n}`;
-  const known = formatted.get(memo);
+  let f = formats.get(key);
+  if (!f) formats.set(key, (f = { format: new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: digits }), memo: new Map() }));
+  // -0 would share 0's memo entry while Intl writes it "-0": a tiny negative change rounded to -0 shows as 0.
+  const n = value + 0;
+  const known = f.memo.get(n);
   if (known !== undefined) return known;
-  let f = formatters.get(key);
-  if (!f) formatters.set(key, (f = new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: digits })));
-  if (formatted.size >= 20_000) formatted.clear();
-  const text = f.format(n);
-  formatted.set(memo, text);
+  if (f.memo.size >= 20_000) f.memo.clear();
+  const text = f.format.format(n);
+  f.memo.set(n, text);
+  return text;
+}
+
+const isoTexts = new Map<number, string>();
+/** `date.toISOString()`, remembered: a batch's firings carry the same few instants (its rates', now). */
+export function isoOf(date: Date): string {
+  const ms = date.getTime();
+  let text = isoTexts.get(ms);
+  if (text === undefined) {
+    if (isoTexts.size >= 10_000) isoTexts.clear();
+    isoTexts.set(ms, (text = date.toISOString()));
+  }
   return text;
 }
 
@@ -64,25 +90,44 @@ export function renderFiring(
   const head = assets[0]!;
   const texts = {} as RenderedTexts['texts'];
   for (const locale of ['ru', 'en'] as const) {
-    const subject = target.type === 'asset' ? head.ticker : `${TARGET_NAMES[locale][target.type]} ${target.name ? `«${target.name}»` : `#${target.id}`}`;
-    const values: Record<string, string> = {
-      ticker: head.ticker,
-      name: head.name ?? head.ticker,
-      rate: num(head.rate, locale),
-      target: num(decision.threshold, locale),
-      change: signed(head.price_change_percentage_24h, locale),
-      threshold: num(decision.threshold, locale),
-      next_threshold: num(decision.nextThreshold, locale),
-      subject,
-      assets: assets.map((a) => `${a.ticker} ${signed(a.price_change_percentage_24h, locale)}%`).join(', '),
+    const value = (key: string): string | undefined => {
+      switch (key) {
+        case 'ticker':
+          return head.ticker;
+        case 'name':
+          return head.name ?? head.ticker;
+        case 'rate':
+          return num(head.rate, locale);
+        case 'target':
+        case 'threshold':
+          return num(decision.threshold, locale);
+        case 'change':
+          return signed(head.price_change_percentage_24h, locale);
+        case 'next_threshold':
+          return num(decision.nextThreshold, locale);
+        case 'subject':
+          return target.type === 'asset' ? head.ticker : `${TARGET_NAMES[locale][target.type]} ${target.name ? `«${target.name}»` : `#${target.id}`}`;
+        case 'assets':
+          return assets.map((a) => `${a.ticker} ${signed(a.price_change_percentage_24h, locale)}%`).join(', ');
+        default:
+          return undefined;
+      }
     };
-    texts[locale] = { title: fill(type.titleTemplate[locale] ?? type.titleTemplate.ru ?? '', values), body: fill(type.bodyTemplate[locale] ?? type.bodyTemplate.ru ?? '', values) };
+    texts[locale] = { title: fill(type.titleTemplate[locale] ?? type.titleTemplate.ru ?? '', value), body: fill(type.bodyTemplate[locale] ?? type.bodyTemplate.ru ?? '', value) };
   }
-  const path = fill(type.path, {
-    asset_type: head.type,
-    asset_id: String(head.id),
-    target_type: target.type,
-    target_id: String(target.id),
+  const path = fill(type.path, (key) => {
+    switch (key) {
+      case 'asset_type':
+        return head.type;
+      case 'asset_id':
+        return String(head.id);
+      case 'target_type':
+        return target.type;
+      case 'target_id':
+        return String(target.id);
+      default:
+        return undefined;
+    }
   });
   return { texts, path };
 }
@@ -94,11 +139,11 @@ export function explain(decision: FiringDecision, operator: '>=' | '<=', firedAt
     threshold: decision.threshold,
     operator,
     next_threshold: decision.nextThreshold,
-    cooldown_ends_at: decision.cooldownEndsAt?.toISOString() ?? null,
+    cooldown_ends_at: decision.cooldownEndsAt ? isoOf(decision.cooldownEndsAt) : null,
     rate: h.rate,
     price_change_percentage_24h: h.change24h,
-    rate_as_of: h.asOf.toISOString(),
-    observed_at: h.observedAt.toISOString(),
+    rate_as_of: isoOf(h.asOf),
+    observed_at: isoOf(h.observedAt),
     latency_ms: Math.max(0, firedAt.getTime() - h.observedAt.getTime()),
     source,
   };

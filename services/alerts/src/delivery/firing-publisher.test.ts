@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { type FiringRecord, firingJson, notificationFiredEvent, notificationFiredJson } from './firing-publisher.js';
+
+const firing: FiringRecord = {
+  id: 41,
+  eventId: '6f1d2c8e-2f43-4c0a-9a55-0d3c1f0b9e11',
+  notificationId: 7,
+  userId: 'u-"quoted"\\',
+  type: 'price-change',
+  texts: { ru: { title: 'Портфель «Мой»: +5,2%', body: 'T1 +5,2%\nдалее 10%' }, en: { title: 'Portfolio «Mine»: +5.2%', body: 'T1 +5.2%\nnext 10%' } },
+  path: '/portfolios/3',
+  assets: [{ type: 'share', id: 1, ticker: 'T1', name: null, rate: 105.2, price_change_percentage_24h: 5.2, as_of: '2026-03-10T12:00:00.000Z' }],
+  explanation: {
+    threshold: 5,
+    operator: '>=',
+    next_threshold: 10,
+    cooldown_ends_at: null,
+    rate: 105.2,
+    price_change_percentage_24h: 5.2,
+    rate_as_of: '2026-03-10T12:00:00.000Z',
+    observed_at: '2026-03-10T12:00:01.000Z',
+    latency_ms: 12,
+    source: 'event',
+  },
+  firedAt: new Date('2026-03-10T12:00:01.012Z'),
+};
+
+describe('NotificationFired as JSON text', () => {
+  it('is the event, with the documents written for the row spliced in', () => {
+    const withDocuments = { ...firing, json: firingJson(firing.texts, firing.assets, firing.explanation) };
+    expect(JSON.parse(notificationFiredJson(withDocuments))).toEqual(notificationFiredEvent(firing));
+  });
+
+  it('is the event when the documents were not written yet (a firing read back by the backstop)', () => {
+    expect(JSON.parse(notificationFiredJson(firing))).toEqual(notificationFiredEvent(firing));
+  });
+
+  it('takes the documents as written: the row and the event carry the same text', () => {
+    const json = { texts: '{"ru":{"title":"a","body":"b"}}', assets: '[]', explanation: '{"threshold":1}' };
+    const data = (JSON.parse(notificationFiredJson({ ...firing, json })) as { data: Record<string, unknown> }).data;
+    expect([data.texts, data.assets, data.explanation]).toEqual([{ ru: { title: 'a', body: 'b' } }, [], { threshold: 1 }]);
+  });
+});
