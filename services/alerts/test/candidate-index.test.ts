@@ -10,7 +10,7 @@ import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
-import { rateViewOf, upsertRates } from '../src/rates/latest-rates.repository.js';
+import { upsertRates } from '../src/rates/latest-rates.repository.js';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -42,8 +42,11 @@ async function both(rates: { id: number; rate: number; change: number; asOf?: Da
   const ids = (plan: EvaluationPlan) => plan.firings.map((f) => f.n.id).sort((a, b) => a - b);
   // Each firing with the assets it lists (on the event path, a group's members come from the index).
   const listed = (plan: EvaluationPlan) => plan.firings.map((f) => `${f.n.id}: ${f.d.crossed.map((c) => c.assetId).join(' ')}`).sort();
-  const eventPlan = await db.transaction((tx) => indexed.planEvent(db, tx, batch.map((r) => rateViewOf(r, now)), upsertRates(tx, batch, now), 'test'));
-  const changed = await db.transaction((tx) => upsertRates(tx, batch, now));
+  const eventPlan = await db.transaction((tx) => {
+    const upserting = upsertRates(tx, batch, now);
+    return indexed.planEvent(db, tx, upserting.batch, upserting.changed, 'test');
+  });
+  const changed = await db.transaction((tx) => upsertRates(tx, batch, now).changed);
   const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
   const rangesPlan = await db.transaction((tx) => ranges.plan(tx, scope, ['price-target', 'price-change'], 'test'));
   const indexedPlan = await db.transaction((tx) => indexed.plan(tx, scope, ['price-target', 'price-change'], 'test'));
@@ -70,7 +73,7 @@ describe('candidate index', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     const assets = 40;
-    await upsertRates(db, Array.from({ length: assets }, (_, i) => ({ assetType: 'share', assetId: i + 1, ticker: `T${i + 1}`, currency: 'RUB', rate: 100, priceChangePercentage24h: 0, asOf: now.toISOString() })), now);
+    await upsertRates(db, Array.from({ length: assets }, (_, i) => ({ assetType: 'share', assetId: i + 1, ticker: `T${i + 1}`, currency: 'RUB', rate: 100, priceChangePercentage24h: 0, asOf: now.toISOString() })), now).changed;
     for (let p = 1; p <= 30; p++) {
       for (let k = 0; k < 3; k++) await db.query("insert into memberships values ('portfolio', $1, 'share', $2, 'u') on conflict do nothing", [p, 1 + Math.floor(random() * assets)]);
     }

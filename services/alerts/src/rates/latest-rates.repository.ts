@@ -29,17 +29,25 @@ export function rateViewOf(r: RateChange, observedAt: Date): RateView {
   return { assetType: r.assetType, assetId: r.assetId, ticker: r.ticker, rate: r.rate, change24h: r.priceChangePercentage24h, asOf: new Date(r.asOf), observedAt };
 }
 
+/** The batch's rates to evaluate at once, and which of them became the latest once written. */
+export interface UpsertingRates {
+  /** Every rate of the batch, as `rateViewOf` gives it. */
+  batch: RateView[];
+  /** The batch's rates that became the latest (those of `batch`, less the refused). */
+  changed: Promise<RateView[]>;
+}
+
 /**
  * Keeps the latest rate of each asset from a RatesUpdated batch; an older rate (by the provider's time)
- * arriving late never replaces a newer one. Returns the batch's rates that became the latest, as `views`
- * (the batch's `rateViewOf`, which the caller usually has already). Only the rates refused come back from
- * the statement (usually none): the minute's thousands of keys are not sent back and parsed again.
+ * arriving late never replaces a newer one. The statement is on its way before the batch's views are built
+ * (those overlap with it), and only the rates it refused come back (usually none): the minute's thousands of
+ * keys are not sent back and parsed again.
  */
-export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date, views: readonly RateView[] = rates.map((r) => rateViewOf(r, observedAt))): Promise<RateView[]> {
-  if (rates.length === 0) return [];
-  // One JSON parameter: binding seven arrays of thousands of elements cost the client more than this whole
-  // statement costs Postgres, on the thread the candidates are matched on meanwhile.
-  const refused = await tx.query<{ asset_type: string; asset_id: string }>(
+export function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date): UpsertingRates {
+  if (rates.length === 0) return { batch: [], changed: Promise.resolve([]) };
+  // One JSON parameter, only the columns' keys: binding seven arrays of thousands of elements cost the client
+  // more than this whole statement costs Postgres, on the thread the candidates are matched on meanwhile.
+  const refusing = tx.query<{ asset_type: string; asset_id: string }>(
     `with r as (
        select * from json_to_recordset($1::json)
          as r("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)),
@@ -52,9 +60,16 @@ export async function upsertRates(tx: SqlClient, rates: readonly RateChange[], o
        returning asset_type, asset_id)
      select "assetType" as asset_type, "assetId"::text as asset_id from r
       where not exists (select 1 from stored s where s.asset_type = r."assetType" and s.asset_id = r."assetId")`,
-    [JSON.stringify(rates.map((r) => ({ assetType: r.assetType, assetId: r.assetId, ticker: r.ticker, currency: r.currency, rate: r.rate, priceChangePercentage24h: r.priceChangePercentage24h, asOf: r.asOf }))), observedAt],
+    [JSON.stringify(rates, RATE_KEYS), observedAt],
   );
-  if (refused.length === 0) return [...views];
-  const older = new Set(refused.map((r) => `${r.asset_type}:${r.asset_id}`));
-  return views.filter((v) => !older.has(`${v.assetType}:${v.assetId}`));
+  const batch = rates.map((r) => rateViewOf(r, observedAt));
+  const changed = refusing.then((refused) => {
+    if (refused.length === 0) return [...batch];
+    const older = new Set(refused.map((r) => `${r.asset_type}:${r.asset_id}`));
+    return batch.filter((v) => !older.has(`${v.assetType}:${v.assetId}`));
+  });
+  return { batch, changed };
 }
+
+/** What of a rate the upsert reads (a later version's additional fields are not sent). */
+const RATE_KEYS: (keyof RateChange)[] = ['assetType', 'assetId', 'ticker', 'currency', 'rate', 'priceChangePercentage24h', 'asOf'];

@@ -3,7 +3,7 @@ import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSo
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
-import { rateViewOf, upsertRates } from './latest-rates.repository.js';
+import { upsertRates } from './latest-rates.repository.js';
 
 export interface MarketEventDeps {
   /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
@@ -33,8 +33,7 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
     case MarketEventTypes.RatesUpdated: {
       const t0 = performance.now();
       const observedAt = new Date(event.recordedAt);
-      const batch = event.data.rates.map((r) => rateViewOf(r, observedAt));
-      const upserting = upsertRates(tx, event.data.rates, observedAt, batch);
+      const { batch, changed: upserting } = upsertRates(tx, event.data.rates, observedAt);
       let plan: EvaluationPlan;
       if (evaluator.index.loaded) {
         // The candidates are found and read while the rates are written.
