@@ -131,7 +131,8 @@ describe('group members from the candidate index (review)', () => {
     ]);
     // The range read: 960 holds 211 only, 961 holds 213 and 214.
     expect(r.ranges).toEqual([`${removed}: share:211`, `${added}: share:214 share:213`].sort());
-    // Fails: the event lists 212 for 960 (removed from it) and leaves 214 out of 961, for good.
+    // Before the fix (the changes were marked applied before their reads) the event listed 212 for 960 (removed
+    // from it) and left 214 out of 961, for good.
     expect(r.event).toEqual(r.ranges);
   });
 });

@@ -310,10 +310,12 @@ export class CandidateIndex {
     const nextSince = changes.length > 0 ? new Date(new Date(changes[0]!.now).getTime() - CHANGE_WINDOW_MS) : undefined;
     const ids = new Set<number>();
     const groups = new Map<string, { type: string; id: string }>();
+    // Marked applied only once read and applied below: a read that fails leaves them to the next refresh.
+    const applying: [number, number][] = [];
     for (const c of changes) {
       const id = Number(c.id);
       if (this.applied.has(id)) continue;
-      this.applied.set(id, new Date(c.at).getTime());
+      applying.push([id, new Date(c.at).getTime()]);
       if (c.notification_id !== null) ids.add(Number(c.notification_id));
       if (c.target_type !== null && c.target_id !== null) groups.set(assetKey(c.target_type, c.target_id), { type: c.target_type, id: c.target_id });
     }
@@ -332,6 +334,7 @@ export class CandidateIndex {
       for (const g of groups.keys()) this.clearMembers(g);
       for (const m of rows) this.addMember(assetKey(m.target_type, m.target_id), assetKey(m.asset_type, m.asset_id));
     }
+    for (const [id, atMs] of applying) this.applied.set(id, atMs);
     if (nextSince) {
       // Forget applied changes older than the window: they are not read again.
       if (this.since < nextSince) this.since = nextSince;
