@@ -154,7 +154,6 @@ describe('firings recorded in chunks and published after commit', () => {
     // Told apart by what it writes: the indexed path reads its candidates in a transaction of its own.
     let chunks = 0;
     const crashing = {
-      query: db.query.bind(db),
       transaction: <T>(fn: Parameters<Db['transaction']>[0]) =>
         db.transaction((tx) =>
           fn({
@@ -193,7 +192,6 @@ describe('firings recorded in chunks and published after commit', () => {
     const other = await seed(33, 8, 5, 100, 0, 'another-user');
     const chunks: number[][] = [];
     const counting = {
-      query: db.query.bind(db),
       transaction: <T>(fn: Parameters<Db['transaction']>[0]) =>
         db.transaction((tx) =>
           fn({

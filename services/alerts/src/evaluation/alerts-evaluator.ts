@@ -271,7 +271,7 @@ export class AlertsEvaluator {
    * stored one arrived late) `plan` runs in `tx` on the rates that changed. Only reads: the firings are
    * recorded by `record`.
    */
-  async planEvent(db: Pick<Db, 'transaction' | 'query'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
+  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
     // Observed whatever happens below (its failure is thrown after the reads settled).
     upserting.catch(() => undefined);
     const now = this.opts.clock();
@@ -298,7 +298,7 @@ export class AlertsEvaluator {
       timings.indexed = ids.length;
       // The candidates' rows, and their groups' members from the index (refreshed just now, as a read of
       // `memberships` would be): members in the batch get the batch's rates once the upsert is done; only
-      // the others' stored rates are read (usually none), on a connection of their own meanwhile.
+      // the others' stored rates are read (usually none).
       const groups = this.index.groupMembers(ids);
       const outside = new Map<string, { type: string; id: string }>();
       for (const assets of groups.values()) {
@@ -308,16 +308,15 @@ export class AlertsEvaluator {
           outside.set(key, { type: key.slice(0, at), id: key.slice(at + 1) });
         }
       }
-      const [rows, stored] = await Promise.all([
-        ids.length === 0 ? [] : c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]),
+      const rows = ids.length === 0 ? [] : await c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
+      const stored =
         outside.size === 0
           ? []
-          : db.query<RateRow>(
+          : await c.query<RateRow>(
               `select r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
                  from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`,
               [[...outside.values()].map((a) => a.type), [...outside.values()].map((a) => a.id)],
-            ),
-      ]);
+            );
       timings.readById = performance.now() - t2;
       timings.outsideRates = stored.length;
       this.index.sync(ids, rows);

@@ -1,6 +1,6 @@
 import type { Db } from '@invest/platform';
 import type { CommittedFirings } from '../delivery/firing-publisher.js';
-import type { AlertsEvaluator, EvaluationPlan, PlannedFiring } from './alerts-evaluator.js';
+import type { AlertsEvaluator, EvaluationPlan } from './alerts-evaluator.js';
 import { chunkByFeed } from './feed-locks.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
@@ -33,7 +33,6 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
   const chunks = chunkByFeed(plan.firings, Math.max(1, opts.size ?? DEFAULT_FIRING_CHUNK));
   const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
   let fired = 0;
-  const noted: PlannedFiring['d'][] = [];
   let next = 0;
   let failed = false;
   const writer = async (): Promise<void> => {
@@ -50,7 +49,10 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
         timings.commit = (timings.commit ?? 0) + performance.now() - recorded;
         if (!committed) continue;
         fired += committed.firings.length;
-        for (const f of committed.firings) noted.push(decisionOf.get(f.notificationId)!);
+        // At once, with nothing awaited since the commit: a change committed after it (a switch on) reaches
+        // the index by a later `refresh`, which must not be undone by this (a review found that deferring
+        // this to the last chunk let an event's refresh in between be overwritten).
+        evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
         timings.firstCommitAt ??= performance.now() - t0;
         timings.lastCommitAt = performance.now() - t0;
         opts.onCommitted(committed);
@@ -62,9 +64,6 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
   };
   const writers = Math.min(Math.max(1, opts.writers ?? DEFAULT_FIRING_WRITERS), chunks.length);
   const done = await Promise.allSettled(Array.from({ length: writers }, writer));
-  // The index learns what fired once every chunk is written and sent (not between chunks, where it would
-  // hold up the next ones), also when one failed: what committed stays.
-  evaluator.index.noteFired(noted);
   const failure = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
   if (failure) throw failure.reason;
   return fired;

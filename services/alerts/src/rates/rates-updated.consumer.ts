@@ -7,7 +7,7 @@ import { upsertRates } from './latest-rates.repository.js';
 
 export interface MarketEventDeps {
   /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
-  db: Pick<Db, 'transaction' | 'query'>;
+  db: Pick<Db, 'transaction'>;
   evaluator: AlertsEvaluator;
   publisher: FiringPublisher;
   logger: Logger;

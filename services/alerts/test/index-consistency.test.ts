@@ -1,8 +1,10 @@
 /**
- * Review of alerts performance pass 5 (group members from the candidate index, `noteFired` after the last
- * chunk). The event path (`planEvent`) is compared with the range read (`plan` without the index), as in
- * candidate-index.test.ts, on states that test does not reach: memberships changed after the index loaded,
- * a `refresh` that failed half way, and a sweep's chunks interleaved with an event's `refresh`.
+ * The candidate index stays as current as the database where the event path relies on it: its group members
+ * (taken from the index since performance pass 5) after memberships changed since the load and after a
+ * `refresh` that failed half way, and a sweep's firings learnt by the index right after each chunk's commit,
+ * never over a change an event's `refresh` applied in between. The event path (`planEvent`) is compared with
+ * the range read (`plan` without the index), as in candidate-index.test.ts. (Written by a review of pass 5;
+ * the last two failed before their fixes.)
  */
 import type { RateChange } from '@invest/contracts';
 import { createLogger, type Db, openDatabase, type SqlClient } from '@invest/platform';
@@ -23,7 +25,7 @@ const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: '
 const ranges = new AlertsEvaluator(options);
 
 beforeAll(async () => {
-  const t = await createTestDatabase('alerts_index_review');
+  const t = await createTestDatabase('alerts_index_consistency');
   drop = t.drop;
   db = await openDatabase({ url: t.url, migrations, logger });
 });
@@ -68,7 +70,7 @@ async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio' | 'w
 const member = (target: 'portfolio' | 'watchlist', id: number, asset: { type?: string; id: number }) =>
   db.query('insert into memberships values ($1, $2, $3, $4, $5)', [target, id, asset.type ?? 'share', asset.id, 'u']);
 
-describe('group members from the candidate index (review)', () => {
+describe('group members from the candidate index', () => {
   it('lists what the range read lists after memberships changed since the load: removed, added, watchlist, deleted target, stale / missing / other-type members', async () => {
     const indexed = new AlertsEvaluator(options);
     await store([
@@ -137,8 +139,8 @@ describe('group members from the candidate index (review)', () => {
   });
 });
 
-describe('noteFired after the last chunk (review)', () => {
-  it("a sweep's noteFired after its last chunk undoes a switch-on an event's refresh applied between its chunks", async () => {
+describe('firings learnt by the index', () => {
+  it("are learnt right after each chunk's commit: a switch on an event's refresh applied between a sweep's chunks stays", async () => {
     const ev = new AlertsEvaluator(options);
     await ev.loadTypes(db);
     // Two users in different feed buckets: chunks of one firing each.
@@ -179,7 +181,8 @@ describe('noteFired after the last chunk (review)', () => {
     const asset = reenabled === a ? 221 : 222;
     const r = await compare(ev, [{ id: asset, rate: 161, change: 0 }]);
     expect(r.ranges).toEqual([`${reenabled}: share:${asset}`]);
-    // Fails: the index dropped it (noteFired after the refresh), and the change that re-enabled it is not read again.
+    // With noteFired deferred to the last chunk, the index dropped it after the refresh, and the change that
+    // re-enabled it was not read again.
     expect(r.event).toEqual(r.ranges);
   });
 });
