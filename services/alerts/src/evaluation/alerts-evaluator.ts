@@ -265,8 +265,9 @@ export class AlertsEvaluator {
 
   /**
    * A RatesUpdated through the candidate index while `upserting` writes its rates (in the inbox transaction):
-   * the index's candidates for the batch's rates, their rows and their groups' members are read on a
-   * connection of their own meanwhile, and decided once the upsert says which rates became the latest. When
+   * the index's candidates for the batch's rates and their rows are read on a connection of their own
+   * meanwhile (their groups' members come from the index, refreshed by the same read; members outside the
+   * batch read their stored rates there), and decided once the upsert says which rates became the latest. When
    * that is the whole batch, this is exactly `plan` on the upserted rates; otherwise (a rate older than the
    * stored one arrived late) `plan` runs in `tx` on the rates that changed. Only reads: the firings are
    * recorded by `record`.
