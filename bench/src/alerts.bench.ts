@@ -157,7 +157,11 @@ export async function run(args: string[]): Promise<void> {
     if (!args.includes('--no-warmup')) {
       // A running service has evaluated a batch a minute before: one batch of the stored rates, unchanged but
       // newer, first (not measured), so the runs do not pay for the first event of a process (code not yet
-      // optimised, schemas compiled on first use). It fires what had come out of its cooldown meanwhile.
+      // optimised, schemas compiled on first use). It fires what had come out of its cooldown meanwhile, and
+      // ~1,000 notifications of users of its own created for it (price-targets already reached, price-changes
+      // of assets and portfolios already crossed), so the firing code has run too, as in a running service;
+      // they are deleted before the measured runs (the full scan and the event path never see them).
+      const warmups = await seedWarmupNotifications(db, now);
       const current = await db.query<{ asset_id: string; ticker: string; rate: number; change_24h: number }>("select asset_id::text, ticker, rate, change_24h from latest_rates where asset_type = 'share'");
       const asOf = new Date().toISOString();
       const data: RatesUpdatedV1 = {
@@ -173,7 +177,9 @@ export async function run(args: string[]): Promise<void> {
       const until = Date.now() + 120_000;
       while (committedAt === 0 && Date.now() < until) await new Promise((res) => setTimeout(res, 5));
       const fired = await observer.collect(0);
-      console.log(`warm-up batch (stored rates, unchanged): ${fired.length} NotificationFired, committed at ${(committedAt - t0).toFixed(0)} ms`);
+      console.log(`warm-up batch (stored rates, unchanged; ${warmups} warm-up notifications): ${fired.length} NotificationFired, committed at ${(committedAt - t0).toFixed(0)} ms`);
+      await db.query("delete from notification_firings where user_id like 'warmup-%'");
+      await db.query("delete from notifications where user_id like 'warmup-%'");
     }
 
     for (let r = 1; r <= runs; r++) {
@@ -231,6 +237,32 @@ export async function run(args: string[]): Promise<void> {
     if (args.includes('--keep') || reuse) console.log(`kept database ${database.url}`);
     else await database.drop();
   }
+}
+
+/**
+ * Notifications of warm-up users that the stored rates fire at once: 500 price-targets already reached, 300
+ * price-changes of assets whose |24h change| is at least 1 %, 200 price-changes of portfolios (threshold 1 %),
+ * on assets and portfolios spread over all (not the most popular first).
+ * Created like any (their triggers tell the candidate index). Returns how many.
+ */
+async function seedWarmupNotifications(db: import('@invest/platform').Db, now: Date): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `with t as (
+       insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+       select 'warmup-' || r.asset_id, 2, 'asset', r.asset_id, 'share', '>=', r.rate * 0.99, r.rate * 0.99, null, $1, $1
+         from latest_rates r where r.asset_type = 'share' order by md5(r.asset_id::text) limit 500 returning 1),
+     c as (
+       insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+       select 'warmup-c' || r.asset_id, 8, 'asset', r.asset_id, 'share', '>=', 1, 1, 60, $1, $1
+         from latest_rates r where r.asset_type = 'share' and abs(r.change_24h) >= 1 order by md5(r.asset_id::text) limit 300 returning 1),
+     g as (
+       insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, target_name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
+       select 'warmup-p' || p.target_id, 8, 'portfolio', p.target_id, null, 'Warm-up ' || p.target_id, '>=', 1, 1, 60, $1, $1
+         from (select distinct target_id, md5(target_id::text) from memberships where target_type = 'portfolio' order by 2 limit 200) p returning 1)
+     select ((select count(*) from t) + (select count(*) from c) + (select count(*) from g))::int as n`,
+    [now],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** mulberry32: a small seeded generator of uniform numbers in [0, 1). */

@@ -244,6 +244,8 @@ export class CandidateIndex {
   private since: Date | undefined;
   private readonly applied = new Map<number, number>();
   private loadedAt: Date | undefined;
+  /** Lists changed since they were last sorted (`tidy` sorts them between events). */
+  private readonly untidy = new Set<TargetLists>();
 
   /** @param loadPage rows per read while loading (tests make it small to cross pages). */
   constructor(private readonly loadPage = 50_000) {}
@@ -266,6 +268,7 @@ export class CandidateIndex {
     this.groupsOf.clear();
     this.membersOf.clear();
     this.applied.clear();
+    this.untidy.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
       // Ordered by the column, not by the text alias `id` of the select list.
@@ -391,7 +394,7 @@ export class CandidateIndex {
         e.initial = r.initial_value;
         e.value = r.value;
         e.lastMs = lastMs;
-        (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
+        this.touched((e.group ? this.byGroup : this.byAsset).get(e.key)!);
       }
     }
   }
@@ -411,7 +414,7 @@ export class CandidateIndex {
       }
       e.initial = next.initialValue;
       e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
-      (e.group ? this.byGroup : this.byAsset).get(e.key)!.touch();
+      this.touched((e.group ? this.byGroup : this.byAsset).get(e.key)!);
     }
   }
 
@@ -434,6 +437,22 @@ export class CandidateIndex {
     let list = group ? this.groupLists(e.key) : this.byAsset.get(e.key);
     if (!list) this.byAsset.set(e.key, (list = new TargetLists()));
     list.add(e);
+    this.untidy.add(list);
+  }
+
+  private touched(list: TargetLists): void {
+    list.touch();
+    this.untidy.add(list);
+  }
+
+  /**
+   * Sorts the lists changed since they were last sorted, now (the rates consumer calls it once an event is
+   * done), so the next event's match does not: a batch that fired on popular assets leaves their lists of
+   * tens of thousands of entries to sort again.
+   */
+  tidy(): void {
+    for (const list of this.untidy) list.tidy();
+    this.untidy.clear();
   }
 
   private remove(id: number): void {
@@ -445,7 +464,7 @@ export class CandidateIndex {
     const list = lists.get(e.key);
     if (!list) return;
     // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
-    list.touch();
+    this.touched(list);
     if (--list.live === 0 && !e.group) lists.delete(e.key);
   }
 

@@ -66,6 +66,8 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
         timings.publishedAt = performance.now() - t0;
       }
       logger.debug({ eventId: event.id, rates: event.data.rates.length, candidates: plan.candidates, fired }, 'rates evaluated');
+      // The index's lists this event changed are sorted between events, not by the next one's match.
+      setImmediate(() => evaluator.index.tidy());
       return;
     }
     case MarketEventTypes.AssetDeleted: {
