@@ -7,9 +7,9 @@
  * the last two failed before their fixes.)
  */
 import type { RateChange } from '@invest/contracts';
-import { createLogger, type Db, openDatabase, type SqlClient } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, type Db, type SqlClient } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan } from '../src/evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../src/evaluation/chunked-recording.js';
 import { feedBucketOf } from '../src/evaluation/feed-locks.js';
@@ -18,21 +18,12 @@ import { migrations } from '../src/migrations/index.js';
 import { upsertRates } from '../src/rates/latest-rates.repository.js';
 
 let db: Db;
-let drop: () => Promise<void>;
 const logger = createLogger('test', 'silent');
 const now = new Date('2026-03-10T12:00:00Z');
 const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' };
 const ranges = new AlertsEvaluator(options);
 
-beforeAll(async () => {
-  const t = await createTestDatabase('alerts_index_consistency');
-  drop = t.drop;
-  db = await openDatabase({ url: t.url, migrations, logger });
-});
-afterAll(async () => {
-  await db?.close();
-  await drop?.();
-});
+useTestDatabase('alerts_index_consistency', migrations, (opened) => (db = opened));
 
 type Rate = { type?: string; id: number; rate?: number; change: number; asOf?: Date };
 const changeOf = (r: Rate): RateChange =>

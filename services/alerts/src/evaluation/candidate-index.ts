@@ -268,7 +268,6 @@ export class CandidateIndex {
     this.groupsOf.clear();
     this.membersOf.clear();
     this.applied.clear();
-    this.untidy.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
       // Ordered by the column, not by the text alias `id` of the select list.
@@ -290,6 +289,7 @@ export class CandidateIndex {
       after = [last.target_type, last.target_id, last.asset_type, last.asset_id];
     }
     for (const lists of [this.byAsset, this.byGroup]) for (const l of lists.values()) l.tidy();
+    this.untidy.clear();
     this.since = new Date(new Date(at).getTime() - CHANGE_WINDOW_MS);
     this.loadedAt = new Date(at);
   }
