@@ -229,3 +229,18 @@ describe('firings recorded in chunks and published after commit', () => {
     expect(msg!.json<{ id: string; data: { firingId: number } }>().data.firingId).toBe(r.firingIds[0]);
   });
 });
+
+describe('a batch naming an asset twice', () => {
+  it('stores and evaluates its latest rate (a statement writes a row once: it had failed on every delivery)', async () => {
+    const target = await seed(40, 2, 150, 100, 0);
+    const event = ratesEvent([
+      { assetId: 40, rate: 120, change: 0 },
+      { assetId: 41, rate: 100, change: 0 },
+      { assetId: 40, rate: 160, change: 0 },
+    ]);
+    // The same time for both (a tie): the later in the batch is the latest.
+    await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator, publisher, logger }));
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 40")).toEqual([{ rate: 160 }]);
+    expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 1 }]);
+  });
+});

@@ -43,8 +43,10 @@ export interface UpsertingRates {
  * (those overlap with it), and only the rates it refused come back (usually none): the minute's thousands of
  * keys are not sent back and parsed again.
  */
-export function upsertRates(tx: SqlClient, rates: readonly RateChange[], observedAt: Date): UpsertingRates {
-  if (rates.length === 0) return { batch: [], changed: Promise.resolve([]) };
+export function upsertRates(tx: SqlClient, given: readonly RateChange[], observedAt: Date): UpsertingRates {
+  if (given.length === 0) return { batch: [], changed: Promise.resolve([]) };
+  // A statement writes a row once: an asset named twice would fail the whole batch on every delivery.
+  const rates = latestPerAsset(given);
   // One JSON parameter, only the columns' keys: binding seven arrays of thousands of elements cost the client
   // more than this whole statement costs Postgres, on the thread the candidates are matched on meanwhile.
   const refusing = tx.query<{ asset_type: string; asset_id: string }>(
@@ -73,3 +75,23 @@ export function upsertRates(tx: SqlClient, rates: readonly RateChange[], observe
 
 /** What of a rate the upsert reads (a later version's additional fields are not sent). */
 const RATE_KEYS: (keyof RateChange)[] = ['assetType', 'assetId', 'ticker', 'currency', 'rate', 'priceChangePercentage24h', 'asOf'];
+
+/**
+ * The batch with one rate per asset: its latest by `asOf` (on a tie, the later in the batch), in the batch's
+ * order. The batch itself when no asset is named twice (the usual case).
+ */
+export function latestPerAsset(rates: readonly RateChange[]): readonly RateChange[] {
+  const chosen = new Map<string, number>();
+  let twice = false;
+  rates.forEach((r, i) => {
+    const key = `${r.assetType}:${r.assetId}`;
+    const j = chosen.get(key);
+    if (j === undefined) chosen.set(key, i);
+    else {
+      twice = true;
+      if (Date.parse(r.asOf) >= Date.parse(rates[j]!.asOf)) chosen.set(key, i);
+    }
+  });
+  if (!twice) return rates;
+  return [...chosen.values()].sort((a, b) => a - b).map((i) => rates[i]!);
+}
