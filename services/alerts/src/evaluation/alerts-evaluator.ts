@@ -388,7 +388,7 @@ export class AlertsEvaluator {
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
     // Names once for the whole batch, whichever chunk a firing is recorded in.
-    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed).map((r) => ({ type: r.assetType, id: r.assetId })));
+    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed));
     timings.decide = performance.now() - t0;
     return { candidates: seen.size, firings: decisions, now: ctx.now, source, targetNames, assetNames };
   }
@@ -521,13 +521,13 @@ export class AlertsEvaluator {
     return { publicationId: Number(res.publication_id), firings };
   }
 
-  private async assetNames(db: SqlClient, assets: readonly { type: string; id: number | string }[]): Promise<Map<string, AssetName>> {
-    if (assets.length === 0) return new Map();
+  private async assetNames(tx: SqlClient, rates: readonly RateView[]): Promise<Map<string, AssetName>> {
+    if (rates.length === 0) return new Map();
     // Thousands of firings name the same few thousand assets: each asks once.
-    const keys = [...new Map(assets.map((a) => [assetKey(a.type, a.id), a])).values()];
-    const rows = await db.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
+    const keys = [...new Map(rates.map((r) => [assetKey(r.assetType, r.assetId), r])).values()];
+    const rows = await tx.query<{ asset_type: string; asset_id: string; ticker: string; name: string | null }>(
       'select a.asset_type, a.asset_id::text, a.ticker, a.name from assets a join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)',
-      [keys.map((a) => a.type), keys.map((a) => a.id)],
+      [keys.map((r) => r.assetType), keys.map((r) => r.assetId)],
     );
     return new Map(rows.map((r) => [assetKey(r.asset_type, r.asset_id), { ticker: r.ticker, name: r.name }]));
   }
