@@ -4,6 +4,7 @@
  * times (and delay its own timestamps while busy). Started by `startObserver`; driven over the IPC channel.
  */
 import { fork } from 'node:child_process';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { connectBus } from '@invest/platform';
 
@@ -20,6 +21,8 @@ export interface Observer {
    */
   collect(expected: number, timeoutMs?: number, settleMs?: number): Promise<bigint[]>;
   close(): void;
+  /** The observer process's pid (its CPU time is part of a run's budget). */
+  pid: number;
 }
 
 /** Starts the observer process, subscribed to `subject` (already prefixed) on NATS at `natsUrl`. */
@@ -40,6 +43,7 @@ export async function startObserver(natsUrl: string, subject: string): Promise<O
       return 'times' in reply ? reply.times.map(BigInt) : [];
     },
     close: () => void child.kill(),
+    pid: child.pid!,
   };
 }
 
@@ -49,9 +53,15 @@ async function serve(): Promise<void> {
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (command: Command) => {
     if ('connect' in command) {
-      const bus = await connectBus({ natsUrl: command.connect.natsUrl, name: 'bench-observer' });
-      bus.nc.subscribe(command.connect.subject, { callback: () => void times.push(process.hrtime.bigint()) });
-      await bus.nc.flush();
+      const { natsUrl, subject } = command.connect;
+      const plain = /^nats:\/\/([^@/,:]+):(\d+)\/?$/.exec(natsUrl);
+      if (plain) {
+        await subscribeRaw(plain[1]!, Number(plain[2]), subject, () => void times.push(process.hrtime.bigint()));
+      } else {
+        const bus = await connectBus({ natsUrl, name: 'bench-observer' });
+        bus.nc.subscribe(subject, { callback: () => void times.push(process.hrtime.bigint()) });
+        await bus.nc.flush();
+      }
       reply({ ready: true });
     } else if ('reset' in command) {
       times = [];
@@ -63,6 +73,61 @@ async function serve(): Promise<void> {
       await new Promise((r) => setTimeout(r, settleMs));
       reply({ times: times.map(String) });
     }
+  });
+}
+
+/**
+ * Subscribes to `subject` over the NATS client protocol itself (CONNECT, SUB, PING/PONG, then MSG/HMSG frames)
+ * and calls `onMessage` as each message's last byte arrives, without parsing it: this process stands for
+ * another service, on the same two cores as the one measured, and nats.js's parser and the objects it builds
+ * for each message cost this process 13–25 µs a message (4–86 ms of CPU a run, read by the run's CPU budget).
+ * Resolves once the server answered the PING sent after the SUB (the subscription is in place), with a close.
+ */
+export function subscribeRaw(host: string, port: number, subject: string, onMessage: () => void): Promise<{ close(): void }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host);
+    let ready = false;
+    let pending: Buffer | undefined;
+    // Bytes of the current message's payload (and its CRLF) still to come.
+    let skip = 0;
+    socket.on('error', (err) => (ready ? process.stderr.write(`[observer] ${String(err)}\n`) : reject(err)));
+    socket.on('connect', () => {
+      socket.write(`CONNECT {"verbose":false,"pedantic":false,"headers":true,"protocol":1,"name":"bench-observer"}\r\nSUB ${subject} 1\r\nPING\r\n`);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      const buf = pending ? Buffer.concat([pending, chunk]) : chunk;
+      pending = undefined;
+      let at = 0;
+      while (at < buf.length) {
+        if (skip > 0) {
+          const n = Math.min(skip, buf.length - at);
+          skip -= n;
+          at += n;
+          if (skip === 0) onMessage();
+          continue;
+        }
+        const end = buf.indexOf('\r\n', at);
+        if (end < 0) {
+          pending = buf.subarray(at);
+          break;
+        }
+        const line = buf.toString('latin1', at, end);
+        at = end + 2;
+        if (line.startsWith('MSG ') || line.startsWith('HMSG ')) {
+          // The last field is the size of what follows (for HMSG, headers and payload), then a CRLF.
+          skip = Number(line.slice(line.lastIndexOf(' ') + 1)) + 2;
+        } else if (line === 'PING') {
+          socket.write('PONG\r\n');
+        } else if (line === 'PONG' && !ready) {
+          ready = true;
+          resolve({ close: () => socket.destroy() });
+        } else if (line.startsWith('-ERR')) {
+          const err = new Error(`NATS: ${line}`);
+          if (ready) process.stderr.write(`[observer] ${err.message}\n`);
+          else reject(err);
+        }
+      }
+    });
   });
 }
 

@@ -1,0 +1,61 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Processes (or one thread, `pid/tid`) whose CPU time is summed under one name. */
+export type CpuGroups = Record<string, readonly string[]>;
+
+/** Nanoseconds each group has run on a CPU so far (Linux schedstat, per thread: nanosecond resolution). */
+export type CpuReading = Record<string, number>;
+
+function threadRunNs(pid: string, tid: string): number {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    // A thread or process that ended between the listing and the read.
+    return 0;
+  }
+}
+
+function runNs(entry: string): number {
+  const [pid, tid] = entry.split('/') as [string, string | undefined];
+  if (tid) return threadRunNs(pid, tid);
+  let sum = 0;
+  try {
+    for (const t of readdirSync(`/proc/${pid}/task`)) sum += threadRunNs(pid, t);
+  } catch {
+    return 0;
+  }
+  return sum;
+}
+
+/** The CPU time each group has used so far; zeros where /proc is not readable (not Linux). */
+export function readCpu(groups: CpuGroups): CpuReading {
+  return Object.fromEntries(Object.entries(groups).map(([name, entries]) => [name, entries.reduce((s, e) => s + runNs(e), 0)]));
+}
+
+/** Milliseconds of CPU each group used between two readings. */
+export function cpuSpent(before: CpuReading, after: CpuReading): Record<string, number> {
+  return Object.fromEntries(Object.keys(after).map((k) => [k, Math.max(0, (after[k]! - (before[k] ?? 0)) / 1e6)]));
+}
+
+/** The pids of the running processes named `name` (the comm of /proc/<pid>/stat), e.g. every `postgres`. */
+export function pidsNamed(name: string): string[] {
+  const pids: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** This process's main thread (`pid/pid`) and its other threads (V8's compiler and GC helpers, libuv's pool). */
+export function ownThreads(): { main: string[]; others: string[] } {
+  const pid = String(process.pid);
+  const others = readdirSync(`/proc/${pid}/task`)
+    .filter((t) => t !== pid)
+    .map((t) => `${pid}/${t}`);
+  return { main: [`${pid}/${pid}`], others };
+}
