@@ -16,9 +16,12 @@ interface Entry {
   cooldownMs: number;
   /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
   dead: boolean;
-  /** Asset key (asset targets) or group key (portfolio/watchlist targets). */
-  key: string;
-  group: boolean;
+  /**
+   * The lists of its asset or group, which hold the key: not a key string per entry, so a million entries
+   * are a million objects for the collector to mark, not two million (a full collection of the index: see
+   * the alerts README, pass 6).
+   */
+  list: TargetLists;
 }
 
 interface LoadedRow {
@@ -55,6 +58,15 @@ const cooling = (e: Entry, nowMs: number) => e.cooldownMs > 0 && nowMs < e.lastM
  * sorts them again (nearly sorted; cheap) and drops dead entries.
  */
 class TargetLists {
+  /**
+   * @param key asset key (asset targets) or group key (portfolio/watchlist targets)
+   * @param group whether it is a portfolio's or watchlist's
+   */
+  constructor(
+    readonly key: string,
+    readonly group: boolean,
+  ) {}
+
   /** Price-targets `>=`, by target ascending; `<=`, descending. */
   up: Entry[] = [];
   down: Entry[] = [];
@@ -246,6 +258,8 @@ export class CandidateIndex {
   private loadedAt: Date | undefined;
   /** Lists changed since they were last sorted (`tidy` sorts them between events). */
   private readonly untidy = new Set<TargetLists>();
+  /** Each asset key as one string, shared by every group holding the asset. */
+  private readonly assetKeys = new Map<string, string>();
 
   /** @param loadPage rows per read while loading (tests make it small to cross pages). */
   constructor(private readonly loadPage = 50_000) {}
@@ -267,6 +281,7 @@ export class CandidateIndex {
     this.byGroup.clear();
     this.groupsOf.clear();
     this.membersOf.clear();
+    this.assetKeys.clear();
     this.applied.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
@@ -374,8 +389,8 @@ export class CandidateIndex {
   groupMembers(ids: readonly number[]): Map<string, readonly string[]> {
     const groups = new Map<string, readonly string[]>();
     for (const id of ids) {
-      const e = this.byId.get(id);
-      if (e?.group && !groups.has(e.key)) groups.set(e.key, [...(this.membersOf.get(e.key) ?? [])]);
+      const list = this.byId.get(id)?.list;
+      if (list?.group && !groups.has(list.key)) groups.set(list.key, [...(this.membersOf.get(list.key) ?? [])]);
     }
     return groups;
   }
@@ -394,7 +409,7 @@ export class CandidateIndex {
         e.initial = r.initial_value;
         e.value = r.value;
         e.lastMs = lastMs;
-        this.touched((e.group ? this.byGroup : this.byAsset).get(e.key)!);
+        this.touched(e.list);
       }
     }
   }
@@ -414,14 +429,19 @@ export class CandidateIndex {
       }
       e.initial = next.initialValue;
       e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
-      this.touched((e.group ? this.byGroup : this.byAsset).get(e.key)!);
+      this.touched(e.list);
     }
   }
 
   private put(r: LoadedRow): void {
     const group = r.targetable_type !== 'asset';
+    const id = Number(r.id);
+    this.remove(id);
+    const key = group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id);
+    let list = group ? this.groupLists(key) : this.byAsset.get(key);
+    if (!list) this.byAsset.set(key, (list = new TargetLists(key, false)));
     const e: Entry = {
-      id: Number(r.id),
+      id,
       target: r.notification_type_id === NotificationTypeIds.priceTarget,
       up: r.operator === '>=',
       value: r.value,
@@ -429,13 +449,9 @@ export class CandidateIndex {
       lastMs: r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity,
       cooldownMs: r.notification_type_id === NotificationTypeIds.priceTarget ? 0 : (r.cooldown_minutes ?? 0) * 60_000,
       dead: false,
-      key: group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id),
-      group,
+      list,
     };
-    this.remove(e.id);
-    this.byId.set(e.id, e);
-    let list = group ? this.groupLists(e.key) : this.byAsset.get(e.key);
-    if (!list) this.byAsset.set(e.key, (list = new TargetLists()));
+    this.byId.set(id, e);
     list.add(e);
     this.untidy.add(list);
   }
@@ -460,24 +476,25 @@ export class CandidateIndex {
     if (!e) return;
     e.dead = true;
     this.byId.delete(id);
-    const lists = e.group ? this.byGroup : this.byAsset;
-    const list = lists.get(e.key);
-    if (!list) return;
+    const { list } = e;
     // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
     this.touched(list);
-    if (--list.live === 0 && !e.group) lists.delete(e.key);
+    if (--list.live === 0 && !list.group && this.byAsset.get(list.key) === list) this.byAsset.delete(list.key);
   }
 
   private groupLists(group: string): TargetLists {
     let list = this.byGroup.get(group);
-    if (!list) this.byGroup.set(group, (list = new TargetLists()));
+    if (!list) this.byGroup.set(group, (list = new TargetLists(group, true)));
     return list;
   }
 
-  private addMember(group: string, asset: string): void {
+  private addMember(group: string, assetKeyText: string): void {
     let members = this.membersOf.get(group);
     if (!members) this.membersOf.set(group, (members = new Set()));
-    if (members.has(asset)) return;
+    if (members.has(assetKeyText)) return;
+    // One string per asset in every group's members (hundreds of thousands of memberships, a few thousand assets).
+    let asset = this.assetKeys.get(assetKeyText);
+    if (asset === undefined) this.assetKeys.set(assetKeyText, (asset = assetKeyText));
     members.add(asset);
     let holders = this.groupsOf.get(asset);
     if (!holders) this.groupsOf.set(asset, (holders = new Holders()));
