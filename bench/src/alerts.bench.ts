@@ -35,6 +35,7 @@ import { numberArg } from './support/args.js';
 import { cpuSpent, ownThreads, pidsNamed, readCpu } from './support/cpu-budget.js';
 import { startObserver } from './support/fired-observer.js';
 import { startFullScanner } from './support/full-scan.js';
+import { collectGarbage } from './support/gc.js';
 
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
@@ -144,9 +145,19 @@ export async function run(args: string[]): Promise<void> {
     if (useIndex) await app.evaluator.loadIndex(db);
     const indexMs = performance.now() - indexStart;
     const [{ n } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from notifications where is_active');
+    // What a full collection costs this process with the index loaded (the load's garbage collected first):
+    // the service pays it whenever V8 collects its old generation, possibly in the middle of a batch.
+    collectGarbage();
+    const heapUsed = process.memoryUsage().heapUsed;
+    const cpu0 = process.cpuUsage();
+    const gc0 = performance.now();
+    collectGarbage();
+    const gcMs = performance.now() - gc0;
+    const gcCpu = process.cpuUsage(cpu0);
     console.log(
       `${seeded ? 'reused' : 'seeded'} ${n} active notifications over ${assets} assets in ${((performance.now() - seedStart) / 1000).toFixed(1)} s; ` +
-        `candidate index loaded in ${(indexMs / 1000).toFixed(1)} s, rss ${mb(process.memoryUsage().rss)}`,
+        `candidate index loaded in ${(indexMs / 1000).toFixed(1)} s, rss ${mb(process.memoryUsage().rss)}; ` +
+        `a full collection: ${gcMs.toFixed(0)} ms (${((gcCpu.user + gcCpu.system) / 1000).toFixed(0)} ms of CPU), heap in use ${mb(heapUsed)}`,
     );
 
     await ensureEventStream(bus, 'market');

@@ -8,6 +8,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { collectGarbage } from './gc.js';
 import type { RateChange } from '@invest/contracts';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '@invest/alerts/evaluation/alerts-evaluator';
 import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/evaluation.types';
@@ -27,11 +28,15 @@ export interface FullScanResult {
 
 /** Every active notification read and evaluated in memory against the latest rates (with `batch` applied). */
 export async function fullScan(query: Query, batch: readonly RateChange[], ctx: EvaluationContext, observedAt: Date): Promise<FullScanResult> {
+  // The previous scan's rows collected first, so the figure is this scan's.
+  collectGarbage();
   const heap0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   const rows = await query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.is_active`);
   const members = await query<{ target_id: string; asset_id: string }>("select target_id::text, asset_id::text from memberships where target_type = 'portfolio'");
   const readMs = performance.now() - t0;
+  // The rows in memory at once (what polling holds), read before they are evaluated.
+  const heapBytes = process.memoryUsage().heapUsed - heap0;
   const t1 = performance.now();
   const rates = new Map<number, RateView>();
   for (const r of batch) rates.set(r.assetId, { assetType: r.assetType, assetId: r.assetId, ticker: r.ticker, rate: r.rate, change24h: r.priceChangePercentage24h, asOf: new Date(r.asOf), observedAt });
@@ -52,7 +57,7 @@ export async function fullScan(query: Query, batch: readonly RateChange[], ctx: 
     if (d) fired.add(n.id);
   }
   const evalMs = performance.now() - t1;
-  return { fired, readMs, evalMs, evaluated: rows.length, heapBytes: process.memoryUsage().heapUsed - heap0 };
+  return { fired, readMs, evalMs, evaluated: rows.length, heapBytes };
 }
 
 interface ScanCommand {
