@@ -2,26 +2,97 @@ import { NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts'
 import type { SqlClient } from '@invest/platform';
 import type { RateView } from './evaluation.types.js';
 
-/** One active notification as the index knows it: enough to say whether a rate can fire it. */
-interface Entry {
-  id: number;
-  /** Price-target (fires on the rate) or price-change (fires on the 24h change). */
-  target: boolean;
-  up: boolean;
-  value: number;
-  initial: number;
-  /** last_triggered_at in ms, or -Infinity. */
-  lastMs: number;
-  /** cooldown_minutes in ms (0: none; price-targets have none). Never changes after creation. */
-  cooldownMs: number;
-  /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
-  dead: boolean;
+/**
+ * The entries' changing numbers, in typed arrays by slot. As object fields they were boxed numbers (thresholds
+ * and instants are not small integers): three objects more per entry for every full collection to mark.
+ */
+class EntryNumbers {
+  value = new Float64Array(1024);
+  initial = new Float64Array(1024);
+  lastMs = new Float64Array(1024);
+  private readonly free: number[] = [];
+  private next = 0;
+
+  take(): number {
+    const slot = this.free.pop();
+    if (slot !== undefined) return slot;
+    if (this.next === this.value.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.value = grow(this.value);
+      this.initial = grow(this.initial);
+      this.lastMs = grow(this.lastMs);
+    }
+    return this.next++;
+  }
+
   /**
-   * The lists of its asset or group, which hold the key: not a key string per entry, so a million entries
-   * are a million objects for the collector to mark, not two million (a full collection of the index: see
-   * the alerts README, pass 6).
+   * A removed entry's slot, for the next entry. Its lists still hold the dead entry until they are tidied,
+   * but every read of a list's entries tidies it first (`match`, `lowest`, `lowestNow` and `tidy` itself drop
+   * the dead before reading a number), so the dead entry's numbers are never read again.
    */
-  list: TargetLists;
+  release(slot: number): void {
+    this.free.push(slot);
+  }
+}
+
+/**
+ * One active notification as the index knows it: enough to say whether a rate can fire it. Not a key string
+ * per entry (its lists hold the key) and its numbers in `EntryNumbers`: a million entries are a million
+ * objects for a full collection to mark, not five million (see the alerts README, pass 6).
+ */
+class Entry {
+  /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
+  dead = false;
+
+  /**
+   * @param target price-target (fires on the rate) or price-change (fires on the 24h change)
+   * @param cooldownMs cooldown_minutes in ms (0: none; price-targets have none); never changes after creation
+   * @param list the lists of its asset or group
+   */
+  constructor(
+    readonly id: number,
+    readonly target: boolean,
+    readonly up: boolean,
+    readonly cooldownMs: number,
+    readonly list: TargetLists,
+    private readonly numbers: EntryNumbers,
+    private readonly slot: number,
+  ) {}
+
+  get value(): number {
+    return this.numbers.value[this.slot]!;
+  }
+
+  set value(v: number) {
+    this.numbers.value[this.slot] = v;
+  }
+
+  get initial(): number {
+    return this.numbers.initial[this.slot]!;
+  }
+
+  set initial(v: number) {
+    this.numbers.initial[this.slot] = v;
+  }
+
+  /** last_triggered_at in ms, or -Infinity. */
+  get lastMs(): number {
+    return this.numbers.lastMs[this.slot]!;
+  }
+
+  set lastMs(v: number) {
+    this.numbers.lastMs[this.slot] = v;
+  }
+
+  /** Marks it dead and gives its slot back. */
+  kill(): void {
+    this.dead = true;
+    this.numbers.release(this.slot);
+  }
 }
 
 interface LoadedRow {
@@ -260,6 +331,8 @@ export class CandidateIndex {
   private readonly untidy = new Set<TargetLists>();
   /** Each asset key as one string, shared by every group holding the asset. */
   private readonly assetKeys = new Map<string, string>();
+  /** The entries' thresholds and last firings. */
+  private numbers = new EntryNumbers();
 
   /** @param loadPage rows per read while loading (tests make it small to cross pages). */
   constructor(private readonly loadPage = 50_000) {}
@@ -282,6 +355,7 @@ export class CandidateIndex {
     this.groupsOf.clear();
     this.membersOf.clear();
     this.assetKeys.clear();
+    this.numbers = new EntryNumbers();
     this.applied.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
@@ -440,17 +514,11 @@ export class CandidateIndex {
     const key = group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id);
     let list = group ? this.groupLists(key) : this.byAsset.get(key);
     if (!list) this.byAsset.set(key, (list = new TargetLists(key, false)));
-    const e: Entry = {
-      id,
-      target: r.notification_type_id === NotificationTypeIds.priceTarget,
-      up: r.operator === '>=',
-      value: r.value,
-      initial: r.initial_value,
-      lastMs: r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity,
-      cooldownMs: r.notification_type_id === NotificationTypeIds.priceTarget ? 0 : (r.cooldown_minutes ?? 0) * 60_000,
-      dead: false,
-      list,
-    };
+    const target = r.notification_type_id === NotificationTypeIds.priceTarget;
+    const e = new Entry(id, target, r.operator === '>=', target ? 0 : (r.cooldown_minutes ?? 0) * 60_000, list, this.numbers, this.numbers.take());
+    e.value = r.value;
+    e.initial = r.initial_value;
+    e.lastMs = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
     this.byId.set(id, e);
     list.add(e);
     this.untidy.add(list);
@@ -474,7 +542,7 @@ export class CandidateIndex {
   private remove(id: number): void {
     const e = this.byId.get(id);
     if (!e) return;
-    e.dead = true;
+    e.kill();
     this.byId.delete(id);
     const { list } = e;
     // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
