@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>] [--gap <s>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -47,6 +47,8 @@ export async function run(args: string[]): Promise<void> {
   const runs = numberArg(args, 'runs', 3);
   /** Largest move of an asset's 24h change per batch, in percentage points (uniform ±). */
   const move = numberArg(args, 'move', args.includes('--stress') ? 0.5 : 0.1);
+  /** `--gap <s>`: the process idles this long before each measured publish (a service gets a batch a minute; default 0). */
+  const gapMs = numberArg(args, 'gap', 0) * 1000;
   const firingChunk = numberArg(args, 'chunk', 500);
   const firingWriters = numberArg(args, 'writers', 2);
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
@@ -216,6 +218,8 @@ export async function run(args: string[]): Promise<void> {
       const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
       const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
       const payload = JSON.stringify(event);
+      // At the real cadence the process has idled since the last batch (`--gap 55`, with the ~5 s scan: a minute).
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
       // The CPU time of everything on the machine's two cores that the run involves, from the publish to the
       // last NotificationFired: where the latency goes when the cores, not a wait, are the limit.
       // Listed again at the end: a process or thread started meanwhile (a pooled connection's new backend)
