@@ -6,14 +6,21 @@ export type CpuGroups = Record<string, readonly string[]>;
 /** Nanoseconds each group has run on a CPU so far (Linux schedstat, per thread: nanosecond resolution). */
 export type CpuReading = Record<string, number>;
 
-function threadRunNs(pid: string, tid: string): number {
+/**
+ * Nanoseconds a thread (by default the process's main thread) has run on a CPU and waited for one (Linux
+ * schedstat), or undefined where unreadable (not Linux, or it ended meanwhile).
+ */
+export function schedstat(pid: number | string, tid: number | string = pid): { run: number; wait: number } | undefined {
   try {
-    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { run: run!, wait: wait! };
   } catch {
-    // A thread or process that ended between the listing and the read.
-    return 0;
+    return undefined;
   }
 }
+
+// A thread or process that ended between the listing and the read counts as nothing.
+const threadRunNs = (pid: string, tid: string): number => schedstat(pid, tid)?.run ?? 0;
 
 function runNs(entry: string): number {
   const [pid, tid] = entry.split('/') as [string, string | undefined];

@@ -1,20 +1,11 @@
 import type { Db, Tx } from '@invest/platform';
-import { readFileSync } from 'node:fs';
+import { schedstat } from './cpu-budget.js';
 
 /** Names a statement for the breakdown; `undefined` falls back to its first words. */
 export type StatementLabel = (sql: string) => string | undefined;
 
 const firstWords = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 40);
 
-/** Nanoseconds a process has run on a CPU and waited for one (Linux schedstat), or undefined where unreadable. */
-function schedstat(pid: number): { run: number; wait: number } | undefined {
-  try {
-    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-    return { run: run!, wait: wait! };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Where a writer's transaction spends its time, without touching the writer: `timed(db)` is the same database
