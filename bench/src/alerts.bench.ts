@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>] [--gap <s>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>] [--gap <s>] [--heap-growing-percent N] [--perf-ctl <fifo>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -24,7 +24,7 @@
  * then get the same batches, so two builds compare on the same firings.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
@@ -50,6 +50,8 @@ export async function run(args: string[]): Promise<void> {
   /** `--gap <s>`: the process idles this long before each measured publish (a service gets a batch a minute; default 0). */
   const gapMs = numberArg(args, 'gap', 0) * 1000;
   const firingChunk = numberArg(args, 'chunk', 500);
+  /** `--heap-growing-percent N`: the service's old-generation growth (its default unless given; 0: V8's own factor). */
+  const heapGrowingPercent = args.includes('--heap-growing-percent') ? numberArg(args, 'heap-growing-percent', 0) : undefined;
   const firingWriters = numberArg(args, 'writers', 2);
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
   const useIndex = !args.includes('--no-index');
@@ -57,6 +59,9 @@ export async function run(args: string[]): Promise<void> {
   /** `--cpu-prof <dir>`: a CPU profile of each measured run, from its publish to its last NotificationFired (+300 ms). */
   const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
   const random = args.includes('--batch-seed') ? seededRandom(numberArg(args, 'batch-seed', 1)) : Math.random;
+  /** `--perf-ctl <fifo>`: writes `enable` / `disable` there around each measured run, for `perf record --control fifo:<fifo> -D -1`. */
+  const perfCtl = args.includes('--perf-ctl') ? args[args.indexOf('--perf-ctl') + 1] : undefined;
+  const perf = (cmd: 'enable' | 'disable') => perfCtl && appendFileSync(perfCtl, `${cmd}\n`);
   const profiler = profileDir ? new Session() : undefined;
   if (profiler && profileDir) {
     mkdirSync(profileDir, { recursive: true });
@@ -79,6 +84,7 @@ export async function run(args: string[]): Promise<void> {
     marketTz,
     jobsEnabled: false,
     candidateIndex: useIndex,
+    ...(heapGrowingPercent !== undefined ? { heapGrowingPercent } : {}),
     ratesConsumer: { firingChunk, firingWriters, afterCommit: () => void (committedAt = performance.now()) },
   });
   const { db, bus } = app;
@@ -229,6 +235,7 @@ export async function run(args: string[]): Promise<void> {
         const own = ownThreads();
         return { 'alerts thread': own.main, 'its other threads': own.others, Postgres: pidsNamed('postgres'), 'nats-server': pidsNamed('nats-server'), observer: [String(observer.pid)] };
       };
+      perf('enable');
       const cpu0 = readCpu(cpuGroups());
       const t0 = performance.now();
       const published = process.hrtime.bigint();
@@ -236,6 +243,7 @@ export async function run(args: string[]): Promise<void> {
       // Read as soon as the expected count arrived (within the observer's 2 ms poll), then any beyond it.
       await observer.collect(scan.fired.size, 120_000, 0);
       const cpu = cpuSpent(cpu0, readCpu(cpuGroups()));
+      perf('disable');
       const cpuWindowMs = performance.now() - t0;
       const fired = (await observer.collect(0)).map(msSince(published));
       const heapAfter = process.memoryUsage().heapUsed;

@@ -12,6 +12,7 @@ import { migrations } from './migrations/index.js';
 import { NotificationService } from './notifications/notification.service.js';
 import { EntitlementsClient } from './plans/entitlements.client.js';
 import { createAssetDeletedConsumer, createRatesUpdatedConsumer } from './rates/rates-updated.consumer.js';
+import { allowHeapGrowth, DEFAULT_HEAP_GROWING_PERCENT } from './runtime/heap-growth.js';
 
 export interface AlertsAppOptions {
   databaseUrl: string;
@@ -37,6 +38,11 @@ export interface AlertsAppOptions {
   candidateIndex?: boolean;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
+  /**
+   * Old-generation growth between full collections, in percent of the live heap, once the candidate index is
+   * loaded (`ALERTS_HEAP_GROWING_PERCENT`, default 300; 0: V8's own). Process-wide: it sets a V8 flag.
+   */
+  heapGrowingPercent?: number;
   ratesConsumer?: { batchSize?: number; firingChunk?: number; firingWriters?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
 }
 
@@ -95,7 +101,10 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
     await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
     // Before the rates consumer: an event is evaluated against every notification the database holds.
-    if (opts.consumeRates !== false && opts.candidateIndex !== false) await evaluator.loadIndex(db);
+    if (opts.consumeRates !== false && opts.candidateIndex !== false) {
+      await evaluator.loadIndex(db);
+      allowHeapGrowth(opts.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT);
+    }
     const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher, ...opts.ratesConsumer })) : undefined;
 
     if (opts.jobsEnabled) {

@@ -1,5 +1,6 @@
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
+import { DEFAULT_HEAP_GROWING_PERCENT } from '../runtime/heap-growth.js';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -15,6 +16,13 @@ export const alertsEnvSchema = baseConfigSchema.extend({
   ALERTS_ENTITLEMENTS_TTL_MS: positiveInt('ALERTS_ENTITLEMENTS_TTL_MS').default(30_000),
   ALERTS_JOBS_ENABLED: bool.default(true),
   RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
+  /** Old-generation growth between full collections, % of the live heap (0: V8's own factor); see runtime/heap-growth.ts. */
+  ALERTS_HEAP_GROWING_PERCENT: z.coerce
+    .number({ error: 'ALERTS_HEAP_GROWING_PERCENT must be a number' })
+    .int('ALERTS_HEAP_GROWING_PERCENT must be an integer')
+    .min(0, 'ALERTS_HEAP_GROWING_PERCENT must be >= 0')
+    .max(1000, 'ALERTS_HEAP_GROWING_PERCENT must be <= 1000')
+    .default(DEFAULT_HEAP_GROWING_PERCENT),
 });
 export type AlertsEnv = z.infer<typeof alertsEnvSchema>;
 
@@ -24,6 +32,7 @@ export interface AlertsConfig extends ServiceBaseConfig {
   entitlementsTtlMs: number;
   jobsEnabled: boolean;
   rpcTimeoutMs: number;
+  heapGrowingPercent: number;
 }
 
 export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
@@ -34,6 +43,7 @@ export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
     entitlementsTtlMs: env.ALERTS_ENTITLEMENTS_TTL_MS,
     jobsEnabled: env.ALERTS_JOBS_ENABLED,
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
+    heapGrowingPercent: env.ALERTS_HEAP_GROWING_PERCENT,
   };
 }
 
