@@ -46,6 +46,22 @@ describe('openDatabase', () => {
     }
   });
 
+  it('keeps an idle pooled connection open for poolIdleTimeoutMs, and closes it after', async () => {
+    const pidOf = async (d: Db) => (await d.query<{ pid: number }>('select pg_backend_pid() as pid'))[0]!.pid;
+    const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const kept = await openDatabase({ url: db.url, migrations: [], poolIdleTimeoutMs: 60_000 });
+    const closed = await openDatabase({ url: db.url, migrations: [], poolIdleTimeoutMs: 50 });
+    try {
+      const [keptPid, closedPid] = [await pidOf(kept), await pidOf(closed)];
+      await idle(400);
+      expect(await pidOf(kept)).toBe(keptPid);
+      expect(await pidOf(closed)).not.toBe(closedPid);
+    } finally {
+      await kept.close();
+      await closed.close();
+    }
+  });
+
   it('does not re-run applied migrations on a second open', async () => {
     const again = await openDatabase({ url: db.url, migrations: [{ name: '0001-things', class: CreateThings }] });
     expect(await again.query<{ n: string }>('select count(*)::text as n from things')).toEqual([{ n: '1' }]);

@@ -104,6 +104,11 @@ export interface OpenDatabaseOptions {
   entities?: (Constructor<unknown> | EntitySchema)[];
   logger?: Logger;
   poolMax?: number;
+  /**
+   * How long an idle pooled connection stays open (pg-pool's default: 10 s). A service whose work comes in
+   * bursts further apart than that opens new backends for each, with cold catalogue caches.
+   */
+  poolIdleTimeoutMs?: number;
 }
 
 /** Creates the database if it does not exist (services own their databases; first start makes them). */
@@ -141,7 +146,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Db> {
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     migrations: { migrationsList: opts.migrations, transactional: true, allOrNothing: true, snapshot: false },
-    pool: { max: opts.poolMax ?? 10 },
+    pool: { max: opts.poolMax ?? 10, ...(opts.poolIdleTimeoutMs !== undefined ? { idleTimeoutMillis: opts.poolIdleTimeoutMs } : {}) },
     debug: false,
     // MikroORM's own messages (migrator progress) go to the service log, not stdout.
     logger: (message: string) => opts.logger?.debug({ orm: true }, message),
