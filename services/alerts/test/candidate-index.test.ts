@@ -169,6 +169,30 @@ describe('candidate index', () => {
     expect(r.event).toEqual(r.ranges);
   });
 
+  it('gives a replaced entry’s slot back once its list dropped it: switching on and off does not grow the store', async () => {
+    const own = new AlertsEvaluator({ ...options });
+    const ids = [];
+    for (let i = 0; i < 20; i++) ids.push(await notification({ type: 2, target: 'asset', id: 300 + (i % 4), value: 500 + i }));
+    await own.loadIndex(db);
+    const loaded = own.index.slotsUsed;
+    const used: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      // Off and on again: the trigger records the switch on, the refresh replaces each entry (a new slot).
+      // The first refresh also applies again the changes of the minute before the load (other tests').
+      await db.query('update notifications set is_active = false where id = any($1::bigint[])', [ids]);
+      await db.query('update notifications set is_active = true where id = any($1::bigint[])', [ids]);
+      await db.transaction((tx) => own.index.refresh(tx));
+      own.index.tidy();
+      used.push(own.index.slotsUsed);
+    }
+    expect(used[0]).toBeGreaterThanOrEqual(loaded + ids.length);
+    // Replaced 20 at a time nine times more: each time into the slots the last round's tidy gave back.
+    expect(used.slice(1)).toEqual(Array(9).fill(used[0]));
+    const r = await both([{ id: 300, rate: 600, change: 0 }]);
+    expect(r.indexed).toEqual(r.ranges);
+    await db.query('delete from notifications where id = any($1::bigint[])', [ids]);
+  });
+
   it('reads the groups holding an asset by their lowest threshold, and orders them again when one comes down', async () => {
     const four = await notification({ type: 8, target: 'portfolio', id: 910, value: 4 });
     const nine = await notification({ type: 8, target: 'portfolio', id: 911, value: 2, initial: 9, last: new Date(now.getTime() - 2 * 3_600_000) });

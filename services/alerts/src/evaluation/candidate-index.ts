@@ -2,96 +2,82 @@ import { NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts'
 import type { SqlClient } from '@invest/platform';
 import type { RateView } from './evaluation.types.js';
 
+/** `Entries.flags` bits. */
+const DEAD = 1;
+const TARGET = 2;
+const UP = 4;
+
 /**
- * The entries' changing numbers, in typed arrays by slot. As object fields they were boxed numbers (thresholds
- * and instants are not small integers): three objects more per entry for every full collection to mark.
+ * The index's entries, one slot each, in typed arrays: no object per entry for every full collection to mark
+ * (a million entries as objects, with their lists and the id map pointing at them, were ~90 ms of a full
+ * collection's CPU and ~85 MB of heap; see docs/decisions.md). An entry is enough to say whether a rate
+ * can fire its notification. Lists hold slots.
+ *
+ * A removed entry is marked dead and its slot stays taken while its list still holds it: the list drops it
+ * and gives the slot back when it is next tidied (every read of a list tidies it first), so a slot is never
+ * in two lists, and a list never reads another entry's numbers through a slot it held.
  */
-class EntryNumbers {
+class Entries {
+  id = new Float64Array(1024);
   value = new Float64Array(1024);
   initial = new Float64Array(1024);
+  /** last_triggered_at in ms, or -Infinity. */
   lastMs = new Float64Array(1024);
+  /** cooldown_minutes in ms (0: none; price-targets have none); never changes after creation. */
+  cooldownMs = new Float64Array(1024);
+  /** `DEAD`, `TARGET` (price-target, else price-change), `UP` (operator `>=`). */
+  flags = new Uint8Array(1024);
+  /** The lists (`TargetLists.index` in `lists`) each entry is in. */
+  list = new Int32Array(1024);
+  readonly lists: TargetLists[] = [];
   private readonly free: number[] = [];
   private next = 0;
 
   take(): number {
     const slot = this.free.pop();
     if (slot !== undefined) return slot;
-    if (this.next === this.value.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
+    if (this.next === this.id.length) {
+      const grow = <A extends Float64Array | Uint8Array | Int32Array>(a: A): A => {
+        const b = new (a.constructor as new (n: number) => A)(a.length * 2);
         b.set(a);
         return b;
       };
+      this.id = grow(this.id);
       this.value = grow(this.value);
       this.initial = grow(this.initial);
       this.lastMs = grow(this.lastMs);
+      this.cooldownMs = grow(this.cooldownMs);
+      this.flags = grow(this.flags);
+      this.list = grow(this.list);
     }
     return this.next++;
   }
 
-  /**
-   * A removed entry's slot, for the next entry. Its lists still hold the dead entry until they are tidied,
-   * but every read of a list's entries tidies it first (`match`, `lowest`, `lowestNow` and `tidy` itself drop
-   * the dead before reading a number), so the dead entry's numbers are never read again.
-   */
+  /** Slots ever taken (the store's size): live entries, dead ones their lists still hold, and free ones. */
+  get used(): number {
+    return this.next;
+  }
+
+  dead(slot: number): boolean {
+    return (this.flags[slot]! & DEAD) !== 0;
+  }
+
+  /** Marks it dead; its list gives the slot back (`release`) once it no longer holds it. */
+  kill(slot: number): void {
+    this.flags[slot]! |= DEAD;
+  }
+
   release(slot: number): void {
     this.free.push(slot);
   }
-}
 
-/**
- * One active notification as the index knows it: enough to say whether a rate can fire it. Not a key string
- * per entry (its lists hold the key) and its numbers in `EntryNumbers`: a million entries are a million
- * objects for a full collection to mark, not five million (see the alerts README, pass 6).
- */
-class Entry {
-  /** Set when the notification left the index; the lists drop dead entries when they are rebuilt. */
-  dead = false;
-
-  /**
-   * @param target price-target (fires on the rate) or price-change (fires on the 24h change)
-   * @param cooldownMs cooldown_minutes in ms (0: none; price-targets have none); never changes after creation
-   * @param list the lists of its asset or group
-   */
-  constructor(
-    readonly id: number,
-    readonly target: boolean,
-    readonly up: boolean,
-    readonly cooldownMs: number,
-    readonly list: TargetLists,
-    private readonly numbers: EntryNumbers,
-    private readonly slot: number,
-  ) {}
-
-  get value(): number {
-    return this.numbers.value[this.slot]!;
+  listOf(slot: number): TargetLists {
+    return this.lists[this.list[slot]!]!;
   }
 
-  set value(v: number) {
-    this.numbers.value[this.slot] = v;
-  }
-
-  get initial(): number {
-    return this.numbers.initial[this.slot]!;
-  }
-
-  set initial(v: number) {
-    this.numbers.initial[this.slot] = v;
-  }
-
-  /** last_triggered_at in ms, or -Infinity. */
-  get lastMs(): number {
-    return this.numbers.lastMs[this.slot]!;
-  }
-
-  set lastMs(v: number) {
-    this.numbers.lastMs[this.slot] = v;
-  }
-
-  /** Marks it dead and gives its slot back. */
-  kill(): void {
-    this.dead = true;
-    this.numbers.release(this.slot);
+  /** Registers a list, so entries can name it by number. */
+  register(list: TargetLists): number {
+    return this.lists.push(list) - 1;
   }
 }
 
@@ -121,7 +107,7 @@ const assetKey = (type: string, id: number | string) => `${type}:${id}`;
  * cooldown; nothing else writes it) and an entry's `lastMs` is never ahead of its row's, so an entry in
  * its cooldown here is in it in the database too: skipping it keeps the candidates a superset.
  */
-const cooling = (e: Entry, nowMs: number) => e.cooldownMs > 0 && nowMs < e.lastMs + e.cooldownMs;
+const cooling = (E: Entries, s: number, nowMs: number) => E.cooldownMs[s]! > 0 && nowMs < E.lastMs[s]! + E.cooldownMs[s]!;
 
 /**
  * The notifications of one asset or group, each kind sorted by its threshold so a match reads only the
@@ -129,6 +115,9 @@ const cooling = (e: Entry, nowMs: number) => e.cooldownMs > 0 && nowMs < e.lastM
  * sorts them again (nearly sorted; cheap) and drops dead entries.
  */
 class TargetLists {
+  /** Its number in `Entries.lists`. */
+  readonly index: number;
+
   /**
    * @param key asset key (asset targets) or group key (portfolio/watchlist targets)
    * @param group whether it is a portfolio's or watchlist's
@@ -136,19 +125,22 @@ class TargetLists {
   constructor(
     readonly key: string,
     readonly group: boolean,
-  ) {}
+    private readonly E: Entries,
+  ) {
+    this.index = E.register(this);
+  }
 
-  /** Price-targets `>=`, by target ascending; `<=`, descending. */
-  up: Entry[] = [];
-  down: Entry[] = [];
+  /** Price-targets `>=`, by target ascending; `<=`, descending (slots). */
+  up: number[] = [];
+  down: number[] = [];
   /** Price-changes, by current threshold ascending. */
-  changes: Entry[] = [];
+  changes: number[] = [];
   dirty = false;
   live = 0;
   /** A group's: the assets it holds (their `Holders` are sorted by this group's lowest threshold). */
   holders: Holders[] = [];
   /** Price-changes whose threshold grew, by last firing ascending: those before today count as their step. */
-  grown: Entry[] = [];
+  grown: number[] = [];
   /** The earliest last firing of a grown price-change threshold (the daily reset may apply to it). */
   minLastGrown = Infinity;
   /** Counts touches: each cached threshold below knows the entries it was computed from. */
@@ -163,8 +155,9 @@ class TargetLists {
   private lowNowUntil = -Infinity;
   private lowNowVersion = -1;
 
-  add(e: Entry): void {
-    (e.target ? (e.up ? this.up : this.down) : this.changes).push(e);
+  add(s: number): void {
+    const f = this.E.flags[s]!;
+    (f & TARGET ? (f & UP ? this.up : this.down) : this.changes).push(s);
     this.live++;
     this.touch();
   }
@@ -176,22 +169,32 @@ class TargetLists {
     for (const h of this.holders) h.pending.add(this);
   }
 
+  /** Sorts the lists again, dropping dead entries and giving their slots back. */
   tidy(): void {
     if (!this.dirty) return;
-    this.up = this.up.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
-    this.down = this.down.filter((e) => !e.dead).sort((a, b) => b.initial - a.initial);
-    this.changes = this.changes.filter((e) => !e.dead).sort((a, b) => a.initial - b.initial);
-    this.grown = this.changes.filter((e) => e.initial > e.value).sort((a, b) => a.lastMs - b.lastMs);
-    this.minLastGrown = this.grown[0]?.lastMs ?? Infinity;
+    const E = this.E;
+    const { initial, value, lastMs } = E;
+    const alive = (list: number[]) =>
+      list.filter((s) => {
+        if (!E.dead(s)) return true;
+        E.release(s);
+        return false;
+      });
+    this.up = alive(this.up).sort((a, b) => initial[a]! - initial[b]!);
+    this.down = alive(this.down).sort((a, b) => initial[b]! - initial[a]!);
+    this.changes = alive(this.changes).sort((a, b) => initial[a]! - initial[b]!);
+    this.grown = this.changes.filter((s) => initial[s]! > value[s]!).sort((a, b) => lastMs[a]! - lastMs[b]!);
+    this.minLastGrown = this.grown.length > 0 ? lastMs[this.grown[0]!]! : Infinity;
     this.dirty = false;
   }
 
   lowest(todayMs: number): number {
     if (this.lowVersion !== this.version || this.lowDay !== todayMs) {
       this.tidy();
+      const { initial, value, lastMs } = this.E;
       this.low = Infinity;
-      for (const e of this.changes) {
-        const t = e.initial > e.value && e.lastMs < todayMs ? e.value : e.initial;
+      for (const s of this.changes) {
+        const t = initial[s]! > value[s]! && lastMs[s]! < todayMs ? value[s]! : initial[s]!;
         if (t < this.low) this.low = t;
       }
       this.lowDay = todayMs;
@@ -208,14 +211,16 @@ class TargetLists {
   lowestNow(todayMs: number, nowMs: number): number {
     if (this.lowNowVersion !== this.version || this.lowNowDay !== todayMs || nowMs >= this.lowNowUntil) {
       this.tidy();
+      const E = this.E;
+      const { initial, value, lastMs, cooldownMs } = E;
       this.lowNow = Infinity;
       this.lowNowUntil = Infinity;
-      for (const e of this.changes) {
-        if (cooling(e, nowMs)) {
-          if (e.lastMs + e.cooldownMs < this.lowNowUntil) this.lowNowUntil = e.lastMs + e.cooldownMs;
+      for (const s of this.changes) {
+        if (cooling(E, s, nowMs)) {
+          if (lastMs[s]! + cooldownMs[s]! < this.lowNowUntil) this.lowNowUntil = lastMs[s]! + cooldownMs[s]!;
           continue;
         }
-        const t = e.initial > e.value && e.lastMs < todayMs ? e.value : e.initial;
+        const t = initial[s]! > value[s]! && lastMs[s]! < todayMs ? value[s]! : initial[s]!;
         if (t < this.lowNow) this.lowNow = t;
       }
       this.lowNowDay = todayMs;
@@ -230,27 +235,29 @@ class TargetLists {
    */
   match(rate: number | null, change: number | null, todayMs: number, nowMs: number, out: Set<number>): void {
     this.tidy();
+    const E = this.E;
+    const { id, initial, value, lastMs } = E;
     if (rate !== null) {
-      for (const e of this.up) {
-        if (e.initial > rate) break;
-        if (!e.dead) out.add(e.id);
+      for (const s of this.up) {
+        if (initial[s]! > rate) break;
+        if (!E.dead(s)) out.add(id[s]!);
       }
-      for (const e of this.down) {
-        if (e.initial < rate) break;
-        if (!e.dead) out.add(e.id);
+      for (const s of this.down) {
+        if (initial[s]! < rate) break;
+        if (!E.dead(s)) out.add(id[s]!);
       }
     }
     if (change === null || change < MIN_STEP) return;
-    for (const e of this.changes) {
-      if (e.initial > change) break;
-      if (!e.dead && !cooling(e, nowMs)) out.add(e.id);
+    for (const s of this.changes) {
+      if (initial[s]! > change) break;
+      if (!E.dead(s) && !cooling(E, s, nowMs)) out.add(id[s]!);
     }
     // Thresholds that grew and last fired before today count as their step (the daily reset; the reset job
     // writes them down at midnight, so this prefix is short).
     if (this.minLastGrown >= todayMs) return;
-    for (const e of this.grown) {
-      if (e.lastMs >= todayMs) break;
-      if (!e.dead && e.initial > e.value && e.value <= change && !cooling(e, nowMs)) out.add(e.id);
+    for (const s of this.grown) {
+      if (lastMs[s]! >= todayMs) break;
+      if (!E.dead(s) && initial[s]! > value[s]! && value[s]! <= change && !cooling(E, s, nowMs)) out.add(id[s]!);
     }
   }
 }
@@ -317,7 +324,8 @@ class Holders {
  * daily reset is applied at evaluation time (a grown threshold last fired before today counts as its step).
  */
 export class CandidateIndex {
-  private readonly byId = new Map<number, Entry>();
+  /** Notification id → its entry's slot. */
+  private readonly byId = new Map<number, number>();
   private readonly byAsset = new Map<string, TargetLists>();
   private readonly byGroup = new Map<string, TargetLists>();
   /** Asset key → the lists of the portfolios/watchlists holding it; group key → its asset keys. */
@@ -331,8 +339,8 @@ export class CandidateIndex {
   private readonly untidy = new Set<TargetLists>();
   /** Each asset key as one string, shared by every group holding the asset. */
   private readonly assetKeys = new Map<string, string>();
-  /** The entries' thresholds and last firings. */
-  private numbers = new EntryNumbers();
+  /** The entries, by slot. */
+  private E = new Entries();
 
   /** @param loadPage rows per read while loading (tests make it small to cross pages). */
   constructor(private readonly loadPage = 50_000) {}
@@ -345,6 +353,11 @@ export class CandidateIndex {
     return this.byId.size;
   }
 
+  /** Slots the entries' store has ever taken (tests: a replaced entry's slot is reused). */
+  get slotsUsed(): number {
+    return this.E.used;
+  }
+
   /** Reads every active notification and membership (at start-up, before the rates consumer runs). */
   async load(db: SqlClient): Promise<void> {
     // Changes from a little before this read are applied again on the first refresh (idempotent).
@@ -355,7 +368,7 @@ export class CandidateIndex {
     this.groupsOf.clear();
     this.membersOf.clear();
     this.assetKeys.clear();
-    this.numbers = new EntryNumbers();
+    this.E = new Entries();
     this.applied.clear();
     // In pages by key, so a million rows are never all in memory as query results at once.
     for (let after = '0'; ; ) {
@@ -463,7 +476,8 @@ export class CandidateIndex {
   groupMembers(ids: readonly number[]): Map<string, readonly string[]> {
     const groups = new Map<string, readonly string[]>();
     for (const id of ids) {
-      const list = this.byId.get(id)?.list;
+      const slot = this.byId.get(id);
+      const list = slot === undefined ? undefined : this.E.listOf(slot);
       if (list?.group && !groups.has(list.key)) groups.set(list.key, [...(this.membersOf.get(list.key) ?? [])]);
     }
     return groups;
@@ -474,16 +488,17 @@ export class CandidateIndex {
     const read = new Map(rows.map((r) => [Number(r.id), r]));
     for (const id of candidateIds) {
       const r = read.get(id);
-      const e = this.byId.get(id);
-      if (!e) continue;
+      const s = this.byId.get(id);
+      if (s === undefined) continue;
       if (!r || !r.is_active) this.remove(id);
       else {
+        const { E } = this;
         const lastMs = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
-        if (e.initial === r.initial_value && e.value === r.value && e.lastMs === lastMs) continue;
-        e.initial = r.initial_value;
-        e.value = r.value;
-        e.lastMs = lastMs;
-        this.touched(e.list);
+        if (E.initial[s] === r.initial_value && E.value[s] === r.value && E.lastMs[s] === lastMs) continue;
+        E.initial[s] = r.initial_value;
+        E.value[s] = r.value;
+        E.lastMs[s] = lastMs;
+        this.touched(E.listOf(s));
       }
     }
   }
@@ -495,15 +510,15 @@ export class CandidateIndex {
    */
   noteFired(states: readonly { notificationId: number; next: { isActive: boolean; initialValue: number; lastTriggeredAt: Date | null } }[]): void {
     for (const { notificationId, next } of states) {
-      const e = this.byId.get(notificationId);
-      if (!e) continue;
+      const s = this.byId.get(notificationId);
+      if (s === undefined) continue;
       if (!next.isActive) {
         this.remove(notificationId);
         continue;
       }
-      e.initial = next.initialValue;
-      e.lastMs = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
-      this.touched(e.list);
+      this.E.initial[s] = next.initialValue;
+      this.E.lastMs[s] = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
+      this.touched(this.E.listOf(s));
     }
   }
 
@@ -513,14 +528,19 @@ export class CandidateIndex {
     this.remove(id);
     const key = group ? assetKey(r.targetable_type, r.targetable_id) : assetKey(r.asset_type!, r.targetable_id);
     let list = group ? this.groupLists(key) : this.byAsset.get(key);
-    if (!list) this.byAsset.set(key, (list = new TargetLists(key, false)));
+    if (!list) this.byAsset.set(key, (list = new TargetLists(key, false, this.E)));
     const target = r.notification_type_id === NotificationTypeIds.priceTarget;
-    const e = new Entry(id, target, r.operator === '>=', target ? 0 : (r.cooldown_minutes ?? 0) * 60_000, list, this.numbers, this.numbers.take());
-    e.value = r.value;
-    e.initial = r.initial_value;
-    e.lastMs = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
-    this.byId.set(id, e);
-    list.add(e);
+    const { E } = this;
+    const s = E.take();
+    E.id[s] = id;
+    E.flags[s] = (target ? TARGET : 0) | (r.operator === '>=' ? UP : 0);
+    E.cooldownMs[s] = target ? 0 : (r.cooldown_minutes ?? 0) * 60_000;
+    E.value[s] = r.value;
+    E.initial[s] = r.initial_value;
+    E.lastMs[s] = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
+    E.list[s] = list.index;
+    this.byId.set(id, s);
+    list.add(s);
     this.untidy.add(list);
   }
 
@@ -540,19 +560,21 @@ export class CandidateIndex {
   }
 
   private remove(id: number): void {
-    const e = this.byId.get(id);
-    if (!e) return;
-    e.kill();
+    const s = this.byId.get(id);
+    if (s === undefined) return;
+    this.E.kill(s);
     this.byId.delete(id);
-    const { list } = e;
-    // Dropped from its sorted list at the next match (a group's lists stay: its members refer to them).
+    const list = this.E.listOf(s);
+    // Dropped from its sorted list, and its slot given back, when the list is next tidied. An asset's list
+    // stays when it empties, as a group's does: it is one of a few thousand, and a new one for the same
+    // asset would be another in `Entries.lists`.
     this.touched(list);
-    if (--list.live === 0 && !list.group && this.byAsset.get(list.key) === list) this.byAsset.delete(list.key);
+    list.live--;
   }
 
   private groupLists(group: string): TargetLists {
     let list = this.byGroup.get(group);
-    if (!list) this.byGroup.set(group, (list = new TargetLists(group, true)));
+    if (!list) this.byGroup.set(group, (list = new TargetLists(group, true, this.E)));
     return list;
   }
 
