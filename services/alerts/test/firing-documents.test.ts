@@ -4,28 +4,18 @@
  * firing carries its own notification's documents, and names holding the separators, quotes, backslashes
  * and non-Latin text are stored and read back as rendered.
  */
-import { createLogger, type Db, openDatabase } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, type Db } from '@invest/platform';
+import { useTestDatabase } from '@invest/platform/testing/index';
+import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
 
 let db: Db;
-let drop: () => Promise<void>;
+useTestDatabase('alerts_docs', migrations, (opened) => (db = opened));
 const logger = createLogger('test', 'silent');
 const now = new Date();
 const evaluator = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
 const awkward = 'Mix \x1e\x1f "quoted" \\ back\\slash, Ёлка 📈';
-
-beforeAll(async () => {
-  const t = await createTestDatabase('alerts_docs');
-  drop = t.drop;
-  db = await openDatabase({ url: t.url, migrations, logger });
-});
-afterAll(async () => {
-  await db?.close();
-  await drop?.();
-});
 
 async function rate(assetId: number, price: number, change: number, name: string | null = null): Promise<void> {
   await db.query(
