@@ -136,7 +136,6 @@ class TargetLists {
   /** Price-changes, by current threshold ascending. */
   changes: number[] = [];
   dirty = false;
-  live = 0;
   /** A group's: the assets it holds (their `Holders` are sorted by this group's lowest threshold). */
   holders: Holders[] = [];
   /** Price-changes whose threshold grew, by last firing ascending: those before today count as their step. */
@@ -158,7 +157,6 @@ class TargetLists {
   add(s: number): void {
     const f = this.E.flags[s]!;
     (f & TARGET ? (f & UP ? this.up : this.down) : this.changes).push(s);
-    this.live++;
     this.touch();
   }
 
@@ -569,7 +567,6 @@ export class CandidateIndex {
     // stays when it empties, as a group's does: it is one of a few thousand, and a new one for the same
     // asset would be another in `Entries.lists`.
     this.touched(list);
-    list.live--;
   }
 
   private groupLists(group: string): TargetLists {
