@@ -109,6 +109,9 @@ const assetKey = (type: string, id: number | string) => `${type}:${id}`;
  */
 const cooling = (E: Entries, s: number, nowMs: number) => E.cooldownMs[s]! > 0 && nowMs < E.lastMs[s]! + E.cooldownMs[s]!;
 
+/** A price-change's threshold on the day starting at `todayMs`: one that grew and last fired before today is its step again (the daily reset). */
+const thresholdOn = (E: Entries, s: number, todayMs: number) => (E.initial[s]! > E.value[s]! && E.lastMs[s]! < todayMs ? E.value[s]! : E.initial[s]!);
+
 /**
  * The notifications of one asset or group, each kind sorted by its threshold so a match reads only the
  * entries that cross (a prefix). Kept sorted lazily: any change marks the lists dirty, and the next match
@@ -189,10 +192,9 @@ class TargetLists {
   lowest(todayMs: number): number {
     if (this.lowVersion !== this.version || this.lowDay !== todayMs) {
       this.tidy();
-      const { initial, value, lastMs } = this.E;
       this.low = Infinity;
       for (const s of this.changes) {
-        const t = initial[s]! > value[s]! && lastMs[s]! < todayMs ? value[s]! : initial[s]!;
+        const t = thresholdOn(this.E, s, todayMs);
         if (t < this.low) this.low = t;
       }
       this.lowDay = todayMs;
@@ -210,7 +212,7 @@ class TargetLists {
     if (this.lowNowVersion !== this.version || this.lowNowDay !== todayMs || nowMs >= this.lowNowUntil) {
       this.tidy();
       const E = this.E;
-      const { initial, value, lastMs, cooldownMs } = E;
+      const { lastMs, cooldownMs } = E;
       this.lowNow = Infinity;
       this.lowNowUntil = Infinity;
       for (const s of this.changes) {
@@ -218,7 +220,7 @@ class TargetLists {
           if (lastMs[s]! + cooldownMs[s]! < this.lowNowUntil) this.lowNowUntil = lastMs[s]! + cooldownMs[s]!;
           continue;
         }
-        const t = initial[s]! > value[s]! && lastMs[s]! < todayMs ? value[s]! : initial[s]!;
+        const t = thresholdOn(E, s, todayMs);
         if (t < this.lowNow) this.lowNow = t;
       }
       this.lowNowDay = todayMs;
