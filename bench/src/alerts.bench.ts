@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>] [--gap <s>] [--heap-growing-percent N] [--perf-ctl <fifo>]`
+ * `npm run bench -- alerts [--notifications 1000000] [--assets 3000] [--runs 3] [--move 0.1 | --stress] [--chunk 500] [--writers 2] [--no-index] [--no-warmup] [--warmup-runs 6] [--keep] [--reuse <database url>] [--batch-seed N] [--cpu-prof <dir>] [--gap <s>] [--heap-growing-percent N] [--perf-ctl <fifo>]`
  *
  * Alerts evaluation on a RatesUpdated batch of every asset: the alerts service (in this process, on its own
  * database and bus prefix) holds N active notifications (default 1,000,000: 50 % price-target, 40 %
@@ -11,7 +11,8 @@
  * ~0.05-0.1 %; `--stress` is 0.5, every asset moving five times that in the same minute, a crash-like one),
  * so the notifications whose threshold lies between the old and the new value fire.
  *
- * Measured per run: publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream by a
+ * Measured per run (after `--warmup-runs` batches like them, printed as warm-up runs and not counted: a service
+ * has long run its hot code optimised, a new process has not): publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream by a
  * subscriber in a process of its own, as another service would see it (p50/p99/max), firings, notifications
  * covered per second, memory, and the CPU time each process on the machine's two cores used from the publish
  * to the last NotificationFired (the alerts thread, the alerts process's other threads, Postgres, nats-server,
@@ -53,6 +54,13 @@ export async function run(args: string[]): Promise<void> {
   /** `--heap-growing-percent N`: the service's old-generation growth (its default unless given; 0: V8's own factor). */
   const heapGrowingPercent = args.includes('--heap-growing-percent') ? numberArg(args, 'heap-growing-percent', 0) : undefined;
   const firingWriters = numberArg(args, 'writers', 2);
+  /**
+   * `--warmup-runs N`: batches like the measured ones first, printed but not counted (default 6). A service has
+   * evaluated a batch a minute for hours: V8 has long compiled its hot code with its optimising tiers. In a new
+   * process, the first ~6 such batches still spend 35-115 ms of CPU on other threads (mostly compiling: `perf`
+   * put V8's compiler at ~10 % of all samples in them) and run the code unoptimised meanwhile.
+   */
+  const warmupRuns = args.includes('--no-warmup') ? 0 : numberArg(args, 'warmup-runs', 6);
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
   const useIndex = !args.includes('--no-index');
   const reuse = args.includes('--reuse') ? args[args.indexOf('--reuse') + 1] : undefined;
@@ -203,7 +211,10 @@ export async function run(args: string[]): Promise<void> {
       await db.query("delete from notifications where user_id like 'warmup-%'");
     }
 
-    for (let r = 1; r <= runs; r++) {
+    for (let i = 1; i <= warmupRuns + runs; i++) {
+      const r = i - warmupRuns;
+      const measured = r >= 1;
+      const label = measured ? `run ${r}` : `warm-up run ${i} of ${warmupRuns}`;
       // The batch: every asset's change moves by up to ±`move` percentage points.
       const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share' order by asset_id");
       const asOf = new Date();
@@ -220,10 +231,10 @@ export async function run(args: string[]): Promise<void> {
 
       // The event path: publish, then collect NotificationFired until the expected count arrived.
       await observer.reset();
-      if (profiler) await profiler.post('Profiler.start');
+      if (profiler && measured) await profiler.post('Profiler.start');
       const heapBefore = process.memoryUsage().heapUsed;
       const data: RatesUpdatedV1 = { version: 1, source: 'bench', rates };
-      const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: r, recordedAt: new Date().toISOString(), data, metadata: {} };
+      const event: BusEvent<RatesUpdatedV1> = { id: randomUUID(), type: MarketEventTypes.RatesUpdated, streamName: 'rates-share', streamPosition: i, recordedAt: new Date().toISOString(), data, metadata: {} };
       const payload = JSON.stringify(event);
       // At the real cadence the process has idled since the last batch (`--gap 55`, with the ~5 s scan: a minute).
       if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
@@ -235,7 +246,7 @@ export async function run(args: string[]): Promise<void> {
         const own = ownThreads();
         return { 'alerts thread': own.main, 'its other threads': own.others, Postgres: pidsNamed('postgres'), 'nats-server': pidsNamed('nats-server'), observer: [String(observer.pid)] };
       };
-      perf('enable');
+      if (measured) perf('enable');
       const cpu0 = readCpu(cpuGroups());
       const t0 = performance.now();
       const published = process.hrtime.bigint();
@@ -243,11 +254,11 @@ export async function run(args: string[]): Promise<void> {
       // Read as soon as the expected count arrived (within the observer's 2 ms poll), then any beyond it.
       await observer.collect(scan.fired.size, 120_000, 0);
       const cpu = cpuSpent(cpu0, readCpu(cpuGroups()));
-      perf('disable');
+      if (measured) perf('disable');
       const cpuWindowMs = performance.now() - t0;
       const fired = (await observer.collect(0)).map(msSince(published));
       const heapAfter = process.memoryUsage().heapUsed;
-      if (profiler && profileDir) {
+      if (profiler && profileDir && measured) {
         const { profile } = (await profiler.post('Profiler.stop')) as { profile: object };
         writeFileSync(join(profileDir, `alerts-run-${r}.cpuprofile`), JSON.stringify(profile));
       }
@@ -255,7 +266,7 @@ export async function run(args: string[]): Promise<void> {
       const got = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where fired_at >= $1', [asOf]);
       const same = got.length === scan.fired.size && got.every((g) => scan.fired.has(Number(g.notification_id)));
       const lastMs = latencies.at(-1) ?? 0;
-      console.log(`\nrun ${r}: ${rates.length} rates, ${latencies.length} NotificationFired (full scan expects ${scan.fired.size}; same notifications: ${same ? 'yes' : 'NO'})`);
+      console.log(`\n${label}: ${rates.length} rates, ${latencies.length} NotificationFired (full scan expects ${scan.fired.size}; same notifications: ${same ? 'yes' : 'NO'})`);
       console.log(
         `  event (indexed):  publish → NotificationFired  p50 ${pct(latencies, 50).toFixed(1)} ms   p99 ${pct(latencies, 99).toFixed(1)} ms   max ${lastMs.toFixed(1)} ms` +
           `   (handler started at ${(app.evaluator.lastTimings.startedAt! - t0).toFixed(0)} ms, evaluated and committed at ${(committedAt - t0).toFixed(0)} ms: ${Object.entries(app.evaluator.lastTimings).filter(([k]) => k !== 'startedAt').map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')})`+
