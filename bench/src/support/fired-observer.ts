@@ -27,7 +27,8 @@ export interface Observer {
 
 /** Starts the observer process, subscribed to `subject` (already prefixed) on NATS at `natsUrl`. */
 export async function startObserver(natsUrl: string, subject: string): Promise<Observer> {
-  const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Without the measured process's Node and V8 flags (`--trace-opt`, `--cpu-prof`, …): those are for it alone.
+  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies: ((reply: Reply) => void)[] = [];
   child.on('message', (reply: Reply) => replies.shift()?.(reply));
   const ask = (command: Command) =>

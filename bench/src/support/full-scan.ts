@@ -77,7 +77,8 @@ export interface FullScanner {
 
 /** Starts the scanner process on the database at `databaseUrl`. */
 export function startFullScanner(databaseUrl: string): FullScanner {
-  const child = fork(fileURLToPath(import.meta.url), [databaseUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Without the measured process's Node and V8 flags (`--trace-opt`, `--cpu-prof`, …): those are for it alone.
+  const child = fork(fileURLToPath(import.meta.url), [databaseUrl], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const replies: ((reply: ScanReply | { error: string }) => void)[] = [];
   child.on('message', (reply: ScanReply | { error: string }) => replies.shift()?.(reply));
   return {
