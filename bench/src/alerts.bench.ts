@@ -12,15 +12,15 @@
  * so the notifications whose threshold lies between the old and the new value fire.
  *
  * Measured per run (after `--warmup-runs` batches like them, printed as warm-up runs and not counted: a service
- * has long run its hot code optimised, a new process has not): publish of the RatesUpdated to JetStream → each NotificationFired seen on JetStream by a
- * subscriber in a process of its own, as another service would see it (p50/p99/max), firings, notifications
- * covered per second, memory, and the CPU time each process on the machine's two cores used from the publish
- * to the last NotificationFired (the alerts thread, the alerts process's other threads, Postgres, nats-server,
- * the subscriber). Beside it, in the same run, a full-scan evaluator (what the spec's 3/15-minute polling does:
- * read every active notification, evaluate each against the latest rates in memory; it writes nothing), in a
- * process of its own, over the same data, with its time and memory, and a check that both fire the same
- * notifications. `--keep` keeps the seeded database; `--reuse <url>` runs on
- * such a database again without seeding (its state moved on by the earlier runs' firings). `--batch-seed N` draws
+ * has long run its hot code optimised, a new process has not): publish of the RatesUpdated to JetStream → each
+ * NotificationFired seen on JetStream by a subscriber in a process of its own, as another service would see it
+ * (p50/p99/max), firings, notifications covered per second, memory, and the CPU time each process on the
+ * machine's two cores used from the publish to the last NotificationFired (the alerts thread, the alerts
+ * process's other threads, Postgres, nats-server, the subscriber). Beside it, in the same run, a full-scan
+ * evaluator (what the spec's 3/15-minute polling does: read every active notification, evaluate each against
+ * the latest rates in memory; it writes nothing), in a process of its own, over the same data, with its time
+ * and memory, and a check that both fire the same notifications. `--keep` keeps the seeded database;
+ * `--reuse <url>` runs on such a database again without seeding (its state moved on by the earlier runs' firings). `--batch-seed N` draws
  * the batches' moves from a seeded generator: two copies of one kept database (`create database … template …`)
  * then get the same batches, so two builds compare on the same firings.
  */
@@ -55,10 +55,11 @@ export async function run(args: string[]): Promise<void> {
   const heapGrowingPercent = args.includes('--heap-growing-percent') ? numberArg(args, 'heap-growing-percent', 0) : undefined;
   const firingWriters = numberArg(args, 'writers', 2);
   /**
-   * `--warmup-runs N`: batches like the measured ones first, printed but not counted (default 6). A service has
-   * evaluated a batch a minute for hours: V8 has long compiled its hot code with its optimising tiers. In a new
-   * process, the first ~6 such batches still spend 35-115 ms of CPU on other threads (mostly compiling: `perf`
-   * put V8's compiler at ~10 % of all samples in them) and run the code unoptimised meanwhile.
+   * `--warmup-runs N`: batches like the measured ones first, printed but not counted (default 6; none with
+   * `--no-warmup`, which also skips the warm-up batch of stored rates). A service has evaluated a batch a minute
+   * for hours: V8 has long compiled its hot code with its optimising tiers. In a new process, the first ~6 such
+   * batches still spend 35-115 ms of CPU on other threads (mostly compiling: `perf` put V8's compiler at ~10 %
+   * of all samples in them) and run the code unoptimised meanwhile.
    */
   const warmupRuns = args.includes('--no-warmup') ? 0 : numberArg(args, 'warmup-runs', 6);
   /** `--no-index`: the consumer reads candidates by index ranges (the previous way), for comparison. */
