@@ -37,6 +37,7 @@ import { cpuSpent, ownThreads, pidsNamed, readCpu } from './support/cpu-budget.j
 import { startObserver } from './support/fired-observer.js';
 import { startFullScanner } from './support/full-scan.js';
 import { collectGarbage } from './support/gc.js';
+import { type BatchLatency, formatLatencySummary, summariseLatencies } from './support/latency-summary.js';
 
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
@@ -212,6 +213,7 @@ export async function run(args: string[]): Promise<void> {
       await db.query("delete from notifications where user_id like 'warmup-%'");
     }
 
+    const measuredRuns: BatchLatency[] = [];
     for (let i = 1; i <= warmupRuns + runs; i++) {
       const r = i - warmupRuns;
       const measured = r >= 1;
@@ -268,6 +270,7 @@ export async function run(args: string[]): Promise<void> {
       const got = await db.query<{ notification_id: string }>('select notification_id::text from notification_firings where fired_at >= $1', [asOf]);
       const same = got.length === scan.fired.size && got.every((g) => scan.fired.has(Number(g.notification_id)));
       const lastMs = latencies.at(-1) ?? 0;
+      if (measured) measuredRuns.push({ firings: latencies.length, p99Ms: pct(latencies, 99) });
       console.log(`\n${label}: ${rates.length} rates, ${latencies.length} NotificationFired (full scan expects ${scan.fired.size}; same notifications: ${same ? 'yes' : 'NO'})`);
       console.log(
         `  event (indexed):  publish → NotificationFired  p50 ${pct(latencies, 50).toFixed(1)} ms   p99 ${pct(latencies, 99).toFixed(1)} ms   max ${lastMs.toFixed(1)} ms` +
@@ -285,6 +288,8 @@ export async function run(args: string[]): Promise<void> {
           `   ${(scan.evaluated / ((scan.readMs + scan.evalMs) / 1000)).toFixed(0)} evaluations/s   heap +${mb(scan.heapBytes)} (writes nothing)`,
       );
     }
+    // The issue's target, p99 ≤ 200 ms, over the measured batches by size (the warm-up runs are not counted).
+    if (measuredRuns.length > 0) console.log(`\n${formatLatencySummary(summariseLatencies(measuredRuns, 200), 200)}`);
     observer.close();
     scanner.close();
   } finally {
