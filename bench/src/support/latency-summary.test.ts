@@ -26,7 +26,7 @@ describe('summariseLatencies', () => {
   it('says 0 when the smallest batch missed the target, and every size when none did', () => {
     expect(summariseLatencies([{ firings: 300, p99Ms: 250 }, { firings: 900, p99Ms: 120 }], 200).allWithinUpTo).toBe(0);
     const all = summariseLatencies([{ firings: 300, p99Ms: 80 }, { firings: 900, p99Ms: 200 }], 200);
-    expect(all).toEqual({ within: 2, total: 2, allWithinUpTo: 900, over: [] });
+    expect(all).toEqual({ targetMs: 200, within: 2, total: 2, allWithinUpTo: 900, over: [] });
   });
 
   it('orders equal sizes by latency, so a miss among them does not count the size as met', () => {
@@ -38,7 +38,7 @@ describe('summariseLatencies', () => {
 
 describe('formatLatencySummary', () => {
   it('names the target, the counts and each batch over it', () => {
-    const line = formatLatencySummary(summariseLatencies([{ firings: 3_342, p99Ms: 284.4 }, { firings: 1_046, p99Ms: 118 }], 200), 200);
+    const line = formatLatencySummary(summariseLatencies([{ firings: 3_342, p99Ms: 284.4 }, { firings: 1_046, p99Ms: 118 }], 200));
     expect(line).toBe('p99 ≤ 200 ms in 1 of 2 measured batches; every batch up to 1,046 firings within it; over it: 3,342 firings 284 ms');
   });
 });

@@ -6,6 +6,7 @@ export interface BatchLatency {
 
 /** How a series of batches meets a p99 target, by batch size. */
 export interface LatencySummary {
+  targetMs: number;
   within: number;
   total: number;
   /**
@@ -26,14 +27,14 @@ export function summariseLatencies(batches: readonly BatchLatency[], targetMs: n
     allWithinUpTo = b.firings;
   }
   const over = bySize.filter((b) => b.p99Ms > targetMs);
-  return { within: batches.length - over.length, total: batches.length, allWithinUpTo, over };
+  return { targetMs, within: batches.length - over.length, total: batches.length, allWithinUpTo, over };
 }
 
 /** The summary as one line of the benchmark's output. */
-export function formatLatencySummary(s: LatencySummary, targetMs: number): string {
+export function formatLatencySummary(s: LatencySummary): string {
   const over = s.over.length === 0 ? 'none' : s.over.map((b) => `${b.firings.toLocaleString('en-US')} firings ${b.p99Ms.toFixed(0)} ms`).join(', ');
   return (
-    `p99 ≤ ${targetMs} ms in ${s.within} of ${s.total} measured batches; every batch up to ${s.allWithinUpTo.toLocaleString('en-US')} firings within it; ` +
+    `p99 ≤ ${s.targetMs} ms in ${s.within} of ${s.total} measured batches; every batch up to ${s.allWithinUpTo.toLocaleString('en-US')} firings within it; ` +
     `over it: ${over}`
   );
 }
