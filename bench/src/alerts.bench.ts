@@ -182,7 +182,7 @@ export async function run(args: string[]): Promise<void> {
     // The full-scan baseline runs in a process of its own (support/full-scan.ts).
     const scanner = startFullScanner(database.url);
     // NotificationFired is timed where another service would receive it: in a process of its own.
-    const observer = await startObserver(natsUrl, busSubject(busPrefix, `${eventSubject('alerts', 'NotificationFired')}.>`));
+    const observer = await startObserver(natsUrl, busSubject(busPrefix, eventSubject('alerts', 'NotificationFired')));
     const msSince = (t: bigint) => (at: bigint) => Number(at - t) / 1e6;
 
     if (!args.includes('--no-warmup')) {

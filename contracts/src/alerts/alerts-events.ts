@@ -3,8 +3,9 @@ import { type BusEvent, decodeEvent, type EventOf, eventTypeNames, type UnknownE
 import { crossedAssetSchema, firingExplanationSchema, notificationTypeCodeSchema } from './alerts.contract.js';
 
 /**
- * `alerts.events.NotificationFired.<notificationId>` v1: one firing of a notification, rendered in every
- * locale, with the assets that crossed and why. Other delivery channels (push, e-mail, chat) read it.
+ * `alerts.events.NotificationFired` v1 (one subject for all: no id in it): one firing of a notification,
+ * rendered in every locale, with the assets that crossed and why. Other delivery channels (push, e-mail,
+ * chat) read it; the envelope's id (the JetStream msgID) is the firing's, so each firing is one message.
  */
 export const notificationFiredV1Schema = z.object({
   version: z.literal(1),

@@ -111,7 +111,7 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
     expect(list.body.data[0].last_triggered_at).not.toBeNull();
 
     const event = await eventually(async () => fired.find((f) => f.data.notificationId === n.id), (f) => !!f, 'NotificationFired');
-    expect(event!.subject).toBe(busSubject(stack.gw.config.busPrefix, `alerts.events.NotificationFired.${n.id}`));
+    expect(event!.subject).toBe(busSubject(stack.gw.config.busPrefix, 'alerts.events.NotificationFired'));
     expect(event!.data).toMatchObject({
       userId: u,
       type: 'price-target',

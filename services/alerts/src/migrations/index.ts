@@ -5,6 +5,7 @@ import { FiringPublications } from './0004-firing-publications.js';
 import { CandidateIndexChanges } from './0005-candidate-index-changes.js';
 import { UserFeeds } from './0006-user-feeds.js';
 import { HotFiringUpdates } from './0007-hot-firing-updates.js';
+import { DropUnreadFiringIndex } from './0008-drop-unread-firing-index.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -20,4 +21,5 @@ export const migrations = [
   { name: '0005-candidate-index-changes', class: CandidateIndexChanges },
   { name: '0006-user-feeds', class: UserFeeds },
   { name: '0007-hot-firing-updates', class: HotFiringUpdates },
+  { name: '0008-drop-unread-firing-index', class: DropUnreadFiringIndex },
 ];

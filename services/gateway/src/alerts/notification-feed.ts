@@ -5,7 +5,7 @@ import { type Bus, busSubject, connectBus, type Logger } from '@invest/platform'
 export const NOTIFICATION_FEED = Symbol('NOTIFICATION_FEED');
 
 /**
- * One NATS subscription to `alerts.events.NotificationFired.>` per gateway, fanned out by user to the open
+ * One NATS subscription to `alerts.events.NotificationFired` per gateway, fanned out by user to the open
  * notification streams. It only wakes a stream: the stream then reads the alerts inbox after the last id it
  * sent, so the database stays the source of truth, and a message lost on the way (core NATS, or this
  * connection away) is caught by the stream's slow backstop poll.
@@ -20,7 +20,7 @@ export class NotificationFeed {
   private start(): Promise<Bus> {
     this.bus ??= connectBus({ natsUrl: this.opts.natsUrl, name: 'gateway-notification-feed', prefix: this.opts.busPrefix }).then(
       (bus) => {
-        this.sub = bus.nc.subscribe(busSubject(bus.prefix, `${eventSubject('alerts', 'NotificationFired')}.>`), {
+        this.sub = bus.nc.subscribe(busSubject(bus.prefix, eventSubject('alerts', 'NotificationFired')), {
           callback: (err, msg) => {
             if (err) return;
             try {
