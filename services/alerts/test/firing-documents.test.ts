@@ -2,12 +2,14 @@
  * A chunk's firings reach Postgres as two parameters: their heads as JSON and their documents (texts, assets,
  * explanation) as one text split at control characters, matched by position. On real Postgres: every stored
  * firing carries its own notification's documents, and names holding the separators, quotes, backslashes
- * and non-Latin text are stored and read back as rendered.
+ * and non-Latin text are stored and read back as rendered. Firings alike (one asset, step and cooldown) share
+ * one record of that text, across a plan's chunks, and still each keep what is theirs.
  */
 import { createLogger, type Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
+import { recordInChunks } from '../src/evaluation/chunked-recording.js';
 import { migrations } from '../src/migrations/index.js';
 
 let db: Db;
@@ -74,5 +76,57 @@ describe('firing documents', () => {
     // What the evaluator hands the publisher carries the same documents as the rows.
     const published = result.committed.flatMap((c) => c.firings).find((f) => f.notificationId === Number(group!.id))!;
     expect(JSON.parse(published.json!.texts)).toEqual(portfolio.texts);
+  });
+});
+
+describe('firings alike', () => {
+  it('share their documents, in every chunk, while each keeps its own step, cooldown and target', async () => {
+    // On one asset whose change is 12.5 %: 60 price-change notifications with a 5 % step at 5 % (half hourly,
+    // half daily) and 20 with a 10 % step at 10 %; and one on a second asset: four distinct documents.
+    await rate(900, 80, 12.5, 'Shared');
+    await rate(901, 70, -5.5);
+    const want = new Map<number, { step: number; threshold: number; cooldown: number; assetId: number }>();
+    const add = async (assetId: number, step: number, threshold: number, cooldown: number, user: string) => {
+      const [n] = await db.query<{ id: string }>(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes)
+         values ($1, 8, 'asset', $2, 'share', '>=', $3, $4, $5) returning id::text`,
+        [user, assetId, step, threshold, cooldown],
+      );
+      want.set(Number(n!.id), { step, threshold, cooldown, assetId });
+    };
+    for (let i = 0; i < 60; i++) await add(900, 5, 5, i % 2 ? 60 : 1440, `alike-${i}`);
+    for (let i = 0; i < 20; i++) await add(900, 10, 10, 60, `alike-ten-${i}`);
+    await add(901, 5, 5, 60, 'alike-other');
+
+    const plan = await evaluator.plan(db, { assets: [{ type: 'share', id: 900 }, { type: 'share', id: 901 }] }, ['price-change'], 'test');
+    expect(plan.firings).toHaveLength(81);
+    const committed: Parameters<Parameters<typeof recordInChunks>[3]['onCommitted']>[0][] = [];
+    // Chunks of 7: the same documents are named by many chunks.
+    const fired = await recordInChunks(db, evaluator, plan, { size: 7, writers: 2, onCommitted: (c) => committed.push(c) });
+    expect(fired).toBe(81);
+    expect(committed.length).toBeGreaterThan(10);
+
+    const rows = await db.query<{ notification_id: string; step_key: string; texts: Record<string, { title: string; body: string }>; assets: { id: number; name: string | null }[]; explanation: { threshold: number; cooldown_ends_at: string; next_threshold: number } }>(
+      `select notification_id::text, step_key, texts, assets, explanation from notification_firings where user_id like 'alike%'`,
+    );
+    expect(rows).toHaveLength(81);
+    const distinct = new Set<string>();
+    for (const r of rows) {
+      const w = want.get(Number(r.notification_id))!;
+      expect(r.step_key).toBe(`c0:t${w.threshold}`);
+      expect(r.assets.map((a) => a.id)).toEqual([w.assetId]);
+      expect(r.explanation.threshold).toBe(w.threshold);
+      expect(r.explanation.next_threshold).toBe(w.threshold + w.step);
+      expect(new Date(r.explanation.cooldown_ends_at).getTime()).toBe(now.getTime() + w.cooldown * 60_000);
+      expect(r.texts.en!.body).toContain(`${w.threshold}% threshold`);
+      distinct.add(JSON.stringify([r.texts, r.assets, r.explanation]));
+    }
+    expect(distinct.size).toBe(4);
+    // What is published carries the same documents as each row.
+    const byId = new Map(rows.map((r) => [Number(r.notification_id), r]));
+    for (const f of committed.flatMap((c) => c.firings)) {
+      expect(JSON.parse(f.json!.explanation)).toEqual(byId.get(f.notificationId)!.explanation);
+      expect(JSON.parse(f.json!.texts)).toEqual(byId.get(f.notificationId)!.texts);
+    }
   });
 });
