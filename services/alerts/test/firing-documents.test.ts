@@ -3,7 +3,7 @@
  * explanation) as one text split at control characters, matched by position. On real Postgres: every stored
  * firing carries its own notification's documents, and names holding the separators, quotes, backslashes
  * and non-Latin text are stored and read back as rendered. Firings alike (one asset, step and cooldown) share
- * one record of that text, across a plan's chunks, and still each keep what is theirs.
+ * documents made once, across a plan's chunks, and still each keep what is theirs.
  */
 import { createLogger, type Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
@@ -122,6 +122,8 @@ describe('firings alike', () => {
       distinct.add(JSON.stringify([r.texts, r.assets, r.explanation]));
     }
     expect(distinct.size).toBe(4);
+    // Made once each: the firings alike hand the publisher one object.
+    expect(new Set(committed.flatMap((c) => c.firings.map((f) => f.json))).size).toBe(4);
     // What is published carries the same documents as each row.
     const byId = new Map(rows.map((r) => [Number(r.notification_id), r]));
     for (const f of committed.flatMap((c) => c.firings)) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type FiringRecord, firingJson, notificationFiredEvent, notificationFiredJson } from './firing-publisher.js';
+import { type FiringRecord, firingJson, notificationFiredBytes, notificationFiredEvent } from './firing-publisher.js';
+
+const parsed = (f: FiringRecord): unknown => JSON.parse(notificationFiredBytes(f).toString('utf8'));
 
 const firing: FiringRecord = {
   id: 41,
@@ -25,19 +27,28 @@ const firing: FiringRecord = {
   firedAt: new Date('2026-03-10T12:00:01.012Z'),
 };
 
-describe('NotificationFired as JSON text', () => {
+describe('NotificationFired as UTF-8 JSON', () => {
   it('is the event, with the documents written for the row spliced in', () => {
     const withDocuments = { ...firing, json: firingJson(firing.texts, firing.assets, firing.explanation) };
-    expect(JSON.parse(notificationFiredJson(withDocuments))).toEqual(notificationFiredEvent(firing));
+    expect(parsed(withDocuments)).toEqual(notificationFiredEvent(firing));
   });
 
   it('is the event when the documents were not written yet (a firing read back by the backstop)', () => {
-    expect(JSON.parse(notificationFiredJson(firing))).toEqual(notificationFiredEvent(firing));
+    expect(parsed(firing)).toEqual(notificationFiredEvent(firing));
   });
 
   it('takes the documents as written: the row and the event carry the same text', () => {
     const json = { texts: '{"ru":{"title":"a","body":"b"}}', assets: '[]', explanation: '{"threshold":1}' };
-    const data = (JSON.parse(notificationFiredJson({ ...firing, json })) as { data: Record<string, unknown> }).data;
+    const data = (parsed({ ...firing, json }) as { data: Record<string, unknown> }).data;
     expect([data.texts, data.assets, data.explanation]).toEqual([{ ru: { title: 'a', body: 'b' } }, [], { threshold: 1 }]);
+  });
+
+  it('encodes the documents once for firings that share them, each message with its own firing', () => {
+    const json = firingJson(firing.texts, firing.assets, firing.explanation);
+    const other = { ...firing, id: 42, eventId: '0b7f6a4c-4a41-4f4e-8d0c-5b9e8a1f2c33', notificationId: 8, userId: 'u2', json };
+    const first = parsed({ ...firing, json });
+    expect(parsed(other)).toEqual(notificationFiredEvent(other));
+    expect(parsed({ ...firing, json })).toEqual(first);
+    expect(first).toEqual(notificationFiredEvent(firing));
   });
 });

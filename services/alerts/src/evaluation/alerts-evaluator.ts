@@ -144,19 +144,14 @@ interface FiringDocuments {
 }
 
 /**
- * Everything a firing's documents are made of, when it crossed on one asset (the evaluation's time and source
- * are the plan's, the same for all its firings); null for a group's firing naming several. Firings of one
- * asset, step and cooldown have the same documents: in the bench's batches, 10,493 such firings had 288.
+ * What a firing's documents are made of besides its one crossed rate (which a plan holds as one object per
+ * asset, so firings on it share that object) and the plan's time, source and names; null for a firing
+ * naming several assets. Firings of one asset, step and cooldown have the same documents: in the bench's
+ * batches, 10,493 such firings had 288.
  */
 function documentsKey(n: NotificationState, d: FiringDecision, targetName: string | null): string | null {
-  if (d.crossed.length !== 1) return null;
-  const r = d.crossed[0]!;
-  const h = d.headline;
-  return JSON.stringify([
-    n.kind, n.operator, n.targetType, n.targetId, targetName, d.threshold, d.nextThreshold, d.cooldownEndsAt?.getTime() ?? null,
-    r.assetType, r.assetId, r.ticker, r.rate, r.change24h, r.asOf.getTime(), r.observedAt.getTime(),
-    h.assetType, h.assetId, h.rate, h.change24h, h.asOf.getTime(), h.observedAt.getTime(),
-  ]);
+  if (d.crossed.length !== 1 || d.headline !== d.crossed[0]) return null;
+  return `${n.kind} ${n.operator} ${n.targetType} ${n.targetId} ${d.threshold} ${d.nextThreshold} ${d.cooldownEndsAt?.getTime()} ${JSON.stringify(targetName)}`;
 }
 
 /** No price-change threshold is below the smallest step a client can choose. */
@@ -171,8 +166,8 @@ const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
  */
 export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
-  /** Each plan's documents by `documentsKey`, across its chunks. */
-  private readonly documentsByPlan = new WeakMap<EvaluationPlan, Map<string, FiringDocuments>>();
+  /** Each plan's documents, across its chunks: by the crossed rate's object, then `documentsKey`. */
+  private readonly documentsByPlan = new WeakMap<EvaluationPlan, Map<RateView, Map<string, FiringDocuments>>>();
   /** Milliseconds of each phase of the last evaluation (logged; read by the benchmark). */
   lastTimings: Record<string, number> = {};
   /** Candidates of rate events without a range read per asset, once loaded (`loadIndex`). */
@@ -466,12 +461,15 @@ export class AlertsEvaluator {
     locking.catch(() => undefined);
     let shared = this.documentsByPlan.get(plan);
     if (!shared) this.documentsByPlan.set(plan, (shared = new Map()));
-    // This chunk's distinct documents, each sent (and parsed by Postgres) once; a head names its own by position.
-    const chunkDocs = new Map<FiringDocuments, number>();
     const prepared = decisions.map(({ n, d }) => {
       const targetName = targetNames.get(n.id) ?? null;
       const key = documentsKey(n, d, targetName);
-      let made = key === null ? undefined : shared.get(key);
+      let alike: Map<string, FiringDocuments> | undefined;
+      if (key !== null) {
+        alike = shared.get(d.headline);
+        if (!alike) shared.set(d.headline, (alike = new Map()));
+      }
+      let made = key === null ? undefined : alike?.get(key);
       if (!made) {
         const type = types.get(n.kind === 'price-target' ? NotificationTypeIds.priceTarget : NotificationTypeIds.priceChange)!;
         const assets: CrossedAsset[] = d.crossed.map((r) => ({
@@ -488,10 +486,8 @@ export class AlertsEvaluator {
         // Its documents as JSON once, for its row here and its NotificationFired.
         const documents = firingJson(rendered.texts, assets, explanation);
         made = { assets, rendered, explanation, documents, docs: `${documents.texts}${FIELD}${documents.assets}${FIELD}${documents.explanation}` };
-        if (key !== null) shared.set(key, made);
+        if (key !== null) alike?.set(key, made);
       }
-      let doc = chunkDocs.get(made);
-      if (doc === undefined) chunkDocs.set(made, (doc = chunkDocs.size + 1));
       const { assets, rendered, explanation, documents } = made;
       // The row's state change and its firing, as one element of the statement's JSON parameter.
       const head = JSON.stringify({
@@ -507,9 +503,8 @@ export class AlertsEvaluator {
         uid: n.userId,
         kind: n.kind,
         path: rendered.path,
-        doc,
       });
-      return { n, d, assets, rendered, explanation, documents, head };
+      return { n, d, assets, rendered, explanation, documents, head, docs: made.docs };
     });
     timings.render = (timings.render ?? 0) + performance.now() - t0;
     await locking;
@@ -521,18 +516,15 @@ export class AlertsEvaluator {
     // cost the client more than the statement costs Postgres), their documents (texts, assets, explanation) as
     // one text of records and fields split at control characters, which JSON text never holds unescaped: inside
     // the JSON parameter, `json_to_recordset` lexed the documents only to hand them on as text, to be lexed again
-    // as `json` (perf: JSON parsing was a third of Postgres's CPU in a batch). Firings alike share one record
-    // (`doc`, its position), parsed once: materialised, so the casts run once per record, not per firing.
+    // as `json` (perf: JSON parsing was a third of Postgres's CPU in a batch). The two line up by ordinality.
     // The event id is the firing row's (a default), so the direct publish and the backstop use the same msgID.
     const [res] = await tx.query<{ changed: number; publication_id: string | null; fired: [number, number, string][] }>(
-      `with docs as materialized (
-         select x.n, split_part(x.doc, E'\\x1f', 1)::json as texts, split_part(x.doc, E'\\x1f', 2)::json as assets, split_part(x.doc, E'\\x1f', 3)::json as expl
-           from unnest(string_to_array($3, E'\\x1e')) with ordinality as x(doc, n)),
-       d as (
-         select h.*, docs.texts, docs.assets, docs.expl
-           from json_to_recordset($1::json) as h(id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool,
-                  next_initial float8, next_cycle int, next_last timestamptz, step text, uid text, kind text, path text, doc bigint)
-           join docs on docs.n = h.doc),
+      `with d as (
+         select h.*, split_part(x.doc, E'\\x1f', 1)::json as texts, split_part(x.doc, E'\\x1f', 2)::json as assets, split_part(x.doc, E'\\x1f', 3)::json as expl
+           from rows from (json_to_recordset($1::json) as (id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool,
+                  next_initial float8, next_cycle int, next_last timestamptz, step text, uid text, kind text, path text)) with ordinality
+                as h(id, exp_cycle, exp_initial, exp_last, next_active, next_initial, next_cycle, next_last, step, uid, kind, path, n)
+           join unnest(string_to_array($3, E'\\x1e')) with ordinality as x(doc, n) using (n)),
        changed as (
          update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
            from d
@@ -547,7 +539,7 @@ export class AlertsEvaluator {
          insert into firing_publications (firing_ids) select array_agg(id order by id) from fired having count(*) > 0 returning id)
        select (select count(*) from changed)::int as changed, (select id::text from published) as publication_id,
               coalesce((select json_agg(json_build_array(id, notification_id, event_id)) from fired), '[]') as fired`,
-      [`[${prepared.map((p) => p.head).join(',')}]`, now, [...chunkDocs.keys()].map((m) => m.docs).join(RECORD)],
+      [`[${prepared.map((p) => p.head).join(',')}]`, now, prepared.map((p) => p.docs).join(RECORD)],
     );
     timings.write = (timings.write ?? 0) + performance.now() - t1;
     if (!res || res.changed === 0) return null;
