@@ -516,7 +516,9 @@ export class AlertsEvaluator {
     // cost the client more than the statement costs Postgres), their documents (texts, assets, explanation) as
     // one text of records and fields split at control characters, which JSON text never holds unescaped: inside
     // the JSON parameter, `json_to_recordset` lexed the documents only to hand them on as text, to be lexed again
-    // as `json` (perf: JSON parsing was a third of Postgres's CPU in a batch). The two line up by ordinality.
+    // as `json` (perf: JSON parsing was a third of Postgres's CPU in a batch). The two line up by ordinality: the
+    // unnest's row estimate (exact for a parameter) keeps the planner on hash joins, where a join to fewer shared
+    // documents had it pick nested loops (`docs/decisions.md`).
     // The event id is the firing row's (a default), so the direct publish and the backstop use the same msgID.
     const [res] = await tx.query<{ changed: number; publication_id: string | null; fired: [number, number, string][] }>(
       `with d as (
