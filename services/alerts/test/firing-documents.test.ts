@@ -5,11 +5,13 @@
  * and non-Latin text are stored and read back as rendered. Firings alike (one asset, step and cooldown) share
  * documents made once, across a plan's chunks, and still each keep what is theirs.
  */
+import type { RateChange } from '@invest/contracts';
 import { createLogger, type Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../src/evaluation/chunked-recording.js';
+import { upsertRates } from '../src/rates/latest-rates.repository.js';
 import { migrations } from '../src/migrations/index.js';
 
 let db: Db;
@@ -131,4 +133,76 @@ describe('firings alike', () => {
       expect(JSON.parse(f.json!.texts)).toEqual(byId.get(f.notificationId)!.texts);
     }
   });
+
+  it('never share across targets, target names or target prices', async () => {
+    // One crossed member each: a group's firing of one asset is keyed like an asset's. Portfolio 205 has two
+    // notifications made under different names (renamed between): null and the text "null"; 207 is both a
+    // portfolio and a watchlist.
+    await rate(910, 90, 6);
+    await rate(911, 90, 0.1);
+    const groups: [string, number, string | null][] = [
+      ['portfolio', 205, null],
+      ['portfolio', 205, 'null'],
+      ['portfolio', 206, ''],
+      ['watchlist', 206, 'X'],
+      ['portfolio', 207, null],
+      ['watchlist', 207, null],
+    ];
+    const group = new Map<number, [string, number, string | null]>();
+    for (const [type, id, name] of groups) {
+      for (const asset of [910, 911]) {
+        await db.query(`insert into memberships (target_type, target_id, asset_type, asset_id, user_id) values ($1, $2, 'share', $3, 'owner') on conflict do nothing`, [type, id, asset]);
+      }
+      const [n] = await db.query<{ id: string }>(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, target_name, operator, value, initial_value, cooldown_minutes)
+         values ('names', 8, $1, $2, $3, '>=', 5, 5, 60) returning id::text`,
+        [type, id, name],
+      );
+      group.set(Number(n!.id), [type, id, name]);
+    }
+    // Price targets on one asset: two at 140, one at 145 (the rate, 150, is above both).
+    await rate(920, 150, 0);
+    const target = new Map<number, number>();
+    for (const price of [140, 140, 145]) {
+      const [n] = await db.query<{ id: string }>(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
+         values ('targets', 2, 'asset', 920, 'share', '>=', $1, $1) returning id::text`,
+        [price],
+      );
+      target.set(Number(n!.id), price);
+    }
+
+    // The event path, as the consumer runs it: there every group's members are the batch's own rate objects,
+    // so only the key tells a portfolio from a watchlist with the same id and name.
+    const indexed = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
+    await indexed.loadIndex(db);
+    const batch: RateChange[] = [
+      [910, 90, 6],
+      [911, 90, 0.1],
+      [920, 150, 0],
+    ].map(([id, price, change]) => ({ assetType: 'share', assetId: id!, ticker: `T${id}`, currency: 'RUB', rate: price!, priceChangePercentage24h: change!, asOf: now.toISOString() }));
+    const plan = await db.transaction((tx) => {
+      const upserting = upsertRates(tx, batch, now);
+      return indexed.planEvent(db, tx, upserting.batch, upserting.changed, 'test');
+    });
+    expect(indexed.index.loaded).toBe(true);
+    const committed: Parameters<Parameters<typeof recordInChunks>[3]['onCommitted']>[0][] = [];
+    expect(await recordInChunks(db, indexed, plan, { size: 2, writers: 2, onCommitted: (c) => committed.push(c) })).toBe(9);
+    const firings = committed.flatMap((c) => c.firings);
+
+    for (const f of firings.filter((x) => group.has(x.notificationId))) {
+      const [type, id, name] = group.get(f.notificationId)!;
+      const label = `${type === 'portfolio' ? 'Portfolio' : 'Watchlist'} ${name ? `«${name}»` : `#${id}`}`;
+      expect(f.texts.en!.title).toBe(`${label}: 24h change +6%`);
+      expect(f.path).toBe(`/${type}s/${id}`);
+      expect(JSON.parse(f.json!.texts)).toEqual(f.texts);
+    }
+    for (const f of firings.filter((x) => target.has(x.notificationId))) {
+      expect(f.explanation.threshold).toBe(target.get(f.notificationId));
+      expect(JSON.parse(f.json!.explanation)).toEqual(f.explanation);
+    }
+    // Shared only by the two targets at 140.
+    expect(new Set(firings.map((f) => f.json)).size).toBe(8);
+  });
 });
+

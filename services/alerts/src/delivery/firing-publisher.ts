@@ -84,9 +84,10 @@ export function notificationFiredBytes(f: FiringRecord): Buffer {
   let documents = f.json && encodedDocuments.get(f.json);
   if (!documents) {
     const json = f.json ?? firingJson(f.texts, f.assets, f.explanation);
-    const ru = f.texts.ru ?? { title: '', body: '' };
+    // `f.json` serialises `f.texts` (firings sharing the one share the other), so the title beside it comes from there.
+    const ru = f.texts.ru;
     // Both objects end the head: `data` is its last key, and its object closes just before the envelope's.
-    documents = Buffer.from(`,"title":${JSON.stringify(ru.title)},"body":${JSON.stringify(ru.body)},"texts":${json.texts},"assets":${json.assets},"explanation":${json.explanation}}}`);
+    documents = Buffer.from(`,"title":${JSON.stringify(ru?.title ?? '')},"body":${JSON.stringify(ru?.body ?? '')},"texts":${json.texts},"assets":${json.assets},"explanation":${json.explanation}}}`);
     if (f.json) encodedDocuments.set(f.json, documents);
   }
   return Buffer.concat([Buffer.from(head.slice(0, -2)), documents]);
