@@ -7,6 +7,7 @@ export * from './rpc/request-meta.js';
 export * from './rpc/rpc-server.js';
 export * from './rpc/rpc-client.js';
 export * from './db/database.js';
+export * from './db/pg-error.js';
 export * from './db/sql-array.js';
 export * from './jobs/advisory-lock.js';
 export * from './health/health.controller.js';

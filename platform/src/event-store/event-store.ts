@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentContext } from '../context/request-context.js';
 import type { SqlClient, Tx } from '../db/database.js';
+import { pgError } from '../db/pg-error.js';
 
 /** An event to append. `id` defaults to a random UUID; give a deterministic one to make a command idempotent. */
 export interface NewEvent<Type extends string = string, Data = unknown> {
@@ -102,12 +103,6 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
-function pgCode(err: unknown): { code?: string; constraint?: string } {
-  // MikroORM wraps driver errors; the pg error sits on the error or its cause.
-  const e = err as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
-  return e?.cause?.code ? e.cause : e;
-}
-
 /**
  * Appends events to a stream inside the caller's transaction, so state and events commit together
  * (the event table is the outbox). Concurrency is enforced by the unique (stream, position) key;
@@ -180,7 +175,7 @@ export async function appendToStream(
     return { nextExpectedVersion: Math.max(...inserted.map((r) => Number(r.position))), alreadyApplied: false };
   } catch (err) {
     await tx.query('rollback to savepoint es_append');
-    const { code, constraint } = pgCode(err);
+    const { code, constraint } = pgError(err);
     if (code === '23505' && constraint === 'es_events_stream_position_key') {
       const [{ version: now } = { version: '0' }] = await tx.query<{ version: string }>(
         'select coalesce(max(stream_position), 0)::text as version from es_events where stream_name = $1',
