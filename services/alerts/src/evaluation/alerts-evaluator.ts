@@ -1,4 +1,4 @@
-import { type CrossedAsset, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import { type CrossedAsset, type FiringExplanation, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Db, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
 import { CandidateIndex } from './candidate-index.js';
@@ -7,7 +7,7 @@ import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { evaluatePriceChange } from './price-change.js';
 import { evaluatePriceTarget } from './price-target.js';
-import { explain, isoOf, type NotificationTypeRow, renderFiring } from './render-firing.js';
+import { explain, isoOf, type NotificationTypeRow, type RenderedTexts, renderFiring } from './render-firing.js';
 
 export interface EvaluatorOptions {
   logger: Logger;
@@ -136,8 +136,8 @@ const FIELD = '\x1f';
 /** What a firing's texts, assets and explanation are made of, rendered and as JSON: shared by firings alike. */
 interface FiringDocuments {
   assets: CrossedAsset[];
-  rendered: ReturnType<typeof renderFiring>;
-  explanation: ReturnType<typeof explain>;
+  rendered: RenderedTexts;
+  explanation: FiringExplanation;
   documents: FiringJson;
   /** The three documents as one record of the statement's documents parameter. */
   docs: string;
