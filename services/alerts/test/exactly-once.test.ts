@@ -197,7 +197,7 @@ describe('firings recorded in chunks and published after commit', () => {
           fn({
             ...tx,
             query: (sql: string, params?: readonly unknown[]) => {
-              if (sql.includes('update notifications n set')) chunks.push((JSON.parse(params![0] as string) as { id: number }[]).map((d) => d.id).sort((a, b) => a - b));
+              if (sql.includes('update notifications n set')) chunks.push((params![0] as string).split('\x1e').map((record) => Number(record.split('\x1f')[0])).sort((a, b) => a - b));
               return tx.query(sql, params);
             },
           } as typeof tx),

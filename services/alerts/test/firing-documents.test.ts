@@ -1,8 +1,8 @@
 /**
- * A chunk's firings reach Postgres as two parameters: their heads as JSON and their documents (texts, assets,
- * explanation) as one text split at control characters, matched by position. On real Postgres: every stored
- * firing carries its own notification's documents, and names holding the separators, quotes, backslashes
- * and non-Latin text are stored and read back as rendered. Firings alike (one asset, step and cooldown) share
+ * A chunk's firings reach Postgres as one text of records and fields split at control characters: each firing's
+ * expected and next state, its step, user, path and documents (texts, assets, explanation). On real Postgres:
+ * every stored firing carries its own notification's state, user and documents, and names and user ids holding
+ * the separators, quotes, backslashes and non-Latin text are stored and read back as they were. Firings alike (one asset, step and cooldown) share
  * documents made once, across a plan's chunks, and still each keep what is theirs.
  */
 import type { RateChange } from '@invest/contracts';
@@ -33,16 +33,16 @@ describe('firing documents', () => {
   it('stores each firing with its own notification’s documents, separators and quotes in names included', async () => {
     // 120 asset targets over 120 assets, each with its own price and change, so a document put on another
     // firing's row shows; and a portfolio whose name holds both separators.
-    const expected = new Map<number, { assetId: number; price: number }>();
+    const expected = new Map<number, { assetId: number; price: number; userId: string }>();
     for (let a = 1; a <= 120; a++) {
       const price = 100 + a;
       await rate(a, price, 0.5, a === 7 ? awkward : null);
       const [n] = await db.query<{ id: string }>(
         `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
          values ($1, 2, 'asset', $2, 'share', '>=', $3, $3) returning id::text`,
-        [`user-${a % 9}`, a, price - 1],
+        [a === 7 ? awkward : `user-${a % 9}`, a, price - 1],
       );
-      expected.set(Number(n!.id), { assetId: a, price });
+      expected.set(Number(n!.id), { assetId: a, price, userId: a === 7 ? awkward : `user-${a % 9}` });
     }
     await rate(500, 50, -6.25);
     await db.query(`insert into memberships (target_type, target_id, asset_type, asset_id, user_id) values ('portfolio', 77, 'share', 500, 'owner')`);
@@ -55,14 +55,16 @@ describe('firing documents', () => {
     const result = await db.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'test'));
     expect(result.fired).toBe(121);
 
-    const rows = await db.query<{ notification_id: string; texts: Record<string, { title: string; body: string }>; assets: { id: number; rate: number; name: string | null }[]; explanation: { rate: number; threshold: number } }>(
-      'select notification_id::text, texts, assets, explanation from notification_firings',
+    const rows = await db.query<{ notification_id: string; user_id: string; path: string; texts: Record<string, { title: string; body: string }>; assets: { id: number; rate: number; name: string | null }[]; explanation: { rate: number; threshold: number } }>(
+      'select notification_id::text, user_id, path, texts, assets, explanation from notification_firings',
     );
     expect(rows).toHaveLength(121);
     for (const r of rows) {
       const id = Number(r.notification_id);
       const want = expected.get(id);
       if (!want) continue;
+      expect(r.user_id).toBe(want.userId);
+      expect(r.path).toContain(`/${want.assetId}`);
       expect(r.assets.map((a) => a.id)).toEqual([want.assetId]);
       expect(r.assets[0]!.rate).toBe(want.price);
       expect(r.explanation).toMatchObject({ rate: want.price, threshold: want.price - 1 });

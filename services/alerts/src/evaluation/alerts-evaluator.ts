@@ -127,8 +127,9 @@ function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 't
 }
 
 /**
- * Separators of a chunk's documents parameter: between firings, and between a firing's three documents. JSON
- * text holds control characters only escaped (`\u001e`), so neither occurs inside a document.
+ * Separators of a chunk's parameter: between firings, and between a firing's fields. Every field is a number,
+ * an ISO time, a fixed word (`t`/`f`, the kind, the step key) or JSON text, which holds control characters
+ * only escaped (`\u001e`), so neither occurs inside a field.
  */
 const RECORD = '\x1e';
 const FIELD = '\x1f';
@@ -139,8 +140,8 @@ interface FiringDocuments {
   rendered: RenderedTexts;
   explanation: FiringExplanation;
   documents: FiringJson;
-  /** The three documents as one record of the statement's documents parameter. */
-  docs: string;
+  /** The firing's last fields in the statement's parameter: its path (as JSON) and its three documents. */
+  tail: string;
 }
 
 /**
@@ -485,26 +486,19 @@ export class AlertsEvaluator {
         const explanation = explain(d, n.operator, now, source);
         // Its documents as JSON once, for its row here and its NotificationFired.
         const documents = firingJson(rendered.texts, assets, explanation);
-        made = { assets, rendered, explanation, documents, docs: `${documents.texts}${FIELD}${documents.assets}${FIELD}${documents.explanation}` };
+        const tail = `${JSON.stringify(rendered.path)}${FIELD}${documents.texts}${FIELD}${documents.assets}${FIELD}${documents.explanation}`;
+        made = { assets, rendered, explanation, documents, tail };
         if (key !== null) alike?.set(key, made);
       }
       const { assets, rendered, explanation, documents } = made;
-      // The row's state change and its firing, as one element of the statement's JSON parameter.
-      const head = JSON.stringify({
-        id: d.notificationId,
-        exp_cycle: d.expected.cycle,
-        exp_initial: d.expected.initialValue,
-        exp_last: d.expected.lastTriggeredAt,
-        next_active: d.next.isActive,
-        next_initial: d.next.initialValue,
-        next_cycle: d.next.cycle,
-        next_last: d.next.lastTriggeredAt,
-        step: d.stepKey,
-        uid: n.userId,
-        kind: n.kind,
-        path: rendered.path,
-      });
-      return { n, d, assets, rendered, explanation, documents, head, docs: made.docs };
+      // The row's expected and next state and its firing, as one record of the statement's parameter (the user
+      // id as JSON: it comes from outside). Fields in the order the statement reads them.
+      const { expected: e, next: x } = d;
+      const record =
+        `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
+        `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt.toISOString()}${FIELD}` +
+        `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${made.tail}`;
+      return { n, d, assets, rendered, explanation, documents, record };
     });
     timings.render = (timings.render ?? 0) + performance.now() - t0;
     await locking;
@@ -512,13 +506,13 @@ export class AlertsEvaluator {
     timings.lockFeeds = (timings.lockFeeds ?? 0) + t1 - t0;
     // One statement: the state change applies only to rows still as they were read (a concurrent firing, switch
     // or delete wins; this one is dropped), the changed rows' firings are inserted (unique per step), and the
-    // publication row names them. Its rows' heads as one JSON parameter (binding many arrays, some of JSON texts,
-    // cost the client more than the statement costs Postgres), their documents (texts, assets, explanation) as
-    // one text of records and fields split at control characters, which JSON text never holds unescaped: inside
-    // the JSON parameter, `json_to_recordset` lexed the documents only to hand them on as text, to be lexed again
-    // as `json` (perf: JSON parsing was a third of Postgres's CPU in a batch). The two line up by ordinality: the
-    // unnest's row estimate (exact for a parameter) keeps the planner on hash joins, where a join to fewer shared
-    // documents had it pick nested loops (`docs/decisions.md`).
+    // publication row names them. Its rows come as one text of records and fields split at control characters
+    // (binding an array per column, some of JSON texts, cost the client more than the statement costs Postgres):
+    // the documents (texts, assets, explanation) are lexed once, as `json`, where inside a JSON parameter they
+    // were lexed twice (perf: JSON parsing was a third of Postgres's CPU in a batch); and the rows' count is
+    // known to the planner (the unnest of a parameter), which keeps it on an index scan per row and a hash join,
+    // where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops (`docs/decisions.md`).
+    // Read alone, 500 rows' state took 1.79 ms from a JSON parameter (`json_to_recordset`) and 0.87 ms from such text.
     // The event id is the firing row's (a default), so the direct publish and the backstop use the same msgID.
     // A plain insert, not `on conflict do nothing`: a step key taken while its row still matched rolls the chunk
     // back either way, and the speculative insertion cost ~2 µs a firing (500 inserts 10.2-10.6 → 9.4-9.6 ms).
@@ -526,11 +520,11 @@ export class AlertsEvaluator {
     try {
       [res] = await tx.query<NonNullable<typeof res>>(
       `with d as (
-         select h.*, split_part(x.doc, E'\\x1f', 1)::json as texts, split_part(x.doc, E'\\x1f', 2)::json as assets, split_part(x.doc, E'\\x1f', 3)::json as expl
-           from rows from (json_to_recordset($1::json) as (id bigint, exp_cycle int, exp_initial float8, exp_last timestamptz, next_active bool,
-                  next_initial float8, next_cycle int, next_last timestamptz, step text, uid text, kind text, path text)) with ordinality
-                as h(id, exp_cycle, exp_initial, exp_last, next_active, next_initial, next_cycle, next_last, step, uid, kind, path, n)
-           join unnest(string_to_array($3, E'\\x1e')) with ordinality as x(doc, n) using (n)),
+         select f[1]::bigint as id, f[2]::int as exp_cycle, f[3]::float8 as exp_initial, nullif(f[4], '')::timestamptz as exp_last,
+                f[5]::bool as next_active, f[6]::float8 as next_initial, f[7]::int as next_cycle, f[8]::timestamptz as next_last,
+                f[9] as step, f[10]::json #>> '{}' as uid, f[11] as kind, f[12]::json #>> '{}' as path,
+                f[13]::json as texts, f[14]::json as assets, f[15]::json as expl
+           from unnest(string_to_array($1, E'\\x1e')) as r(rec), string_to_array(r.rec, E'\\x1f') as f),
        changed as (
          update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
            from d
@@ -544,7 +538,7 @@ export class AlertsEvaluator {
          insert into firing_publications (firing_ids) select array_agg(id order by id) from fired having count(*) > 0 returning id)
        select (select count(*) from changed)::int as changed, (select id::text from published) as publication_id,
               coalesce((select json_agg(json_build_array(id, notification_id, event_id)) from fired), '[]') as fired`,
-      [`[${prepared.map((p) => p.head).join(',')}]`, now, prepared.map((p) => p.docs).join(RECORD)],
+      [prepared.map((p) => p.record).join(RECORD), now],
       );
     } catch (err) {
       // A row matched what was read but its step had already fired: the whole evaluation rolls back (the
