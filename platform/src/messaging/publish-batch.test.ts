@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureStream } from './bus.js';
-import { publishBatch } from './publish-batch.js';
+import { type BatchMessage, publishBatch, readAck } from './publish-batch.js';
 
 describe('publishBatch on the real JetStream', () => {
   const prefix = uniqueName('batch');
   const stream = `${prefix}_BATCH`;
+  const eqStream = `${prefix}_EQ`;
   let bus: Bus;
   beforeAll(async () => {
     bus = await connectBus({ natsUrl: testNatsUrl(), name: 'publish-batch-test', prefix });
@@ -13,6 +14,7 @@ describe('publishBatch on the real JetStream', () => {
   });
   afterAll(async () => {
     await bus?.jsm.streams.delete(stream).catch(() => undefined);
+    await bus?.jsm.streams.delete(eqStream).catch(() => undefined);
     await bus?.close();
   });
 
@@ -51,5 +53,71 @@ describe('publishBatch on the real JetStream', () => {
     } finally {
       silent.unsubscribe();
     }
+  });
+
+  it('writes frames that JetStream stores exactly as nc.publish would (subjects, payloads, message ids, headers), in ~1 MB buffers', async () => {
+    // The frames go through nats.js's own outbound queue: counted here, so a nats.js that no longer has it
+    // (publishBatch then falls back to nc.publish per message) fails this test instead of passing silently.
+    type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
+    const protocol = (bus.nc as unknown as { protocol: { sendCommand: SendCommand } }).protocol;
+    const send = protocol.sendCommand.bind(protocol);
+    const frames: number[] = [];
+    protocol.sendCommand = (cmd, ...payloads) => {
+      if (typeof cmd !== 'string' && payloads.length === 0 && cmd.length > 4096) frames.push(cmd.length);
+      send(cmd, ...payloads);
+    };
+    const payload = (i: number) => JSON.stringify({ i, text: `Ёлка ${'ж'.repeat(400)} "q" \\ ${i}` });
+    const batch = (tag: string): BatchMessage[] =>
+      Array.from({ length: 1_500 }, (_, i) => ({
+        subject: `${prefix}.eq.${tag}.${i % 3}`,
+        data: i % 2 ? payload(i) : Buffer.from(payload(i)),
+        msgId: `${prefix}-eq-${tag}-${i}`,
+        ...(i % 5 === 0 ? { headers: { 'x-correlation-id': ` c-${i} `, 'X-Other': 'v' } } : {}),
+      }));
+    try {
+      await ensureStream(bus, { name: eqStream, subjects: [`${prefix}.eq.>`], duplicate_window: 60_000_000_000 });
+      const before = (await bus.jsm.streams.info(eqStream)).state.last_seq;
+      expect(await publishBatch(bus, batch('frames'))).toEqual({ duplicates: [] });
+      expect(frames.length).toBeGreaterThanOrEqual(2);
+      expect(Math.max(...frames)).toBeLessThan(1.1 * 2 ** 20);
+      const written = frames.length;
+      expect(await publishBatch(bus, batch('publish'), 5_000, 'publish')).toEqual({ duplicates: [] });
+      expect(frames.length).toBe(written);
+      const read = async (seq: number) => {
+        const m = (await bus.jsm.streams.getMessage(eqStream, { seq }))!;
+        return { subject: m.subject.replace(/\.(frames|publish)\./, '.'), data: m.string(), headers: m.header ? [...m.header.keys()].map((k) => [k, m.header!.get(k).replace(/-(frames|publish)-/, '-')]) : [] };
+      };
+      for (const i of [0, 1, 5, 777, 1_499]) {
+        expect(await read(before + 1 + i)).toEqual(await read(before + 1 + 1_500 + i));
+      }
+      const first = await bus.jsm.streams.getMessage(eqStream, { seq: before + 1 });
+      expect(first!.header.get('Nats-Msg-Id')).toBe(`${prefix}-eq-frames-0`);
+      expect(first!.header.get('x-correlation-id')).toBe('c-0');
+      expect(first!.string()).toBe(payload(0));
+    } finally {
+      protocol.sendCommand = send;
+    }
+  });
+
+  it('refuses a bad message before queuing any of the batch', async () => {
+    const before = (await bus.jsm.streams.info(stream)).state.messages;
+    const ok = { subject: `${prefix}.batch.ok2`, data: '{}', msgId: `${prefix}-ok2` };
+    await expect(publishBatch(bus, [ok, { subject: `${prefix}.batch.x`, data: '{}', msgId: 'a\r\nb' }])).rejects.toThrow(/\\r or \\n/);
+    await expect(publishBatch(bus, [ok, { subject: `${prefix}.batch x`, data: '{}', msgId: 'id' }])).rejects.toThrow(/invalid subject/);
+    await expect(publishBatch(bus, [ok, { subject: `${prefix}.batch.y`, data: '{}', msgId: 'id', headers: { 'bad:name': 'v' } }])).rejects.toThrow(/not a valid header name/);
+    await bus.nc.flush();
+    expect((await bus.jsm.streams.info(stream)).state.messages).toBe(before);
+  });
+});
+
+describe('readAck', () => {
+  it('reads JetStream acknowledgements from their bytes, and anything else as JSON', () => {
+    const ack = (s: string) => readAck(new TextEncoder().encode(s));
+    expect(ack('{"stream":"S_1","seq":42}')).toEqual({ stream: 'S_1' });
+    expect(ack('{"stream":"S","domain":"hub","seq":7,"duplicate": true}')).toMatchObject({ stream: 'S', duplicate: true });
+    expect(ack('{"stream":"S","seq":7,"duplicate":false}')).toMatchObject({ stream: 'S', duplicate: false });
+    expect(ack('{"error":{"code":503,"description":"no responders"}}')).toEqual({ error: { code: 503, description: 'no responders' } });
+    expect(ack('{"stream":"S","error":{"code":400,"description":"bad"}}')).toMatchObject({ error: { code: 400 } });
+    expect(ack('not json')).toBeUndefined();
   });
 });
