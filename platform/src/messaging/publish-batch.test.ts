@@ -55,7 +55,7 @@ describe('publishBatch on the real JetStream', () => {
     }
   });
 
-  it('writes frames that JetStream stores exactly as nc.publish would (subjects, payloads, message ids, headers), in ~1 MB buffers', async () => {
+  it('writes frames that JetStream stores exactly as nc.publish would (subjects, payloads given whole or in parts, message ids, headers), in ~1 MB buffers', async () => {
     // The frames go through nats.js's own outbound queue: counted here, so a nats.js that no longer has it
     // (publishBatch then falls back to nc.publish per message) fails this test instead of passing silently.
     type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
@@ -70,7 +70,7 @@ describe('publishBatch on the real JetStream', () => {
     const batch = (tag: string): BatchMessage[] =>
       Array.from({ length: 1_500 }, (_, i) => ({
         subject: `${prefix}.eq.${tag}.${i % 3}`,
-        data: i % 2 ? payload(i) : Buffer.from(payload(i)),
+        data: i % 3 === 2 ? [payload(i).slice(0, 12), Buffer.from(payload(i).slice(12, 30)), payload(i).slice(30)] : i % 2 ? payload(i) : Buffer.from(payload(i)),
         msgId: `${prefix}-eq-${tag}-${i}`,
         ...(i % 5 === 0 ? { headers: { 'x-correlation-id': ` c-${i} `, 'X-Other': 'v' } } : {}),
       }));
@@ -87,13 +87,14 @@ describe('publishBatch on the real JetStream', () => {
         const m = (await bus.jsm.streams.getMessage(eqStream, { seq }))!;
         return { subject: m.subject.replace(/\.(frames|publish)\./, '.'), data: m.string(), headers: m.header ? [...m.header.keys()].map((k) => [k, m.header!.get(k).replace(/-(frames|publish)-/, '-')]) : [] };
       };
-      for (const i of [0, 1, 5, 777, 1_499]) {
+      for (const i of [0, 1, 2, 5, 777, 1_499]) {
         expect(await read(before + 1 + i)).toEqual(await read(before + 1 + 1_500 + i));
       }
       const first = await bus.jsm.streams.getMessage(eqStream, { seq: before + 1 });
       expect(first!.header.get('Nats-Msg-Id')).toBe(`${prefix}-eq-frames-0`);
       expect(first!.header.get('x-correlation-id')).toBe('c-0');
       expect(first!.string()).toBe(payload(0));
+      expect((await bus.jsm.streams.getMessage(eqStream, { seq: before + 3 }))!.string()).toBe(payload(2));
     } finally {
       protocol.sendCommand = send;
     }

@@ -1,10 +1,16 @@
 import { createInbox, headers, type Msg } from '@nats-io/nats-core';
 import type { Bus } from './bus.js';
 
+/**
+ * A message's payload: text (sent as UTF-8), bytes, or parts of either sent one after the other (a part
+ * shared by many messages is then copied into each frame without a payload of its own being allocated).
+ */
+export type BatchPayload = string | Uint8Array | readonly (string | Uint8Array)[];
+
 /** One message of `publishBatch`: its subject (already prefixed), payload and JetStream message id. */
 export interface BatchMessage {
   subject: string;
-  data: string | Uint8Array;
+  data: BatchPayload;
   /** `Nats-Msg-Id`: a repeat within the stream's duplicate window is dropped. */
   msgId: string;
   /** Further headers (e.g. the correlation id). */
@@ -81,7 +87,7 @@ export async function publishBatch(
         const h = headers();
         h.set('Nats-Msg-Id', m.msgId);
         for (const [k, v] of Object.entries(m.headers ?? {})) h.set(k, v);
-        nc.publish(m.subject, m.data, { reply: `${inbox}.${i}`, headers: h });
+        nc.publish(m.subject, joined(m.data), { reply: `${inbox}.${i}`, headers: h });
       });
     }
     await done;
@@ -154,7 +160,7 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
     for (const [k, v] of Object.entries(m.headers ?? {})) hdrs += `${k}: ${v.trim()}\r\n`;
     hdrs += '\r\n';
     const headerBytes = Buffer.byteLength(hdrs);
-    const payloadBytes = typeof m.data === 'string' ? Buffer.byteLength(m.data) : m.data.length;
+    const payloadBytes = typeof m.data === 'string' || m.data instanceof Uint8Array ? byteLength(m.data) : m.data.reduce((n, part) => n + byteLength(part), 0);
     const total = headerBytes + payloadBytes;
     if (maxPayload !== undefined && total > maxPayload) throw new Error(`publish to ${m.subject}: ${total} bytes exceed the server's max_payload (${maxPayload})`);
     const head = `HPUB ${m.subject} ${inbox}.${i} ${headerBytes} ${total}\r\n${hdrs}`;
@@ -169,10 +175,26 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
     for (let i = from; i < to; i++) {
       const m = messages[i]!;
       at += frames.write(heads[i]!.head, at);
-      at += typeof m.data === 'string' ? frames.write(m.data, at) : (frames.set(m.data, at), m.data.length);
+      if (typeof m.data === 'string' || m.data instanceof Uint8Array) at = put(frames, m.data, at);
+      else for (const part of m.data) at = put(frames, part, at);
       at += frames.write('\r\n', at);
     }
     protocol.sendCommand(frames);
     from = to;
   }
+}
+
+const byteLength = (part: string | Uint8Array): number => (typeof part === 'string' ? Buffer.byteLength(part) : part.length);
+
+/** Writes a payload part at `at`; returns where it ends. */
+function put(frames: Buffer, part: string | Uint8Array, at: number): number {
+  if (typeof part === 'string') return at + frames.write(part, at);
+  frames.set(part, at);
+  return at + part.length;
+}
+
+/** A payload as one string or byte array (for `nc.publish`). */
+function joined(data: BatchPayload): string | Uint8Array {
+  if (typeof data === 'string' || data instanceof Uint8Array) return data;
+  return Buffer.concat(data.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type FiringRecord, firingJson, notificationFiredBytes, notificationFiredEvent } from './firing-publisher.js';
+import { type FiringRecord, firingJson, notificationFiredEvent, notificationFiredParts } from './firing-publisher.js';
 
-const parsed = (f: FiringRecord): unknown => JSON.parse(notificationFiredBytes(f).toString('utf8'));
+const parsed = (f: FiringRecord): unknown => JSON.parse(notificationFiredParts(f).map((part) => part.toString()).join(''));
 
 const firing: FiringRecord = {
   id: 41,

@@ -65,12 +65,12 @@ export function notificationFiredEvent(f: FiringRecord): BusEvent<NotificationFi
 const encodedDocuments = new WeakMap<FiringJson, Buffer>();
 
 /**
- * `notificationFiredEvent(f)` as UTF-8 JSON, its keys in another order: the firing's own fields, then its
- * documents as written for its row (`f.json`; serialised once). Firings alike share those (one object), whose
- * part of the message is encoded once: it holds the texts, mostly Cyrillic, whose encoding cost more than
- * the rest of the message.
+ * `notificationFiredEvent(f)` as UTF-8 JSON in two parts, its keys in another order: the firing's own fields,
+ * then its documents as written for its row (`f.json`; serialised once). Firings alike share those (one
+ * object), whose part is encoded once and written into each firing's frame by `publishBatch`: it holds the
+ * texts, mostly Cyrillic, whose encoding cost more than the rest of the message.
  */
-export function notificationFiredBytes(f: FiringRecord): Buffer {
+export function notificationFiredParts(f: FiringRecord): [head: string, documents: Buffer] {
   const at = f.firedAt.toISOString();
   const head = JSON.stringify({
     id: f.eventId,
@@ -90,7 +90,7 @@ export function notificationFiredBytes(f: FiringRecord): Buffer {
     documents = Buffer.from(`,"title":${JSON.stringify(ru?.title ?? '')},"body":${JSON.stringify(ru?.body ?? '')},"texts":${json.texts},"assets":${json.assets},"explanation":${json.explanation}}}`);
     if (f.json) encodedDocuments.set(f.json, documents);
   }
-  return Buffer.concat([Buffer.from(head.slice(0, -2)), documents]);
+  return [head.slice(0, -2), documents];
 }
 
 export interface FiringPublisherOptions {
@@ -144,7 +144,7 @@ export class FiringPublisher {
       bus,
       firings.map((f) => ({
         subject,
-        data: notificationFiredBytes(f),
+        data: notificationFiredParts(f),
         msgId: f.eventId,
       })),
     );
