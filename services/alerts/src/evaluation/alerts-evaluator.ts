@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type CrossedAsset, type FiringExplanation, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Db, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
@@ -494,11 +495,12 @@ export class AlertsEvaluator {
       // The row's expected and next state and its firing, as one record of the statement's parameter (the user
       // id as JSON: it comes from outside). Fields in the order the statement reads them.
       const { expected: e, next: x } = d;
+      const eventId = randomUUID();
       const record =
         `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
         `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt.toISOString()}${FIELD}` +
-        `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${made.tail}`;
-      return { n, d, assets, rendered, explanation, documents, record };
+        `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${made.tail}${FIELD}${eventId}`;
+      return { n, d, assets, rendered, explanation, documents, record, eventId };
     });
     timings.render = (timings.render ?? 0) + performance.now() - t0;
     await locking;
@@ -513,17 +515,19 @@ export class AlertsEvaluator {
     // known to the planner (the unnest of a parameter), which keeps it on an index scan per row and a hash join,
     // where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops (`docs/decisions.md`).
     // Read alone, 500 rows' state took 1.79 ms from a JSON parameter (`json_to_recordset`) and 0.87 ms from such text.
-    // The event id is the firing row's (a default), so the direct publish and the backstop use the same msgID.
+    // The event id is made here and stored with the firing, so the direct publish and the backstop use the same
+    // msgID (the column's default, `gen_random_uuid`, cost Postgres ~0.7 µs a firing; the row keeps it for inserts
+    // made elsewhere).
     // A plain insert, not `on conflict do nothing`: a step key taken while its row still matched rolls the chunk
     // back either way, and the speculative insertion cost ~2 µs a firing (500 inserts 10.2-10.6 → 9.4-9.6 ms).
-    let res: { changed: number; publication_id: string | null; fired: [number, number, string][] } | undefined;
+    let res: { changed: number; publication_id: string | null; fired: [number, number][] } | undefined;
     try {
       [res] = await tx.query<NonNullable<typeof res>>(
       `with d as (
          select f[1]::bigint as id, f[2]::int as exp_cycle, f[3]::float8 as exp_initial, nullif(f[4], '')::timestamptz as exp_last,
                 f[5]::bool as next_active, f[6]::float8 as next_initial, f[7]::int as next_cycle, f[8]::timestamptz as next_last,
                 f[9] as step, f[10]::json #>> '{}' as uid, f[11] as kind, f[12]::json #>> '{}' as path,
-                f[13]::json as texts, f[14]::json as assets, f[15]::json as expl
+                f[13]::json as texts, f[14]::json as assets, f[15]::json as expl, f[16]::uuid as event_id
            from unnest(string_to_array($1, E'\\x1e')) as r(rec), string_to_array(r.rec, E'\\x1f') as f),
        changed as (
          update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
@@ -531,13 +535,13 @@ export class AlertsEvaluator {
           where n.id = d.id and n.is_active and n.cycle = d.exp_cycle and n.initial_value = d.exp_initial and n.last_triggered_at is not distinct from d.exp_last
          returning n.id),
        fired as (
-         insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
-         select d.id, d.step, d.uid, d.kind, d.texts, d.path, d.assets, d.expl, $2 from d join changed using (id)
-         returning id, notification_id, event_id),
+         insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at, event_id)
+         select d.id, d.step, d.uid, d.kind, d.texts, d.path, d.assets, d.expl, $2, d.event_id from d join changed using (id)
+         returning id, notification_id),
        published as (
          insert into firing_publications (firing_ids) select array_agg(id order by id) from fired having count(*) > 0 returning id)
        select (select count(*) from changed)::int as changed, (select id::text from published) as publication_id,
-              coalesce((select json_agg(json_build_array(id, notification_id, event_id)) from fired), '[]') as fired`,
+              coalesce((select json_agg(json_build_array(id, notification_id)) from fired), '[]') as fired`,
       [prepared.map((p) => p.record).join(RECORD), now],
       );
     } catch (err) {
@@ -549,14 +553,14 @@ export class AlertsEvaluator {
     }
     timings.write = (timings.write ?? 0) + performance.now() - t1;
     if (!res || res.changed === 0) return null;
-    const firingOf = new Map(res.fired.map(([id, notificationId, eventId]) => [notificationId, { id, eventId }]));
+    const firingOf = new Map(res.fired.map(([id, notificationId]) => [notificationId, id]));
     const firings: FiringRecord[] = [];
     for (const r of prepared) {
-      const f = firingOf.get(r.n.id);
-      if (!f) continue;
+      const id = firingOf.get(r.n.id);
+      if (id === undefined) continue;
       firings.push({
-        id: f.id,
-        eventId: f.eventId,
+        id,
+        eventId: r.eventId,
         notificationId: r.n.id,
         userId: r.n.userId,
         type: r.n.kind,
