@@ -100,6 +100,41 @@ describe('publishBatch on the real JetStream', () => {
     }
   });
 
+  it('queues the very bytes nc.publish queues, non-ASCII headers and an overriding Nats-Msg-Id included', async () => {
+    type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
+    const protocol = (bus.nc as unknown as { protocol: { sendCommand: SendCommand } }).protocol;
+    const send = protocol.sendCommand.bind(protocol);
+    let queued: Buffer[] = [];
+    protocol.sendCommand = (cmd, ...payloads) => {
+      queued.push(Buffer.from(cmd), ...payloads.map((p) => Buffer.from(p)));
+      send(cmd, ...payloads);
+    };
+    const batch: BatchMessage[] = [
+      { subject: `${prefix}.eq.bytes`, data: 'Ёлка "q"', msgId: `${prefix}-b-0`, headers: { 'x-correlation-id': ' Пётр \u00e9 ', 'X-Empty': '' } },
+      { subject: `${prefix}.eq.bytes`, data: ['{"a":', Buffer.from('1}')], msgId: `${prefix}-b-1`, headers: { 'x-a': '1', 'Nats-Msg-Id': `${prefix}-b-override`, 'x-b': '2' } },
+      { subject: `${prefix}.eq.bytes`, data: new Uint8Array([0, 255, 13, 10]), msgId: `${prefix}-b-2` },
+    ];
+    // Only the frames: the ack subscription (SUB/UNSUB) and pings around them differ, and so does each inbox.
+    const frames = async (writer: 'frames' | 'publish') => {
+      queued = [];
+      await publishBatch(bus, batch, 5_000, writer);
+      return Buffer.concat(queued)
+        .toString('latin1')
+        .replace(/(UNSUB|SUB|PING|PONG)[^\r]*\r\n/g, '')
+        .replace(/_INBOX\.[A-Za-z0-9]+/g, '_INBOX.x');
+    };
+    try {
+      await ensureStream(bus, { name: eqStream, subjects: [`${prefix}.eq.>`], duplicate_window: 60_000_000_000 });
+      const viaFrames = await frames('frames');
+      expect(viaFrames).toContain(`x-a: 1\r\nNats-Msg-Id: ${prefix}-b-override\r\nx-b: 2\r\n`);
+      expect(viaFrames).not.toContain(`${prefix}-b-1\r\n`);
+      expect(viaFrames.match(/HPUB /g)).toHaveLength(3);
+      expect(await frames('publish')).toBe(viaFrames);
+    } finally {
+      protocol.sendCommand = send;
+    }
+  });
+
   it('refuses a bad message before queuing any of the batch', async () => {
     const before = (await bus.jsm.streams.info(stream)).state.messages;
     const ok = { subject: `${prefix}.batch.ok2`, data: '{}', msgId: `${prefix}-ok2` };

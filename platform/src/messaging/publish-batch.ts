@@ -137,7 +137,7 @@ const FRAMES_BUFFER = 1 << 20;
 
 /** Refuses what `nc.publish` and its header object refuse, with their reasons. */
 function checkMessage(m: BatchMessage): void {
-  if (m.subject.length === 0 || /\s/.test(m.subject)) throw new Error(`publish: invalid subject "${m.subject}"`);
+  if (m.subject.length === 0 || /[ \n\r\t]/.test(m.subject)) throw new Error(`publish: invalid subject "${m.subject}"`);
   const values = [m.msgId, ...Object.values(m.headers ?? {})];
   if (values.some((v) => /[\r\n]/.test(v))) throw new Error(`publish to ${m.subject}: a header value holds \\r or \\n`);
   for (const k of Object.keys(m.headers ?? {})) {
@@ -156,7 +156,8 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
   const maxPayload = protocol.info?.max_payload;
   const heads = messages.map((m, i) => {
     checkMessage(m);
-    let hdrs = `NATS/1.0\r\nNats-Msg-Id: ${m.msgId.trim()}\r\n`;
+    // As `headers.set` one after the other: a header named `Nats-Msg-Id` replaces the message id, in its place.
+    let hdrs = m.headers && Object.hasOwn(m.headers, 'Nats-Msg-Id') ? 'NATS/1.0\r\n' : `NATS/1.0\r\nNats-Msg-Id: ${m.msgId.trim()}\r\n`;
     for (const [k, v] of Object.entries(m.headers ?? {})) hdrs += `${k}: ${v.trim()}\r\n`;
     hdrs += '\r\n';
     const headerBytes = Buffer.byteLength(hdrs);

@@ -64,7 +64,7 @@ describe('firing documents', () => {
       const want = expected.get(id);
       if (!want) continue;
       expect(r.user_id).toBe(want.userId);
-      expect(r.path).toContain(`/${want.assetId}`);
+      expect(r.path).toMatch(new RegExp(`/${want.assetId}$`));
       expect(r.assets.map((a) => a.id)).toEqual([want.assetId]);
       expect(r.assets[0]!.rate).toBe(want.price);
       expect(r.explanation).toMatchObject({ rate: want.price, threshold: want.price - 1 });
@@ -208,3 +208,53 @@ describe('firings alike', () => {
   });
 });
 
+describe('each firing’s state change', () => {
+  it('applies to its own notification only while the row is as read, and leaves it as decided', async () => {
+    // On one asset whose change is 6.5 %: price-change rows after a daily reset (their cycle and threshold
+    // change, their last trigger was yesterday), a first trigger (no last trigger yet), a price target; and two
+    // rows changed between the plan and the write (another last trigger, another cycle), which must not fire.
+    await rate(950, 50, 6.5);
+    const yesterday = new Date(now.getTime() - 36 * 3_600_000);
+    const insert = async (user: string, type: number, value: number, initial: number, last: Date | null, cycle: number, operator = '>=') => {
+      const [n] = await db.query<{ id: string }>(
+        `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value, cooldown_minutes, last_triggered_at, cycle)
+         values ($1, $2, 'asset', 950, 'share', $3, $4, $5, $6, $7, $8) returning id::text`,
+        [user, type, operator, value, initial, type === 8 ? 60 : null, last, cycle],
+      );
+      return Number(n!.id);
+    };
+    const reset = await insert('state-reset', 8, 5, 10, yesterday, 4);
+    const first = await insert('state-first', 8, 3, 3, null, 0);
+    const target = await insert('state-target', 2, 49, 49, null, 0);
+    const movedLast = await insert('state-moved-last', 8, 5, 10, yesterday, 4);
+    const movedCycle = await insert('state-moved-cycle', 8, 5, 10, yesterday, 4);
+
+    const plan = await evaluator.plan(db, { assets: [{ type: 'share', id: 950 }] }, ['price-target', 'price-change'], 'test');
+    expect(plan.firings.map((f) => f.n.id).sort((a, b) => a - b)).toEqual([reset, first, target, movedLast, movedCycle]);
+    await db.query('update notifications set last_triggered_at = $2 where id = $1', [movedLast, new Date(yesterday.getTime() - 60_000)]);
+    await db.query('update notifications set cycle = 5 where id = $1', [movedCycle]);
+    const fired = await recordInChunks(db, evaluator, plan, { size: 500, writers: 1, onCommitted: () => undefined });
+    expect(fired).toBe(3);
+
+    const rows = new Map(
+      (await db.query<{ id: string; is_active: boolean; initial_value: number; cycle: number; last_triggered_at: string | Date | null }>(
+        'select id::text, is_active, initial_value, cycle, last_triggered_at from notifications where id = any($1::bigint[])',
+        [[reset, first, target, movedLast, movedCycle]],
+      )).map((r) => [Number(r.id), { active: r.is_active, initial: r.initial_value, cycle: r.cycle, last: r.last_triggered_at === null ? null : new Date(r.last_triggered_at).getTime() }]),
+    );
+    expect(rows.get(reset)).toEqual({ active: true, initial: 10, cycle: 5, last: now.getTime() });
+    expect(rows.get(first)).toEqual({ active: true, initial: 6, cycle: 0, last: now.getTime() });
+    expect(rows.get(target)).toEqual({ active: false, initial: 49, cycle: 0, last: now.getTime() });
+    expect(rows.get(movedLast)).toEqual({ active: true, initial: 10, cycle: 4, last: yesterday.getTime() - 60_000 });
+    expect(rows.get(movedCycle)).toEqual({ active: true, initial: 10, cycle: 5, last: yesterday.getTime() });
+    const steps = await db.query<{ notification_id: string; step_key: string; user_id: string }>(
+      'select notification_id::text, step_key, user_id from notification_firings where notification_id = any($1::bigint[]) order by notification_id',
+      [[reset, first, target, movedLast, movedCycle]],
+    );
+    expect(steps.map((r) => [Number(r.notification_id), r.step_key, r.user_id])).toEqual([
+      [reset, 'c5:t5', 'state-reset'],
+      [first, 'c0:t3', 'state-first'],
+      [target, 'c0', 'state-target'],
+    ]);
+  });
+});
