@@ -3,6 +3,21 @@ import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureStream } from './bus.js';
 import { type BatchMessage, publishBatch, readAck } from './publish-batch.js';
 
+type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
+
+/** Calls `seen` with everything queued for the connection's socket (nats.js's outbound queue) until the returned restore. */
+function watchOutbound(bus: Bus, seen: SendCommand): () => void {
+  const protocol = (bus.nc as unknown as { protocol: { sendCommand: SendCommand } }).protocol;
+  const send = protocol.sendCommand.bind(protocol);
+  protocol.sendCommand = (cmd, ...payloads) => {
+    seen(cmd, ...payloads);
+    send(cmd, ...payloads);
+  };
+  return () => {
+    protocol.sendCommand = send;
+  };
+}
+
 describe('publishBatch on the real JetStream', () => {
   const prefix = uniqueName('batch');
   const stream = `${prefix}_BATCH`;
@@ -58,14 +73,10 @@ describe('publishBatch on the real JetStream', () => {
   it('writes frames that JetStream stores exactly as nc.publish would (subjects, payloads given whole or in parts, message ids, headers), in ~1 MB buffers', async () => {
     // The frames go through nats.js's own outbound queue: counted here, so a nats.js that no longer has it
     // (publishBatch then falls back to nc.publish per message) fails this test instead of passing silently.
-    type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
-    const protocol = (bus.nc as unknown as { protocol: { sendCommand: SendCommand } }).protocol;
-    const send = protocol.sendCommand.bind(protocol);
     const frames: number[] = [];
-    protocol.sendCommand = (cmd, ...payloads) => {
+    const restore = watchOutbound(bus, (cmd, ...payloads) => {
       if (typeof cmd !== 'string' && payloads.length === 0 && cmd.length > 4096) frames.push(cmd.length);
-      send(cmd, ...payloads);
-    };
+    });
     const payload = (i: number) => JSON.stringify({ i, text: `Ёлка ${'ж'.repeat(400)} "q" \\ ${i}` });
     const batch = (tag: string): BatchMessage[] =>
       Array.from({ length: 1_500 }, (_, i) => ({
@@ -96,19 +107,13 @@ describe('publishBatch on the real JetStream', () => {
       expect(first!.string()).toBe(payload(0));
       expect((await bus.jsm.streams.getMessage(eqStream, { seq: before + 3 }))!.string()).toBe(payload(2));
     } finally {
-      protocol.sendCommand = send;
+      restore();
     }
   });
 
   it('queues the very bytes nc.publish queues, non-ASCII headers and an overriding Nats-Msg-Id included', async () => {
-    type SendCommand = (cmd: string | Uint8Array, ...payloads: Uint8Array[]) => void;
-    const protocol = (bus.nc as unknown as { protocol: { sendCommand: SendCommand } }).protocol;
-    const send = protocol.sendCommand.bind(protocol);
     let queued: Buffer[] = [];
-    protocol.sendCommand = (cmd, ...payloads) => {
-      queued.push(Buffer.from(cmd), ...payloads.map((p) => Buffer.from(p)));
-      send(cmd, ...payloads);
-    };
+    const restore = watchOutbound(bus, (cmd, ...payloads) => void queued.push(Buffer.from(cmd), ...payloads.map((p) => Buffer.from(p))));
     const batch: BatchMessage[] = [
       { subject: `${prefix}.eq.bytes`, data: 'Ёлка "q"', msgId: `${prefix}-b-0`, headers: { 'x-correlation-id': ' Пётр \u00e9 ', 'X-Empty': '' } },
       { subject: `${prefix}.eq.bytes`, data: ['{"a":', Buffer.from('1}')], msgId: `${prefix}-b-1`, headers: { 'x-a': '1', 'Nats-Msg-Id': `${prefix}-b-override`, 'x-b': '2' } },
@@ -131,7 +136,7 @@ describe('publishBatch on the real JetStream', () => {
       expect(viaFrames.match(/HPUB /g)).toHaveLength(3);
       expect(await frames('publish')).toBe(viaFrames);
     } finally {
-      protocol.sendCommand = send;
+      restore();
     }
   });
 
