@@ -29,7 +29,7 @@ export interface PubAck {
  * Publishes `messages` to JetStream at once and resolves when the server acknowledged every one, all replies
  * arriving on one subscription for the whole batch. `js.publish` per message sets up a request each (a
  * promise, a timer and, in nats.js, an Error built for its cancellation), which costs more than sending the
- * message when hundreds go out together. The batch's `HPUB` frames are written as one buffer into the
+ * message when hundreds go out together. The batch's `HPUB` frames are written in buffers of ~1 MB into the
  * connection's outbound queue (`writer: 'frames'`; `'publish'`, or a nats.js without that queue: `nc.publish`
  * per message, whose header object, two encodings and four queued pieces a message cost more than the message).
  *
@@ -147,7 +147,7 @@ function checkMessage(m: BatchMessage): void {
 
 /**
  * Writes each message as NATS's `HPUB <subject> <reply> <header bytes> <total bytes>\r\n<headers><payload>\r\n`
- * (what `nc.publish` writes: the same headers, `Nats-Msg-Id` first, values trimmed), the batch in buffers of
+ * (what `nc.publish` writes: the same headers in the same order, values trimmed), the batch in buffers of
  * ~1 MB, queued in order behind the acknowledgement subscription. Every message is checked before any is queued.
  */
 function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messages: readonly BatchMessage[]): void {
@@ -161,7 +161,7 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
     for (const [k, v] of Object.entries(m.headers ?? {})) hdrs += `${k}: ${v.trim()}\r\n`;
     hdrs += '\r\n';
     const headerBytes = Buffer.byteLength(hdrs);
-    const payloadBytes = typeof m.data === 'string' || m.data instanceof Uint8Array ? byteLength(m.data) : m.data.reduce((n, part) => n + byteLength(part), 0);
+    const payloadBytes = partsOf(m.data).reduce((n, part) => n + (typeof part === 'string' ? Buffer.byteLength(part) : part.length), 0);
     const total = headerBytes + payloadBytes;
     if (maxPayload !== undefined && total > maxPayload) throw new Error(`publish to ${m.subject}: ${total} bytes exceed the server's max_payload (${maxPayload})`);
     const head = `HPUB ${m.subject} ${inbox}.${i} ${headerBytes} ${total}\r\n${hdrs}`;
@@ -174,10 +174,11 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
     const frames = Buffer.allocUnsafe(size);
     let at = 0;
     for (let i = from; i < to; i++) {
-      const m = messages[i]!;
       at += frames.write(heads[i]!.head, at);
-      if (typeof m.data === 'string' || m.data instanceof Uint8Array) at = put(frames, m.data, at);
-      else for (const part of m.data) at = put(frames, part, at);
+      for (const part of partsOf(messages[i]!.data)) {
+        if (typeof part === 'string') at += frames.write(part, at);
+        else at += (frames.set(part, at), part.length);
+      }
       at += frames.write('\r\n', at);
     }
     protocol.sendCommand(frames);
@@ -185,14 +186,8 @@ function sendFrames(nc: Bus['nc'], protocol: OutboundQueue, inbox: string, messa
   }
 }
 
-const byteLength = (part: string | Uint8Array): number => (typeof part === 'string' ? Buffer.byteLength(part) : part.length);
-
-/** Writes a payload part at `at`; returns where it ends. */
-function put(frames: Buffer, part: string | Uint8Array, at: number): number {
-  if (typeof part === 'string') return at + frames.write(part, at);
-  frames.set(part, at);
-  return at + part.length;
-}
+/** A payload's parts (one, unless given in parts). */
+const partsOf = (data: BatchPayload): readonly (string | Uint8Array)[] => (typeof data === 'string' || data instanceof Uint8Array ? [data] : data);
 
 /** A payload as one string or byte array (for `nc.publish`). */
 function joined(data: BatchPayload): string | Uint8Array {
