@@ -129,7 +129,7 @@ function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 't
 
 /**
  * Separators of a chunk's parameter: between firings, and between a firing's fields. Every field is a number,
- * an ISO time, a fixed word (`t`/`f`, the kind, the step key) or JSON text, which holds control characters
+ * an ISO time, a fixed word (`t`/`f`, the kind, the step key), a UUID or JSON text, which holds control characters
  * only escaped (`\u001e`), so neither occurs inside a field.
  */
 const RECORD = '\x1e';
@@ -516,8 +516,8 @@ export class AlertsEvaluator {
     // where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops (`docs/decisions.md`).
     // Read alone, 500 rows' state took 1.79 ms from a JSON parameter (`json_to_recordset`) and 0.87 ms from such text.
     // The event id is made here and stored with the firing, so the direct publish and the backstop use the same
-    // msgID (the column's default, `gen_random_uuid`, cost Postgres ~0.7 µs a firing; the row keeps it for inserts
-    // made elsewhere).
+    // msgID (the column's default, `gen_random_uuid`, cost Postgres ~0.7 µs a firing; the column keeps it, unused
+    // now).
     // A plain insert, not `on conflict do nothing`: a step key taken while its row still matched rolls the chunk
     // back either way, and the speculative insertion cost ~2 µs a firing (500 inserts 10.2-10.6 → 9.4-9.6 ms).
     let res: { changed: number; publication_id: string | null; fired: [number, number][] } | undefined;
