@@ -248,7 +248,7 @@ export async function run(args: string[]): Promise<void> {
       // counts with all its time.
       const cpuGroups = () => {
         const own = ownThreads();
-        return { 'alerts thread': own.main, 'its other threads': own.others, Postgres: pidsNamed('postgres'), 'nats-server': pidsNamed('nats-server'), observer: [String(observer.pid)] };
+        return { 'alerts thread': own.main, 'its other threads': own.others, Postgres: pidsNamed('postgres'), 'nats-server': pidsNamed('nats-server'), observer: [String(observer.pid)], 'full scan': [String(scanner.pid)] };
       };
       if (measured) perf('enable');
       const cpu0 = readCpu(cpuGroups());

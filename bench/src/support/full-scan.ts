@@ -73,6 +73,8 @@ type ScanReply = Omit<FullScanResult, 'fired'> & { fired: number[] };
 export interface FullScanner {
   scan(batch: readonly RateChange[], ctx: EvaluationContext, observedAt: Date): Promise<FullScanResult>;
   close(): void;
+  /** The scanner process's pid (its CPU is counted in the measured window too). */
+  pid: number;
 }
 
 /** Starts the scanner process on the database at `databaseUrl`. */
@@ -89,6 +91,7 @@ export function startFullScanner(databaseUrl: string): FullScanner {
         child.send(command, (err) => err && reject(err));
       }),
     close: () => void child.kill(),
+    pid: child.pid!,
   };
 }
 

@@ -10,7 +10,7 @@ import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
-import { upsertRates } from '../src/rates/latest-rates.repository.js';
+import { pendingRates, upsertRates } from '../src/rates/latest-rates.repository.js';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -35,7 +35,8 @@ afterAll(async () => {
 /**
  * Applies a batch of rates and returns the notifications each evaluator would fire (nothing written): the
  * range read, the index read after the rates were stored, and the event path (`planEvent`: the index's
- * candidates read while the rates are written in a transaction not yet committed, as the consumer does).
+ * candidates read while the rates are checked against the stored ones, which are written only when `plan`
+ * needs them, in a transaction not yet committed, as the consumer does).
  */
 async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ ranges: number[]; indexed: number[]; event: number[]; listed: Record<'ranges' | 'indexed' | 'event', string[]>; indexUsed: boolean }> {
   const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? now).toISOString() }));
@@ -43,8 +44,8 @@ async function both(rates: { id: number; rate: number; change: number; asOf?: Da
   // Each firing with the assets it lists (on the event path, a group's members come from the index).
   const listed = (plan: EvaluationPlan) => plan.firings.map((f) => `${f.n.id}: ${f.d.crossed.map((c) => c.assetId).join(' ')}`).sort();
   const eventPlan = await db.transaction((tx) => {
-    const upserting = upsertRates(tx, batch, now);
-    return indexed.planEvent(db, tx, upserting.batch, upserting.changed, 'test');
+    const rates = pendingRates(tx, batch, now);
+    return indexed.planEvent(db, tx, rates.batch, rates.changed, 'test', rates.store);
   });
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now).changed);
   const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };

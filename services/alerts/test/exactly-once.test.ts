@@ -80,13 +80,18 @@ async function race(second: (db: Db) => Promise<unknown>) {
   const firstPid = await firstEvaluated;
   const b = second(db);
   // The second evaluation has read the same state and now waits for the row the first one changed.
-  for (;;) {
-    const blocked = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [firstPid]);
-    if (blocked.length > 0) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await blockedBy(firstPid);
   release();
   return Promise.all([a, b]);
+}
+
+/** Resolves once some backend waits for a lock that the backend `pid` holds. */
+async function blockedBy(pid: number): Promise<void> {
+  for (;;) {
+    const blocked = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]);
+    if (blocked.length > 0) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 const sweep = (d: Db) => d.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'second'));
@@ -125,8 +130,8 @@ describe('a step fires once however many evaluations race', () => {
   });
 });
 
-/** A RatesUpdated as the screener publishes it. */
-function ratesEvent(rates: { assetId: number; rate: number; change: number }[]): MarketEvent {
+/** A RatesUpdated as the screener publishes it (its rates observed at `asOf`). */
+function ratesEvent(rates: { assetId: number; rate: number; change: number }[], asOf = now): MarketEvent {
   return {
     id: randomUUID(),
     type: MarketEventTypes.RatesUpdated,
@@ -136,7 +141,7 @@ function ratesEvent(rates: { assetId: number; rate: number; change: number }[]):
     data: {
       version: 1,
       source: 'test',
-      rates: rates.map((r) => ({ assetType: 'share', assetId: r.assetId, ticker: `T${r.assetId}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: now.toISOString() })),
+      rates: rates.map((r) => ({ assetType: 'share', assetId: r.assetId, ticker: `T${r.assetId}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: asOf.toISOString() })),
     },
     metadata: {},
   } as MarketEvent;
@@ -178,7 +183,7 @@ describe('firings recorded in chunks and published after commit', () => {
 
   it('a crash after the first chunk: the redelivered event fires only the rest, each step once, each NotificationFired once', crashAfterFirstChunk(evaluator, [10, 11, 12]));
 
-  it('the same through the candidate index (candidates read while the rates are written)', async () => {
+  it('the same through the candidate index (candidates read while the rates are checked, stored after the firings)', async () => {
     const indexed = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
     await indexed.loadIndex(db);
     await crashAfterFirstChunk(indexed, [13, 14, 15])();
@@ -243,5 +248,37 @@ describe('a batch naming an asset twice', () => {
     await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator, publisher, logger }));
     expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 40")).toEqual([{ rate: 160 }]);
     expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('two instances given batches of one asset type at once', () => {
+  it('evaluate them one after the other: an older batch waits for the newer one, then neither fires on nor stores its older rate', async () => {
+    const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
+    // A price target the older batch's rate crosses and the newer one's does not.
+    const target = await seed(50, 2, 105, 100, 0);
+    await db.query("update latest_rates set as_of = $1 where asset_type = 'share' and asset_id = 50", [minutesAgo(3)]);
+    const instances = [1, 2].map(() => new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' }));
+    for (const instance of instances) await instance.loadIndex(db);
+    const newer = ratesEvent([{ assetId: 50, rate: 101, change: 0 }], minutesAgo(1));
+    const older = ratesEvent([{ assetId: 50, rate: 106, change: 0 }], minutesAgo(2));
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    let handled!: (pid: number) => void;
+    const firstHandled = new Promise<number>((r) => (handled = r));
+    // The first instance has handled the newer batch; its inbox transaction (with the rates) has not committed.
+    const first = db.transaction(async (tx) => {
+      const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
+      await handleMarketEvent(newer, tx, { db, evaluator: instances[0]!, publisher, logger });
+      handled(pid);
+      await hold;
+    });
+    const firstPid = await firstHandled;
+    const second = db.transaction((tx) => handleMarketEvent(older, tx, { db, evaluator: instances[1]!, publisher, logger }));
+    await blockedBy(firstPid);
+    release();
+    await Promise.all([first, second]);
+    expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 0 }]);
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 50")).toEqual([{ rate: 101 }]);
+    expect(instances[1]!.index.loaded).toBe(true);
   });
 });

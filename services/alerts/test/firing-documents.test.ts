@@ -11,7 +11,7 @@ import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../src/evaluation/chunked-recording.js';
-import { upsertRates } from '../src/rates/latest-rates.repository.js';
+import { pendingRates } from '../src/rates/latest-rates.repository.js';
 import { migrations } from '../src/migrations/index.js';
 
 let db: Db;
@@ -184,8 +184,8 @@ describe('firings alike', () => {
       [920, 150, 0],
     ].map(([id, price, change]) => ({ assetType: 'share', assetId: id!, ticker: `T${id}`, currency: 'RUB', rate: price!, priceChangePercentage24h: change!, asOf: now.toISOString() }));
     const plan = await db.transaction((tx) => {
-      const upserting = upsertRates(tx, batch, now);
-      return indexed.planEvent(db, tx, upserting.batch, upserting.changed, 'test');
+      const rates = pendingRates(tx, batch, now);
+      return indexed.planEvent(db, tx, rates.batch, rates.changed, 'test', rates.store);
     });
     expect(indexed.index.loaded).toBe(true);
     const committed: Parameters<Parameters<typeof recordInChunks>[3]['onCommitted']>[0][] = [];

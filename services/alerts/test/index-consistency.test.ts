@@ -15,7 +15,7 @@ import { recordInChunks } from '../src/evaluation/chunked-recording.js';
 import { feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { removeMember, targetDeleted } from '../src/membership/membership.repository.js';
 import { migrations } from '../src/migrations/index.js';
-import { upsertRates } from '../src/rates/latest-rates.repository.js';
+import { pendingRates, upsertRates } from '../src/rates/latest-rates.repository.js';
 
 let db: Db;
 const logger = createLogger('test', 'silent');
@@ -39,8 +39,8 @@ async function compare(indexed: AlertsEvaluator, rates: Rate[]): Promise<{ event
   const batch = rates.map(changeOf);
   const listed = (plan: EvaluationPlan) => plan.firings.map((f) => `${f.n.id}: ${f.d.crossed.map((c) => `${c.assetType}:${c.assetId}`).join(' ')}`).sort();
   const eventPlan = await db.transaction((tx) => {
-    const upserting = upsertRates(tx, batch, now);
-    return indexed.planEvent(db, tx, upserting.batch, upserting.changed, 'test');
+    const rates = pendingRates(tx, batch, now);
+    return indexed.planEvent(db, tx, rates.batch, rates.changed, 'test', rates.store);
   });
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now).changed);
   const rangesPlan = await db.transaction((tx) =>

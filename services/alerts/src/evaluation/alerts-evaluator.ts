@@ -296,24 +296,25 @@ export class AlertsEvaluator {
   }
 
   /**
-   * A RatesUpdated through the candidate index while `upserting` writes its rates (in the inbox transaction):
-   * the index's candidates for the batch's rates and their rows are read on a connection of their own
-   * meanwhile (their groups' members come from the index, refreshed by the same read; members outside the
-   * batch read their stored rates there), and decided once the upsert says which rates became the latest. When
-   * that is the whole batch, this is exactly `plan` on the upserted rates; otherwise (a rate older than the
-   * stored one arrived late) `plan` runs in `tx` on the rates that changed. Only reads: the firings are
-   * recorded by `record`.
+   * A RatesUpdated through the candidate index while `latest` tells which of its rates become the latest (in
+   * the inbox transaction: the consumer's check before it stores them, `pendingRates`, or an upsert already
+   * under way): the index's candidates for the batch's rates and their rows are read on a connection of their
+   * own meanwhile (their groups' members come from the index, refreshed by the same read; members outside the
+   * batch read their stored rates there, which the batch does not change), and decided once `latest` is known.
+   * When that is the whole batch, this is exactly `plan` on the batch's rates; otherwise (a rate older than the
+   * stored one arrived late) `store` writes the rates if they are not yet (`plan` reads them) and `plan` runs in
+   * `tx` on the rates that changed. Only reads: the firings are recorded by `record`.
    */
-  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], upserting: Promise<RateView[]>, source: string): Promise<EvaluationPlan> {
+  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], latest: Promise<RateView[]>, source: string, store?: () => Promise<void>): Promise<EvaluationPlan> {
     // Observed whatever happens below (its failure is thrown after the reads settled).
-    upserting.catch(() => undefined);
+    latest.catch(() => undefined);
     const now = this.opts.clock();
     const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
     const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
     const t0 = performance.now();
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
-    void upserting.then(() => (timings.upsertOnly = performance.now() - t0));
+    void latest.then(() => (timings.latestOnly = performance.now() - t0));
     const inBatch = new Set(batch.map((r) => assetKey(r.assetType, r.assetId)));
     const reading = db.transaction(async (c) => {
       // JIT compiling these short queries costs more than running them.
@@ -330,8 +331,8 @@ export class AlertsEvaluator {
       timings.indexMatch = t2 - t1;
       timings.indexed = ids.length;
       // The candidates' rows, and their groups' members from the index (refreshed just now, as a read of
-      // `memberships` would be): members in the batch get the batch's rates once the upsert is done; only
-      // the others' stored rates are read (usually none).
+      // `memberships` would be): members in the batch get the batch's rates once `latest` says they are the
+      // latest; only the others' stored rates are read (usually none).
       const groups = this.index.groupMembers(ids);
       const outside = new Map<string, { type: string; id: string }>();
       for (const assets of groups.values()) {
@@ -356,20 +357,21 @@ export class AlertsEvaluator {
       timings.readsOnly = performance.now() - t0;
       return { rows, groups, stored };
     });
-    const [upserted, read] = await Promise.allSettled([upserting, reading]);
-    if (upserted.status === 'rejected') throw upserted.reason;
+    const [known, read] = await Promise.allSettled([latest, reading]);
+    if (known.status === 'rejected') throw known.reason;
     if (read.status === 'rejected') throw read.reason;
-    const changed = upserted.value;
-    // Both done (the upsert alone: `upsertOnly`; the index's reads alone: `readsOnly`).
-    timings.upsertRates = performance.now() - t0;
+    const changed = known.value;
+    // Both done (`latest` alone: `latestOnly`; the index's reads alone: `readsOnly`).
+    timings.latestRates = performance.now() - t0;
     const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
     if (changed.length === 0) return empty;
     const byAsset = new Map(changed.map((r) => [assetKey(r.assetType, r.assetId), r]));
     // The whole batch became the latest (no rate older than a stored one): the candidates read are those of `changed`.
     const sameAsBatch = changed.length === batch.length;
     if (!sameAsBatch) {
+      await store?.();
       const plan = await this.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], source);
-      this.lastTimings.upsertRates = timings.upsertRates;
+      this.lastTimings.latestRates = timings.latestRates;
       return plan;
     }
     const { rows, groups, stored } = read.value;

@@ -65,12 +65,61 @@ export function upsertRates(tx: SqlClient, given: readonly RateChange[], observe
     [JSON.stringify(rates, RATE_KEYS), observedAt],
   );
   const batch = rates.map((r) => rateViewOf(r, observedAt));
-  const changed = refusing.then((refused) => {
-    if (refused.length === 0) return [...batch];
-    const older = new Set(refused.map((r) => `${r.asset_type}:${r.asset_id}`));
-    return batch.filter((v) => !older.has(`${v.assetType}:${v.assetId}`));
-  });
-  return { batch, changed };
+  return { batch, changed: refusing.then((refused) => notRefused(batch, refused)) };
+}
+
+/** The batch's rates of an event evaluated before they are stored (`pendingRates`). */
+export interface PendingRates extends UpsertingRates {
+  /** Writes the batch's rates as `upsertRates` does, once however often called, in the event's transaction. */
+  store(): Promise<void>;
+}
+
+/** The first key of the rates locks among the database's advisory locks (feed locks: 0x666565; jobs: the one-key form). */
+const RATES_LOCK_SPACE = 0x726174; // "rat"
+
+/**
+ * A RatesUpdated batch as the consumer evaluates it: first the rates lock of each asset type it names (an
+ * advisory lock until `tx` ends, which the consumer takes on every path), then `changed` is read: the batch's
+ * rates that no stored rate is newer than, which is exactly what `upsertRates` would store (it refuses the
+ * same ones). The upsert itself waits for `store()`: the consumer calls it once the firings are published, so
+ * its ~3,000 row updates are not on the way from a rate to its notification. What other transactions see
+ * does not change: the rates commit with the inbox row, after the last firing, as when they were written
+ * first. The lock keeps what the upsert's row locks gave: two instances' events on one asset type follow
+ * each other, the second checking against what the first stored.
+ */
+export function pendingRates(tx: SqlClient, given: readonly RateChange[], observedAt: Date): PendingRates {
+  if (given.length === 0) return { batch: [], changed: Promise.resolve([]), store: () => Promise.resolve() };
+  const rates = latestPerAsset(given);
+  const batch = rates.map((r) => rateViewOf(r, observedAt));
+  const types = [...new Set(rates.map((r) => r.assetType))];
+  const locked = tx.query(
+    `select pg_advisory_xact_lock(${RATES_LOCK_SPACE}, k) from (select distinct hashtext(t) as k from unnest($1::text[]) t order by 1) s`,
+    [types],
+  );
+  const refusing = locked.then(() =>
+    tx.query<{ asset_type: string; asset_id: string }>(
+      `select r.asset_type, r.asset_id::text
+         from json_to_recordset($1::json) as b("assetType" text, "assetId" bigint, "asOf" timestamptz)
+         join latest_rates r on r.asset_type = b."assetType" and r.asset_id = b."assetId"
+        where r.as_of > b."asOf"`,
+      [JSON.stringify(rates, CHECK_KEYS)],
+    ),
+  );
+  let storing: Promise<void> | undefined;
+  return {
+    batch,
+    changed: refusing.then((refused) => notRefused(batch, refused)),
+    store: () => (storing ??= refusing.then(() => upsertRates(tx, rates, observedAt).changed).then(() => undefined)),
+  };
+}
+
+/** What the check before the upsert reads of each rate. */
+const CHECK_KEYS: (keyof RateChange)[] = ['assetType', 'assetId', 'asOf'];
+
+function notRefused(batch: readonly RateView[], refused: readonly { asset_type: string; asset_id: string }[]): RateView[] {
+  if (refused.length === 0) return [...batch];
+  const older = new Set(refused.map((r) => `${r.asset_type}:${r.asset_id}`));
+  return batch.filter((v) => !older.has(`${v.assetType}:${v.assetId}`));
 }
 
 /** What of a rate the upsert reads (a later version's additional fields are not sent). */

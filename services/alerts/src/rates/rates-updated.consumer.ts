@@ -3,10 +3,10 @@ import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSo
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
-import { upsertRates } from './latest-rates.repository.js';
+import { pendingRates } from './latest-rates.repository.js';
 
 export interface MarketEventDeps {
-  /** Where each chunk of firings commits, and where the candidates are read while the rates are written (the service's database). */
+  /** Where each chunk of firings commits, and where the candidates are read while the rates are checked (the service's database). */
   db: Pick<Db, 'transaction'>;
   evaluator: AlertsEvaluator;
   publisher: FiringPublisher;
@@ -21,11 +21,12 @@ export const ASSET_DELETED_DURABLE = 'alerts__asset-deleted';
 /**
  * One market event, inside the consumer's inbox transaction: the batch's rates become the latest rates,
  * and only the notifications those assets can affect are evaluated (with the candidate index, read on a
- * connection of their own while the rates are written; without it, read in the inbox transaction after
- * them). The firings are recorded in chunks, each in a transaction of its own (`firingWriters` at once),
- * and each chunk's NotificationFired is published as soon as it committed, while the next chunks are
- * written; the inbox row commits after the last chunk. A crash between chunks redelivers the event: the
- * rows already fired are no longer as they were read (and their step keys are taken), so only the rest fires.
+ * connection of their own while the rates are checked against the stored ones, and stored once the firings
+ * are published; without it, read in the inbox transaction after the rates were stored). The firings are
+ * recorded in chunks, each in a transaction of its own (`firingWriters` at once), and each chunk's
+ * NotificationFired is published as soon as it committed, while the next chunks are written; the rates and
+ * the inbox row commit after the last chunk. A crash between chunks redelivers the event: the rows already
+ * fired are no longer as they were read (and their step keys are taken), so only the rest fires.
  */
 export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: MarketEventDeps): Promise<void> {
   const { db, evaluator, publisher, logger } = deps;
@@ -33,18 +34,19 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
     case MarketEventTypes.RatesUpdated: {
       const t0 = performance.now();
       const observedAt = new Date(event.recordedAt);
-      const { batch, changed: upserting } = upsertRates(tx, event.data.rates, observedAt);
+      const rates = pendingRates(tx, event.data.rates, observedAt);
       let plan: EvaluationPlan;
       if (evaluator.index.loaded) {
-        // The candidates are found and read while the rates are written.
-        plan = await evaluator.planEvent(db, tx, batch, upserting, 'event');
+        // The candidates are found and read while the rates are checked; they are stored after the firings.
+        plan = await evaluator.planEvent(db, tx, rates.batch, rates.changed, 'event', rates.store);
       } else {
-        const changed = await upserting;
+        const changed = await rates.changed;
+        await rates.store();
         if (changed.length === 0) return;
-        const upsertMs = performance.now() - t0;
+        const storedMs = performance.now() - t0;
         const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
         plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
-        evaluator.lastTimings.upsertRates = upsertMs;
+        evaluator.lastTimings.latestRates = storedMs;
       }
       // Phases of this event (logged, read by the benchmark): `...At` are ms since the handler started.
       const timings = evaluator.lastTimings;
@@ -65,6 +67,9 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
         await Promise.all(publishing);
         timings.publishedAt = performance.now() - t0;
       }
+      // The rates become the latest with the inbox row: written now, off the way from a rate to its notification.
+      await rates.store();
+      timings.storedAt = performance.now() - t0;
       logger.debug({ eventId: event.id, rates: event.data.rates.length, candidates: plan.candidates, fired }, 'rates evaluated');
       // The index's lists this event changed are sorted between events, not by the next one's match.
       setImmediate(() => evaluator.index.tidy());
