@@ -465,6 +465,10 @@ export class AlertsEvaluator {
     locking.catch(() => undefined);
     let shared = this.documentsByPlan.get(plan);
     if (!shared) this.documentsByPlan.set(plan, (shared = new Map()));
+    // Each distinct documents once in the statement's second parameter (firings alike share one `made`), its
+    // records naming them by their place there (from 1).
+    const documentsAt = new Map<FiringDocuments, number>();
+    const tails: string[] = [];
     const prepared = decisions.map(({ n, d }) => {
       const targetName = targetNames.get(n.id) ?? null;
       const key = documentsKey(n, d, targetName);
@@ -494,6 +498,8 @@ export class AlertsEvaluator {
         if (key !== null) alike?.set(key, made);
       }
       const { assets, rendered, explanation, documents } = made;
+      let at = documentsAt.get(made);
+      if (at === undefined) documentsAt.set(made, (at = tails.push(made.tail)));
       // The row's expected and next state and its firing, as one record of the statement's parameter (the user
       // id as JSON: it comes from outside). Fields in the order the statement reads them.
       const { expected: e, next: x } = d;
@@ -501,7 +507,7 @@ export class AlertsEvaluator {
       const record =
         `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
         `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt.toISOString()}${FIELD}` +
-        `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${made.tail}${FIELD}${eventId}`;
+        `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${at}${FIELD}${eventId}`;
       return { n, d, assets, rendered, explanation, documents, record, eventId };
     });
     timings.render = (timings.render ?? 0) + performance.now() - t0;
@@ -511,12 +517,14 @@ export class AlertsEvaluator {
     // One statement: the state change applies only to rows still as they were read (a concurrent firing, switch
     // or delete wins; this one is dropped), the changed rows' firings are inserted (unique per step), and the
     // publication row names them. Its rows come as one text of records and fields split at control characters
-    // (binding an array per column, some of JSON texts, cost the client more than the statement costs Postgres):
-    // the documents (texts, assets, explanation) are lexed once, as `json`, where inside a JSON parameter they
-    // were lexed twice (perf: JSON parsing was a third of Postgres's CPU in a batch); and the rows' count is
-    // known to the planner (the unnest of a parameter), which keeps it on an index scan per row and a hash join,
-    // where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops (`docs/decisions.md`).
-    // Read alone, 500 rows' state took 1.79 ms from a JSON parameter (`json_to_recordset`) and 0.87 ms from such text.
+    // (binding an array per column, some of JSON texts, cost the client more than the statement costs Postgres),
+    // and the rows' count is known to the planner (the unnest of a parameter), which keeps it on an index scan per
+    // row and a hash join, where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops
+    // (`docs/decisions.md`). Read alone, 500 rows' state took 1.79 ms from a JSON parameter and 0.87 ms from such
+    // text. The documents (path, texts, assets, explanation) come apart, each distinct one once, in the second
+    // text: lexed once as `json` into a one-row CTE of arrays, which a record's index subscripts (no join for the
+    // planner to misjudge; walking to an element is ~3 µs at 500 distinct documents). Firings alike share their
+    // documents (a bench chunk of ~500 firings had ~160): 417 → 172 KB a chunk, its round trip 22-28 → 17-21 ms alone.
     // The event id is made here and stored with the firing, so the direct publish and the backstop use the same
     // msgID (the column's default, `gen_random_uuid`, cost Postgres ~0.7 µs a firing; the column keeps it, unused
     // now).
@@ -525,11 +533,14 @@ export class AlertsEvaluator {
     let res: { changed: number; publication_id: string | null; fired: [number, number][] } | undefined;
     try {
       [res] = await tx.query<NonNullable<typeof res>>(
-      `with d as (
+      `with docs as materialized (
+         select array_agg(p[1]::json #>> '{}' order by o.i) as path, array_agg(p[2]::json order by o.i) as texts,
+                array_agg(p[3]::json order by o.i) as assets, array_agg(p[4]::json order by o.i) as expl
+           from unnest(string_to_array($3, E'\\x1e')) with ordinality as o(doc, i), string_to_array(o.doc, E'\\x1f') as p),
+       d as (
          select f[1]::bigint as id, f[2]::int as exp_cycle, f[3]::float8 as exp_initial, nullif(f[4], '')::timestamptz as exp_last,
                 f[5]::bool as next_active, f[6]::float8 as next_initial, f[7]::int as next_cycle, f[8]::timestamptz as next_last,
-                f[9] as step, f[10]::json #>> '{}' as uid, f[11] as kind, f[12]::json #>> '{}' as path,
-                f[13]::json as texts, f[14]::json as assets, f[15]::json as expl, f[16]::uuid as event_id
+                f[9] as step, f[10]::json #>> '{}' as uid, f[11] as kind, f[12]::int as doc, f[13]::uuid as event_id
            from unnest(string_to_array($1, E'\\x1e')) as r(rec), string_to_array(r.rec, E'\\x1f') as f),
        changed as (
          update notifications n set is_active = d.next_active, initial_value = d.next_initial, cycle = d.next_cycle, last_triggered_at = d.next_last, updated_at = $2
@@ -538,13 +549,14 @@ export class AlertsEvaluator {
          returning n.id),
        fired as (
          insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at, event_id)
-         select d.id, d.step, d.uid, d.kind, d.texts, d.path, d.assets, d.expl, $2, d.event_id from d join changed using (id)
+         select d.id, d.step, d.uid, d.kind, x.texts[d.doc], x.path[d.doc], x.assets[d.doc], x.expl[d.doc], $2, d.event_id
+           from d join changed using (id) cross join docs x
          returning id, notification_id),
        published as (
          insert into firing_publications (firing_ids) select array_agg(id order by id) from fired having count(*) > 0 returning id)
        select (select count(*) from changed)::int as changed, (select id::text from published) as publication_id,
               coalesce((select json_agg(json_build_array(id, notification_id)) from fired), '[]') as fired`,
-      [prepared.map((p) => p.record).join(RECORD), now],
+      [prepared.map((p) => p.record).join(RECORD), now, tails.join(RECORD)],
       );
     } catch (err) {
       // A row matched what was read but its step had already fired: the whole evaluation rolls back (the
