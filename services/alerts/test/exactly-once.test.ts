@@ -16,6 +16,7 @@ import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { migrations } from '../src/migrations/index.js';
 import { handleMarketEvent } from '../src/rates/rates-updated.consumer.js';
+import { blockedBy, holdOpen } from './support/held-transaction.js';
 
 let db: Db;
 let bus: Bus;
@@ -66,32 +67,12 @@ async function seed(assetId: number, typeId: 2 | 8, value: number, rate: number,
  * is blocked by it (pg_blocking_pids names the first's backend): no timeout decides the order.
  */
 async function race(second: (db: Db) => Promise<unknown>) {
-  let release!: () => void;
-  const hold = new Promise<void>((r) => (release = r));
-  let evaluated!: (pid: number) => void;
-  const firstEvaluated = new Promise<number>((r) => (evaluated = r));
-  const a = db.transaction(async (tx) => {
-    const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
-    const r = await evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'first');
-    evaluated(pid);
-    await hold;
-    return r;
-  });
-  const firstPid = await firstEvaluated;
+  const first = await holdOpen(db, (tx) => evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'first'));
   const b = second(db);
   // The second evaluation has read the same state and now waits for the row the first one changed.
-  await blockedBy(firstPid);
-  release();
-  return Promise.all([a, b]);
-}
-
-/** Resolves once some backend waits for a lock that the backend `pid` holds. */
-async function blockedBy(pid: number): Promise<void> {
-  for (;;) {
-    const blocked = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]);
-    if (blocked.length > 0) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  expect(await blockedBy(db, first.pid, b)).toBe(true);
+  first.release();
+  return Promise.all([first.done, b]);
 }
 
 const sweep = (d: Db) => d.transaction((tx) => evaluator.evaluate(tx, { all: true }, ['price-target', 'price-change'], 'second'));
@@ -261,22 +242,12 @@ describe('two instances given batches of one asset type at once', () => {
     for (const instance of instances) await instance.loadIndex(db);
     const newer = ratesEvent([{ assetId: 50, rate: 101, change: 0 }], minutesAgo(1));
     const older = ratesEvent([{ assetId: 50, rate: 106, change: 0 }], minutesAgo(2));
-    let release!: () => void;
-    const hold = new Promise<void>((r) => (release = r));
-    let handled!: (pid: number) => void;
-    const firstHandled = new Promise<number>((r) => (handled = r));
     // The first instance has handled the newer batch; its inbox transaction (with the rates) has not committed.
-    const first = db.transaction(async (tx) => {
-      const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
-      await handleMarketEvent(newer, tx, { db, evaluator: instances[0]!, publisher, logger });
-      handled(pid);
-      await hold;
-    });
-    const firstPid = await firstHandled;
+    const first = await holdOpen(db, (tx) => handleMarketEvent(newer, tx, { db, evaluator: instances[0]!, publisher, logger }));
     const second = db.transaction((tx) => handleMarketEvent(older, tx, { db, evaluator: instances[1]!, publisher, logger }));
-    await blockedBy(firstPid);
-    release();
-    await Promise.all([first, second]);
+    expect(await blockedBy(db, first.pid, second)).toBe(true);
+    first.release();
+    await Promise.all([first.done, second]);
     expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 0 }]);
     expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 50")).toEqual([{ rate: 101 }]);
     expect(instances[1]!.index.loaded).toBe(true);

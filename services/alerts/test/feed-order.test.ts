@@ -12,6 +12,7 @@ import { FEED_BUCKETS, feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { sweep } from '../src/jobs/alerts-jobs.js';
 import { NotificationEventsService } from '../src/inbox/notification-events.service.js';
 import { migrations } from '../src/migrations/index.js';
+import { blockedBy, holdOpen } from './support/held-transaction.js';
 
 let db: Db;
 const logger = createLogger('test', 'silent');
@@ -40,18 +41,6 @@ const manyUsers = (prefix: string, n: number) => Array.from({ length: n }, (_, i
 const fire = (assetId: number) => (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) =>
   evaluator.evaluate(tx, { assets: [{ type: 'share', id: assetId }] }, ['price-target'], `asset ${assetId}`);
 
-/** Waits until a backend is blocked by `pid`, or `settled` resolves first (then says so). */
-async function blockedBy(pid: number, settled: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void settled.then(() => (done = true), () => (done = true));
-  while (!done) {
-    const rows = await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid]);
-    if (rows.length > 0) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return false;
-}
-
 describe('a user\'s firings become visible in id order', () => {
   it('holds a second transaction firing for the same user until the first, with the lower id, commits', async () => {
     const user = 'feed-same';
@@ -59,25 +48,14 @@ describe('a user\'s firings become visible in id order', () => {
     const inbox = new NotificationEventsService(db, () => now);
     const first = await crossedTarget(user, asset);
     const second = await crossedTarget(user, asset + 1);
-    let release!: () => void;
-    const hold = new Promise<void>((r) => (release = r));
-    let fired!: (pid: number) => void;
-    const firstFired = new Promise<number>((r) => (fired = r));
-    const a = db.transaction(async (tx) => {
-      const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>('select pg_backend_pid() as pid');
-      const r = await fire(asset)(tx);
-      fired(pid);
-      await hold;
-      return r;
-    });
-    const pid = await firstFired;
+    const a = await holdOpen(db, fire(asset));
     const b = db.transaction(fire(asset + 1));
     // The second evaluation fires another notification of the same user: it waits for the first's commit
     // instead of committing a later id while the earlier one is pending.
-    expect(await blockedBy(pid, b)).toBe(true);
+    expect(await blockedBy(db, a.pid, b)).toBe(true);
     expect((await inbox.list(user, { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data).toEqual([]);
-    release();
-    const [ra, rb] = await Promise.all([a, b]);
+    a.release();
+    const [ra, rb] = await Promise.all([a.done, b]);
     expect([ra.fired, rb.fired]).toEqual([1, 1]);
     const seen = (await inbox.list(user, { after_id: 0, per_page: 10, page: 1, locale: 'en' })).data;
     expect(seen.map((e) => e.notification_id)).toEqual([first, second]);
@@ -89,18 +67,12 @@ describe('a user\'s firings become visible in id order', () => {
     expect(feedBucketOf(a1)).not.toBe(feedBucketOf(b1));
     await crossedTarget(a1, 3);
     await crossedTarget(b1, 4);
-    let release!: () => void;
-    const hold = new Promise<void>((r) => (release = r));
-    const a = db.transaction(async (tx) => {
-      const r = await fire(3)(tx);
-      await hold;
-      return r;
-    });
+    const a = await holdOpen(db, fire(3));
     // Committed while the other user's transaction is still open.
     const rb = await db.transaction(fire(4));
     expect(rb.fired).toBe(1);
-    release();
-    expect((await a).fired).toBe(1);
+    a.release();
+    expect((await a.done).fired).toBe(1);
   });
 
   it('a sweep records its firings in chunks of their own, so it holds each feed lock only for its chunk', async () => {
