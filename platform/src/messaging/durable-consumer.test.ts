@@ -153,7 +153,8 @@ describe('DurableConsumer on the shared NATS', () => {
       // A row the consumer writes now is kept by later prunes.
       const id = await l.publish({ version: 1, amount: 7 });
       await expect.poll(() => inInbox(l.durableName, id), { timeout: 10_000 }).toBe(true);
-      // Stopped first: its own poll (every 50 ms here) could otherwise prune these before the call counts them.
+      // Stopped first (`stop` waits for a prune under way): its own poll, every 50 ms here, could otherwise prune
+      // these before the call counts them.
       await c.stop();
       await aged(l.durableName, 2, 3_600_000);
       expect(await c.pruneInbox()).toBe(2);

@@ -105,6 +105,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   private workingTimer: NodeJS.Timeout | undefined;
   private replayTimer: NodeJS.Timeout | undefined;
   private replaying: Promise<number> | undefined;
+  /** The dead-letter poll under way (its replay and the inbox prune after it). */
+  private polling: Promise<void> | undefined;
   private prunedAt = 0;
 
   constructor(private readonly opts: DurableConsumerOptions<E>) {
@@ -408,11 +410,15 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   private scheduleReplays(delayMs: number): void {
     if (this.stopping) return;
     this.replayTimer = setTimeout(() => {
-      void this.replayDeadLetters()
+      // Kept whole (replay, then prune) so that `stop` waits for a prune under way too.
+      this.polling = this.replayDeadLetters()
         .catch((err) => this.opts.logger.error({ err, consumer: this.name }, 'consumer: dead-letter replay failed'))
         .then(() => this.pruneInboxWhenDue())
         .catch((err) => this.opts.logger.warn({ err, consumer: this.name }, 'consumer: inbox prune failed; will retry'))
-        .finally(() => this.scheduleReplays(this.opts.replayPollMs ?? 10_000));
+        .finally(() => {
+          this.polling = undefined;
+          this.scheduleReplays(this.opts.replayPollMs ?? 10_000);
+        });
     }, delayMs);
     this.replayTimer.unref();
   }
@@ -500,6 +506,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     await this.batch?.close();
     await this.loop;
     await this.replaying;
+    await this.polling;
     clearInterval(this.workingTimer);
   }
 }

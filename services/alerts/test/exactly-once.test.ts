@@ -253,3 +253,18 @@ describe('two instances given batches of one asset type at once', () => {
     expect(instances[1]!.index.loaded).toBe(true);
   });
 });
+
+describe('a batch Postgres cannot store', () => {
+  it('fires nothing: the check before the firings reads every column the upsert writes, so it fails first', async () => {
+    const target = await seed(60, 2, 105, 100, 0);
+    const indexed = new AlertsEvaluator({ logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' });
+    await indexed.loadIndex(db);
+    // A rate that crosses the target, with a ticker holding a NUL, which Postgres's text refuses.
+    const event = ratesEvent([{ assetId: 60, rate: 106, change: 0 }]);
+    if (event.type !== MarketEventTypes.RatesUpdated) throw new Error('not a rates event');
+    event.data.rates[0]!.ticker = 'T\u0000';
+    await expect(db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator: indexed, publisher, logger }))).rejects.toThrow(/Unicode escape/);
+    expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 0 }]);
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 60")).toEqual([{ rate: 100 }]);
+  });
+});

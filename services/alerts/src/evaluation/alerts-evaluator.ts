@@ -141,7 +141,7 @@ interface FiringDocuments {
   rendered: RenderedTexts;
   explanation: FiringExplanation;
   documents: FiringJson;
-  /** The firing's last fields in the statement's parameter: its path (as JSON) and its three documents. */
+  /** Its entry in the statement's documents parameter: its path (as JSON) and its three documents. */
   tail: string;
 }
 
@@ -302,10 +302,11 @@ export class AlertsEvaluator {
    * own meanwhile (their groups' members come from the index, refreshed by the same read; members outside the
    * batch read their stored rates there, which the batch does not change), and decided once `latest` is known.
    * When that is the whole batch, this is exactly `plan` on the batch's rates; otherwise (a rate older than the
-   * stored one arrived late) `store` writes the rates if they are not yet (`plan` reads them) and `plan` runs in
-   * `tx` on the rates that changed. Only reads: the firings are recorded by `record`.
+   * stored one arrived late) `store` writes the rates if they are not yet (`plan` reads them; a no-op where they
+   * were written already) and `plan` runs in `tx` on the rates that changed. Only reads: the firings are
+   * recorded by `record`.
    */
-  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], latest: Promise<RateView[]>, source: string, store?: () => Promise<void>): Promise<EvaluationPlan> {
+  async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], latest: Promise<RateView[]>, source: string, store: () => Promise<void>): Promise<EvaluationPlan> {
     // Observed whatever happens below (its failure is thrown after the reads settled).
     latest.catch(() => undefined);
     const now = this.opts.clock();
@@ -314,7 +315,11 @@ export class AlertsEvaluator {
     const t0 = performance.now();
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
-    void latest.then(() => (timings.latestOnly = performance.now() - t0));
+    // Its own rejection handler: the one above covers `latest`, not this derived promise.
+    void latest.then(
+      () => (timings.latestOnly = performance.now() - t0),
+      () => undefined,
+    );
     const inBatch = new Set(batch.map((r) => assetKey(r.assetType, r.assetId)));
     const reading = db.transaction(async (c) => {
       // JIT compiling these short queries costs more than running them.
@@ -369,7 +374,7 @@ export class AlertsEvaluator {
     // The whole batch became the latest (no rate older than a stored one): the candidates read are those of `changed`.
     const sameAsBatch = changed.length === batch.length;
     if (!sameAsBatch) {
-      await store?.();
+      await store();
       const plan = await this.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], source);
       this.lastTimings.latestRates = timings.latestRates;
       return plan;
@@ -465,8 +470,8 @@ export class AlertsEvaluator {
     locking.catch(() => undefined);
     let shared = this.documentsByPlan.get(plan);
     if (!shared) this.documentsByPlan.set(plan, (shared = new Map()));
-    // Each distinct documents once in the statement's second parameter (firings alike share one `made`), its
-    // records naming them by their place there (from 1).
+    // Each distinct documents once in the statement's documents parameter ($3; firings alike share one `made`),
+    // its records naming them by their place there (from 1).
     const documentsAt = new Map<FiringDocuments, number>();
     const tails: string[] = [];
     const prepared = decisions.map(({ n, d }) => {
@@ -521,8 +526,8 @@ export class AlertsEvaluator {
     // and the rows' count is known to the planner (the unnest of a parameter), which keeps it on an index scan per
     // row and a hash join, where `json_to_recordset`'s fixed guess of 100 rows once had it pick nested loops
     // (`docs/decisions.md`). Read alone, 500 rows' state took 1.79 ms from a JSON parameter and 0.87 ms from such
-    // text. The documents (path, texts, assets, explanation) come apart, each distinct one once, in the second
-    // text: lexed once as `json` into a one-row CTE of arrays, which a record's index subscripts (no join for the
+    // text. The documents (path, texts, assets, explanation) come apart, each distinct one once, in a text of
+    // their own ($3): lexed once as `json` into a one-row CTE of arrays, which a record's index subscripts (no join for the
     // planner to misjudge; walking to an element is ~3 µs at 500 distinct documents). Firings alike share their
     // documents (a bench chunk of ~500 firings had ~160): 417 → 172 KB a chunk, its round trip 22-28 → 17-21 ms alone.
     // The event id is made here and stored with the firing, so the direct publish and the backstop use the same

@@ -96,13 +96,16 @@ export function pendingRates(tx: SqlClient, given: readonly RateChange[], observ
     `select pg_advisory_xact_lock(${RATES_LOCK_SPACE}, k) from (select distinct hashtext(t) as k from unnest($1::text[]) t order by 1) s`,
     [types],
   );
+  // The check reads every column the upsert writes, with its type: a batch the upsert cannot store (text Postgres
+  // refuses, a fractional id) fails here, before anything fires, not after the firings are out.
   const refusing = locked.then(() =>
     tx.query<{ asset_type: string; asset_id: string }>(
       `select r.asset_type, r.asset_id::text
-         from json_to_recordset($1::json) as b("assetType" text, "assetId" bigint, "asOf" timestamptz)
+         from json_to_recordset($1::json)
+           as b("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)
          join latest_rates r on r.asset_type = b."assetType" and r.asset_id = b."assetId"
         where r.as_of > b."asOf"`,
-      [JSON.stringify(rates, CHECK_KEYS)],
+      [JSON.stringify(rates, RATE_KEYS)],
     ),
   );
   let storing: Promise<void> | undefined;
@@ -112,9 +115,6 @@ export function pendingRates(tx: SqlClient, given: readonly RateChange[], observ
     store: () => (storing ??= refusing.then(() => upsertRates(tx, rates, observedAt).changed).then(() => undefined)),
   };
 }
-
-/** What the check before the upsert reads of each rate. */
-const CHECK_KEYS: (keyof RateChange)[] = ['assetType', 'assetId', 'asOf'];
 
 function notRefused(batch: readonly RateView[], refused: readonly { asset_type: string; asset_id: string }[]): RateView[] {
   if (refused.length === 0) return [...batch];
