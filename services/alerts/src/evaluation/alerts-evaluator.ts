@@ -307,15 +307,14 @@ export class AlertsEvaluator {
    * recorded by `record`.
    */
   async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], latest: Promise<RateView[]>, source: string, store: () => Promise<void>): Promise<EvaluationPlan> {
-    // Observed whatever happens below (its failure is thrown after the reads settled).
-    latest.catch(() => undefined);
     const now = this.opts.clock();
     const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
     const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
     const t0 = performance.now();
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
-    // Its own rejection handler: the one above covers `latest`, not this derived promise.
+    // Observes `latest` whatever happens below (its failure is thrown after the reads settled), and settles
+    // itself either way.
     void latest.then(
       () => (timings.latestOnly = performance.now() - t0),
       () => undefined,

@@ -47,9 +47,19 @@ export function upsertRates(tx: SqlClient, given: readonly RateChange[], observe
   if (given.length === 0) return { batch: [], changed: Promise.resolve([]) };
   // A statement writes a row once: an asset named twice would fail the whole batch on every delivery.
   const rates = latestPerAsset(given);
-  // One JSON parameter, only the columns' keys: binding seven arrays of thousands of elements cost the client
-  // more than this whole statement costs Postgres, on the thread the candidates are matched on meanwhile.
-  const refusing = tx.query<{ asset_type: string; asset_id: string }>(
+  const refusing = writeRates(tx, JSON.stringify(rates, RATE_KEYS), observedAt);
+  const batch = rates.map((r) => rateViewOf(r, observedAt));
+  return { batch, changed: refusing.then((refused) => notRefused(batch, refused)) };
+}
+
+/**
+ * The upsert of a batch given as `JSON.stringify(rates, RATE_KEYS)` (one rate per asset); resolves with the rates
+ * it refused (a stored rate newer). One JSON parameter, only the columns' keys: binding seven arrays of thousands
+ * of elements cost the client more than this whole statement costs Postgres, on the thread the candidates are
+ * matched on meanwhile.
+ */
+function writeRates(tx: SqlClient, json: string, observedAt: Date): Promise<{ asset_type: string; asset_id: string }[]> {
+  return tx.query<{ asset_type: string; asset_id: string }>(
     `with r as (
        select * from json_to_recordset($1::json)
          as r("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)),
@@ -62,10 +72,8 @@ export function upsertRates(tx: SqlClient, given: readonly RateChange[], observe
        returning asset_type, asset_id)
      select "assetType" as asset_type, "assetId"::text as asset_id from r
       where not exists (select 1 from stored s where s.asset_type = r."assetType" and s.asset_id = r."assetId")`,
-    [JSON.stringify(rates, RATE_KEYS), observedAt],
+    [json, observedAt],
   );
-  const batch = rates.map((r) => rateViewOf(r, observedAt));
-  return { batch, changed: refusing.then((refused) => notRefused(batch, refused)) };
 }
 
 /** The batch's rates of an event evaluated before they are stored (`pendingRates`). */
@@ -96,8 +104,9 @@ export function pendingRates(tx: SqlClient, given: readonly RateChange[], observ
     `select pg_advisory_xact_lock(${RATES_LOCK_SPACE}, k) from (select distinct hashtext(t) as k from unnest($1::text[]) t order by 1) s`,
     [types],
   );
-  // The check reads every column the upsert writes, with its type: a batch the upsert cannot store (text Postgres
-  // refuses, a fractional id) fails here, before anything fires, not after the firings are out.
+  // The check reads every column the upsert writes, with its type (the same text): a batch the upsert cannot store
+  // (text Postgres refuses, a fractional id) fails here, before anything fires, not after the firings are out.
+  const json = JSON.stringify(rates, RATE_KEYS);
   const refusing = locked.then(() =>
     tx.query<{ asset_type: string; asset_id: string }>(
       `select r.asset_type, r.asset_id::text
@@ -105,14 +114,14 @@ export function pendingRates(tx: SqlClient, given: readonly RateChange[], observ
            as b("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)
          join latest_rates r on r.asset_type = b."assetType" and r.asset_id = b."assetId"
         where r.as_of > b."asOf"`,
-      [JSON.stringify(rates, RATE_KEYS)],
+      [json],
     ),
   );
   let storing: Promise<void> | undefined;
   return {
     batch,
     changed: refusing.then((refused) => notRefused(batch, refused)),
-    store: () => (storing ??= refusing.then(() => upsertRates(tx, rates, observedAt).changed).then(() => undefined)),
+    store: () => (storing ??= refusing.then(() => writeRates(tx, json, observedAt)).then(() => undefined)),
   };
 }
 
