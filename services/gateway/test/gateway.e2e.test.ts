@@ -219,6 +219,13 @@ describe("Fastify's own errors and unknown routes", () => {
     expect(await res.json()).toEqual({ message: 'The request body is not valid JSON.' });
   });
 
+  it('a body that is not UTF-8 -> 400 {message}', async () => {
+    const body = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await fetch(`${base}/api/public/shares`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ message: 'The request body is not valid UTF-8.' });
+  });
+
   it('body over the limit -> 413 {message}', async () => {
     const res = await fetch(`${base}/api/public/shares`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ x: 'y'.repeat(5000) }) });
     expect(res.status).toBe(413);

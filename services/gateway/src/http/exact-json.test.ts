@@ -29,6 +29,19 @@ describe('parseJsonExact', () => {
     expect((await parse('')).err).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' });
     expect(await parse('{"a":0.30000000000000004}')).toEqual({ err: null, parsed: { a: 0.30000000000000004 } });
   });
+
+  it('refuses bytes that are not UTF-8 with a 400, rather than store U+FFFD for them', async () => {
+    const bytes = (...parts: (string | number[])[]) =>
+      new Promise<{ err: Error | null; parsed?: unknown }>((resolve) =>
+        exactJsonBodyParser(undefined, Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p)))), (err, parsed) => resolve({ err, parsed })),
+      );
+    for (const bad of [[0xff, 0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]]) {
+      expect((await bytes('{"name":"', bad, '"}')).err, JSON.stringify(bad)).toMatchObject({ statusCode: 400, code: 'ERR_BODY_NOT_UTF8' });
+    }
+    expect(await bytes('{"name":"', [0xe2, 0x82, 0xac], 'Ж"}')).toEqual({ err: null, parsed: { name: '€Ж' } });
+    // A byte order mark stays in the text, as before: not JSON.
+    expect((await bytes([0xef, 0xbb, 0xbf], '{}')).err).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+  });
 });
 
 describe('withDecimalNumbers', () => {

@@ -5,6 +5,22 @@ import type { z } from 'zod';
 
 const invalidBody = (message: string) => Object.assign(new SyntaxError(message), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
 
+/** Refuses bytes that are not UTF-8 (a BOM stays in the text, as `toString` keeps it). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A request body's text, or a 400 error (`ERR_BODY_NOT_UTF8`) when its bytes are not UTF-8: decoded leniently,
+ * each bad byte would become U+FFFD and be stored as text the client never sent (as a lone surrogate would,
+ * which the contracts refuse).
+ */
+export function utf8BodyText(body: Buffer): string | Error {
+  try {
+    return strictUtf8.decode(body);
+  } catch {
+    return Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'ERR_BODY_NOT_UTF8' });
+  }
+}
+
 /** A JSON number literal (matched only where a value starts, outside strings). */
 const NUMBER_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
@@ -54,7 +70,11 @@ export function parseJsonExact(text: string): unknown {
  * Fastify's errors for an empty or invalid body (400).
  */
 export function exactJsonBodyParser(_request: unknown, body: Buffer, done: (err: Error | null, parsed?: unknown) => void): void {
-  const text = body.toString('utf8');
+  const text = utf8BodyText(body);
+  if (text instanceof Error) {
+    done(text);
+    return;
+  }
   if (text === '') {
     done(Object.assign(new Error('Body cannot be empty when content-type is set to application/json'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }));
     return;
