@@ -46,8 +46,9 @@ describe('MarketEventsInvalidator (real NATS)', () => {
     await publish(busSubject(prefix, 'market.events.AssetDeleted.42'));
     expect(changes).toHaveLength(3);
     await publish(busSubject(prefix, 'portfolios.events.PortfolioCreated'));
+    // Another prefix stands for the unprefixed subjects too: a message there would land in the stream of a
+    // system running beside the suite (its consumers would dead-letter it and log an error).
     await publish(busSubject(`${prefix}x`, 'market.events.RatesUpdated'));
-    await publish('market.events.RatesUpdated');
     expect(changes).toHaveLength(3);
 
     invalidator.close();
