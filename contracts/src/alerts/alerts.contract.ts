@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
+import { canonicalDecimal, decimalSchema } from '../common/decimal.js';
 import { pageQuerySchema } from '../common/paging.js';
 import { resourceIdSchema, storableText } from '../portfolios/common.js';
 
@@ -19,19 +20,24 @@ export const COOLDOWN_MINUTES = { hourly: 60, daily: 1440 } as const;
 
 const nameSchema = storableText(z.string({ error: 'The name must be a string.' }).max(255, 'The name may not be greater than 255 characters.'), 'name');
 
-const positiveNumber = (label: string) =>
-  z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: `The ${label} field is required and must be a number.` })
-      .refine(Number.isFinite, `The ${label} must be a number.`)
-      .refine((n) => n > 0, `The ${label} must be greater than 0.`)
-      .refine((n) => n <= 1e15, `The ${label} is too large.`),
-  );
+/**
+ * A target price: an exact decimal like every price a client sends (`decimalSchema`: at most 8 decimal places,
+ * at most 1e15, a decimal string too), then the number it is compared with rates as. A value a double cannot
+ * hold as written (more than ~15 significant digits) is refused rather than stored rounded (it would be
+ * compared, and shown, as another price).
+ */
+const targetPriceSchema = decimalSchema('target price', 'positive').transform((text, ctx) => {
+  const n = Number(text);
+  if (canonicalDecimal(n) !== text) {
+    ctx.issues.push({ code: 'custom', message: 'The target price has more significant digits than a price holds exactly (at most 15).', input: text });
+    return z.NEVER;
+  }
+  return n;
+});
 
 /** `POST /api/price-alert` → `alerts.price-alerts.create` (price-target, type id 2). */
 export const createPriceAlertRequestSchema = z.object({
-  target_price: positiveNumber('target price'),
+  target_price: targetPriceSchema,
   assetable: assetRefSchema,
   name: nameSchema.nullish(),
 });
@@ -70,7 +76,8 @@ export const listNotificationsRequestSchema = pageQuerySchema;
 /** `alerts.notification-events.list`: the inbox, newest first; `after_id` (SSE replay) lists oldest first after it. */
 export const listNotificationEventsRequestSchema = pageQuerySchema.extend({
   locale: localeSchema,
-  unread: z.preprocess((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean({ error: 'The unread filter must be true or false.' })).optional(),
+  // An empty value means "not given", as for every query field (`?unread=`).
+  unread: z.preprocess((v) => (v === '' ? undefined : v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : v), z.boolean({ error: 'The unread filter must be true or false.' }).optional()),
   after_id: z.coerce.number({ error: 'The after id must be an integer.' }).int().min(0).optional(),
 });
 export type ListNotificationEventsRequest = z.infer<typeof listNotificationEventsRequestSchema>;

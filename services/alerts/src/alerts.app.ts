@@ -26,6 +26,8 @@ export interface AlertsAppOptions {
   maxRateAgeMs?: number;
   entitlementsTtlMs?: number;
   rpcTimeoutMs?: number;
+  /** Notifications one user may have, active or not (`ALERTS_MAX_PER_USER`, default 500). */
+  notificationsPerUser?: number;
   /** Run the sweeps notify:price-alerts and notify:price-change-alerts on their schedules. */
   jobsEnabled?: boolean;
   /** Now, for evaluation, cooldowns and the daily reset (tests move it). */
@@ -87,7 +89,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
 
     const evaluator = new AlertsEvaluator({ logger, clock, maxRateAgeMs: opts.maxRateAgeMs ?? 60 * 60_000, marketTz });
     await evaluator.loadTypes(db);
-    const notifications = new NotificationService({ db, rpc, entitlements, logger, clock, marketTz });
+    const notifications = new NotificationService({ db, rpc, entitlements, logger, clock, marketTz, perUser: opts.notificationsPerUser });
     const events = new NotificationEventsService(db, clock);
     const app = await res.startApp(AlertsModule.register({ notifications, events, stopResources: res.stop }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 

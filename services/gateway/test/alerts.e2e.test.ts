@@ -80,7 +80,8 @@ async function subscribePaid(u: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  stack = await startAlertsStack('alrt', { tickers: ['SBER', 'GAZP', 'LKOH'] });
+  // A per-user limit small enough to reach (no other test gives one user more than 6 notifications).
+  stack = await startAlertsStack('alrt', { tickers: ['SBER', 'GAZP', 'LKOH'], alerts: { notificationsPerUser: 8 } });
   stack.bus.nc.subscribe(busSubject(stack.gw.config.busPrefix, 'alerts.events.>'), {
     callback: (_err, msg) => {
       const e = msg.json<{ data: NotificationFiredV1 }>();
@@ -158,6 +159,11 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
     const read = await api('POST', '/api/notification-events/read', { user: u, body: { ids: [en.body.data[0].id] } });
     expect(read.body.data).toEqual({ marked: 1, unread_count: 0 });
     expect((await api('GET', '/api/notification-events?unread=true', { user: u })).body.meta.total).toBe(0);
+    // An empty value is "not given" (every firing), as on every query field; anything but a boolean is a 422.
+    expect((await api('GET', '/api/notification-events?unread=', { user: u })).body.meta.total).toBe(1);
+    const bogus = await api('GET', '/api/notification-events?unread=maybe', { user: u });
+    expect(bogus.status).toBe(422);
+    expect(bogus.body.errors).toHaveProperty('unread');
     await rates([{ ticker: 'LKOH', rate: 300, change: 0 }]);
     // A deleted notification's firings leave the inbox with it.
     expect((await api('DELETE', `/api/notifications/${n.id}`, { user: u })).status).toBe(204);
@@ -299,6 +305,11 @@ describe('portfolio and watchlist targets', () => {
     const late = await api('POST', '/api/price-change-alert', { user: u, body: { threshold: 5, frequency: 'daily', targetable_type: 'portfolio', targetable_id: p.id, name: 'x' } });
     expect(late.status).toBe(422);
     expect(late.body.errors).toHaveProperty('targetable_id');
+    // Switched on again it could never fire: refused as the create is, and it stays off.
+    const revived = await api('POST', `/api/switch-notification/${n.id}`, { user: u });
+    expect(revived.status).toBe(422);
+    expect(revived.body.errors).toHaveProperty('targetable_id');
+    expect((await api('GET', '/api/notifications', { user: u })).body.data[0].is_active).toBe(false);
     await rates([
       { ticker: 'SBER', rate: 100, change: 0 },
       { ticker: 'GAZP', rate: 200, change: 0 },
@@ -322,6 +333,7 @@ describe('portfolio and watchlist targets', () => {
     expect(await firings(n.id)).toHaveLength(1);
     expect((await api('DELETE', `/api/watchlists/${w.id}`, { user: u })).status).toBe(204);
     await eventually(async () => (await api('GET', '/api/notifications', { user: u })).body.data[0], (v) => v.is_active === false, 'deactivated');
+    expect((await api('POST', `/api/switch-notification/${n.id}`, { user: u })).status).toBe(422);
     await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);
   });
 });
@@ -333,6 +345,11 @@ describe('validation, isolation, idempotency and the plan gate', () => {
       ['/api/price-alert', { assetable: share('SBER') }, 'target_price'],
       ['/api/price-alert', { target_price: -1, assetable: share('SBER') }, 'target_price'],
       ['/api/price-alert', { target_price: 'abc', assetable: share('SBER') }, 'target_price'],
+      // Exact decimals as every price: at most 8 places, at most 1e15, and nothing a double would round.
+      ['/api/price-alert', { target_price: 0.000000001, assetable: share('SBER') }, 'target_price'],
+      ['/api/price-alert', { target_price: 5e-324, assetable: share('SBER') }, 'target_price'],
+      ['/api/price-alert', { target_price: 1e16, assetable: share('SBER') }, 'target_price'],
+      ['/api/price-alert', { target_price: '999999999999999.99999999', assetable: share('SBER') }, 'target_price'],
       ['/api/price-alert', { target_price: 10, assetable: { type: 'planet', id: 1 } }, 'assetable.type'],
       ['/api/price-alert', { target_price: 10, assetable: { type: 'share', id: 99_999_999 } }, 'assetable.id'],
       ['/api/price-alert', { target_price: 10, assetable: share('SBER'), name: 'x'.repeat(256) }, 'name'],
@@ -351,6 +368,10 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     const res = await api('POST', '/api/price-alert', { user: u, body: { target_price: 10, assetable: share('SBER') }, headers: { 'idempotency-key': 'has space' } });
     expect(res.status).toBe(422);
     expect(res.body.errors).toHaveProperty('Idempotency-Key');
+    // A decimal string, exponent notation included, is a price as a JSON number is.
+    const written = await api('POST', '/api/price-alert', { user: u, body: { target_price: '1.4512345e2', assetable: share('SBER') } });
+    expect(written.status, JSON.stringify(written.body)).toBe(201);
+    expect(written.body.data.condition.value).toBe(145.12345);
   });
 
   it('a user never sees or changes another user\'s notification (404), and a paid-only target of another user is a 422', async () => {
@@ -397,6 +418,10 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     // Deleted by its owner (AssetDeleted on MARKET_EVENTS): the notification is deactivated.
     expect((await api('DELETE', `/api/custom-assets/${ref.id}`, { user: owner })).status).toBe(204);
     await eventually(async () => (await api('GET', '/api/notifications', { user: owner })).body.data[0], (n) => n.is_active === false, 'deactivated');
+    const revived = await api('POST', `/api/switch-notification/${own.body.data.id}`, { user: owner });
+    expect(revived.status).toBe(422);
+    expect(revived.body.errors).toHaveProperty('targetable_id');
+    expect((await api('GET', '/api/notifications', { user: owner })).body.data[0].is_active).toBe(false);
   });
 
   it('answers a repeated create with the same Idempotency-Key with the first notification', async () => {
@@ -428,6 +453,30 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     await subscribePaid(u);
     expect((await api('POST', `/api/switch-notification/${list[0].id}`, { user: u })).status).toBe(200);
     expect((await api('POST', '/api/price-change-alert', { user: u, body: { threshold: 5, frequency: 'daily', targetable_type: 'watchlist', targetable_id: w.id } })).status).toBe(201);
+  });
+
+  it('a user has at most ALERTS_MAX_PER_USER notifications, active or not (422 on notifications), counted under the lock', async () => {
+    const u = user();
+    await subscribePaid(u);
+    const create = (t: number) => api('POST', '/api/price-alert', { user: u, body: { target_price: t, assetable: share('SBER') } });
+    // Switched off, a notification still counts (it can be switched on again): a free user cannot pile them up either.
+    const first = await priceAlert(u, 150);
+    expect((await api('POST', `/api/switch-notification/${first.id}`, { user: u })).body.data.is_active).toBe(false);
+    // Ten at once for the seven places left: exactly seven are created.
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => create(151 + i)));
+    expect(results.map((r) => r.status).sort()).toEqual([...Array(7).fill(201), ...Array(3).fill(422)]);
+    const refused = results.find((r) => r.status === 422)!;
+    expect(refused.body.errors.notifications[0]).toMatch(/at most 8 notifications/);
+    expect((await api('GET', '/api/notifications', { user: u })).body.meta.total).toBe(8);
+    const change = await api('POST', '/api/price-change-alert', {
+      user: u,
+      body: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: stack.shareIds.SBER, assetable_type_simplified: 'share' },
+    });
+    expect(change.status).toBe(422);
+    expect(change.body.errors).toHaveProperty('notifications');
+    // Deleting one makes room again.
+    expect((await api('DELETE', `/api/notifications/${first.id}`, { user: u })).status).toBe(204);
+    expect((await create(170)).status).toBe(201);
   });
 });
 

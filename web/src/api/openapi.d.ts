@@ -4488,6 +4488,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Exact decimal: at most 8 decimal places, at most 1e15 in magnitude. A decimal string ("10.5") is accepted too. */
                     target_price: number;
                     assetable: {
                         /** @enum {string} */

@@ -1,5 +1,6 @@
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
+import { DEFAULT_NOTIFICATIONS_PER_USER } from '../notifications/notification.service.js';
 import { DEFAULT_HEAP_GROWING_PERCENT } from '../runtime/heap-growth.js';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
@@ -15,6 +16,8 @@ export const alertsEnvSchema = baseConfigSchema.extend({
   /** How long an answer of billing.entitlements.get is reused (billing events drop it earlier). */
   ALERTS_ENTITLEMENTS_TTL_MS: positiveInt('ALERTS_ENTITLEMENTS_TTL_MS').default(30_000),
   ALERTS_JOBS_ENABLED: bool.default(true),
+  /** Notifications one user may have, active or not (a 422 above it; the plan's active limit is apart). */
+  ALERTS_MAX_PER_USER: positiveInt('ALERTS_MAX_PER_USER').default(DEFAULT_NOTIFICATIONS_PER_USER),
   RPC_TIMEOUT_MS: positiveInt('RPC_TIMEOUT_MS').default(3000),
   /** Old-generation growth between full collections, % of the live heap (0: V8's own factor); see runtime/heap-growth.ts. */
   ALERTS_HEAP_GROWING_PERCENT: z.coerce
@@ -33,6 +36,7 @@ export interface AlertsConfig extends ServiceBaseConfig {
   jobsEnabled: boolean;
   rpcTimeoutMs: number;
   heapGrowingPercent: number;
+  notificationsPerUser: number;
 }
 
 export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
@@ -44,6 +48,7 @@ export function alertsConfigFrom(env: AlertsEnv): AlertsConfig {
     jobsEnabled: env.ALERTS_JOBS_ENABLED,
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
     heapGrowingPercent: env.ALERTS_HEAP_GROWING_PERCENT,
+    notificationsPerUser: env.ALERTS_MAX_PER_USER,
   };
 }
 

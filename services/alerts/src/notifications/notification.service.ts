@@ -15,7 +15,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold } from '../evaluation/price-change.js';
@@ -26,6 +26,12 @@ import { type EntitlementsClient, planRequired } from '../plans/entitlements.cli
 const assetsReplySchema = z.object({ data: z.array(assetInfoSchema) });
 const NOTIFICATION = 'Notification';
 
+/**
+ * Notifications one user may have, active or not: each active one is held in the candidate index, and
+ * switched-off ones can be switched on again, so neither kind may pile up without end.
+ */
+export const DEFAULT_NOTIFICATIONS_PER_USER = 500;
+
 export interface NotificationServiceOptions {
   db: Db;
   rpc: RpcClient;
@@ -33,6 +39,8 @@ export interface NotificationServiceOptions {
   logger: Logger;
   clock: () => Date;
   marketTz: string;
+  /** Notifications one user may have (default `DEFAULT_NOTIFICATIONS_PER_USER`). */
+  perUser?: number | undefined;
 }
 
 type ViewRow = NotificationRow & {
@@ -68,7 +76,7 @@ export class NotificationService {
     if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${rate}).`] });
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        await this.requireActiveSlot(tx, userId);
+        await this.requireRoom(tx, userId);
         await rememberAsset(tx, asset);
         const [row] = await tx.query<{ id: string }>(
           `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
@@ -94,7 +102,7 @@ export class NotificationService {
     }
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        await this.requireActiveSlot(tx, userId);
+        await this.requireRoom(tx, userId);
         if (asset) await rememberAsset(tx, asset);
         if (group) {
           if (await isDeleted(tx, { type: group.target_type, id: group.target_id })) throw ServiceError.validation({ targetable_id: [`The selected ${group.target_type} does not exist.`] });
@@ -136,10 +144,14 @@ export class NotificationService {
     const { id } = parseId(input);
     return this.o.db.transaction(async (tx) => {
       await lockQuotaOwner(tx, `notifications:${userId}`);
-      const [row] = await tx.query<{ is_active: boolean; targetable_type: string }>('select is_active, targetable_type from notifications where id = $1 and user_id = $2 for update', [id, userId]);
+      const [row] = await tx.query<Pick<NotificationRow, 'is_active' | 'targetable_type' | 'targetable_id' | 'asset_type'>>(
+        'select is_active, targetable_type, targetable_id::text, asset_type from notifications where id = $1 and user_id = $2 for update',
+        [id, userId],
+      );
       if (!row) throw ServiceError.notFound(NOTIFICATION);
       if (!row.is_active) {
-        await this.requireTarget(userId, row.targetable_type as 'asset');
+        await this.requireTarget(userId, row.targetable_type);
+        await this.requireLiveTarget(tx, userId, row);
         await this.requireActiveSlot(tx, userId, true);
       }
       await tx.query(
@@ -205,6 +217,23 @@ export class NotificationService {
     }
   }
 
+  /**
+   * A create: one more notification must fit the per-user limit (a 422 on `notifications`) and, active, the
+   * plan's (a 403), both counted under the user's lock, so concurrent creates cannot both take the last one.
+   */
+  private async requireRoom(tx: Tx, userId: string): Promise<void> {
+    await lockQuotaOwner(tx, `notifications:${userId}`);
+    const limit = this.o.perUser ?? DEFAULT_NOTIFICATIONS_PER_USER;
+    await requireBelowQuota(tx, {
+      limit,
+      rowsSql: 'select 1 from notifications where user_id = $1',
+      params: [userId],
+      field: 'notifications',
+      message: `You can have at most ${limit} notifications (the notifications per user limit).`,
+    });
+    await this.requireActiveSlot(tx, userId, true);
+  }
+
   /** Plan gate: one more active notification must fit the plan's limit (checked under the user's lock). */
   private async requireActiveSlot(tx: Tx, userId: string, locked = false): Promise<void> {
     const e = await this.o.entitlements.get(userId);
@@ -215,6 +244,22 @@ export class NotificationService {
     if (Number(n) >= limit) {
       throw planRequired(`Your plan allows ${limit} active notifications.`, { active_notifications: limit, plan: e.plan.code });
     }
+  }
+
+  /**
+   * Switching on: the target must still exist, as on create (a target deleted upstream deactivated the
+   * notification; switched on, it could never fire and would hold one of the plan's active slots). A 422 on
+   * `targetable_id`, the field that named it.
+   */
+  private async requireLiveTarget(tx: Tx, userId: string, n: Pick<NotificationRow, 'targetable_type' | 'targetable_id' | 'asset_type'>): Promise<void> {
+    const id = Number(n.targetable_id);
+    if (n.targetable_type === 'asset') {
+      await this.requireAsset({ type: n.asset_type as AssetRef['type'], id }, 'targetable_id', userId);
+      return;
+    }
+    const group = { type: n.targetable_type, id };
+    if (await isDeleted(tx, group)) throw ServiceError.validation({ targetable_id: [`The selected ${group.type} does not exist.`] });
+    await this.requireGroup(userId, group.type, id);
   }
 
   private async requireAsset(ref: AssetRef, field: string, userId: string): Promise<AssetInfo> {
