@@ -1,6 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import { exactJsonBodyParser, utf8BodyText } from '../http/exact-json.js';
+import { exactJsonBodyParser, formBodyFields } from '../http/exact-json.js';
 import { RAW_BODY_PATH_PREFIX } from './provider-webhooks.controller.js';
 
 const isRawBodyRoute = (req: Pick<FastifyRequest, 'url'>) => (req.url ?? '').startsWith(RAW_BODY_PATH_PREFIX);
@@ -18,10 +18,8 @@ export function installRawBodyParsers(app: NestFastifyApplication, bodyLimit: nu
   });
   app.useBodyParser('application/x-www-form-urlencoded', { bodyLimit }, (req, body, done) => {
     if (isRawBodyRoute(req)) return done(null, body);
-    const text = utf8BodyText(body);
-    if (text instanceof Error) return done(text);
-    const parsed: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const [k, v] of new URLSearchParams(text)) if (!(k in parsed)) parsed[k] = v;
-    done(null, parsed);
+    const fields = formBodyFields(body);
+    if (fields instanceof Error) return done(fields);
+    done(null, fields);
   });
 }

@@ -2,7 +2,7 @@ import { decimalOutputSchema } from '@invest/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import Fastify from 'fastify';
-import { exactJsonBodyParser, installDecimalReplySerializer, parseJsonExact, withDecimalNumbers } from './exact-json.js';
+import { exactJsonBodyParser, formBodyFields, installDecimalReplySerializer, parseJsonExact, withDecimalNumbers } from './exact-json.js';
 
 const parse = (text: string) =>
   new Promise<{ err: Error | null; parsed?: unknown }>((resolve) => exactJsonBodyParser(undefined, Buffer.from(text), (err, parsed) => resolve({ err, parsed })));
@@ -41,6 +41,23 @@ describe('parseJsonExact', () => {
     expect(await bytes('{"name":"', [0xe2, 0x82, 0xac], 'Ж"}')).toEqual({ err: null, parsed: { name: '€Ж' } });
     // A byte order mark stays in the text, as before: not JSON.
     expect((await bytes([0xef, 0xbb, 0xbf], '{}')).err).toMatchObject({ statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' });
+  });
+});
+
+describe('formBodyFields', () => {
+  it('reads a form as URLSearchParams does, first value of a name winning', () => {
+    const cases = ['a=1&b=x+y&a=2', 'name=%E2%82%AC%20Ж&empty=&flag', 'p=100%25&q=%zz&r=%', 'k%3Dx=v%26w&&=', 'mixed=Ж%D0%96ж'];
+    for (const body of cases) {
+      const expected: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(body)) if (!(k in expected)) expected[k] = v;
+      expect({ ...(formBodyFields(Buffer.from(body)) as Record<string, string>) }, body).toEqual(expected);
+    }
+  });
+
+  it('refuses bytes that are not UTF-8, raw or escaped, with a 400 (URLSearchParams would store U+FFFD)', () => {
+    for (const body of [Buffer.from('name=%FF%FE'), Buffer.from('name=%ED%A0%80'), Buffer.from('name=%E2%82'), Buffer.from('%C0%AF=x'), Buffer.concat([Buffer.from('name='), Buffer.from([0xff])])]) {
+      expect(formBodyFields(body), body.toString('latin1')).toMatchObject({ statusCode: 400, code: 'ERR_BODY_NOT_UTF8' });
+    }
   });
 });
 

@@ -8,6 +8,47 @@ const invalidBody = (message: string) => Object.assign(new SyntaxError(message),
 /** Refuses bytes that are not UTF-8 (a BOM stays in the text, as `toString` keeps it). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** A 400 for a body whose bytes, or percent-escaped bytes, are not UTF-8. */
+const notUtf8 = () => Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'ERR_BODY_NOT_UTF8' });
+
+/**
+ * An `application/x-www-form-urlencoded` body as `URLSearchParams` reads it (`+` is a space, `%XX` a byte, a `%`
+ * that starts no escape stays as it is; the first value of a repeated name wins), but strict where it is lenient:
+ * it turns bytes that are not UTF-8, raw or escaped (`%FF`), into U+FFFD. A 400 error for those.
+ */
+export function formBodyFields(body: Buffer): Record<string, string> | Error {
+  const text = utf8BodyText(body);
+  if (text instanceof Error) return text;
+  const fields: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const name = formDecode(at < 0 ? pair : pair.slice(0, at));
+    const value = formDecode(at < 0 ? '' : pair.slice(at + 1));
+    if (name === undefined || value === undefined) return notUtf8();
+    if (!(name in fields)) fields[name] = value;
+  }
+  return fields;
+}
+
+/**
+ * One name or value: each run of escapes decoded strictly as UTF-8 on its own (the characters around it came
+ * from a body that is UTF-8, so a character cannot continue across a run's edge); undefined if one is not.
+ */
+function formDecode(part: string): string | undefined {
+  let failed = false;
+  const out = part.replace(/\+/g, ' ').replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    const bytes = Buffer.from(run.slice(1).split('%').map((hex) => parseInt(hex, 16)));
+    try {
+      return strictUtf8.decode(bytes);
+    } catch {
+      failed = true;
+      return '';
+    }
+  });
+  return failed ? undefined : out;
+}
+
 /**
  * A request body's text, or a 400 error (`ERR_BODY_NOT_UTF8`) when its bytes are not UTF-8: decoded leniently,
  * each bad byte would become U+FFFD and be stored as text the client never sent (as a lone surrogate would,
@@ -17,7 +58,7 @@ export function utf8BodyText(body: Buffer): string | Error {
   try {
     return strictUtf8.decode(body);
   } catch {
-    return Object.assign(new Error('The request body is not valid UTF-8.'), { statusCode: 400, code: 'ERR_BODY_NOT_UTF8' });
+    return notUtf8();
   }
 }
 
