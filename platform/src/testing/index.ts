@@ -4,3 +4,4 @@ export * from './use-test-database.js';
 export * from './run-source-main.js';
 export * from './decider-specification.js';
 export * from './nats-cluster.js';
+export * from './held-transaction.js';

@@ -9,14 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { type MarketEvent, MarketEventTypes } from '@invest/contracts';
 import { type Bus, busSubject, connectBus, createLogger, type Db, ensureEventStream, openDatabase, streamNameOf } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { blockedBy, createTestDatabase, holdOpen, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FiringPublisher } from '../src/delivery/firing-publisher.js';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { migrations } from '../src/migrations/index.js';
 import { handleMarketEvent } from '../src/rates/rates-updated.consumer.js';
-import { blockedBy, holdOpen } from './support/held-transaction.js';
 
 let db: Db;
 let bus: Bus;

@@ -5,14 +5,13 @@
  * Shown on real Postgres with the waiting seen in pg_blocking_pids, not by timing.
  */
 import { createLogger, type Db } from '@invest/platform';
-import { useTestDatabase } from '@invest/platform/testing/index';
+import { blockedBy, holdOpen, useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';
 import { FEED_BUCKETS, feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { sweep } from '../src/jobs/alerts-jobs.js';
 import { NotificationEventsService } from '../src/inbox/notification-events.service.js';
 import { migrations } from '../src/migrations/index.js';
-import { blockedBy, holdOpen } from './support/held-transaction.js';
 
 let db: Db;
 const logger = createLogger('test', 'silent');

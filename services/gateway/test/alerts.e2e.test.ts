@@ -8,8 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type NotificationFiredV1 } from '@invest/contracts';
-import { priceAlertsJob, priceChangeAlertsJob } from '@invest/alerts/testing/alerts-test-kit';
+import { markTargetDeleted, priceAlertsJob, priceChangeAlertsJob } from '@invest/alerts/testing/alerts-test-kit';
 import { busSubject, createLogger, runJob } from '@invest/platform';
+import { blockedBy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
 
@@ -336,6 +337,25 @@ describe('portfolio and watchlist targets', () => {
     expect((await api('POST', `/api/switch-notification/${n.id}`, { user: u })).status).toBe(422);
     await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);
   });
+
+  it('a switch-on racing the target\'s deletion upstream waits for it and is refused (no active notification on a deleted target)', async () => {
+    const u = user();
+    await subscribePaid(u);
+    const w = (await api('POST', '/api/watchlists', { user: u, body: { name: 'Race' } })).body.data;
+    const n = await changeAlert(u, { targetable_type: 'watchlist', targetable_id: w.id, threshold: 2 });
+    expect((await api('POST', `/api/switch-notification/${n.id}`, { user: u })).body.data.is_active).toBe(false);
+    // The WatchlistDeleted handler's work, held uncommitted: the switch-on asked portfolios (the watchlist is
+    // still there) before it, so only the target's lock in its transaction can keep it from switching on.
+    const deletion = await holdOpen(stack.alerts.db, (tx) => markTargetDeleted(tx, { type: 'watchlist', id: w.id }, new Date()));
+    const switching = api('POST', `/api/switch-notification/${n.id}`, { user: u });
+    expect(await blockedBy(stack.alerts.db, deletion.pid, switching)).toBe(true);
+    deletion.release();
+    await deletion.done;
+    const res = await switching;
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toHaveProperty('targetable_id');
+    expect((await api('GET', '/api/notifications', { user: u })).body.data[0].is_active).toBe(false);
+  });
 });
 
 describe('validation, isolation, idempotency and the plan gate', () => {
@@ -477,6 +497,20 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     // Deleting one makes room again.
     expect((await api('DELETE', `/api/notifications/${first.id}`, { user: u })).status).toBe(204);
     expect((await create(170)).status).toBe(201);
+  });
+
+  it('a free user at both limits is told the per-user one (422), which no plan lifts', async () => {
+    const u = user();
+    const ids: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < (round < 2 ? 3 : 2); i++) ids.push((await priceAlert(u, 130 + ids.length)).id);
+      if (round < 2) for (const id of ids.slice(-3)) expect((await api('POST', `/api/switch-notification/${id}`, { user: u })).body.data.is_active).toBe(false);
+    }
+    // 8 notifications, 2 active; one more switched on: 3 active, the free plan's limit too.
+    expect((await api('POST', `/api/switch-notification/${ids[0]}`, { user: u })).body.data.is_active).toBe(true);
+    const ninth = await api('POST', '/api/price-alert', { user: u, body: { target_price: 140, assetable: share('SBER') } });
+    expect(ninth.status).toBe(422);
+    expect(ninth.body.errors).toHaveProperty('notifications');
   });
 });
 

@@ -37,20 +37,57 @@ export async function removeMember(tx: SqlClient, target: { type: GroupType; id:
   await tx.query('delete from memberships where target_type = $1 and target_id = $2 and asset_type = $3 and asset_id = $4', [target.type, target.id, asset.type, asset.id]);
 }
 
-/** A target deleted upstream: its membership goes, its notifications are deactivated, late events ignored. */
+/** A portfolio or watchlist deleted upstream: its membership goes, its notifications are deactivated, late events ignored. */
 export async function targetDeleted(tx: SqlClient, target: { type: GroupType; id: number }, now: Date): Promise<number> {
+  const deactivated = await markTargetDeleted(tx, target, now);
   await tx.query('delete from memberships where target_type = $1 and target_id = $2', [target.type, target.id]);
   // deleted_targets refuses every later change of the target: its per-asset positions are no longer needed.
   await tx.query('delete from membership_changes where target_type = $1 and target_id = $2', [target.type, target.id]);
-  await tx.query('insert into deleted_targets (target_type, target_id, deleted_at) values ($1, $2, $3) on conflict do nothing', [target.type, target.id, now]);
+  return deactivated;
+}
+
+/**
+ * A notification's target as `deleted_targets` and `lockTarget` name it: a portfolio or watchlist by its type,
+ * an asset by `asset:<asset type>` (custom assets are the ones deleted upstream).
+ */
+export interface TargetKey {
+  type: string;
+  id: number;
+}
+
+export const assetTargetKey = (assetType: string, id: number): TargetKey => ({ type: `asset:${assetType}`, id });
+
+export function targetKeyOf(n: { targetable_type: string; targetable_id: string | number; asset_type: string | null }): TargetKey {
+  return n.targetable_type === 'asset' ? assetTargetKey(n.asset_type ?? '', Number(n.targetable_id)) : { type: n.targetable_type, id: Number(n.targetable_id) };
+}
+
+const TARGET_LOCK_SPACE = 0x746774; // "tgt"
+
+/**
+ * Serialises a target's deletion upstream with the creates and switch-ons that check it is still there: one
+ * that checks `isDeleted` under this lock either sees the deletion's tombstone, or commits its active
+ * notification before the deletion, waiting here, deactivates the target's notifications. Taken before any
+ * notification row of the target is locked (a deletion updates them after it).
+ */
+export async function lockTarget(tx: SqlClient, key: TargetKey): Promise<void> {
+  await tx.query(`select pg_advisory_xact_lock(${TARGET_LOCK_SPACE}, hashtext($1))`, [`${key.type}:${key.id}`]);
+}
+
+/** Records a target deleted upstream (later creates, switch-ons and membership events refuse it) and deactivates its notifications; returns how many. */
+export async function markTargetDeleted(tx: SqlClient, key: TargetKey, now: Date): Promise<number> {
+  await lockTarget(tx, key);
+  await tx.query('insert into deleted_targets (target_type, target_id, deleted_at) values ($1, $2, $3) on conflict do nothing', [key.type, key.id, now]);
+  const assetType = key.type.startsWith('asset:') ? key.type.slice('asset:'.length) : null;
   const rows = await tx.query<{ id: string }>(
-    'update notifications set is_active = false, updated_at = $3 where targetable_type = $1 and targetable_id = $2 and is_active returning id::text',
-    [target.type, target.id, now],
+    assetType === null
+      ? 'update notifications set is_active = false, updated_at = $3 where targetable_type = $1 and targetable_id = $2 and is_active returning id::text'
+      : "update notifications set is_active = false, updated_at = $3 where targetable_type = 'asset' and asset_type = $1 and targetable_id = $2 and is_active returning id::text",
+    [assetType ?? key.type, key.id, now],
   );
   return rows.length;
 }
 
-export async function isDeleted(db: SqlClient, target: { type: GroupType; id: number }): Promise<boolean> {
+export async function isDeleted(db: SqlClient, target: TargetKey): Promise<boolean> {
   const rows = await db.query('select 1 from deleted_targets where target_type = $1 and target_id = $2', [target.type, target.id]);
   return rows.length > 0;
 }

@@ -3,6 +3,7 @@ import {
   assetInfoSchema,
   type AssetRef,
   COOLDOWN_MINUTES,
+  type Entitlements,
   createPriceAlertRequestSchema,
   createPriceChangeAlertRequestSchema,
   type GetMembershipReply,
@@ -20,7 +21,7 @@ import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold } from '../evaluation/price-change.js';
 import { operatorFor } from '../evaluation/price-target.js';
-import { addMembers, isDeleted } from '../membership/membership.repository.js';
+import { addMembers, assetTargetKey, isDeleted, lockTarget, type TargetKey, targetKeyOf } from '../membership/membership.repository.js';
 import { type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
 
 const assetsReplySchema = z.object({ data: z.array(assetInfoSchema) });
@@ -68,7 +69,7 @@ export class NotificationService {
   async createPriceAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceAlertRequestSchema, input);
     const subject = Subjects.alerts.priceAlertsCreate;
-    await this.requireTarget(userId, 'asset');
+    const plan = await this.requireTarget(userId, 'asset');
     const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
     const rate = await this.currentRate(asset);
     if (rate === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
@@ -76,7 +77,8 @@ export class NotificationService {
     if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${rate}).`] });
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        await this.requireRoom(tx, userId);
+        await this.requireRoom(tx, userId, plan);
+        await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'assetable.id', asset.type);
         await rememberAsset(tx, asset);
         const [row] = await tx.query<{ id: string }>(
           `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
@@ -92,7 +94,7 @@ export class NotificationService {
   async createPriceChangeAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
     const subject = Subjects.alerts.priceChangeAlertsCreate;
-    await this.requireTarget(userId, req.targetable_type);
+    const plan = await this.requireTarget(userId, req.targetable_type);
     let asset: AssetInfo | undefined;
     let group: GetMembershipReply['data'] | undefined;
     if (req.targetable_type === 'asset') {
@@ -102,10 +104,13 @@ export class NotificationService {
     }
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        await this.requireRoom(tx, userId);
-        if (asset) await rememberAsset(tx, asset);
+        await this.requireRoom(tx, userId, plan);
+        if (asset) {
+          await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'targetable_id', asset.type);
+          await rememberAsset(tx, asset);
+        }
         if (group) {
-          if (await isDeleted(tx, { type: group.target_type, id: group.target_id })) throw ServiceError.validation({ targetable_id: [`The selected ${group.target_type} does not exist.`] });
+          await requireStillThere(tx, { type: group.target_type, id: group.target_id }, 'targetable_id', group.target_type);
           await addMembers(tx, { type: group.target_type, id: group.target_id, userId }, group.assets);
         }
         const [row] = await tx.query<{ id: string }>(
@@ -138,30 +143,41 @@ export class NotificationService {
 
   /**
    * Toggles is_active. A price-change's threshold returns to its step, and every switch starts a new cycle,
-   * so a re-activated price-target can fire again. Switching on counts against the plan's active limit.
+   * so a re-activated price-target can fire again. Switching on counts against the plan, and the target must
+   * still exist: the plan and the target's owner are asked before any lock is taken (a slow service holds
+   * none), the tombstone under the target's lock. A toggle that lands in between decides again.
    */
   async switch(userId: string, input: unknown): Promise<NotificationReply> {
     const { id } = parseId(input);
-    return this.o.db.transaction(async (tx) => {
-      await lockQuotaOwner(tx, `notifications:${userId}`);
-      const [row] = await tx.query<Pick<NotificationRow, 'is_active' | 'targetable_type' | 'targetable_id' | 'asset_type'>>(
-        'select is_active, targetable_type, targetable_id::text, asset_type from notifications where id = $1 and user_id = $2 for update',
-        [id, userId],
-      );
-      if (!row) throw ServiceError.notFound(NOTIFICATION);
-      if (!row.is_active) {
-        await this.requireTarget(userId, row.targetable_type);
-        await this.requireLiveTarget(tx, userId, row);
-        await this.requireActiveSlot(tx, userId, true);
-      }
-      await tx.query(
-        `update notifications set is_active = not is_active, cycle = cycle + 1, updated_at = $2,
-           initial_value = case when notification_type_id = $3 then value else initial_value end
-         where id = $1`,
-        [id, this.o.clock(), NotificationTypeIds.priceChange],
-      );
-      return { data: await this.view(tx, userId, id) };
-    });
+    for (let attempt = 1; ; attempt++) {
+      const [seen] = await this.o.db.query<SwitchRow>('select is_active, targetable_type, targetable_id::text, asset_type from notifications where id = $1 and user_id = $2', [id, userId]);
+      if (!seen) throw ServiceError.notFound(NOTIFICATION);
+      const on = !seen.is_active;
+      const plan = on ? await this.requireTarget(userId, seen.targetable_type) : undefined;
+      if (on) await this.requireLiveTarget(userId, seen);
+      const reply = await this.o.db.transaction(async (tx) => {
+        await lockQuotaOwner(tx, `notifications:${userId}`);
+        const target = targetKeyOf(seen);
+        // The target's lock before the row's: a deletion upstream takes them in this order.
+        if (on) await lockTarget(tx, target);
+        const [row] = await tx.query<{ is_active: boolean }>('select is_active from notifications where id = $1 and user_id = $2 for update', [id, userId]);
+        if (!row) throw ServiceError.notFound(NOTIFICATION);
+        if (row.is_active !== seen.is_active) return undefined;
+        if (plan) {
+          if (await isDeleted(tx, target)) throw targetGone(seen.targetable_type === 'asset' ? seen.asset_type! : seen.targetable_type);
+          await this.requireActiveSlot(tx, userId, plan);
+        }
+        await tx.query(
+          `update notifications set is_active = not is_active, cycle = cycle + 1, updated_at = $2,
+             initial_value = case when notification_type_id = $3 then value else initial_value end
+           where id = $1`,
+          [id, this.o.clock(), NotificationTypeIds.priceChange],
+        );
+        return { data: await this.view(tx, userId, id) };
+      });
+      if (reply) return reply;
+      if (attempt >= SWITCH_ATTEMPTS) throw ServiceError.conflict('The notification was switched by another request meanwhile; try again.');
+    }
   }
 
   async delete(userId: string, input: unknown): Promise<{ data: { id: number; deleted: true } }> {
@@ -209,19 +225,20 @@ export class NotificationService {
     };
   }
 
-  /** Plan gate: the target type must be one the plan allows. */
-  private async requireTarget(userId: string, type: 'asset' | 'portfolio' | 'watchlist'): Promise<void> {
+  /** Plan gate: the target type must be one the plan allows. Returns the plan, asked before any transaction. */
+  private async requireTarget(userId: string, type: 'asset' | 'portfolio' | 'watchlist'): Promise<Entitlements> {
     const e = await this.o.entitlements.get(userId);
     if (!e.limits.notificationTargets.includes(type)) {
       throw planRequired(`Notifications on a ${type} need a paid plan.`, { notification_targets: e.limits.notificationTargets, plan: e.plan.code });
     }
+    return e;
   }
 
   /**
    * A create: one more notification must fit the per-user limit (a 422 on `notifications`) and, active, the
    * plan's (a 403), both counted under the user's lock, so concurrent creates cannot both take the last one.
    */
-  private async requireRoom(tx: Tx, userId: string): Promise<void> {
+  private async requireRoom(tx: Tx, userId: string, plan: Entitlements): Promise<void> {
     await lockQuotaOwner(tx, `notifications:${userId}`);
     const limit = this.o.perUser ?? DEFAULT_NOTIFICATIONS_PER_USER;
     await requireBelowQuota(tx, {
@@ -231,15 +248,13 @@ export class NotificationService {
       field: 'notifications',
       message: `You can have at most ${limit} notifications (the notifications per user limit).`,
     });
-    await this.requireActiveSlot(tx, userId, true);
+    await this.requireActiveSlot(tx, userId, plan);
   }
 
-  /** Plan gate: one more active notification must fit the plan's limit (checked under the user's lock). */
-  private async requireActiveSlot(tx: Tx, userId: string, locked = false): Promise<void> {
-    const e = await this.o.entitlements.get(userId);
+  /** Plan gate: one more active notification must fit the plan's limit (the caller holds the user's lock). */
+  private async requireActiveSlot(tx: Tx, userId: string, e: Entitlements): Promise<void> {
     const limit = e.limits.activeNotifications;
     if (limit === null) return;
-    if (!locked) await lockQuotaOwner(tx, `notifications:${userId}`);
     const [{ n } = { n: '0' }] = await tx.query<{ n: string }>('select count(*)::text as n from notifications where user_id = $1 and is_active', [userId]);
     if (Number(n) >= limit) {
       throw planRequired(`Your plan allows ${limit} active notifications.`, { active_notifications: limit, plan: e.plan.code });
@@ -248,18 +263,13 @@ export class NotificationService {
 
   /**
    * Switching on: the target must still exist, as on create (a target deleted upstream deactivated the
-   * notification; switched on, it could never fire and would hold one of the plan's active slots). A 422 on
-   * `targetable_id`, the field that named it.
+   * notification; switched on, it could never fire and would hold one of the plan's active slots). Asked of
+   * its owner (the screener, portfolios); a 422 on `targetable_id`, the field that named it.
    */
-  private async requireLiveTarget(tx: Tx, userId: string, n: Pick<NotificationRow, 'targetable_type' | 'targetable_id' | 'asset_type'>): Promise<void> {
+  private async requireLiveTarget(userId: string, n: SwitchRow): Promise<void> {
     const id = Number(n.targetable_id);
-    if (n.targetable_type === 'asset') {
-      await this.requireAsset({ type: n.asset_type as AssetRef['type'], id }, 'targetable_id', userId);
-      return;
-    }
-    const group = { type: n.targetable_type, id };
-    if (await isDeleted(tx, group)) throw ServiceError.validation({ targetable_id: [`The selected ${group.type} does not exist.`] });
-    await this.requireGroup(userId, group.type, id);
+    if (n.targetable_type === 'asset') await this.requireAsset({ type: n.asset_type as AssetRef['type'], id }, 'targetable_id', userId);
+    else await this.requireGroup(userId, n.targetable_type, id);
   }
 
   private async requireAsset(ref: AssetRef, field: string, userId: string): Promise<AssetInfo> {
@@ -310,4 +320,17 @@ async function rememberAsset(tx: SqlClient, a: AssetInfo): Promise<void> {
      on conflict (asset_type, asset_id) do update set ticker = excluded.ticker, name = excluded.name`,
     [a.type, a.id, a.ticker, a.name],
   );
+}
+
+type SwitchRow = Pick<NotificationRow, 'is_active' | 'targetable_type' | 'targetable_id' | 'asset_type'>;
+
+/** Reads and locks a switch retries when another toggle of the same notification lands in between. */
+const SWITCH_ATTEMPTS = 5;
+
+const targetGone = (what: string) => ServiceError.validation({ targetable_id: [`The selected ${what} does not exist.`] });
+
+/** A target its owner deleted is refused under the target's lock (`lockTarget`), so a deletion cannot slip in between. */
+async function requireStillThere(tx: Tx, key: TargetKey, field: string, what: string): Promise<void> {
+  await lockTarget(tx, key);
+  if (await isDeleted(tx, key)) throw ServiceError.validation({ [field]: [`The selected ${what} does not exist.`] });
 }

@@ -3,6 +3,7 @@ import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSo
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
+import { assetTargetKey, markTargetDeleted } from '../membership/membership.repository.js';
 import { pendingRates } from './latest-rates.repository.js';
 
 export interface MarketEventDeps {
@@ -76,13 +77,10 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       return;
     }
     case MarketEventTypes.AssetDeleted: {
-      // A target deleted upstream (a custom asset its owner deleted): its notifications are deactivated.
-      const rows = await tx.query<{ id: string }>(
-        `update notifications set is_active = false, updated_at = now()
-         where targetable_type = 'asset' and asset_type = $1 and targetable_id = $2 and is_active returning id::text`,
-        [event.data.assetType, event.data.assetId],
-      );
-      logger.info({ assetType: event.data.assetType, assetId: event.data.assetId, deactivated: rows.length }, 'asset deleted upstream; its notifications are deactivated');
+      // A target deleted upstream (a custom asset its owner deleted): its notifications are deactivated, and
+      // a create or switch-on that asked the screener before the deletion refuses it in its transaction.
+      const deactivated = await markTargetDeleted(tx, assetTargetKey(event.data.assetType, event.data.assetId), new Date());
+      logger.info({ assetType: event.data.assetType, assetId: event.data.assetId, deactivated }, 'asset deleted upstream; its notifications are deactivated');
       return;
     }
     case MarketEventTypes.AssetUpdated:

@@ -1,6 +1,6 @@
 import type { Db, Tx } from '@invest/platform';
 
-/** A transaction kept open, uncommitted, after its work: what another one does meanwhile is the test. */
+/** A transaction kept open, uncommitted, after its work: what another one does meanwhile is the test (races on a lock). */
 export interface HeldTransaction<T> {
   /** Its backend's pid (`blockedBy` looks for backends waiting on it). */
   pid: number;
