@@ -125,7 +125,7 @@ export class BillingService {
 
   /** `POST /api/provider/payment-success`: a signed Pay notification; `{code: 0}` once it is recorded (or known). */
   async pay(input: unknown): Promise<{ code: 0 }> {
-    const { raw, params } = this.verifiedParams(input, 'pay');
+    const { raw, params, nul } = this.verifiedParams(input, 'pay');
     const transactionId = params.TransactionId;
     const amount = normalizeAmount(params.Amount);
     const currency = params.Currency;
@@ -143,7 +143,9 @@ export class BillingService {
     const invoiceId = params.InvoiceId ?? null;
     const plan = planForPayment(this.opts.plans, amount, currency, stringField(notificationData(params)?.plan));
     const unattributed =
-      !accountId || !USER_ID.test(accountId)
+      nul.length > 0
+        ? `a NUL character in ${nul.join(', ')}`
+        : !accountId || !USER_ID.test(accountId)
         ? 'no usable AccountId'
         : !plan
           ? `no plan matches ${amount} ${currency}`
@@ -249,7 +251,7 @@ export class BillingService {
       });
   }
 
-  private verifiedParams(input: unknown, kind: string): { raw: Buffer; params: Record<string, string> } {
+  private verifiedParams(input: unknown, kind: string): { raw: Buffer; params: Record<string, string>; nul: string[] } {
     const n: ProviderNotification = parseOrThrow(providerNotificationSchema, input);
     const raw = Buffer.from(n.body, 'base64');
     if (!verifyCloudPaymentsSignature(raw, n, this.opts.apiSecret)) {
@@ -262,7 +264,11 @@ export class BillingService {
       this.opts.logger.error({ notification: kind, bytes: raw.length, contentType: n.contentType }, 'billing: signed notification body is neither a form nor a JSON object');
       throw ServiceError.validation({ body: ['The notification body could not be read.'] });
     }
-    return { raw, params };
+    // Postgres text cannot hold U+0000 (a value with one failed the insert: a 500, retried by the provider 100
+    // times). No real notification has one; the values are kept readable for an operator, the field named.
+    const nul = Object.keys(params).filter((k) => params[k]!.includes('\u0000'));
+    for (const k of nul) params[k] = params[k]!.replaceAll('\u0000', '\ufffd');
+    return { raw, params, nul };
   }
 
   private providerDown(err: unknown, message: string): ServiceError {

@@ -9,14 +9,18 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatApp, createChatApp } from '../src/chat.app.js';
-import type { ChatModel } from '../src/generation/chat-model.js';
+import type { ChatModel, ModelRequest } from '../src/generation/chat-model.js';
 import { ensureChatStreams } from '../src/generation/chat-streams.js';
 
-/** Writes one chunk, then nothing until aborted. */
+/** Writes one chunk, then nothing until aborted; asked `nul`, answers with U+0000 in its chunks instead. */
 class SilentModel implements ChatModel {
   readonly name = 'silent';
   aborted = false;
-  async *stream(_req: unknown, signal: AbortSignal) {
+  async *stream(req: ModelRequest, signal: AbortSignal) {
+    if (req.messages.at(-1)?.content === 'nul') {
+      for (const content of ['A\u0000B', '\u0000', 'C']) yield { content };
+      return;
+    }
     yield { content: 'Thinking' };
     await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     this.aborted = true;
@@ -169,5 +173,20 @@ describe('JetStream not storing for a while (a NATS node lost, the stream electi
       await other.bus.jsm.streams.delete(stream).catch(() => undefined);
       await db.drop();
     }
+  });
+});
+
+describe('what Postgres cannot store', () => {
+  it('drops U+0000 from a model\'s answer, which is then stored complete (it streamed, then failed to store, and was reported done)', async () => {
+    const user = `u-${randomUUID().slice(0, 8)}`;
+    const chat = (await app.chat.create(user, { context_type: 'support' })).data;
+    const sent = await app.chat.send(user, { chat_id: chat.id, message: 'nul' });
+    const deadline = Date.now() + 5000;
+    let message = (await app.chat.getMessage(user, { chat_id: chat.id, message_id: sent.message_id })).data;
+    while (message.status === 'streaming' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      message = (await app.chat.getMessage(user, { chat_id: chat.id, message_id: sent.message_id })).data;
+    }
+    expect(message).toMatchObject({ status: 'complete', content: 'ABC' });
   });
 });

@@ -167,6 +167,20 @@ describe('POST /api/provider/payment-success', () => {
     expect(row).toEqual({ uuid: String(p.TransactionId), invoice_id: p.InvoiceId });
   });
 
+  it('a second charge under the client\'s InvoiceId (a new TransactionId) is recorded and extends, not dropped', async () => {
+    const u = user();
+    const uuid = randomUUID();
+    const first = stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
+    expect((await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } })).status).toBe(200);
+    // Its own notification changes nothing; another charge of the same checkout is money to record.
+    expect(await pay(first)).toEqual({ status: 200, body: '{"code":0}' });
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 1, events: 2 });
+    const before = (await api('GET', '/api/subscription', { user: u })).body.data.ends_at;
+    expect(await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid }))).toEqual({ status: 200, body: '{"code":0}' });
+    expect((await counts(u)).payments).toBe(2);
+    expect((await api('GET', '/api/subscription', { user: u })).body.data.ends_at > before).toBe(true);
+  });
+
   it('accepts X-Content-HMAC (over the decoded parameters) and JSON bodies', async () => {
     const u1 = user();
     expect((await pay(stack.provider.addPayment({ AccountId: u1, Amount: 299 }), {}, { signWith: 'x-content-hmac' })).status).toBe(200);
@@ -174,6 +188,31 @@ describe('POST /api/provider/payment-success', () => {
     expect((await pay(stack.provider.addPayment({ AccountId: u2, Amount: 299 }), {}, { format: 'json', signWith: 'content-hmac' })).status).toBe(200);
     expect(await counts(u1)).toMatchObject({ payments: 1, subscriptions: 1 });
     expect(await counts(u2)).toMatchObject({ payments: 1, subscriptions: 1 });
+  });
+
+  it('reads a JSON notification\'s numbers as written: two transaction ids above 2^53 stay two payments', async () => {
+    const u = user();
+    const post = async (transactionId: string) => {
+      const raw = Buffer.from(`{"TransactionId":${transactionId},"Amount":299.00,"Currency":"RUB","OperationType":"Payment","AccountId":"${u}","Status":"Completed","TestMode":1}`);
+      const res = await fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/json', 'content-hmac': signCloudPayments(raw, CP_SECRET)['Content-HMAC'] }, body: raw });
+      return { status: res.status, body: await res.text() };
+    };
+    // As doubles both are 9007199964992992.
+    for (const id of ['9007199964992993', '9007199964992992']) expect(await post(id)).toEqual({ status: 200, body: '{"code":0}' });
+    const rows = await stack.db.query<{ transaction_id: string; amount: string }>('select transaction_id, amount::text from subscription_payments where user_id = $1 order by transaction_id', [u]);
+    expect(rows).toEqual([
+      { transaction_id: '9007199964992992', amount: '299.00' },
+      { transaction_id: '9007199964992993', amount: '299.00' },
+    ]);
+  });
+
+  it('a signed notification with U+0000 in a field is an unattributed payment for an operator, not a 500', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    expect(await pay(p, { AccountId: `${u}\u0000`, InvoiceId: 'inv\u0000' })).toEqual({ status: 200, body: '{"code":0}' });
+    const [row] = await stack.db.query<{ reason: string; account_id: string }>('select reason, account_id from unattributed_payments where transaction_id = $1', [String(p.TransactionId)]);
+    expect(row).toEqual({ reason: 'a NUL character in InvoiceId, AccountId', account_id: `${u}\ufffd` });
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
   });
 
   it('refuses a forged or missing signature with 401 before anything parses the body, and records nothing', async () => {
@@ -261,10 +300,19 @@ describe('POST /api/provider/payment-success', () => {
     expect(rows.map((r) => r.reason)).toEqual(['no usable AccountId', 'no plan matches 12.34 RUB']);
   });
 
-  it('a plan named in Data with a discounted amount is that plan (the documented heuristic)', async () => {
+  it('a plan named in Data is that plan within ±10 % of its price; a lower amount naming it buys nothing (unattributed)', async () => {
     const u = user();
-    await pay(stack.provider.addPayment({ AccountId: u, Amount: 1990 }), { Data: JSON.stringify({ plan: 'basic-y' }) });
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 2800 }), { Data: JSON.stringify({ plan: 'basic-y' }) });
     expect((await api('GET', '/api/subscription', { user: u })).body.data.plan.code).toBe('basic-y');
+    // The widget's amount and Data are the browser's: a token amount naming the yearly plan is not a subscription.
+    for (const amount of [0.01, 1990]) {
+      const cheat = user();
+      const p = stack.provider.addPayment({ AccountId: cheat, Amount: amount });
+      expect(await pay(p, { Data: JSON.stringify({ plan: 'basic-y' }) })).toEqual({ status: 200, body: '{"code":0}' });
+      expect(await counts(cheat)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+      const [row] = await stack.db.query<{ reason: string }>('select reason from unattributed_payments where transaction_id = $1', [String(p.TransactionId)]);
+      expect(row?.reason).toBe(`no plan matches ${amount.toFixed(2)} RUB`);
+    }
   });
 
   it('answers non-2xx when our side fails, so the provider retries; nothing is half-recorded', async () => {

@@ -44,11 +44,11 @@ export const AMOUNT_TOLERANCE_PERCENT = 10n;
 /**
  * The plan a provider payment is for (the spec: exact price match, otherwise a heuristic):
  * 1. a paid plan whose price and currency equal the payment's;
- * 2. else the plan the widget's `Data.plan` names, when the currency matches and the amount is positive and
- *    not above its price (a discount or promo code);
- * 3. else the paid plan in that currency whose price is nearest, when within ±10 % of it (a price change
- *    between checkout and charge);
- * 4. else none: the payment is recorded as unattributed for an operator.
+ * 2. else, among the paid plans in that currency whose price is within ±10 % of the amount (a price change
+ *    between checkout and charge), the one the widget's `Data.plan` names, or else the nearest;
+ * 3. else none: the payment is recorded as unattributed for an operator.
+ * A lower amount naming a plan is never that plan: the widget's amount and `Data` are set in the browser, so
+ * a token payment (0.01) naming a yearly plan would buy it.
  */
 export function planForPayment(plans: readonly Plan[], amount: string, currency: string, namedPlan?: string): Plan | undefined {
   const minor = toMinorUnits(amount);
@@ -57,14 +57,13 @@ export function planForPayment(plans: readonly Plan[], amount: string, currency:
   const priceOf = (p: Plan) => toMinorUnits(p.price!)!;
   const exact = paid.find((p) => priceOf(p) === minor);
   if (exact) return exact;
-  const named = paid.find((p) => p.code === namedPlan);
-  if (named && minor <= priceOf(named)) return named;
-  let best: { plan: Plan; distance: bigint } | undefined;
-  for (const p of paid) {
-    const distance = minor > priceOf(p) ? minor - priceOf(p) : priceOf(p) - minor;
-    if (distance * 100n <= priceOf(p) * AMOUNT_TOLERANCE_PERCENT && (!best || distance < best.distance)) best = { plan: p, distance };
-  }
-  return best?.plan;
+  const distanceOf = (p: Plan) => (minor > priceOf(p) ? minor - priceOf(p) : priceOf(p) - minor);
+  const near = paid.filter((p) => distanceOf(p) * 100n <= priceOf(p) * AMOUNT_TOLERANCE_PERCENT);
+  const named = near.find((p) => p.code === namedPlan);
+  if (named) return named;
+  let best: Plan | undefined;
+  for (const p of near) if (!best || distanceOf(p) < distanceOf(best)) best = p;
+  return best;
 }
 
 /** The end of one paid period that starts at `from` (calendar month or year, in UTC; Jan 31 + 1 month = Feb 28/29). */

@@ -1,14 +1,16 @@
 /**
  * The parameters of a provider notification, after its signature was checked: a form body (the default,
- * lower-case escapes, `+` for space) or JSON, by Content-Type. Every value is a string; empty optional
- * fields (`SubscriptionId=`) are absent. `undefined` when the body is neither.
+ * lower-case escapes, `+` for space) or JSON, by Content-Type. Every value is a string (a JSON number as
+ * written); empty optional fields (`SubscriptionId=`) are absent. `undefined` when the body is neither.
  */
 export function notificationParams(raw: Buffer, contentType: string | null): Record<string, string> | undefined {
   const text = raw.toString('utf8');
   if (/json/i.test(contentType ?? '')) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      // Numbers as written (`"TransactionId": 9007199964992993`, `"Amount": 299.00`): through a double, two
+      // transaction ids above 2^53 could become one, and an amount's digits could change.
+      parsed = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => (typeof value === 'number' && context?.source !== undefined ? context.source : value));
     } catch {
       return undefined;
     }

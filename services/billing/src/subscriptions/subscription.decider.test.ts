@@ -61,16 +61,26 @@ describe('billing decider', () => {
   it('a known payment id, client uuid or InvoiceId changes nothing', () => {
     const history = [recorded(), started()];
     spec.given(history).when(pay()).thenNothingHappened();
-    // The webhook of the same payment: another uuid (its TransactionId) but the client's InvoiceId.
+    // The webhook of the same payment: its TransactionId as uuid, the client's uuid as InvoiceId.
     spec
       .given(history)
-      .when(pay({ source: 'webhook', uuid: '9999', payment: { transactionId: '9999', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null } }))
+      .when(pay({ source: 'webhook', uuid: '1001', payment: { transactionId: '1001', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null } }))
       .thenNothingHappened();
     // The client confirming, after the webhook recorded it, the payment whose InvoiceId is its uuid.
     spec
       .given([recorded({ source: 'webhook', uuid: '1001', invoiceId: 'c0ffee00-0000-4000-8000-000000000001' }), started()])
       .when(pay())
       .thenNothingHappened();
+  });
+
+  it('a new TransactionId under a known InvoiceId is another charge: recorded, and it extends the subscription', () => {
+    spec
+      .given([recorded(), started()])
+      .when(pay({ source: 'webhook', uuid: '9999', payment: { transactionId: '9999', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null }, newSubscriptionId: SUB2 }))
+      .then([
+        recorded({ paymentId: '9999', uuid: '9999', source: 'webhook' }),
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: null, at } },
+      ]);
   });
 
   it('a client payment while a subscription is active is a 409 conflict', () => {

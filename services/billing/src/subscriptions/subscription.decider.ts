@@ -77,12 +77,14 @@ export function currentSubscription(state: BillingState): SubscriptionState | un
 /** Active and not yet ended (a subscription with no end never ends). */
 export const isRunning = (s: SubscriptionState, now: Date) => s.endsAt === null || new Date(s.endsAt) > now;
 
-export function isPaymentRecorded(state: BillingState, ids: { transactionId: string; uuid?: string; invoiceId?: string | null }): boolean {
-  return (
-    ids.transactionId in state.payments ||
-    (ids.uuid !== undefined && ids.uuid in state.aliases) ||
-    (!!ids.invoiceId && ids.invoiceId in state.aliases)
-  );
+/**
+ * Whether a payment is recorded: its TransactionId, or the client's uuid (an alias of the payment whose
+ * InvoiceId it is, whichever path recorded it). A notification's InvoiceId alone decides nothing: the client
+ * path learns the TransactionId from the provider, so both paths of one payment share it, and a new
+ * TransactionId under a known InvoiceId is another charge (a second payment of one checkout) to record.
+ */
+export function isPaymentRecorded(state: BillingState, ids: { transactionId: string; uuid?: string }): boolean {
+  return ids.transactionId in state.payments || (ids.uuid !== undefined && ids.uuid in state.aliases);
 }
 
 function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
@@ -90,7 +92,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
   switch (command.type) {
     case 'RecordPayment': {
       const { payment, plan, userId, now } = command;
-      if (isPaymentRecorded(state, { transactionId: payment.transactionId, uuid: command.uuid, invoiceId: payment.invoiceId })) return [];
+      if (isPaymentRecorded(state, { transactionId: payment.transactionId, uuid: command.uuid })) return [];
       if (!plan.paid || !plan.period) throw new Error(`RecordPayment: plan ${plan.code} is not a paid plan`);
       const current = currentSubscription(state);
       const active = current && current.status === 'active' && isRunning(current, now) ? current : undefined;

@@ -129,10 +129,13 @@ export class AnswerGenerator {
         if (entry.controller.signal.aborted) break;
         armIdle();
         if (chunk.usage) usage = chunk.usage;
-        if (chunk.content) {
+        // U+0000 from a model is dropped: Postgres text cannot hold it (the answer streamed, then could not be
+        // stored), and it means nothing in an answer.
+        const text = chunk.content?.includes('\u0000') ? chunk.content.replaceAll('\u0000', '') : chunk.content;
+        if (text) {
           firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
-          content += chunk.content;
-          publish({ type: 'chunk', data: { content: chunk.content } });
+          content += text;
+          publish({ type: 'chunk', data: { content: text } });
         }
       }
     } catch (err) {
@@ -147,6 +150,7 @@ export class AnswerGenerator {
       status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error);
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
+    let stored = true;
     try {
       // Settling the message and giving back its reservation (failed, or stopped before any content) is one
       // statement: the count can never disagree with the messages.
@@ -172,10 +176,12 @@ export class AnswerGenerator {
         ],
       );
     } catch (err) {
+      stored = false;
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');
     }
-    if (status === 'failed') {
-      logger.warn({ messageId: job.messageId, model: job.request.model, err: error, reason }, 'chat: the model call failed');
+    // An answer that could not be stored is not reported done: the reader would show what no reload finds.
+    if (status === 'failed' || !stored) {
+      if (status === 'failed') logger.warn({ messageId: job.messageId, model: job.request.model, err: error, reason }, 'chat: the model call failed');
       publish({ type: 'error', data: { message_id: job.messageId, message: 'The assistant could not answer. Please try again.' } });
     } else {
       const remaining = await job.remaining().catch(() => null);
