@@ -130,8 +130,16 @@ export class BillingService {
     const amount = normalizeAmount(params.Amount);
     const currency = params.Currency;
     if (!transactionId || !/^\d{1,20}$/.test(transactionId) || !amount || !currency) {
-      this.opts.logger.error({ notification: 'pay', bytes: raw.length, transactionId }, 'billing: signed Pay notification lacks TransactionId, Amount or Currency');
-      throw ServiceError.validation({ body: ['TransactionId, Amount and Currency are required.'] });
+      // Each field named as it is wrong (a malformed amount is not a missing one); signed, so the provider sent
+      // it: a warning for an operator, not an error of ours.
+      const errors: Record<string, string[]> = {};
+      if (!transactionId) errors.TransactionId = ['The TransactionId is required.'];
+      else if (!/^\d{1,20}$/.test(transactionId)) errors.TransactionId = ['The TransactionId must be a whole number of at most 20 digits.'];
+      if (!params.Amount) errors.Amount = ['The Amount is required.'];
+      else if (!amount) errors.Amount = ['The Amount must be a non-negative decimal with at most 2 places, below 1e12.'];
+      if (!currency) errors.Currency = ['The Currency is required.'];
+      this.opts.logger.warn({ notification: 'pay', bytes: raw.length, transactionId, fields: Object.keys(errors) }, 'billing: signed Pay notification with a missing or malformed field refused');
+      throw ServiceError.validation(errors);
     }
     const status = params.Status ?? '';
     if (!ACCEPTED_STATUSES.has(status) || (params.OperationType && params.OperationType !== 'Payment')) {

@@ -215,6 +215,23 @@ describe('POST /api/provider/payment-success', () => {
     expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
   });
 
+  it('names the malformed or missing field of a signed Pay notification (422), apart from a missing one', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    for (const [extra, field, message] of [
+      [{ Amount: '299.001' }, 'Amount', /at most 2 places/],
+      [{ Amount: '' }, 'Amount', /required/],
+      [{ Currency: '' }, 'Currency', /required/],
+    ] as const) {
+      const res = await pay(p, extra);
+      expect(res.status, JSON.stringify(extra)).toBe(422);
+      const body = JSON.parse(res.body) as { errors: Record<string, string[]> };
+      expect(Object.keys(body.errors)).toEqual([field]);
+      expect(body.errors[field]![0]).toMatch(message);
+    }
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+  });
+
   it('refuses a forged or missing signature with 401 before anything parses the body, and records nothing', async () => {
     const u = user();
     const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
