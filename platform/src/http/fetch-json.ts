@@ -29,6 +29,8 @@ export interface FetchJsonOptions {
   minRetryWaitMs?: number;
   init?: RequestInit;
   signal?: AbortSignal;
+  /** `JSON.parse`'s reviver for the body (its third argument, `context.source`, is a number's text as sent). */
+  reviver?: (key: string, value: unknown, context?: { source?: string }) => unknown;
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -89,7 +91,7 @@ async function fetchOnce<T>(url: string, opts: FetchJsonOptions): Promise<T> {
     throw new ProviderError(opts.provider, 'not_json', `expected JSON, got ${type || 'no content type'}: ${text.slice(0, 80).replace(/\s+/g, ' ')}`, res.status);
   }
   try {
-    return JSON.parse(text) as T;
+    return (opts.reviver ? JSON.parse(text, opts.reviver as (key: string, value: unknown) => unknown) : JSON.parse(text)) as T;
   } catch {
     throw new ProviderError(opts.provider, 'not_json', 'body is not valid JSON', res.status);
   }

@@ -274,9 +274,14 @@ export class BillingService {
     }
     // Postgres text cannot hold U+0000 (a value with one failed the insert: a 500, retried by the provider 100
     // times). No real notification has one; the values are kept readable for an operator, the field named.
-    const nul = Object.keys(params).filter((k) => params[k]!.includes('\u0000'));
-    for (const k of nul) params[k] = params[k]!.replaceAll('\u0000', '\ufffd');
-    return { raw, params, nul };
+    const nul: string[] = [];
+    const clean: Record<string, string> = {};
+    for (const [k, v] of Object.entries(params)) {
+      const key = k.replaceAll('\u0000', '\ufffd');
+      if (key !== k || v.includes('\u0000')) nul.push(key);
+      if (!(key in clean)) clean[key] = v.replaceAll('\u0000', '\ufffd');
+    }
+    return { raw, params: clean, nul };
   }
 
   private providerDown(err: unknown, message: string): ServiceError {

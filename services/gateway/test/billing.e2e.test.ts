@@ -213,6 +213,11 @@ describe('POST /api/provider/payment-success', () => {
     const [row] = await stack.db.query<{ reason: string; account_id: string }>('select reason, account_id from unattributed_payments where transaction_id = $1', [String(p.TransactionId)]);
     expect(row).toEqual({ reason: 'a NUL character in InvoiceId, AccountId', account_id: `${u}\ufffd` });
     expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+    // In a field's name too.
+    const named = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    expect(await pay(named, { 'Extra\u0000': 'x' })).toEqual({ status: 200, body: '{"code":0}' });
+    const [other] = await stack.db.query<{ reason: string }>('select reason from unattributed_payments where transaction_id = $1', [String(named.TransactionId)]);
+    expect(other?.reason).toBe('a NUL character in Extra\ufffd');
   });
 
   it('names the malformed or missing field of a signed Pay notification (422), apart from a missing one', async () => {

@@ -1,4 +1,4 @@
-import { fetchJson, type Logger, ProviderError } from '@invest/platform';
+import { fetchJson, type FetchJsonOptions, type Logger, ProviderError } from '@invest/platform';
 import type { ProviderSubscription, ProviderSubscriptionStatus } from '../subscriptions/subscription.decider.js';
 import { normalizeAmount } from '../plans/money.js';
 
@@ -44,7 +44,9 @@ export class CloudPaymentsClient {
 
   /** The last transaction with this InvoiceId, or null when the provider knows none. */
   async findPayment(invoiceId: string): Promise<ProviderTransaction | null> {
-    const res = await this.post<Record<string, unknown>>('/payments/find', { InvoiceId: invoiceId });
+    // The TransactionId as sent: through a double, one above 2^53 would differ from the webhook's (read exactly),
+    // and one payment would be recorded twice.
+    const res = await this.post<Record<string, unknown>>('/payments/find', { InvoiceId: invoiceId }, exactTransactionId);
     if (!res.Success || !res.Model) {
       if (/not found/i.test(res.Message ?? '') || !res.Model) return null;
     }
@@ -73,7 +75,7 @@ export class CloudPaymentsClient {
     });
   }
 
-  private async post<M>(path: string, body: unknown): Promise<Envelope<M>> {
+  private async post<M>(path: string, body: unknown, reviver?: FetchJsonOptions['reviver']): Promise<Envelope<M>> {
     const o = this.opts;
     const auth = Buffer.from(`${o.publicId}:${o.apiSecret}`).toString('base64');
     const res = await fetchJson<Envelope<M>>(`${o.baseUrl.replace(/\/$/, '')}${path}`, {
@@ -82,6 +84,7 @@ export class CloudPaymentsClient {
       retries: o.retries,
       backoffMs: o.backoffMs,
       ...(o.logger ? { logger: o.logger } : {}),
+      ...(reviver ? { reviver } : {}),
       init: { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` } },
     });
     if (!res || typeof res !== 'object' || typeof res.Success !== 'boolean') {
@@ -95,3 +98,7 @@ export class CloudPaymentsClient {
 function asUtc(iso: string): string {
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`).toISOString();
 }
+
+/** A `TransactionId` number as its text (`JSON.parse` reviver). */
+const exactTransactionId: NonNullable<FetchJsonOptions['reviver']> = (key, value, context) =>
+  key === 'TransactionId' && typeof value === 'number' && context?.source !== undefined ? context.source : value;

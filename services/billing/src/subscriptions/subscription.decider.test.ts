@@ -83,6 +83,16 @@ describe('billing decider', () => {
       ]);
   });
 
+  it('a webhook TransactionId that equals an earlier payment\'s InvoiceId (set in the browser) is a new payment', () => {
+    spec
+      .given([recorded({ source: 'webhook', paymentId: '1001', uuid: '1001', invoiceId: '7777' }), started()])
+      .when(pay({ source: 'webhook', uuid: '7777', payment: { transactionId: '7777', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: null }, newSubscriptionId: SUB2 }))
+      .then([
+        recorded({ paymentId: '7777', uuid: '7777', invoiceId: null, source: 'webhook' }),
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: null, at } },
+      ]);
+  });
+
   it('a client payment while a subscription is active is a 409 conflict', () => {
     spec
       .given([recorded(), started()])

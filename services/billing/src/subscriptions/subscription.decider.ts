@@ -78,10 +78,11 @@ export function currentSubscription(state: BillingState): SubscriptionState | un
 export const isRunning = (s: SubscriptionState, now: Date) => s.endsAt === null || new Date(s.endsAt) > now;
 
 /**
- * Whether a payment is recorded: its TransactionId, or the client's uuid (an alias of the payment whose
- * InvoiceId it is, whichever path recorded it). A notification's InvoiceId alone decides nothing: the client
- * path learns the TransactionId from the provider, so both paths of one payment share it, and a new
- * TransactionId under a known InvoiceId is another charge (a second payment of one checkout) to record.
+ * Whether a payment is recorded: its TransactionId, or (the client path only: `uuid`) the client's uuid, an
+ * alias of the payment whose InvoiceId it is, whichever path recorded it. A notification's InvoiceId decides
+ * nothing, nor does a TransactionId that equals some InvoiceId (the browser sets those): the client path
+ * learns the TransactionId from the provider, so both paths of one payment share it, and a new TransactionId
+ * under a known InvoiceId is another charge (a second payment of one checkout) to record.
  */
 export function isPaymentRecorded(state: BillingState, ids: { transactionId: string; uuid?: string }): boolean {
   return ids.transactionId in state.payments || (ids.uuid !== undefined && ids.uuid in state.aliases);
@@ -92,7 +93,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
   switch (command.type) {
     case 'RecordPayment': {
       const { payment, plan, userId, now } = command;
-      if (isPaymentRecorded(state, { transactionId: payment.transactionId, uuid: command.uuid })) return [];
+      if (isPaymentRecorded(state, { transactionId: payment.transactionId, ...(command.source === 'client' ? { uuid: command.uuid } : {}) })) return [];
       if (!plan.paid || !plan.period) throw new Error(`RecordPayment: plan ${plan.code} is not a paid plan`);
       const current = currentSubscription(state);
       const active = current && current.status === 'active' && isRunning(current, now) ? current : undefined;

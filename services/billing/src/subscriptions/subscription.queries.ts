@@ -54,7 +54,8 @@ export async function usableSubscriptions(db: SqlClient, userId: string, now: Da
 /** The payment recorded under a client uuid (or with it as InvoiceId), if any. */
 export async function findPaymentByUuid(db: SqlClient, uuid: string): Promise<{ user_id: string; subscription_id: string } | undefined> {
   const [row] = await db.query<{ user_id: string; subscription_id: string }>(
-    'select user_id, subscription_id::text from subscription_payments where uuid = $1 or invoice_id = $1 limit 1',
+    // The client's own record first, else the first payment recorded under that InvoiceId.
+    'select user_id, subscription_id::text from subscription_payments where uuid = $1 or invoice_id = $1 order by (uuid = $1) desc, created_at, id limit 1',
     [uuid],
   );
   return row;

@@ -147,7 +147,7 @@ export class AnswerGenerator {
     const reason = entry.reason;
     const status = reason === 'stop' ? 'stopped' : reason || error ? 'failed' : 'complete';
     const errorText =
-      status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error);
+      status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error).replaceAll('\u0000', '');
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
     let stored = true;
@@ -178,6 +178,17 @@ export class AnswerGenerator {
     } catch (err) {
       stored = false;
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');
+      // Settled as failed without its content, and the reservation given back, so a reload shows a failed
+      // answer rather than one streaming for good (if the database is away, the orphan sweep does it later).
+      await this.deps.db
+        .query(
+          `with m as (
+             update chat_messages set status = 'failed', content = '', error = $2, completed_at = $3 where id = $1 and status = 'streaming' returning user_id, context_type
+           )
+           update chat_usage u set used = u.used - 1 from m where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $4 and u.used > 0`,
+          [job.messageId, 'The answer could not be stored.', now.toISOString(), job.periodStart.toISOString()],
+        )
+        .catch((e: unknown) => logger.error({ err: e, messageId: job.messageId }, 'chat: settling the unstored answer as failed failed too; the orphan sweep will'));
     }
     // An answer that could not be stored is not reported done: the reader would show what no reload finds.
     if (status === 'failed' || !stored) {
