@@ -157,16 +157,12 @@ export class NotificationService {
       if (on) await this.requireLiveTarget(userId, seen);
       const reply = await this.o.db.transaction(async (tx) => {
         await lockQuotaOwner(tx, `notifications:${userId}`);
-        const target = targetKeyOf(seen);
-        // The target's lock before the row's: a deletion upstream takes them in this order.
-        if (on) await lockTarget(tx, target);
+        // The target's lock before the row's, as a deletion upstream takes them; under it the tombstone cannot change.
+        if (on) await requireStillThere(tx, targetKeyOf(seen), 'targetable_id', seen.targetable_type === 'asset' ? seen.asset_type! : seen.targetable_type);
         const [row] = await tx.query<{ is_active: boolean }>('select is_active from notifications where id = $1 and user_id = $2 for update', [id, userId]);
         if (!row) throw ServiceError.notFound(NOTIFICATION);
         if (row.is_active !== seen.is_active) return undefined;
-        if (plan) {
-          if (await isDeleted(tx, target)) throw targetGone(seen.targetable_type === 'asset' ? seen.asset_type! : seen.targetable_type);
-          await this.requireActiveSlot(tx, userId, plan);
-        }
+        if (plan) await this.requireActiveSlot(tx, userId, plan);
         await tx.query(
           `update notifications set is_active = not is_active, cycle = cycle + 1, updated_at = $2,
              initial_value = case when notification_type_id = $3 then value else initial_value end
@@ -326,8 +322,6 @@ type SwitchRow = Pick<NotificationRow, 'is_active' | 'targetable_type' | 'target
 
 /** Reads and locks a switch retries when another toggle of the same notification lands in between. */
 const SWITCH_ATTEMPTS = 5;
-
-const targetGone = (what: string) => ServiceError.validation({ targetable_id: [`The selected ${what} does not exist.`] });
 
 /** A target its owner deleted is refused under the target's lock (`lockTarget`), so a deletion cannot slip in between. */
 async function requireStillThere(tx: Tx, key: TargetKey, field: string, what: string): Promise<void> {
