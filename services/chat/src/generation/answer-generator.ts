@@ -150,11 +150,10 @@ export class AnswerGenerator {
       status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error).replaceAll('\u0000', '');
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
-    let stored = true;
-    try {
-      // Settling the message and giving back its reservation (failed, or stopped before any content) is one
-      // statement: the count can never disagree with the messages.
-      await this.deps.db.query(
+    // Settling the message and giving back its reservation (failed, or stopped before any content) is one
+    // statement: the count can never disagree with the messages.
+    const settle = (to: string, text: string, why: string | null, release: boolean) =>
+      this.deps.db.query(
         `with m as (
            update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
             where id = $1 and status = 'streaming'
@@ -164,31 +163,28 @@ export class AnswerGenerator {
           where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $9 and $10::boolean and u.used > 0`,
         [
           job.messageId,
-          status,
-          content,
+          to,
+          text,
           JSON.stringify(finalUsage),
           Math.max(0, now.getTime() - job.startedAt.getTime()),
           firstChunkMs,
-          errorText,
+          why,
           now.toISOString(),
           job.periodStart.toISOString(),
-          status === 'failed' || (status === 'stopped' && content === ''),
+          release,
         ],
       );
+    let stored = true;
+    try {
+      await settle(status, content, errorText, status === 'failed' || (status === 'stopped' && content === ''));
     } catch (err) {
       stored = false;
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');
       // Settled as failed without its content, and the reservation given back, so a reload shows a failed
       // answer rather than one streaming for good (if the database is away, the orphan sweep does it later).
-      await this.deps.db
-        .query(
-          `with m as (
-             update chat_messages set status = 'failed', content = '', error = $2, completed_at = $3 where id = $1 and status = 'streaming' returning user_id, context_type
-           )
-           update chat_usage u set used = u.used - 1 from m where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $4 and u.used > 0`,
-          [job.messageId, 'The answer could not be stored.', now.toISOString(), job.periodStart.toISOString()],
-        )
-        .catch((e: unknown) => logger.error({ err: e, messageId: job.messageId }, 'chat: settling the unstored answer as failed failed too; the orphan sweep will'));
+      await settle('failed', '', 'The answer could not be stored.', true).catch((e: unknown) =>
+        logger.error({ err: e, messageId: job.messageId }, 'chat: settling the unstored answer as failed failed too; the orphan sweep will'),
+      );
     }
     // An answer that could not be stored is not reported done: the reader would show what no reload finds.
     if (status === 'failed' || !stored) {
