@@ -22,6 +22,7 @@ export const Subjects = {
     watchlistItemsDelete: 'portfolios.watchlist-items.delete',
     statisticsGet: 'portfolios.statistics.get',
     membershipGet: 'portfolios.membership.get',
+    assetUsesGet: 'portfolios.asset-uses.get',
   },
   billing: {
     plansList: 'billing.plans.list',

@@ -3,3 +3,4 @@ export * from './deals.contract.js';
 export * from './watchlists.contract.js';
 export * from './statistics.contract.js';
 export * from './membership.contract.js';
+export * from './asset-uses.contract.js';

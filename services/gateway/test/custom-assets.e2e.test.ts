@@ -1,9 +1,12 @@
 /**
  * Custom assets across services: the real gateway, screener and portfolios over NATS and Postgres. A rename or a
  * new currency reaches the portfolios that use the asset (AssetUpdated); a delete is refused while a portfolio
- * holds it or a watchlist has it (the screener's used-assets model, fed by the portfolios' events).
+ * holds it or a watchlist has it (the screener's used-assets model, fed by the portfolios' events, then the
+ * portfolios service itself under the asset's use lock: an add racing the delete is seen or refused).
  */
 import { randomUUID } from 'node:crypto';
+import { lockAssetUse } from '@invest/portfolios/testing/portfolios-test-kit';
+import { blockedBy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
 import { type FullStack, startFullStack } from './support/full-stack.js';
@@ -113,5 +116,75 @@ describe('custom assets in portfolios', () => {
     ]);
     // Nothing new may refer to it.
     expect((await api('POST', `/api/portfolios/${portfolio}/deals`, { body: trade('buy', asset, 1) })).status).toBe(422);
+  });
+});
+
+describe('a delete racing a new use of the asset', () => {
+  /** Backends waiting for a lock the backend `pid` holds, polled until there are `n`. */
+  async function waiters(pid: number, n: number): Promise<void> {
+    await expect
+      .poll(async () => (await stack.portfolios.db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid])).length, POLL)
+      .toBe(n);
+  }
+  const ids = (rows: { id: number }[]) => rows.map((a) => a.id);
+
+  it('an add that checked the asset and has not committed is waited for, and its use refuses the delete', async () => {
+    const asset = await createAsset({ name: 'Cabin', currency: 'RUB', price: 10 });
+    const watchlist = (await api('POST', '/api/watchlists', { body: { name: 'Cabins' } })).body.data.id as number;
+    // Such an add: the asset's use lock taken before its check, its item written, not yet committed (no event yet).
+    const add = await holdOpen(stack.portfolios.db, async (tx) => {
+      await lockAssetUse(tx, asset);
+      await tx.query(`insert into watchlist_items (watchlist_id, asset_type, asset_id) values ($1, 'custom_asset', $2)`, [watchlist, asset.id]);
+    });
+    const deleting = api('DELETE', `/api/custom-assets/${asset.id}`);
+    expect(await blockedBy(stack.portfolios.db, add.pid, deleting)).toBe(true);
+    // Hidden while portfolios is asked: a check of a new use made now finds no asset.
+    expect(ids((await api('GET', '/api/custom-assets')).body.data)).not.toContain(asset.id);
+    add.release();
+    await add.done;
+    expect(await deleting).toEqual({
+      status: 409,
+      body: { message: `The custom asset is in use (watchlist ${watchlist}); remove it from there first.`, used_in: [{ type: 'watchlist', id: watchlist }] },
+    });
+    expect(ids((await api('GET', '/api/custom-assets')).body.data)).toContain(asset.id);
+  });
+
+  it('an add that reaches its check once the delete hid the asset is refused, and the delete completes', async () => {
+    const asset = await createAsset({ name: 'Canoe', currency: 'RUB', price: 10 });
+    const portfolio = (await api('POST', '/api/portfolios', { body: { name: 'Boats', currency_code: 'RUB' } })).body.data.id as number;
+    // Another holder of the use lock: the delete's question queues behind it, the add behind the question.
+    const other = await holdOpen(stack.portfolios.db, (tx) => lockAssetUse(tx, asset));
+    const deleting = api('DELETE', `/api/custom-assets/${asset.id}`);
+    await waiters(other.pid, 1);
+    const adding = api('POST', `/api/portfolios/${portfolio}/deals`, { body: trade('buy', asset, 1) });
+    await waiters(other.pid, 2);
+    other.release();
+    await other.done;
+    expect((await deleting).status).toBe(204);
+    expect(await adding).toMatchObject({ status: 422, body: { errors: { 'assetable.id': [`The selected custom_asset (id ${asset.id}) does not exist.`] } } });
+    expect((await api('GET', `/api/portfolios/${portfolio}/deals`)).body.data).toEqual([]);
+  });
+
+  it('sent together, an add and a delete never both succeed', async () => {
+    const portfolio = (await api('POST', '/api/portfolios', { body: { name: 'Race', currency_code: 'RUB' } })).body.data.id as number;
+    const watchlist = (await api('POST', '/api/watchlists', { body: { name: 'Race' } })).body.data.id as number;
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const asset = await createAsset({ name: `Race ${i}`, currency: 'RUB', price: 10 });
+      const add =
+        i % 2 === 0
+          ? api('POST', `/api/portfolios/${portfolio}/deals`, { body: trade('buy', asset, 1) })
+          : api('POST', `/api/watchlists/${watchlist}/items`, { body: { assetable: asset } });
+      const [added, deleted] = await Promise.all([add, api('DELETE', `/api/custom-assets/${asset.id}`)]);
+      outcomes.push(`${added.status}/${deleted.status}`);
+      // One of the two wins: the use (the delete is a 409 naming it) or the delete (the add finds no asset).
+      expect([`201/409`, `422/204`]).toContain(`${added.status}/${deleted.status}`);
+    }
+    // What portfolios holds agrees: every deal and item left is on an asset that still exists.
+    const existing = new Set(ids((await api('GET', '/api/custom-assets')).body.data));
+    const deals = (await api('GET', `/api/portfolios/${portfolio}/deals`)).body.data as { asset: { id: number } }[];
+    const items = (await api('GET', '/api/watchlists')).body.data.find((w: { id: number }) => w.id === watchlist).items as { asset: { id: number } }[];
+    for (const used of [...deals, ...items]) expect(existing.has(used.asset.id)).toBe(true);
+    expect(deals.length + items.length).toBe(outcomes.filter((o) => o === '201/409').length);
   });
 });

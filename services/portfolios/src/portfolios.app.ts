@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { type Bus, createLogger, type Db, type DurableConsumer, type EventRelay, type Logger, ServiceResources } from '@invest/platform';
+import { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealService } from './deals/deal.service.js';
@@ -73,6 +74,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
         watchlists: new WatchlistService(db, assets, limits),
         statistics: new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl }),
         membership: new MembershipService(db),
+        assetUses: new AssetUsesService(db),
       }),
       { name: 'portfolios', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix },
     );

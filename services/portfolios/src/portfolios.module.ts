@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { createHealthController, type Logger, resourcesShutdownProvider } from '@invest/platform';
+import { AssetUsesHandler } from './asset-uses/asset-uses.handler.js';
+import type { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { DealsHandler } from './deals/deals.handler.js';
 import type { DealService } from './deals/deal.service.js';
 import { MembershipHandler } from './membership/membership.handler.js';
@@ -7,6 +9,7 @@ import type { MembershipService } from './membership/membership.service.js';
 import { PortfoliosHandler } from './portfolios/portfolios.handler.js';
 import type { PortfolioService } from './portfolios/portfolio.service.js';
 import {
+  ASSET_USES_SERVICE,
   DEAL_SERVICE,
   MEMBERSHIP_SERVICE,
   PORTFOLIO_SERVICE,
@@ -28,6 +31,7 @@ export interface PortfoliosServices {
   watchlists: WatchlistService;
   statistics: StatisticsService;
   membership: MembershipService;
+  assetUses: AssetUsesService;
 }
 
 /** The NATS handlers of the service, wired to services built (and owned) by createPortfoliosApp. */
@@ -36,7 +40,7 @@ export class PortfoliosModule {
   static register(s: PortfoliosServices): DynamicModule {
     return {
       module: PortfoliosModule,
-      controllers: [createHealthController('portfolios'), PortfoliosHandler, DealsHandler, WatchlistsHandler, StatisticsHandler, MembershipHandler],
+      controllers: [createHealthController('portfolios'), PortfoliosHandler, DealsHandler, WatchlistsHandler, StatisticsHandler, MembershipHandler, AssetUsesHandler],
       providers: [
         { provide: PORTFOLIOS_LOGGER, useValue: s.logger },
         resourcesShutdownProvider(s.stopResources),
@@ -45,6 +49,7 @@ export class PortfoliosModule {
         { provide: WATCHLIST_SERVICE, useValue: s.watchlists },
         { provide: STATISTICS_SERVICE, useValue: s.statistics },
         { provide: MEMBERSHIP_SERVICE, useValue: s.membership },
+        { provide: ASSET_USES_SERVICE, useValue: s.assetUses },
       ],
     };
   }

@@ -6,3 +6,4 @@ export const DEAL_SERVICE = Symbol('DEAL_SERVICE');
 export const WATCHLIST_SERVICE = Symbol('WATCHLIST_SERVICE');
 export const STATISTICS_SERVICE = Symbol('STATISTICS_SERVICE');
 export const MEMBERSHIP_SERVICE = Symbol('MEMBERSHIP_SERVICE');
+export const ASSET_USES_SERVICE = Symbol('ASSET_USES_SERVICE');

@@ -17,6 +17,8 @@ import {
 } from '@invest/platform';
 import { EventStreams, type ListSharesReply } from '@invest/contracts';
 import { DEFAULT_MAIN_COINS } from './config.js';
+import { PortfoliosAssetUses } from './custom-assets/asset-uses.client.js';
+import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
 import { loadDemoData } from './demo-data/demo-data.loader.js';
 import { type ProviderSettings, createJobDeps } from './jobs/job-deps.js';
 import { type ScreenerJobs, createScreenerJobs, scheduleScreenerJobs } from './jobs/screener-jobs.js';
@@ -67,6 +69,8 @@ export interface ScreenerAppOptions {
   listCacheTtlMs?: number;
   /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`, default 200). */
   customAssetsMaxPerUser?: number;
+  /** Timeout of requests to other services (a custom asset's deletion asks portfolios for its uses); default 3 s. */
+  rpcTimeoutMs?: number;
 }
 
 export interface ScreenerApp {
@@ -108,15 +112,18 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     // The consumer reads the portfolios' stream; ensuring it here (same definition) lets services start in any order.
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'screener', prefix: opts.busPrefix ?? '' }, ['market', 'portfolios']);
 
+    const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'screener-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix ?? '' });
+    const customAssets = new CustomAssetsService(db, () => marketToday(marketTz), new PortfoliosAssetUses(rpc), opts.customAssetsMaxPerUser);
+
     const deps = createJobDeps({ db, logger, marketTz, providers: { ...DEFAULT_PROVIDERS, ...opts.providers }, signal: stopping.signal });
-    const jobs = createScreenerJobs(deps);
+    const jobs = createScreenerJobs(deps, { customAssets });
 
     const listCache = new CoalescingCache<ListSharesReply>({ ttlMs: opts.listCacheTtlMs ?? 0, maxEntries: 500 });
     // Any market event (from this process's jobs, `npm run cmd`, or another instance) means pages may have
     // changed: neither a kept page nor a query already in flight is reused, so the gateway, which clears its own
     // cache on the same events, never reloads a page from before the change.
     bus.nc.subscribe(busSubject(opts.busPrefix ?? '', `${EventStreams.market.root}.>`), { callback: () => listCache.clear() });
-    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssetsMaxPerUser: opts.customAssetsMaxPerUser }), {
+    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssets }), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,

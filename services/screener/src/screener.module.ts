@@ -5,7 +5,7 @@ import { GetAssetsHandler } from './assets/get-assets.handler.js';
 import { ListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ListCountriesHandler } from './countries/list-countries.handler.js';
 import { CustomAssetsHandler } from './custom-assets/custom-assets.handler.js';
-import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
+import type { CustomAssetsService } from './custom-assets/custom-assets.service.js';
 import { marketToday } from './market-data/market-time.js';
 import { CUSTOM_ASSETS, LIST_SHARES_CACHE, MARKET_CLOCK, type MarketClock, SCREENER_DB } from './screener.tokens.js';
 import { ListSharesHandler } from './shares/list-shares.handler.js';
@@ -20,8 +20,8 @@ export interface ScreenerModuleDeps {
   stopResources: () => Promise<void>;
   /** The screener page cache (identical concurrent requests share one query; pages kept for its TTL), cleared when market data change. */
   listCache: CoalescingCache<ListSharesReply>;
-  /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`; default DEFAULT_CUSTOM_ASSETS_PER_USER). */
-  customAssetsMaxPerUser?: number;
+  /** The custom assets' use cases (built by the app: a deletion asks portfolios over NATS). */
+  customAssets: CustomAssetsService;
 }
 
 @Module({})
@@ -35,7 +35,7 @@ export class ScreenerModule {
         { provide: SCREENER_DB, useValue: deps.db },
         { provide: MARKET_CLOCK, useValue: clock },
         { provide: LIST_SHARES_CACHE, useValue: deps.listCache },
-        { provide: CUSTOM_ASSETS, useValue: new CustomAssetsService(deps.db, clock.today, deps.customAssetsMaxPerUser) },
+        { provide: CUSTOM_ASSETS, useValue: deps.customAssets },
         resourcesShutdownProvider(deps.stopResources),
       ],
     };

@@ -28,7 +28,7 @@ describe.skipIf(!privateNatsAvailable)('screener during a NATS outage', () => {
     db = await createTestDatabase('scr_outage');
     screener = await createScreenerApp({ databaseUrl: db.url, natsUrl: nats.url, logger: createLogger('screener', 'silent'), loadDemoData: false, relayPollMs: 50 });
     bus = await connectBus({ natsUrl: nats.url, name: 'outage-test' });
-    const owner = new CustomAssetsService(screener.db, () => '2026-03-02');
+    const owner = new CustomAssetsService(screener.db, () => '2026-03-02', { usesOf: () => Promise.resolve([]) });
 
     await owner.create('u1', { name: 'Before', currency: 'RUB', price: 1 });
     await expect.poll(marketMessages, { timeout: 5_000 }).toBe(1);

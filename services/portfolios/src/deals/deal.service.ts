@@ -9,6 +9,7 @@ import {
   Subjects,
 } from '@invest/contracts';
 import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
+import { requireAssetForUse } from '../asset-uses/asset-use-lock.js';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -49,12 +50,15 @@ export class DealService {
     if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
     // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
     await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
-    await this.assets.require(req.assetable, userId);
+    // A custom asset is checked under its use lock, in the transaction (a deletion racing this add sees it or wins).
+    const custom = req.assetable.type === 'custom_asset';
+    if (!custom) await this.assets.require(req.assetable, userId);
 
     const subject = Subjects.portfolios.dealsCreate;
     const limit = this.limits.dealsPerPortfolio;
     return this.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+        if (custom) await requireAssetForUse(tx, this.assets, req.assetable, userId);
         const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
         if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
         // Under the portfolio's row lock: concurrent deals of this portfolio cannot overshoot.

@@ -41,3 +41,6 @@ export async function readPortfolioEvents(bus: Bus): Promise<PublishedEvent[]> {
   }
   return out;
 }
+
+/** The use lock a deal or watchlist item on a custom asset holds from its check to its commit (for tests that hold one open). */
+export { lockAssetUse } from '../asset-uses/asset-use-lock.js';

@@ -1,7 +1,7 @@
 import type { AssetInfo, AssetRef, GetAssetsReply } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 
-/** Assets by (type, id) reference, shaped as the contract's AssetInfo; unknown references (and other users' custom assets) are left out. */
+/** Assets by (type, id) reference, shaped as the contract's AssetInfo; unknown references (and other users' custom assets, and one being deleted) are left out. */
 export const GET_ASSETS_SQL = `
   select json_build_object(
            'id', a.id,
@@ -16,7 +16,7 @@ export const GET_ASSETS_SQL = `
   from assets a
   join unnest($1::text[], $2::bigint[]) as r(type, id) on a.id = r.id and a.type = r.type
   where a.type <> 'custom_asset'
-     or exists (select 1 from custom_assets ca where ca.asset_id = a.id and ca.owner_user_id = $3)
+     or exists (select 1 from custom_assets ca where ca.asset_id = a.id and ca.owner_user_id = $3 and ca.deleting_since is null)
   order by a.id`;
 
 /**

@@ -1,8 +1,14 @@
+import type { AssetUse } from '@invest/contracts';
 import { type Db, ServiceError, openDatabase } from '@invest/platform';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAssets } from '../assets/get-assets.query.js';
 import { migrations } from '../migrations/index.js';
+import type { AssetUsesSource } from './asset-uses.client.js';
 import { CustomAssetsService, refreshCustomAssetChanges, tickerFromName } from './custom-assets.service.js';
+
+/** The portfolios service's answer when no portfolio or watchlist uses the asset (its real answer: gateway's custom-assets e2e). */
+const noUses: AssetUsesSource = { usesOf: () => Promise.resolve([]) };
 
 describe('custom assets', () => {
   let db: Db;
@@ -13,7 +19,7 @@ describe('custom assets', () => {
     const t = await createTestDatabase('scr_custom');
     drop = t.drop;
     db = await openDatabase({ url: t.url, migrations });
-    service = new CustomAssetsService(db, () => today);
+    service = new CustomAssetsService(db, () => today, noUses);
   });
   afterAll(async () => {
     await db?.close();
@@ -107,8 +113,61 @@ describe('custom assets', () => {
     await expect(service.delete('u5', { id: data.id })).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('hides the asset while portfolios is asked, and shows it again when portfolios names a use or does not answer', async () => {
+    const { data } = await service.create('u8', { name: 'Barn', currency: 'RUB', price: 5 });
+    const seenWhileAsked: unknown[] = [];
+    // What portfolios answers (its real answer: services/gateway/test/custom-assets.e2e.test.ts); meanwhile the asset is hidden.
+    const answering = (answer: () => Promise<AssetUse[]>): AssetUsesSource => ({
+      usesOf: async (asset) => {
+        seenWhileAsked.push({ asset, listed: (await service.list('u8')).data.length, got: (await getAssets(db, [asset], 'u8')).data.length });
+        return answer();
+      },
+    });
+    const used = new CustomAssetsService(db, () => today, answering(() => Promise.resolve([{ type: 'watchlist', id: 4 }])));
+    await expect(used.delete('u8', { id: data.id })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'The custom asset is in use (watchlist 4); remove it from there first.',
+      extra: { used_in: [{ type: 'watchlist', id: 4 }] },
+    });
+    const silent = new CustomAssetsService(db, () => today, answering(() => Promise.reject(new Error('no responders'))));
+    await expect(silent.delete('u8', { id: data.id })).rejects.toMatchObject({ code: 'unavailable' });
+    expect(seenWhileAsked).toEqual([
+      { asset: { type: 'custom_asset', id: data.id }, listed: 0, got: 0 },
+      { asset: { type: 'custom_asset', id: data.id }, listed: 0, got: 0 },
+    ]);
+    expect((await service.list('u8')).data.map((a) => a.id)).toEqual([data.id]);
+    expect(await db.query(`select 1 from es_events where type = 'AssetDeleted' and (data->>'assetId')::bigint = $1`, [data.id])).toEqual([]);
+  });
+
+  it('completes a deletion a stopped process left half way: deleted without uses, shown again with one, kept hidden without an answer', async () => {
+    const made = await Promise.all(['Shed', 'Hut', 'Tent', 'Yurt'].map((name) => service.create('u9', { name, currency: 'RUB', price: 1 })));
+    const [shed, hut, tent, yurt] = made.map((m) => m.data.id);
+    // Hidden two minutes ago, as a deletion does before it asks portfolios; the yurt a moment ago (a deletion still under way).
+    await db.query(`update custom_assets set deleting_since = now() - interval '2 minutes' where asset_id = any($1::bigint[])`, [[shed, hut, tent]]);
+    await db.query(`update custom_assets set deleting_since = now() where asset_id = $1`, [yurt]);
+    const answers = new Map<number, () => Promise<AssetUse[]>>([
+      [shed!, () => Promise.resolve([])],
+      [hut!, () => Promise.resolve([{ type: 'portfolio', id: 9 }])],
+      [tent!, () => Promise.reject(new Error('timeout'))],
+    ]);
+    const asked: number[] = [];
+    const recovering = new CustomAssetsService(db, () => today, {
+      usesOf: (asset) => {
+        asked.push(asset.id);
+        return answers.get(asset.id)!();
+      },
+    });
+    expect(await recovering.finishPendingDeletions(new Date(Date.now() - 60_000))).toEqual({ pending: 3, deleted: 1, restored: 1, unanswered: 1 });
+    expect(asked.sort((a, b) => a - b)).toEqual([shed, hut, tent].sort((a, b) => a! - b!));
+    expect(await db.query('select 1 from assets where id = $1', [shed])).toEqual([]);
+    expect(await db.query(`select (data->>'userId') as owner from es_events where type = 'AssetDeleted' and (data->>'assetId')::bigint = $1`, [shed])).toEqual([{ owner: 'u9' }]);
+    expect((await service.list('u9')).data.map((a) => a.id)).toEqual([hut]);
+    const hidden = await db.query<{ id: string }>('select asset_id::text as id from custom_assets where deleting_since is not null and asset_id = any($1::bigint[]) order by asset_id', [[tent, yurt]]);
+    expect(hidden.map((h) => Number(h.id))).toEqual([tent, yurt]);
+  });
+
   it('frees a place under the per-user limit when one is deleted', async () => {
-    const limited = new CustomAssetsService(db, () => today, 1);
+    const limited = new CustomAssetsService(db, () => today, noUses, 1);
     const { data } = await limited.create('u7', { name: 'One', currency: 'RUB', price: 1 });
     await expect(limited.create('u7', { name: 'Two', currency: 'RUB', price: 1 })).rejects.toMatchObject({ errors: { custom_assets: [expect.any(String)] } });
     await limited.delete('u7', { id: data.id });

@@ -1,6 +1,7 @@
 import {
   type CustomAsset,
   type CustomAssetReply,
+  type AssetUse,
   type DeleteCustomAssetReply,
   deleteCustomAssetRequestSchema,
   type ListCustomAssetsReply,
@@ -12,6 +13,7 @@ import {
 import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow, requestFingerprint, requireBelowQuota, withIdempotency } from '@invest/platform';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 import { recordAssetDeleted, recordAssetUpdated } from './asset-events.recorder.js';
+import type { AssetUsesSource } from './asset-uses.client.js';
 
 const NOT_FOUND = 'Custom asset';
 /** Custom assets one user may have (`CUSTOM_ASSETS_MAX_PER_USER`). */
@@ -74,7 +76,7 @@ async function storeClose(tx: SqlClient, id: string, today: string): Promise<voi
 
 async function readOwned(db: SqlClient, userId: string, id: number): Promise<CustomAsset | undefined> {
   const [row] = await db.query<{ asset: CustomAsset }>(
-    `select ${ASSET_JSON} as asset from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2`,
+    `select ${ASSET_JSON} as asset from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 and ca.deleting_since is null`,
     [id, userId],
   );
   return row?.asset;
@@ -88,12 +90,14 @@ export class CustomAssetsService {
   constructor(
     private readonly db: Db,
     private readonly today: () => string,
+    /** Where an asset is in use, by the portfolios service (asked before a deletion completes). */
+    private readonly assetUses: AssetUsesSource,
     private readonly maxPerUser = DEFAULT_CUSTOM_ASSETS_PER_USER,
   ) {}
 
   async list(userId: string): Promise<ListCustomAssetsReply> {
     const rows = await this.db.query<{ asset: CustomAsset }>(
-      `select ${ASSET_JSON} as asset from custom_assets ca join assets a on a.id = ca.asset_id where ca.owner_user_id = $1 order by a.id`,
+      `select ${ASSET_JSON} as asset from custom_assets ca join assets a on a.id = ca.asset_id where ca.owner_user_id = $1 and ca.deleting_since is null order by a.id`,
       [userId],
     );
     return { data: rows.map((r) => r.asset) };
@@ -141,7 +145,7 @@ export class CustomAssetsService {
       await lockRateWrites(tx);
       const [before] = await tx.query<{ current_rate: string | null; ch24: string | null; currency: string; ticker: string; name: string }>(
         `select a.current_rate::text, a.price_change_percentage_24h::text as ch24, a.currency, a.ticker, a.name
-         from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 for update of a`,
+         from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 and ca.deleting_since is null for update of a`,
         [req.id, userId],
       );
       if (!before) throw ServiceError.notFound(NOT_FOUND);
@@ -179,17 +183,24 @@ export class CustomAssetsService {
 
   /**
    * Deletes the user's custom asset, unless it is in use: an open position in a portfolio or an item of a
-   * watchlist (the used-assets read model, fed by the portfolios' events) is a 409 naming each. Records
-   * AssetDeleted. Deals of positions already closed stay as history.
+   * watchlist is a 409 naming each. Records AssetDeleted. Deals of positions already closed stay as history.
+   *
+   * The uses are the portfolios service's, and an add there may have checked the asset an instant ago without
+   * having committed, or its event reached `used_assets` (the read model, which answers the common case at
+   * once). So the asset is first hidden (`deleting_since`: the lists, `screener.assets.get` and the checks of
+   * new uses no longer see it), then portfolios is asked under the asset's use lock, which an add holds from
+   * its check to its commit (`portfolios.asset-uses.get`): an add under way is waited for and counted, a later
+   * one finds the asset gone. Uses found, or no answer: the asset is shown again (409, 503). A process that
+   * stops between the steps leaves the asset hidden; `finishPendingDeletions` completes it.
    */
   async delete(userId: string, input: unknown): Promise<DeleteCustomAssetReply> {
     const raw = (input ?? {}) as Record<string, unknown>;
     requireWellFormedId(raw);
     const { id } = parseOrThrow(deleteCustomAssetRequestSchema, raw);
-    await this.db.transaction(async (tx) => {
+    const mark = await this.db.transaction(async (tx) => {
       await lockRateWrites(tx);
       const [owned] = await tx.query(
-        'select 1 from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 for update of a',
+        'select 1 from assets a join custom_assets ca on ca.asset_id = a.id where a.id = $1 and ca.owner_user_id = $2 and ca.deleting_since is null for update of a',
         [id, userId],
       );
       if (!owned) throw ServiceError.notFound(NOT_FOUND);
@@ -197,18 +208,75 @@ export class CustomAssetsService {
         'select source, ref from used_assets where asset_id = $1 order by source, length(ref), ref',
         [id],
       );
-      if (uses.length > 0) {
-        const where = uses.map((u) => `${u.source} ${u.ref}`);
-        throw ServiceError.conflict(`The custom asset is in use (${where.join(', ')}); remove it from there first.`, {
-          used_in: uses.map((u) => ({ type: u.source, id: Number(u.ref) })),
-        });
-      }
-      // Its custom_assets row and daily closes go with it (on delete cascade).
-      await tx.query('delete from assets where id = $1', [id]);
-      await recordAssetDeleted(tx, { assetType: 'custom_asset', assetId: id, userId });
+      if (uses.length > 0) throw inUse(uses.map((u) => ({ type: u.source, id: Number(u.ref) })));
+      const [row] = await tx.query<{ mark: string }>(
+        'update custom_assets set deleting_since = clock_timestamp() where asset_id = $1 returning deleting_since::text as mark',
+        [id],
+      );
+      return row!.mark;
     });
+    await this.completeDeletion(id, userId, mark);
     return { data: { id, deleted: true } };
   }
+
+  /**
+   * Completes deletions whose process stopped after hiding the asset (`deleting_since` before `olderThan`;
+   * a deletion in progress takes no longer than one request to portfolios): deleted, or shown again where
+   * portfolios reports a use; one portfolios does not answer for stays hidden for the next run.
+   */
+  async finishPendingDeletions(olderThan: Date): Promise<{ pending: number; deleted: number; restored: number; unanswered: number }> {
+    const pending = await this.db.query<{ id: string; owner: string; mark: string }>(
+      `select asset_id::text as id, owner_user_id as owner, deleting_since::text as mark from custom_assets
+        where deleting_since < $1 order by deleting_since limit 100`,
+      [olderThan],
+    );
+    const outcome = { pending: pending.length, deleted: 0, restored: 0, unanswered: 0 };
+    for (const p of pending) {
+      try {
+        await this.completeDeletion(Number(p.id), p.owner, p.mark, 'keep');
+        outcome.deleted++;
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        if (err.code === 'conflict') outcome.restored++;
+        else outcome.unanswered++;
+      }
+    }
+    return outcome;
+  }
+
+  /**
+   * Asks portfolios for the hidden asset's uses; deletes it if none, shows it again if some. Without an answer
+   * the request's deletion shows it again (503: not deleted), a pending one's completion keeps it hidden.
+   */
+  private async completeDeletion(id: number, userId: string, mark: string, noAnswer: 'restore' | 'keep' = 'restore'): Promise<void> {
+    let uses: AssetUse[];
+    try {
+      uses = await this.assetUses.usesOf({ type: 'custom_asset', id });
+    } catch (err) {
+      if (noAnswer === 'restore') await this.restore(id, mark);
+      throw Object.assign(ServiceError.unavailable('The portfolios service did not say whether the custom asset is in use; it was not deleted.'), { cause: err });
+    }
+    if (uses.length > 0) {
+      await this.restore(id, mark);
+      throw inUse(uses);
+    }
+    await this.db.transaction(async (tx) => {
+      await lockRateWrites(tx);
+      // Only the deletion that hid it (another may have completed or undone it meanwhile).
+      const gone = await tx.query('delete from assets a using custom_assets ca where a.id = $1 and ca.asset_id = a.id and ca.deleting_since = $2::timestamptz returning a.id', [id, mark]);
+      if (gone.length > 0) await recordAssetDeleted(tx, { assetType: 'custom_asset', assetId: id, userId });
+    });
+  }
+
+  private async restore(id: number, mark: string): Promise<void> {
+    await this.db.query('update custom_assets set deleting_since = null where asset_id = $1 and deleting_since = $2::timestamptz', [id, mark]);
+  }
+}
+
+/** A 409 naming where the asset is in use. */
+function inUse(uses: readonly { type: string; id: number }[]): ServiceError {
+  const where = uses.map((u) => `${u.type} ${u.id}`);
+  return ServiceError.conflict(`The custom asset is in use (${where.join(', ')}); remove it from there first.`, { used_in: uses.map((u) => ({ type: u.type, id: u.id })) });
 }
 
 const numOrNull = (v: string | null) => (v === null ? null : Number(v));

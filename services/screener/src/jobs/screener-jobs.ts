@@ -1,4 +1,6 @@
 import { type Job, JobScheduler, type Schedule } from '@invest/platform';
+import type { CustomAssetsService } from '../custom-assets/custom-assets.service.js';
+import { createFinishDeletionsJob, FINISH_DELETIONS_JOB } from '../custom-assets/finish-deletions.job.js';
 import { ASSET_RATES_JOB, ONLY_USED_ASSETS, createAssetRatesJob } from './asset-rates.job.js';
 import type { ScreenerJobDeps } from './job-deps.js';
 import { MAIN_COINS_JOB, createMainCoinsRatesJob } from './main-coins-rates.job.js';
@@ -20,20 +22,26 @@ export interface ScreenerJobs {
   scheduled: ScheduledRun[];
 }
 
-/** The screener's jobs, named as in the spec, and their schedules (MARKET_TZ for the daily ones). */
-export function createScreenerJobs(deps: ScreenerJobDeps): ScreenerJobs {
+/**
+ * The screener's jobs, named as in the spec, and their schedules (MARKET_TZ for the daily ones); with
+ * `customAssets` (the running service: it asks portfolios over NATS), also the completion of deletions left
+ * half way.
+ */
+export function createScreenerJobs(deps: ScreenerJobDeps, extra: { customAssets?: CustomAssetsService } = {}): ScreenerJobs {
   const rates = createAssetRatesJob(deps);
   const coins = createMainCoinsRatesJob(deps);
   const stats = createSharesMarketStatsJob(deps);
   const dividends = createSharesDividendsJob(deps);
+  const deletions = extra.customAssets ? createFinishDeletionsJob(extra.customAssets) : undefined;
   return {
-    byName: { [ASSET_RATES_JOB]: rates, [MAIN_COINS_JOB]: coins, [SHARES_MARKET_STATS_JOB]: stats, [SHARES_DIVIDENDS_JOB]: dividends },
+    byName: { [ASSET_RATES_JOB]: rates, [MAIN_COINS_JOB]: coins, [SHARES_MARKET_STATS_JOB]: stats, [SHARES_DIVIDENDS_JOB]: dividends, ...(deletions ? { [FINISH_DELETIONS_JOB]: deletions } : {}) },
     scheduled: [
       { job: stats, args: [], schedule: { dailyAt: '01:45', timeZone: deps.marketTz } },
       { job: dividends, args: [], schedule: { dailyAt: '02:15', timeZone: deps.marketTz } },
       { job: rates, args: [ONLY_USED_ASSETS], schedule: { everyMinutes: 1 }, atStart: true },
       { job: rates, args: [], schedule: { everyMinutes: 15 } },
       { job: coins, args: [], schedule: { everyMinutes: 1 }, atStart: true },
+      ...(deletions ? [{ job: deletions, args: [], schedule: { everyMinutes: 1 }, atStart: true }] : []),
     ],
   };
 }

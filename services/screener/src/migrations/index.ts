@@ -7,6 +7,7 @@ import { CustomAssetsIdempotencyKeys } from './0005-custom-assets-idempotency-ke
 import { AssetsHotRateUpdates } from './0006-assets-hot-rate-updates.js';
 import { ClosesRollOver } from './0007-closes-roll-over.js';
 import { EventsDataAsJson } from './0008-events-data-as-json.js';
+import { CustomAssetDeletions } from './0009-custom-asset-deletions.js';
 
 /**
  * Every migration of the screener database, in order: the platform's event store (RatesUpdated is recorded
@@ -23,4 +24,5 @@ export const migrations = [
   { name: '0006-assets-hot-rate-updates', class: AssetsHotRateUpdates },
   { name: '0007-closes-roll-over', class: ClosesRollOver },
   { name: '0008-events-data-as-json', class: EventsDataAsJson },
+  { name: '0009-custom-asset-deletions', class: CustomAssetDeletions },
 ];
