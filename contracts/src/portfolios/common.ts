@@ -5,7 +5,8 @@ import { z } from 'zod';
  * 404, not 422, when an id fails this schema: a malformed id names no resource.
  */
 export const resourceIdSchema = z.preprocess(
-  (v) => (typeof v === 'string' && /^\d{1,15}$/.test(v.trim()) ? Number(v.trim()) : v),
+  // Digits only: ` 1` or `1%0A` names no resource (a path segment is taken as sent).
+  (v) => (typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v),
   z.number({ error: 'The id must be a positive integer.' }).int('The id must be a positive integer.').positive('The id must be a positive integer.').max(Number.MAX_SAFE_INTEGER),
 );
 

@@ -20,9 +20,23 @@ export const watchlistSchema = z.object({
 });
 export type Watchlist = z.infer<typeof watchlistSchema>;
 
-/** `portfolios.watchlists.list` (no payload): the user's watchlists with their items. */
+/** `GET /api/watchlists`: the user's watchlists with their items, all of them. */
 export interface ListWatchlistsReply {
   data: Watchlist[];
+}
+
+/**
+ * `portfolios.watchlists.list`: the user's watchlists after the one `after` (by id; from the first without it),
+ * whole, as many as fit one NATS message. At the limits a user's watchlists reach megabytes, beyond the
+ * server's `max_payload` (1 MB by default): the gateway asks page by page, each next one `after: next_after`.
+ */
+export const listWatchlistsRequestSchema = z.object({ after: resourceIdSchema.optional() });
+export type ListWatchlistsRequest = z.infer<typeof listWatchlistsRequestSchema>;
+
+export interface ListWatchlistsPageReply {
+  data: Watchlist[];
+  /** The last watchlist of this page when more follow; null on the last page. */
+  next_after: number | null;
 }
 
 /** Body of `POST /api/watchlists` and `portfolios.watchlists.create`. */

@@ -163,6 +163,13 @@ describe('portfolios', () => {
     for (const path of ['/api/portfolios/99999999', '/api/portfolios/abc', '/api/portfolios/-1', '/api/portfolios/1.5', '/api/portfolios/99999999/statistics']) {
       expect((await api('GET', path, { as: 'alice' })).status, path).toBe(404);
     }
+    // The owner's own id with white space around its digits is not an id either (it was trimmed and found).
+    const own = (await api('POST', '/api/portfolios', { as: 'alice', body: { name: 'Spaced', currency_code: 'RUB' } })).body.data.id as number;
+    expect((await api('GET', `/api/portfolios/${own}`, { as: 'alice' })).status).toBe(200);
+    for (const path of [`/api/portfolios/%20${own}`, `/api/portfolios/${own}%20`, `/api/portfolios/%0A${own}`, `/api/portfolios/${own}%09/deals`, `/api/watchlists/%20${own}/items`]) {
+      const method = path.endsWith('/items') ? 'POST' : 'GET';
+      expect((await api(method, path, { as: 'alice', ...(method === 'POST' ? { body: { assetable: share('SBER') } } : {}) })).status, path).toBe(404);
+    }
   });
 });
 
@@ -375,6 +382,45 @@ describe('watchlists', () => {
       expect(bad.status, JSON.stringify(name)).toBe(422);
       expect(bad.body.errors).toHaveProperty('name');
     }
+  });
+});
+
+describe('a user with more watchlists than one NATS message holds', () => {
+  it('lists every watchlist and item, in order, though together they are over the server\'s max_payload', async () => {
+    const user = `dave-${randomUUID()}`;
+    tokens.dave = await mintDevToken(user, SECRET);
+    // 500 assets with long names in the service's catalog (as the screener describes them), 7 watchlists of all 500
+    // (the items written as the API writes them; 3,500 adds over HTTP would take minutes): ~1.6 MB of JSON.
+    const name = 'Очень длинное название инструмента для проверки размера ответа '.repeat(2);
+    await stack.portfolios.db.query(
+      `insert into assets (asset_type, asset_id, ticker, name, currency, current_rate, price_change_24h, catalog_checked_at)
+       select 'share', 990000 + g, 'T' || g, $1 || g, 'RUB', 100 + g, 1.5, now() from generate_series(1, 500) g on conflict do nothing`,
+      [name],
+    );
+    const ids: number[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await api('POST', '/api/watchlists', { as: 'dave', body: { name: `Big ${i}` } })).body.data.id);
+    await stack.portfolios.db.query(
+      `insert into watchlist_items (watchlist_id, asset_type, asset_id)
+       select w, 'share', 990000 + g from unnest($1::bigint[]) w, generate_series(1, 500) g order by w, g`,
+      [ids],
+    );
+    // One more, empty, and one of one item: pages are whole watchlists.
+    ids.push((await api('POST', '/api/watchlists', { as: 'dave', body: { name: 'Empty' } })).body.data.id);
+    ids.push((await api('POST', '/api/watchlists', { as: 'dave', body: { name: 'One' } })).body.data.id);
+    expect((await api('POST', `/api/watchlists/${ids[8]}/items`, { as: 'dave', body: { assetable: share('SBER') } })).status).toBe(201);
+
+    const list = await api('GET', '/api/watchlists', { as: 'dave' });
+    expect(list.status).toBe(200);
+    const maxPayload = (stack.bus.nc as unknown as { info?: { max_payload?: number } }).info?.max_payload ?? 1024 * 1024;
+    expect(Buffer.byteLength(list.text)).toBeGreaterThan(maxPayload);
+    const got = list.body.data as { id: number; name: string; items: { assetable: { id: number }; asset: { name: string } | null }[] }[];
+    expect(got.map((w) => w.id)).toEqual(ids);
+    expect(got.map((w) => w.items.length)).toEqual([500, 500, 500, 500, 500, 500, 500, 0, 1]);
+    for (const w of got.slice(0, 7)) {
+      expect(w.items.map((i) => i.assetable.id)).toEqual(Array.from({ length: 500 }, (_, g) => 990001 + g));
+      expect(w.items[499]!.asset?.name).toBe(`${name}500`);
+    }
+    expect(got[8]!.items.map((i) => i.assetable)).toEqual([share('SBER')]);
   });
 });
 

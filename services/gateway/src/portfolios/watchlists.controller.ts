@@ -3,8 +3,10 @@ import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOp
 import {
   addWatchlistItemBodySchema,
   createWatchlistRequestSchema,
+  type ListWatchlistsPageReply,
   type ListWatchlistsReply,
   Subjects,
+  type Watchlist,
   type WatchlistItemReply,
   watchlistItemSchema,
   type WatchlistReply,
@@ -32,8 +34,18 @@ export class WatchlistsController {
   @ApiOperation({ summary: "The user's watchlists with their items" })
   @ApiOkResponse({ schema: listSchema(watchlist) })
   @ApiOwnedResource()
-  list(): Promise<ListWatchlistsReply> {
-    return this.rpc.request(Subjects.portfolios.watchlistsList, {});
+  async list(): Promise<ListWatchlistsReply> {
+    // Page by page: at the limits (50 watchlists of 500 items) the whole list is megabytes, more than one NATS
+    // message holds. Each page names where the next starts; ids only grow, so this ends.
+    const data: Watchlist[] = [];
+    let after: number | null = null;
+    do {
+      const page: ListWatchlistsPageReply = await this.rpc.request(Subjects.portfolios.watchlistsList, after === null ? {} : { after });
+      data.push(...page.data);
+      if (page.next_after !== null && after !== null && page.next_after <= after) throw new Error(`portfolios.watchlists.list went back from ${after} to ${page.next_after}`);
+      after = page.next_after;
+    } while (after !== null);
+    return { data };
   }
 
   @Post()

@@ -29,10 +29,30 @@ async function itemsOf(db: SqlClient, watchlistIds: number[]): Promise<Watchlist
   return rows.map(toItem);
 }
 
-export async function listWatchlists(db: SqlClient, userId: string, onlyId?: number): Promise<Watchlist[]> {
+/**
+ * The user's watchlists after `after` (by id), whole, while their items add up to at most `itemBudget` (always
+ * at least one watchlist): one page of `portfolios.watchlists.list`. `next_after` names the last one when more follow.
+ */
+export async function listWatchlistsPage(db: SqlClient, userId: string, after: number, itemBudget: number): Promise<{ data: Watchlist[]; next_after: number | null }> {
+  const counted = await db.query<{ id: string; n: number }>(
+    `select w.id::text, (select count(*) from watchlist_items i where i.watchlist_id = w.id)::int as n
+       from watchlists w where w.user_id = $1 and w.id > $2 order by w.id`,
+    [userId, after],
+  );
+  let items = 0;
+  let take = 0;
+  while (take < counted.length && (take === 0 || items + counted[take]!.n <= itemBudget)) items += counted[take++]!.n;
+  if (take === 0) return { data: [], next_after: null };
+  const last = num(counted[take - 1]!.id);
+  const data = await listWatchlists(db, userId, { after, upTo: last });
+  return { data, next_after: take < counted.length ? last : null };
+}
+
+export async function listWatchlists(db: SqlClient, userId: string, which: number | { after: number; upTo: number }): Promise<Watchlist[]> {
+  const [from, to] = typeof which === 'number' ? [which - 1, which] : [which.after, which.upTo];
   const rows = await db.query<Row>(
-    `select id::text, name, created_at from watchlists where user_id = $1 and ($2::bigint is null or id = $2) order by watchlists.id`,
-    [userId, onlyId ?? null],
+    `select id::text, name, created_at from watchlists where user_id = $1 and id > $2 and id <= $3 order by watchlists.id`,
+    [userId, from, to],
   );
   const items = await itemsOf(
     db,

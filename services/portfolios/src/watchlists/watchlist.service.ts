@@ -3,7 +3,8 @@ import {
   type AssetType,
   createWatchlistRequestSchema,
   type DeletedReply,
-  type ListWatchlistsReply,
+  type ListWatchlistsPageReply,
+  listWatchlistsRequestSchema,
   removeWatchlistItemRequestSchema,
   watchlistIdRequestSchema,
   type WatchlistItemReply,
@@ -17,7 +18,7 @@ import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
 import { recordWatchlistDeleted, recordWatchlistItems } from '../events/portfolio-events.recorder.js';
 import type { AssetLookup } from '../prices/asset-lookup.service.js';
-import { findItem, listWatchlists, lockWatchlist } from './watchlist.repository.js';
+import { findItem, listWatchlists, listWatchlistsPage, lockWatchlist } from './watchlist.repository.js';
 
 const WATCHLIST = 'Watchlist';
 const ITEM = 'Watchlist item';
@@ -30,8 +31,13 @@ export class WatchlistService {
     private readonly limits: Pick<PortfoliosLimits, 'watchlistsPerUser' | 'itemsPerWatchlist'> = DEFAULT_LIMITS,
   ) {}
 
-  async list(userId: string): Promise<ListWatchlistsReply> {
-    return { data: await listWatchlists(this.db, userId) };
+  /**
+   * One page of the user's watchlists (`portfolios.watchlists.list`): whole watchlists, up to one watchlist's
+   * most items (`itemsPerWatchlist`), so a page stays well under NATS's 1 MB however many the user has.
+   */
+  async list(userId: string, input: unknown): Promise<ListWatchlistsPageReply> {
+    const { after } = parseOrThrow(listWatchlistsRequestSchema, input ?? {});
+    return listWatchlistsPage(this.db, userId, after ?? 0, this.limits.itemsPerWatchlist);
   }
 
   /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */

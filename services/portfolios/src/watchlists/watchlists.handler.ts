@@ -12,7 +12,7 @@ export class WatchlistsHandler {
 
   @MessagePattern(Subjects.portfolios.watchlistsList)
   list(@Payload() req: RpcRequest<unknown>) {
-    return this.watchlists.list(requireUser(req.meta));
+    return this.watchlists.list(requireUser(req.meta), req.data);
   }
 
   @MessagePattern(Subjects.portfolios.watchlistsCreate)
