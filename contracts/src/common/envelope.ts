@@ -30,3 +30,9 @@ export interface RpcRequest<T> {
 
 /** NATS header that carries the correlation id across services. */
 export const CORRELATION_HEADER = 'x-correlation-id';
+
+/**
+ * NATS header naming the event store stream of a published event (`rates-share`, `asset-custom_asset-7`): a
+ * subscriber can pass over events it does not need without parsing them (a RatesUpdated is hundreds of KB).
+ */
+export const STREAM_HEADER = 'x-event-stream';

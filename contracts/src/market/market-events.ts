@@ -1,3 +1,4 @@
+import type { AssetType } from '../common/assets.js';
 import { type BusEvent, decodeEvent, type EventOf, eventTypeNames, type UnknownEvent } from '../common/events.js';
 import { assetDeletedV1Schema, assetUpdatedV1Schema } from './asset-updated.event.js';
 import { readRatesUpdatedV1, ratesUpdatedV1Schema } from './rates-updated.event.js';
@@ -28,4 +29,19 @@ export function decodeMarketEvent(event: BusEvent): MarketEvent | UnknownEvent {
     if (data) return { ...event, type: 'RatesUpdated', data };
   }
   return decodeEvent(marketEvents, event);
+}
+
+/** Stream of the rate events of one asset type (the screener's event store; the `x-event-stream` header). */
+export const ratesStreamName = (type: AssetType) => `rates-${type}`;
+
+/** Stream of one asset's description events (AssetUpdated, AssetDeleted): its position orders that asset's changes. */
+export const assetStreamName = (type: AssetType, id: number) => `asset-${type}-${id}`;
+
+/**
+ * Whether a MARKET_EVENTS event of `stream` (its `x-event-stream` header) can change the public share screener.
+ * A custom asset's cannot (they are never listed there), and any signed-in user can write one as often as they
+ * like: caches of the screener's pages must not be cleared by them. Without the header, it may.
+ */
+export function mayChangeShareScreener(stream: string | undefined): boolean {
+  return stream === undefined || !(stream === ratesStreamName('custom_asset') || stream.startsWith(`asset-custom_asset-`));
 }

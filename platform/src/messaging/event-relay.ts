@@ -1,4 +1,4 @@
-import { CORRELATION_HEADER, type BusEvent } from '@invest/contracts';
+import { CORRELATION_HEADER, type BusEvent, STREAM_HEADER } from '@invest/contracts';
 import pg from 'pg';
 import type { Db } from '../db/database.js';
 import { hasEventsAfter, loadCheckpoint, readAll, type ReadHorizon, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
@@ -85,7 +85,7 @@ export class EventRelay {
           data: JSON.stringify(toBusEvent(event)),
           msgId: event.id,
           eventId: event.id,
-          ...(typeof cid === 'string' ? { headers: { [CORRELATION_HEADER]: cid } } : {}),
+          headers: { [STREAM_HEADER]: event.streamName, ...(typeof cid === 'string' ? { [CORRELATION_HEADER]: cid } : {}) },
         });
       }
       const { duplicates } = await publishBatch(bus, messages);

@@ -6,7 +6,7 @@
  * never cached. NATS requests are counted by a plain subscription to the screener's list subject, which sees
  * every request the gateway sends there.
  */
-import { type ListSharesReply, listSharesQuerySchema, type ShareRow, Subjects } from '@invest/contracts';
+import { EventStreams, type ListSharesReply, listSharesQuerySchema, type ShareRow, STREAM_HEADER, Subjects } from '@invest/contracts';
 import { busSubject, createLogger } from '@invest/platform';
 import { testNatsUrl } from '@invest/platform/testing/index';
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
@@ -219,6 +219,38 @@ describe('the gateway page cache', () => {
     expect(revalidated.status).toBe(200);
     expect(revalidated.text).toBe(after.text);
     expect((await get(path, { 'if-none-match': after.headers.get('etag')! })).status).toBe(304);
+  });
+
+  it("a user's custom asset writes clear no gateway's cache (they are never on the share screener)", async () => {
+    const path = '/api/public/shares?per_page=5&sort=dividend_yield';
+    // Market events seen on the bus, by the stream the relay names in their header.
+    const streams: string[] = [];
+    const sub = stack.bus.nc.subscribe(busSubject(stack.busPrefix, `${EventStreams.market.root}.>`), {
+      callback: (_err, msg) => void streams.push(msg.headers?.get(STREAM_HEADER) ?? '(none)'),
+    });
+    await stack.bus.nc.flush();
+    try {
+      const first = await get(path);
+      await get(path, {}, secondBase);
+      const hot = await requestsSeen();
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const made = await fetch(new URL('/api/custom-assets', stack.base), { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Garage', ticker: 'GRG', currency: 'RUB', price: 100 }) });
+      expect(made.status).toBe(201);
+      const id = ((await made.json()) as { data: { id: number } }).data.id;
+      for (const body of [{ price: 101 }, { name: 'Big garage' }]) {
+        expect((await fetch(new URL(`/api/custom-assets/${id}`, stack.base), { method: 'PATCH', headers: auth, body: JSON.stringify(body) })).status).toBe(200);
+      }
+      expect((await fetch(new URL(`/api/custom-assets/${id}`, stack.base), { method: 'DELETE', headers: { authorization: auth.authorization } })).status).toBe(204);
+      // Each write's event went out (RatesUpdated twice, AssetUpdated, AssetDeleted), so both gateways heard them.
+      await waitFor(async () => streams.length >= 4 && streams, 'the custom asset events on MARKET_EVENTS');
+      expect(streams).toEqual(['rates-custom_asset', 'rates-custom_asset', `asset-custom_asset-${id}`, `asset-custom_asset-${id}`]);
+      await stack.bus.nc.flush();
+      expect((await get(path)).text).toBe(first.text);
+      expect((await get(path, {}, secondBase)).text).toBe(first.text);
+      expect(await requestsSeen()).toBe(hot);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 
   it('answers HEAD with the headers of the page and no body', async () => {

@@ -15,7 +15,7 @@ import {
   ServiceResources,
   startRpcService,
 } from '@invest/platform';
-import { EventStreams, type ListSharesReply } from '@invest/contracts';
+import { EventStreams, type ListSharesReply, mayChangeShareScreener, STREAM_HEADER } from '@invest/contracts';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { PortfoliosAssetUses } from './custom-assets/asset-uses.client.js';
 import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
@@ -122,7 +122,12 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     // Any market event (from this process's jobs, `npm run cmd`, or another instance) means pages may have
     // changed: neither a kept page nor a query already in flight is reused, so the gateway, which clears its own
     // cache on the same events, never reloads a page from before the change.
-    bus.nc.subscribe(busSubject(opts.busPrefix ?? '', `${EventStreams.market.root}.>`), { callback: () => listCache.clear() });
+    // A custom asset's events are not (any user writes those at will, and they are never on these pages).
+    bus.nc.subscribe(busSubject(opts.busPrefix ?? '', `${EventStreams.market.root}.>`), {
+      callback: (err, msg) => {
+        if (err || mayChangeShareScreener(msg.headers?.get(STREAM_HEADER) || undefined)) listCache.clear();
+      },
+    });
     app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssets }), {
       name: 'screener',
       natsUrl: opts.natsUrl,

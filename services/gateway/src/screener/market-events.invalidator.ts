@@ -1,16 +1,17 @@
-import { EventStreams } from '@invest/contracts';
+import { EventStreams, mayChangeShareScreener, STREAM_HEADER } from '@invest/contracts';
 import { busSubject, type Logger } from '@invest/platform';
 
 /** What the invalidator needs of a NATS connection (nats.js' NatsConnection has it). */
 export interface SubscribableConnection {
-  subscribe(subject: string, opts: { callback: (err: Error | null, msg: { subject: string }) => void }): { unsubscribe(): void };
+  subscribe(subject: string, opts: { callback: (err: Error | null, msg: { subject: string; headers?: { get(key: string): string } | undefined }) => void }): { unsubscribe(): void };
   status(): AsyncIterable<{ type: string }>;
   isClosed(): boolean;
 }
 
 /**
- * Calls `onChange` whenever market data may have changed: on every MARKET_EVENTS event (`RatesUpdated`,
- * `AssetUpdated`, `AssetDeleted`), heard through a core NATS subscription to `market.events.>` on the
+ * Calls `onChange` whenever the share screener's data may have changed: on every MARKET_EVENTS event (`RatesUpdated`,
+ * `AssetUpdated`, `AssetDeleted`) but a custom asset's (`mayChangeShareScreener`, by the event's stream header:
+ * any user can write those at will, and they are never listed), heard through a core NATS subscription to `market.events.>` on the
  * gateway's own connection (no consumer state: every gateway instance hears every event), and after a
  * reconnect, since events published while disconnected were missed.
  */
@@ -57,6 +58,7 @@ export class MarketEventsInvalidator {
     const subject = busSubject(this.opts.busPrefix, `${EventStreams.market.root}.>`);
     this.subscription = nc.subscribe(subject, {
       callback: (err, msg) => {
+        if (!err && !mayChangeShareScreener(msg.headers?.get(STREAM_HEADER) || undefined)) return;
         this.opts.onChange();
         if (err) this.opts.logger.warn({ err, subject }, 'market events subscription failed; public screener cache cleared');
         else this.opts.logger.debug({ subject: msg.subject }, 'market data changed; public screener cache cleared');

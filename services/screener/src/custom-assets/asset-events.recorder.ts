@@ -1,8 +1,8 @@
-import { type AssetDeletedV1, type AssetType, type AssetUpdatedV1, assetDeletedV1Schema, assetUpdatedV1Schema, MarketEventTypes } from '@invest/contracts';
+import { type AssetDeletedV1, type AssetUpdatedV1, assetDeletedV1Schema, assetStreamName, assetUpdatedV1Schema, MarketEventTypes } from '@invest/contracts';
 import { type Tx, appendToStream } from '@invest/platform';
 
 /** Event store stream of one asset's description events: its position orders that asset's changes. */
-export const assetStream = (type: AssetType, id: number) => `asset-${type}-${id}`;
+export const assetStream = assetStreamName;
 
 /** Records AssetUpdated (the description after the change) in the caller's transaction, the one that changed it. */
 export function recordAssetUpdated(tx: Tx, change: Omit<AssetUpdatedV1, 'version'>) {

@@ -141,7 +141,7 @@ export class CustomAssetsService {
     requireWellFormedId(raw);
     const req = parseOrThrow(updateCustomAssetRequestSchema, raw);
     const today = this.today();
-    await this.db.transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await lockRateWrites(tx);
       const [before] = await tx.query<{ current_rate: string | null; ch24: string | null; currency: string; ticker: string; name: string }>(
         `select a.current_rate::text, a.price_change_percentage_24h::text as ch24, a.currency, a.ticker, a.name
@@ -177,8 +177,9 @@ export class CustomAssetsService {
       if (before.ticker !== after!.ticker || before.name !== after!.name || before.currency !== after!.currency) {
         await recordAssetUpdated(tx, { assetType: 'custom_asset', assetId: Number(after!.id), ticker: after!.ticker, name: after!.name, currency: after!.currency });
       }
+      // Read in the transaction that wrote it: a delete committing right after must not leave this reply empty.
+      return { data: (await readOwned(tx, userId, req.id))! };
     });
-    return { data: (await readOwned(this.db, userId, req.id))! };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type AssetType, MarketEventTypes, type RateChange, ratesUpdatedV1Schema } from '@invest/contracts';
+import { type AssetType, MarketEventTypes, type RateChange, ratesStreamName, ratesUpdatedV1Schema } from '@invest/contracts';
 import { type Logger, type RecordedEvent, type Tx, appendToStream, createLogger, lockKey } from '@invest/platform';
 import { eventSubject } from '@invest/contracts';
 
@@ -16,7 +16,7 @@ export async function lockRateWrites(tx: Tx): Promise<void> {
 }
 
 /** Event store stream of the rate events of one asset type. */
-export const ratesStream = (type: AssetType) => `rates-${type}`;
+export const ratesStream = ratesStreamName;
 
 let defaultLogger: Logger | undefined;
 
