@@ -85,6 +85,18 @@ export function decimalDocOf(schema: object): Record<string, unknown> | undefine
 }
 
 /**
+ * A JSON number literal that a double would change (`123456789.123456789`, `1e400`), kept as its text by the
+ * gateway's body parser. Not a string: a string field refuses it as it refuses any number; decimal schemas
+ * read its text exactly. Sent on as that text (a JSON string), as decimal inputs are.
+ */
+export class NumberLiteral {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/**
  * A money or quantity INPUT (`label`: the field's name in messages): a JSON number or a decimal string
  * (`"10.5"`, as HTML forms send; exponent notation `"1e3"` too, like a JSON number), at most 8 decimal
  * places, at most 1e15 in magnitude, and `bound`: greater than 0, at least 0, or either sign. The output is
@@ -93,8 +105,8 @@ export function decimalDocOf(schema: object): Record<string, unknown> | undefine
  */
 export function decimalSchema(label: string, bound: DecimalBound = 'any') {
   const notNumber = `The ${label} must be a number.`;
-  const schema = z.union([z.number(), z.string()], { error: notNumber }).transform((value, ctx) => {
-    const parts = typeof value === 'number' && !Number.isFinite(value) ? null : splitDecimal(String(value));
+  const schema = z.union([z.number(), z.string(), z.instanceof(NumberLiteral)], { error: notNumber }).transform((value, ctx) => {
+    const parts = typeof value === 'number' && !Number.isFinite(value) ? null : splitDecimal(value instanceof NumberLiteral ? value.text : String(value));
     const fail = (message: string) => {
       ctx.issues.push({ code: 'custom', message, input: value });
       return z.NEVER;

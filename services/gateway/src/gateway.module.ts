@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import type { Logger, RpcClient } from '@invest/platform';
 import { NotificationEventsController } from './alerts/notification-events.controller.js';
 import { NotificationsController } from './alerts/notifications.controller.js';
@@ -26,6 +26,7 @@ import { WatchlistsController } from './portfolios/watchlists.controller.js';
 import type { MarketEventsInvalidator } from './screener/market-events.invalidator.js';
 import type { PublicPageCache } from './screener/public-page.cache.js';
 import { SharesController } from './screener/shares.controller.js';
+import { RepeatedQueryInterceptor } from './validation/repeated-query.interceptor.js';
 
 /** What createGatewayApp builds outside Nest and hands to it. */
 export interface GatewayDeps {
@@ -53,6 +54,7 @@ export class GatewayModule {
         { provide: PUBLIC_PAGE_CACHE, useValue: deps.publicPages },
         { provide: MARKET_EVENTS_INVALIDATOR, useValue: deps.invalidator },
         { provide: APP_FILTER, useFactory: (logger: Logger) => new HttpErrorFilter(logger), inject: [GATEWAY_LOGGER] },
+        { provide: APP_INTERCEPTOR, useClass: RepeatedQueryInterceptor },
         JwtAuthGuard,
         {
           provide: NOTIFICATION_FEED,

@@ -119,6 +119,26 @@ describe('custom assets in portfolios', () => {
   });
 });
 
+describe('custom asset input', () => {
+  it('a JSON number a double cannot hold is a number: a 422 in a text field, read exactly as a price', async () => {
+    const send = (raw: string) =>
+      fetch(new URL('/api/custom-assets', stack.base), { method: 'POST', headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'application/json' }, body: raw });
+    for (const [field, raw] of [
+      ['name', '{"name":1e400,"currency":"RUB","price":1}'],
+      ['name', '{"name":12345678901234567890,"currency":"RUB","price":1}'],
+      ['ticker', '{"name":"Lot","ticker":12345678901234567890,"currency":"RUB","price":1}'],
+      ['description', '{"name":"Lot","description":0.1000000000000000000001,"currency":"RUB","price":1}'],
+    ] as const) {
+      const res = await send(raw);
+      expect(res.status, raw).toBe(422);
+      expect(Object.keys(((await res.json()) as { errors: Record<string, unknown> }).errors), raw).toEqual([field]);
+    }
+    const exact = await send('{"name":"Lot","currency":"RUB","price":999999999999999.99999999}');
+    expect(exact.status).toBe(201);
+    expect(await exact.text()).toContain('"current_rate":999999999999999.99999999');
+  });
+});
+
 describe('a delete racing a new use of the asset', () => {
   /** Backends waiting for a lock the backend `pid` holds, polled until there are `n`. */
   async function waiters(pid: number, n: number): Promise<void> {

@@ -113,6 +113,11 @@ describe('query parameters', () => {
     expect422(await call('GET', '/api/public/shares?sort=market_cap&sort=dividend_yield'), { sort: ['The sort parameter must be given only once.'] });
     expect422(await call('GET', '/api/shares?country_code=RU&country_code=US'), { country_code: ['The country code parameter must be given only once.'] });
     expect((await call('GET', '/api/portfolios/1/deals?per_page=5&per_page=5')).body.errors).toEqual({ per_page: ['The per page parameter must be given only once.'] });
+    // Routes that read no query say so too (they answered 200, ignoring it).
+    for (const path of ['/api/public/shares/categories', '/api/public/shares/countries', '/api/custom-assets', '/api/watchlists', '/api/portfolios']) {
+      expect422(await call('GET', `${path}?page=1&page=2`), { page: ['The page parameter must be given only once.'] });
+      expect((await call('GET', `${path}?page=1`)).status, path).not.toBe(422);
+    }
   });
 
   it('an empty value means not given', async () => {

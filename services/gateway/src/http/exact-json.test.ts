@@ -1,4 +1,4 @@
-import { decimalOutputSchema } from '@invest/contracts';
+import { decimalOutputSchema, decimalSchema, NumberLiteral } from '@invest/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import Fastify from 'fastify';
@@ -12,12 +12,19 @@ describe('parseJsonExact', () => {
     expect(parseJsonExact('{"a":1,"b":42290747.88,"c":[0.1,-2.5e3],"d":"x","e":null,"f":true}')).toEqual({ a: 1, b: 42290747.88, c: [0.1, -2500], d: 'x', e: null, f: true });
     // Strings that look like numbers, escaped quotes and keys are left alone.
     expect(parseJsonExact('{"1.00000000000000001":"2.00000000000000001","k\\"9.99999999999999999":-0}')).toEqual({ '1.00000000000000001': '2.00000000000000001', 'k"9.99999999999999999': -0 });
-    expect(parseJsonExact('{"p":999999999999999.99999999,"q":123456789.123456789,"r":1e400,"s":5e-324}')).toEqual({
-      p: '999999999999999.99999999',
-      q: '123456789.123456789',
-      r: '1e400',
+    const kept = parseJsonExact('{"p":999999999999999.99999999,"q":123456789.123456789,"r":1e400,"s":5e-324,"t":[-1E+400]}');
+    expect(kept).toEqual({
+      p: new NumberLiteral('999999999999999.99999999'),
+      q: new NumberLiteral('123456789.123456789'),
+      r: new NumberLiteral('1e400'),
       s: 5e-324,
+      t: [new NumberLiteral('-1E+400')],
     });
+    // Not strings (a string field refuses them), sent on as their text; a decimal schema reads them exactly.
+    expect((kept as { p: unknown }).p).toBeInstanceOf(NumberLiteral);
+    expect(JSON.stringify(kept)).toBe('{"p":"999999999999999.99999999","q":"123456789.123456789","r":"1e400","s":5e-324,"t":["-1E+400"]}');
+    expect(z.string().safeParse((kept as { q: unknown }).q).success).toBe(false);
+    expect(decimalSchema('price').parse((kept as { p: unknown }).p)).toBe('999999999999999.99999999');
     expect(parseJsonExact('[1,2]')).toEqual([1, 2]);
     expect(parseJsonExact('"text"')).toBe('text');
   });

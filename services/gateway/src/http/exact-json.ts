@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { canonicalDecimal, isDecimalOutput } from '@invest/contracts';
+import { canonicalDecimal, isDecimalOutput, NumberLiteral } from '@invest/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 
@@ -62,48 +62,24 @@ export function utf8BodyText(body: Buffer): string | Error {
   }
 }
 
-/** A JSON number literal (matched only where a value starts, outside strings). */
-const NUMBER_LITERAL = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-
 /** Whether the double JSON.parse makes of a literal has the literal's decimal value (`0.1` yes; `123456789.123456789`, `1e400` no). */
 const exactAsDouble = (literal: string): boolean => canonicalDecimal(Number(literal)) === canonicalDecimal(literal);
 
 /**
  * JSON.parse that keeps every number literal a double would change: such a literal (`123456789.123456789`,
- * `1e400`) becomes a string with its text, which the contracts' decimal schemas read exactly and every other
- * schema refuses, instead of being rounded silently. Other numbers stay numbers. Like Fastify's own parser
- * (secure-json-parse), a `__proto__` key or a `constructor.prototype` is refused. (A scan rather than
- * JSON.parse's source-text reviver: that needs Node 21+, and tests may run on an older Node.)
+ * `1e400`) becomes a `NumberLiteral` with its text (read from the source by the reviver), which the contracts'
+ * decimal schemas read exactly and every other schema refuses, a string one included, instead of being rounded
+ * silently. Other numbers stay numbers. Like Fastify's own parser (secure-json-parse), a `__proto__` key or a
+ * `constructor.prototype` is refused.
  */
 export function parseJsonExact(text: string): unknown {
-  let rewritten = '';
-  let copied = 0;
-  for (let i = 0; i < text.length; ) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
-      }
-      i++;
-    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
-      NUMBER_LITERAL.lastIndex = i;
-      const literal = NUMBER_LITERAL.exec(text)?.[0] ?? text[i]!;
-      if (!exactAsDouble(literal)) {
-        rewritten += `${text.slice(copied, i)}"${literal}"`;
-        copied = i + literal.length;
-      }
-      i += literal.length;
-    } else i++;
-  }
-  const source = copied === 0 ? text : rewritten + text.slice(copied);
-  return JSON.parse(source, (key, value: unknown) => {
+  return JSON.parse(text, ((key: string, value: unknown, context?: { source?: string }) => {
     if (key === '__proto__' || (key === 'constructor' && value !== null && typeof value === 'object' && Object.hasOwn(value, 'prototype'))) {
       throw invalidBody('Object contains a forbidden prototype property.');
     }
+    if (typeof value === 'number' && context?.source !== undefined && !exactAsDouble(context.source)) return new NumberLiteral(context.source);
     return value;
-  });
+  }) as Parameters<typeof JSON.parse>[1]);
 }
 
 /**

@@ -77,9 +77,14 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
  */
 export function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
   const raw = query !== null && typeof query === 'object' ? (query as Record<string, unknown>) : {};
+  return parseOr422(schema, raw, 'query', { ...unstorableTextErrors(raw, 'query'), ...repeatedQueryErrors(raw) });
+}
+
+/** The parameters of a parsed query string given more than once (Fastify makes them arrays), each with its error. */
+export function repeatedQueryErrors(query: Record<string, unknown>): Record<string, string[]> {
   const repeated: Record<string, string[]> = {};
-  for (const [key, value] of Object.entries(raw)) {
+  for (const [key, value] of Object.entries(query)) {
     if (Array.isArray(value)) repeated[key] = [`The ${attributeName([key])} parameter must be given only once.`];
   }
-  return parseOr422(schema, raw, 'query', { ...unstorableTextErrors(raw, 'query'), ...repeated });
+  return repeated;
 }

@@ -177,5 +177,8 @@ describe('custom assets', () => {
   it('makes a ticker from a name', () => {
     expect(tickerFromName('Квартира на Тверской, 12')).toBe('КВАРТИРА-НА-ТВЕРСКОЙ');
     expect(tickerFromName('  ')).toBe('CUSTOM');
+    // U+1D400 is two UTF-16 units: the cut at 20 units must not keep half of one (stored as U+FFFD).
+    expect(tickerFromName('A' + '\u{1D400}'.repeat(10))).toBe('A' + '\u{1D400}'.repeat(9));
+    expect(tickerFromName('\u{1D400}'.repeat(10))).toBe('\u{1D400}'.repeat(10));
   });
 });

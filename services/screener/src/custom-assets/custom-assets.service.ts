@@ -298,6 +298,8 @@ export function tickerFromName(name: string): string {
     .replace(/[^\p{L}\p{N}._-]+/gu, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 20)
+    // 20 UTF-16 units as the ticker's limit counts them, without half of a character outside the BMP.
+    .replace(/[\uD800-\uDBFF]$/, '')
     .replace(/-+$/, '');
   return t || 'CUSTOM';
 }

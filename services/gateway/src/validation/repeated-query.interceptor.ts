@@ -1,0 +1,21 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { ServiceError } from '@invest/platform';
+import type { Observable } from 'rxjs';
+import { repeatedQueryErrors } from './request-input.js';
+
+/**
+ * A query parameter given twice is a 422 under its name on every route, also where the route reads no query
+ * (`GET /api/watchlists?page=1&page=2`): which value was meant cannot be known, and a route that reads one
+ * later must not change what such a request means. Routes that read their query say it again (parseQuery).
+ */
+@Injectable()
+export class RepeatedQueryInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const query = context.getType() === 'http' ? (context.switchToHttp().getRequest<{ query?: unknown }>().query ?? {}) : {};
+    if (query !== null && typeof query === 'object') {
+      const repeated = repeatedQueryErrors(query as Record<string, unknown>);
+      if (Object.keys(repeated).length > 0) throw ServiceError.validation(repeated);
+    }
+    return next.handle();
+  }
+}
