@@ -66,6 +66,29 @@ describe('HS256', () => {
   });
 });
 
+describe('issuer and audience, when configured (AUTH_ISSUER, AUTH_AUDIENCE)', () => {
+  const verifier = createJwtVerifier({ jwtSecret: SECRET, issuer: 'https://id.example.com/', audience: 'invest-tracker' });
+
+  it('accepts a token of that issuer for this audience (aud a string or a list naming it)', async () => {
+    const base = { sub: 'u1', exp: now() + 60, iss: 'https://id.example.com/' };
+    expect(await verifier.verify(await hs256({ ...base, aud: 'invest-tracker' }))).toEqual({ id: 'u1' });
+    expect(await verifier.verify(await hs256({ ...base, aud: ['crm', 'invest-tracker'] }))).toEqual({ id: 'u1' });
+  });
+
+  it("refuses another application's token, one without the claims, and another issuer's", async () => {
+    const base = { sub: 'u1', exp: now() + 60 };
+    await rejects(verifier.verify(await hs256({ ...base, iss: 'https://id.example.com/', aud: 'crm' })), /aud/);
+    await rejects(verifier.verify(await hs256({ ...base, iss: 'https://id.example.com/' })), /aud/);
+    await rejects(verifier.verify(await hs256({ ...base, iss: 'https://other.example.com/', aud: 'invest-tracker' })), /iss/);
+    await rejects(verifier.verify(await hs256({ ...base, aud: 'invest-tracker' })), /iss/);
+  });
+
+  it('without them configured, neither claim is looked at', async () => {
+    const plain = createJwtVerifier({ jwtSecret: SECRET });
+    expect(await plain.verify(await hs256({ sub: 'u1', exp: now() + 60, iss: 'anyone', aud: 'crm' }))).toEqual({ id: 'u1' });
+  });
+});
+
 describe('clock skew: 5 s, as the README says', () => {
   const verifier = createJwtVerifier({ jwtSecret: SECRET });
   // A frozen clock, so "just inside" and "just outside" are exact seconds, not a race with the test.

@@ -51,7 +51,15 @@ export function createJwtVerifier(config: AuthConfig): JwtVerifier {
     async verify(token: string): Promise<AuthenticatedUser> {
       try {
         // exp is required: jose checks it only when present, and a token without one would never expire.
-        const { payload } = await jwtVerify(token, getKey, { algorithms, clockTolerance: CLOCK_TOLERANCE_S, requiredClaims: ['exp'] });
+        // `iss` and `aud` when configured (jose requires the claim then): tokens an identity provider shared with other
+        // applications issued for them are refused.
+        const { payload } = await jwtVerify(token, getKey, {
+          algorithms,
+          clockTolerance: CLOCK_TOLERANCE_S,
+          requiredClaims: ['exp'],
+          ...(config.issuer ? { issuer: config.issuer } : {}),
+          ...(config.audience ? { audience: config.audience } : {}),
+        });
         const nowS = Math.floor(Date.now() / 1000);
         // jose has checked that exp (required) and iat (when present) are numbers.
         const problem = subjectProblem(payload.sub) ?? lifetimeProblem({ exp: payload.exp!, iat: payload.iat }, nowS, maxTtlS, CLOCK_TOLERANCE_S);

@@ -99,6 +99,12 @@ describe('gateway config', () => {
     expect(loadGatewayConfig({ AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth).toEqual({ jwksUrl: 'http://127.0.0.1:9/jwks', maxTokenTtlS: 30 * 86_400 });
   });
 
+  it('AUTH_ISSUER and AUTH_AUDIENCE: passed on when set, refused when empty', () => {
+    expect(loadGatewayConfig({ AUTH_ISSUER: 'https://id.example.com/', AUTH_AUDIENCE: 'invest-tracker' }).auth).toMatchObject({ issuer: 'https://id.example.com/', audience: 'invest-tracker' });
+    expect(loadGatewayConfig({}).auth).not.toHaveProperty('audience');
+    expect(issues({ AUTH_AUDIENCE: ' ' })[0]).toMatch(/^AUTH_AUDIENCE: /);
+  });
+
   it('AUTH_MAX_TOKEN_TTL: 30 days by default, seconds or a duration, refused when not positive', () => {
     expect(loadGatewayConfig({}).auth.maxTokenTtlS).toBe(30 * 86_400);
     expect(loadGatewayConfig({ AUTH_MAX_TOKEN_TTL: '3600' }).auth.maxTokenTtlS).toBe(3600);

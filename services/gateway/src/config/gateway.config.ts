@@ -19,6 +19,8 @@ export const gatewayEnvSchema = baseConfigSchema
     HOST: z.string().min(1).optional(),
     AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 key)').optional(),
     AUTH_JWKS_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    AUTH_ISSUER: z.string().trim().min(1, 'must not be empty').optional(),
+    AUTH_AUDIENCE: z.string().trim().min(1, 'must not be empty').optional(),
     AUTH_MAX_TOKEN_TTL: z
       .string()
       .default(DEFAULT_MAX_TOKEN_TTL)
@@ -82,6 +84,10 @@ export interface AuthConfig {
   jwksUrl?: string;
   /** Longest lifetime a token may claim, in seconds (`exp - iat`, or `exp - now` without `iat`); default 30 days. */
   maxTokenTtlS?: number;
+  /** When set, a token's `iss` must be this (an identity provider shared with other applications signs tokens for them too). */
+  issuer?: string;
+  /** When set, a token's `aud` must name this. */
+  audience?: string;
 }
 
 /** What `createGatewayApp` needs; `loadGatewayConfig` builds it from the environment. */
@@ -146,7 +152,13 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     natsUrl: env.NATS_URL,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
-    auth: { ...(jwtSecret ? { jwtSecret } : {}), ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}), maxTokenTtlS: env.AUTH_MAX_TOKEN_TTL },
+    auth: {
+      ...(jwtSecret ? { jwtSecret } : {}),
+      ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}),
+      maxTokenTtlS: env.AUTH_MAX_TOKEN_TTL,
+      ...(env.AUTH_ISSUER ? { issuer: env.AUTH_ISSUER } : {}),
+      ...(env.AUTH_AUDIENCE ? { audience: env.AUTH_AUDIENCE } : {}),
+    },
     rpcTimeoutMs: env.RPC_TIMEOUT_MS,
     readyServices: env.READY_SERVICES,
     readyTimeoutMs: env.READY_TIMEOUT_MS,
