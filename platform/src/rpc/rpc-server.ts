@@ -101,13 +101,31 @@ export interface StartServiceOptions {
   busPrefix?: string;
 }
 
-/** NATS server strategy that listens on `<prefix>.<pattern>`; RpcClient sends with the same prefix. */
+/**
+ * NATS server strategy that listens on `<prefix>.<pattern>`; RpcClient sends with the same prefix. A reply larger
+ * than the server's `max_payload` (1 MB by default) cannot be sent: it is answered as an internal error at once,
+ * logged with its size, where the caller used to wait out its timeout and see the service as unavailable.
+ */
 export class PrefixedNatsServer extends ServerNats {
   constructor(
     options: ConstructorParameters<typeof ServerNats>[0],
     private readonly prefix: string,
+    private readonly rpcLogger?: Logger,
   ) {
     super(options);
+  }
+
+  override getPublisher(natsMsg: Parameters<ServerNats['getPublisher']>[0], id: string, ctx: NatsContext): (response: object) => unknown {
+    const publish = super.getPublisher(natsMsg, id, ctx) as (response: object) => unknown;
+    return (response) => {
+      try {
+        return publish(response);
+      } catch (err) {
+        if (!/max_payload/i.test(err instanceof Error ? err.message : '')) throw err;
+        this.rpcLogger?.error({ err, subject: natsMsg.subject, bytes: Buffer.byteLength(JSON.stringify(response)) }, 'rpc reply larger than the NATS max_payload; answered as an internal error');
+        return publish({ err: { code: ErrorCode.Internal, message: 'The answer is too large to send.' }, isDisposed: true });
+      }
+    };
   }
   override addHandler(pattern: unknown, callback: Parameters<ServerNats['addHandler']>[1], isEventHandler?: boolean, extras?: Record<string, unknown>) {
     const normalized = this.normalizePattern(pattern as string);
@@ -119,7 +137,7 @@ export class PrefixedNatsServer extends ServerNats {
 export async function startRpcService(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module as never, {
     // All servers of NATS_URL, reconnecting forever (see natsConnectionOptions).
-    strategy: new PrefixedNatsServer({ ...natsConnectionOptions(opts.natsUrl, opts.name), queue: opts.name }, opts.busPrefix ?? ''),
+    strategy: new PrefixedNatsServer({ ...natsConnectionOptions(opts.natsUrl, opts.name), queue: opts.name }, opts.busPrefix ?? '', opts.logger),
     logger: new PinoNestLogger(opts.logger),
     bufferLogs: false,
   });
