@@ -7,37 +7,15 @@
  * in .runtime/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, paintTimings, recordScripts, screenshot } from './support/browser.js';
-import { startWebStack, type WebStack } from './support/web-stack.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { paintTimings, recordScripts, screenshot } from './support/browser.js';
+import { type FreshPage, useBrowserStack } from './support/browser-stack.js';
+import type { WebStack } from './support/web-stack.js';
 
 let stack: WebStack;
-let browser: Browser;
-let contexts: BrowserContext[] = [];
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startWebStack('web_e2e', { tickers: ['SBER', 'GAZP'] }), launchBrowser()]);
-}, 300_000);
-
-afterEach(async () => {
-  await Promise.all(contexts.map((c) => c.close()));
-  contexts = [];
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-
-/** A page in a fresh context (its own storage), English, desktop-sized unless told. */
-async function freshPage(opts: { width?: number; height?: number; locale?: string } = {}): Promise<Page> {
-  const context = await browser.newContext({ locale: opts.locale ?? 'en-US', viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 } });
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return page;
-}
+let freshPage: FreshPage;
+useBrowserStack('web_e2e', { tickers: ['SBER', 'GAZP'] }, (s) => ({ stack, freshPage } = s));
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
 async function apiGet(path: string, user?: string): Promise<any> {

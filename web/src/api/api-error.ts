@@ -58,6 +58,14 @@ export function apiErrorFrom(status: number, body: unknown, retryAfter?: string 
   return new ApiError(status, kindOf(status, b.code), message, fieldErrors, b, resetsAt);
 }
 
+/**
+ * An input the page refuses itself, before sending anything (a number it cannot read): a validation error like a
+ * 422's, so each message shows beside its field (`field-error-<field>`).
+ */
+export function inputError(fieldErrors: Record<string, string[]>): ApiError {
+  return new ApiError(422, 'validation', Object.values(fieldErrors).flat().join(' '), fieldErrors);
+}
+
 const TEXTS: Record<Locale, Record<Exclude<ErrorKind, 'validation' | 'conflict' | 'plan_required'>, string>> = {
   ru: {
     unauthenticated: 'Нужно войти: сессия не начата или истекла.',

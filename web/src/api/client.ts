@@ -43,9 +43,24 @@ export function fillPath(template: string, params: Record<string, unknown> = {})
   });
 }
 
-export function authHeaders(): Record<string, string> {
-  const s = getSession();
-  return { 'accept-language': getLocale(), ...(s ? { authorization: `Bearer ${s.token}` } : {}) };
+/**
+ * fetch with the locale and the session's token. No answer at all (offline, DNS, connection refused) is the
+ * ApiError of status 0 (`network`); an abort is rethrown as it is. A 401 to the token it sent signs the user out
+ * (that token is of no use any more; the next screen asks to sign in), unless another sign-in replaced it meanwhile.
+ * Every call goes through here: the JSON calls below and the event streams (event-stream.ts).
+ */
+export async function sendRequest(url: string, init: Omit<RequestInit, 'headers'> & { headers: Record<string, string> }): Promise<Response> {
+  const token = getSession()?.token;
+  const headers: Record<string, string> = { 'accept-language': getLocale(), ...(token ? { authorization: `Bearer ${token}` } : {}), ...init.headers };
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, headers });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'network', (err as Error).message);
+  }
+  if (res.status === 401 && token && getSession()?.token === token) signOut();
+  return res;
 }
 
 /** Performs a request; the parsed JSON on success, an ApiError otherwise (status 0: no answer at all). */
@@ -57,16 +72,10 @@ export async function call<M extends Method, P extends PathsWith<M>>(method: M, 
     const s = q.toString();
     if (s) url += `?${s}`;
   }
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(), ...opts.headers };
+  const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey;
-  let res: Response;
-  try {
-    res = await fetch(url, { method: method.toUpperCase(), headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiError(0, 'network', (err as Error).message);
-  }
+  const res = await sendRequest(url, { method: method.toUpperCase(), headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
   if (res.status === 204) return undefined as Answer<P, M>;
   const text = await res.text();
   let json: unknown;
@@ -75,12 +84,7 @@ export async function call<M extends Method, P extends PathsWith<M>>(method: M, 
   } catch {
     json = undefined;
   }
-  if (!res.ok) {
-    const error = apiErrorFrom(res.status, json, res.headers.get('retry-after'));
-    // A token the gateway no longer accepts is of no use: the next screen asks to sign in.
-    if (error.kind === 'unauthenticated' && headers.authorization) signOut();
-    throw error;
-  }
+  if (!res.ok) throw apiErrorFrom(res.status, json, res.headers.get('retry-after'));
   return json as Answer<P, M>;
 }
 

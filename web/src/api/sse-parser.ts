@@ -14,10 +14,25 @@ export class SseParser {
   private buffer = '';
   private data: string[] = [];
   private event = '';
+  /** The `id:` read so far (the last event ID buffer): it becomes lastEventId only when an event is dispatched. */
   private id: string | undefined;
-  /** The last `id:` seen: what a reconnect sends as Last-Event-ID. */
+  /**
+   * The id of the last event dispatched (an `id:` of an event cut off before its blank line does not count):
+   * what a reconnect sends as Last-Event-ID, so the server replays that cut-off event.
+   */
   lastEventId: string | undefined;
   retryMs: number | undefined;
+
+  /**
+   * Forgets what a dropped connection left half read (a partial line, an undispatched event's data, name and
+   * id) before the next connection; keeps lastEventId and the server's retry.
+   */
+  reset(): void {
+    this.buffer = '';
+    this.data = [];
+    this.event = '';
+    this.id = this.lastEventId;
+  }
 
   push(chunk: string): SseEvent[] {
     this.buffer += chunk;
@@ -37,6 +52,8 @@ export class SseParser {
 
   private line(line: string): SseEvent | undefined {
     if (line === '') {
+      // Dispatch (WHATWG): the last event ID moves now, even for a block without data.
+      this.lastEventId = this.id;
       if (this.data.length === 0) {
         this.event = '';
         return undefined;
@@ -53,7 +70,7 @@ export class SseParser {
     if (value.startsWith(' ')) value = value.slice(1);
     if (field === 'data') this.data.push(value);
     else if (field === 'event') this.event = value;
-    else if (field === 'id' && !value.includes('\0')) this.id = this.lastEventId = value;
+    else if (field === 'id' && !value.includes('\0')) this.id = value;
     else if (field === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
     return undefined;
   }

@@ -1,6 +1,8 @@
 import { useRef, useState } from 'react';
+import { inputError } from '../api/api-error';
 import { api, newKey } from '../api/client';
 import { formatNumber } from '../format/number-format';
+import { apiDecimal, decimalInputMessage, decimalInputText, parseDecimalInput } from '../format/number-input';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 import { Field, FormError } from './form-bits';
@@ -22,7 +24,7 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const t = useTr();
   const locale = useLocale();
   const [mode, setMode] = useState<'price' | 'change'>(target.kind === 'asset' ? 'price' : 'change');
-  const [price, setPrice] = useState(target.kind === 'asset' && target.currentRate !== null ? String(target.currentRate) : '');
+  const [price, setPrice] = useState(target.kind === 'asset' && target.currentRate !== null ? decimalInputText(target.currentRate, locale) : '');
   const [threshold, setThreshold] = useState('5');
   const [frequency, setFrequency] = useState<'hourly' | 'daily'>('daily');
   const [name, setName] = useState('');
@@ -32,21 +34,22 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const key = useRef(newKey());
   useEscape(onClose);
 
-  const number = (s: string) => Number(s.replace(',', '.').replace(/\s/g, ''));
-
   const submit = async () => {
-    setBusy(true);
     setError(null);
+    // The target price is read by the locale and sent as decimal text, never through a double.
+    const targetPrice = parseDecimalInput(price, locale);
+    if (mode === 'price' && !targetPrice.ok) return setError(inputError({ target_price: [decimalInputMessage(targetPrice.error, locale)] }));
+    setBusy(true);
     try {
-      if (mode === 'price' && target.kind === 'asset') {
+      if (mode === 'price' && target.kind === 'asset' && targetPrice.ok) {
         await api.post('/api/price-alert', {
-          body: { target_price: number(price), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
+          body: { target_price: apiDecimal(targetPrice.text), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
           idempotencyKey: key.current,
         });
       } else {
         await api.post('/api/price-change-alert', {
           body: {
-            threshold: number(threshold),
+            threshold: Number(threshold),
             frequency,
             targetable_type: target.kind,
             targetable_id: target.id,

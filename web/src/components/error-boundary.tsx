@@ -1,4 +1,5 @@
 import { Component, type ReactNode } from 'react';
+import { useTr } from '../tr';
 
 /** A screen that throws while rendering shows this instead of a blank page; the rest of the app keeps working. */
 export class ErrorBoundary extends Component<{ children: ReactNode; resetKey: string }, { error: Error | null; key: string }> {
@@ -14,16 +15,21 @@ export class ErrorBoundary extends Component<{ children: ReactNode; resetKey: st
   }
 
   override render() {
-    if (!this.state.error) return this.props.children;
-    const chunk = /dynamically imported module|Importing a module script failed|Failed to fetch/i.test(this.state.error.message);
-    return (
-      <div className="panel error-panel" role="alert" data-testid="screen-error">
-        <h2>{chunk ? 'A newer version is available' : 'Something went wrong'}</h2>
-        <p>{chunk ? 'This page was updated while it was open. Reload to continue.' : this.state.error.message}</p>
-        <button type="button" onClick={() => location.reload()}>
-          Reload
-        </button>
-      </div>
-    );
+    return this.state.error ? <ScreenError error={this.state.error} /> : this.props.children;
   }
+}
+
+/** What a failed screen says, in the UI locale; a chunk that no longer loads means a newer version is deployed. */
+function ScreenError({ error }: { error: Error }) {
+  const t = useTr();
+  const chunk = /dynamically imported module|Importing a module script failed|Failed to fetch/i.test(error.message);
+  return (
+    <div className="panel error-panel" role="alert" data-testid="screen-error">
+      <h2>{chunk ? t('Вышла новая версия', 'A newer version is available') : t('Что-то пошло не так', 'Something went wrong')}</h2>
+      <p>{chunk ? t('Страница обновилась, пока была открыта. Перезагрузите её, чтобы продолжить.', 'This page was updated while it was open. Reload to continue.') : error.message}</p>
+      <button type="button" onClick={() => location.reload()}>
+        {t('Перезагрузить', 'Reload')}
+      </button>
+    </div>
+  );
 }

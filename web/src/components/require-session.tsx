@@ -1,13 +1,17 @@
-import type { ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { useSession } from '../session';
 import { useTr } from '../tr';
 import { Link } from './link';
 
-/** Signed-in screens: without a session, a clear way to sign in instead of a failing request. */
+/**
+ * Signed-in screens: without a session, a clear way to sign in instead of a failing request. Keyed by the user, so
+ * another user signing in (in another tab: the session is shared) remounts the screen: nothing the previous user's
+ * requests loaded stays on screen, and what it loads again goes with the new token.
+ */
 export function RequireSession({ children }: { children: ReactNode }) {
   const session = useSession();
   const t = useTr();
-  if (session) return <>{children}</>;
+  if (session) return <Fragment key={session.userId}>{children}</Fragment>;
   return (
     <div className="panel" data-testid="sign-in-required">
       <h2>{t('Нужно войти', 'Sign in required')}</h2>

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
 import { type Firing, onFiring } from '../components/inbox-events';
@@ -31,10 +31,21 @@ function Notifications() {
   const loadAlerts = useCallback(() => {
     api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => setAlerts(p.data), setError);
   }, []);
+  // The firings the inbox holds (by id), and those the stream delivered while a read of the inbox is under way
+  // (null: none is): a firing counts as unread once, whether the read, the stream or both bring it.
+  const known = useRef(new Set<number>());
+  const liveSinceLoad = useRef<Firing[] | null>(null);
   const loadInbox = useCallback(() => {
+    liveSinceLoad.current = [];
     api.get('/api/notification-events', { query: { per_page: '50' } }).then((p) => {
-      setInbox(p.data);
-      setUnread((p.meta as { unread_count?: number }).unread_count ?? 0);
+      const listed = new Set(p.data.map((f) => f.id));
+      const newest = Math.max(0, ...p.data.map((f) => f.id));
+      // A firing the stream brought while the read was under way and that the read did not see yet stays on top.
+      const extra = (liveSinceLoad.current ?? []).filter((f) => !listed.has(f.id) && f.id > newest);
+      liveSinceLoad.current = null;
+      known.current = new Set([...listed, ...extra.map((f) => f.id)]);
+      setInbox([...extra, ...p.data]);
+      setUnread(((p.meta as { unread_count?: number }).unread_count ?? 0) + extra.filter((f) => !f.read_at).length);
     }, setError);
   }, []);
 
@@ -43,13 +54,17 @@ function Notifications() {
     loadInbox();
   }, [loadAlerts, loadInbox]);
 
-  // Live: a firing from the stream joins the top of the inbox at once; the alert's state (a price target
-  // switches itself off) is read again.
+  // Live: a firing from the stream joins the top of the inbox at once (once: one the inbox already lists, delivered
+  // again, changes nothing); the alert's state (a price target switches itself off) is read again.
   useEffect(
     () =>
       onFiring((f) => {
-        setInbox((list) => (list.some((x) => x.id === f.id) ? list : [f, ...list]));
-        setUnread((n) => n + 1);
+        liveSinceLoad.current?.push(f);
+        if (!known.current.has(f.id)) {
+          known.current.add(f.id);
+          setInbox((list) => (list.some((x) => x.id === f.id) ? list : [f, ...list]));
+          if (!f.read_at) setUnread((n) => n + 1);
+        }
         loadAlerts();
       }),
     [loadAlerts],

@@ -1,11 +1,12 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
-import { describeError } from '../api/api-error';
+import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
 import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
 import { formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
+import { apiDecimal, decimalInputText, parseDecimalFields } from '../format/number-input';
 import { useLocale } from '../i18n';
 import { navigate, useRoute } from '../router';
 import { useTr } from '../tr';
@@ -237,6 +238,7 @@ function dealTypeName(type: DealType, t: (ru: string, en: string) => string): st
 /** A deal on a share found by ticker or name (the screener's search). */
 function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () => void }) {
   const t = useTr();
+  const locale = useLocale();
   const [type, setType] = useState<DealType>('buy');
   const [query, setQuery] = useState('');
   const [matches, setMatches] = useState<ShareRow[]>([]);
@@ -261,14 +263,17 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
     };
   }, [query, share]);
 
-  const num = (s: string) => Number(s.replace(',', '.').replace(/\s/g, ''));
   const submit = async () => {
-    setBusy(true);
     setError(null);
+    // Read by the locale and sent as decimal text: never through a double, which keeps ~15 significant digits.
+    const numbers = parseDecimalFields({ quantity, price, commission: commission.trim() || '0' }, locale);
+    if (!numbers.ok) return setError(inputError(numbers.errors));
+    setBusy(true);
     try {
+      const { quantity: q, price: p, commission: c } = numbers.texts;
       await api.post('/api/portfolios/{id}/deals', {
         path: { id: portfolioId },
-        body: { type, assetable: { type: 'share', id: share?.id ?? 0 }, quantity: num(quantity), price: num(price), commission: num(commission || '0'), date },
+        body: { type, assetable: { type: 'share', id: share?.id ?? 0 }, quantity: apiDecimal(q), price: apiDecimal(p), commission: apiDecimal(c), date },
         idempotencyKey: key.current,
       });
       key.current = newKey();
@@ -324,7 +329,7 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
                     setShare(m);
                     setQuery(m.asset);
                     setMatches([]);
-                    if (m.current_rate !== null) setPrice(String(m.current_rate));
+                    if (m.current_rate !== null) setPrice(decimalInputText(m.current_rate, locale));
                   }}
                 >
                   {m.asset} — {m.name}

@@ -1,15 +1,10 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import { Field, FormError } from '../components/form-bits';
+import { nextPath } from '../next-path';
 import { navigate, useRoute } from '../router';
 import { signIn, useSession } from '../session';
 import { useTr } from '../tr';
-
-/** Where to go after signing in: only a path of this site, never another origin. */
-function nextPath(search: string): string {
-  const next = new URLSearchParams(search).get('next') ?? '';
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/portfolios';
-}
 
 /**
  * Development sign-in: asks the gateway's development-only `/api/dev/token` for a token of any user id. In
@@ -37,7 +32,7 @@ export default function SignInScreen() {
     try {
       const { data } = await api.post('/api/dev/token', { body: { user_id: userId.trim() } });
       signIn({ token: data.token, userId: data.user_id, expiresAt: Date.now() + data.expires_in * 1000 });
-      navigate(nextPath(route.search));
+      navigate(nextPath(route.search, location.origin));
     } catch (err) {
       setError(err);
     } finally {

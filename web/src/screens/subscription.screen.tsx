@@ -17,9 +17,15 @@ type Subscription = Answer<'/api/subscription', 'get'>['data'];
 /**
  * Plans and prices (public), the user's subscription (synchronised with the provider when the screen opens),
  * and checkout: the CloudPayments widget pays with the invoice id the client chose, then `/api/subscribe`
- * confirms that invoice with the provider and records the subscription.
+ * confirms that invoice with the provider and records the subscription. Keyed by the user (like RequireSession):
+ * another user signing in starts it afresh, with nothing of the previous user's subscription or checkout.
  */
 export default function SubscriptionScreen() {
+  const session = useSession();
+  return <Subscription key={session?.userId ?? ''} />;
+}
+
+function Subscription() {
   const t = useTr();
   const names = useCatalogNames();
   const locale = useLocale();
