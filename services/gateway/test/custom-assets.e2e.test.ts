@@ -140,12 +140,11 @@ describe('custom asset input', () => {
 });
 
 describe('a delete racing a new use of the asset', () => {
-  /** Backends waiting for a lock the backend `pid` holds, polled until there are `n`. */
-  async function waiters(pid: number, n: number): Promise<void> {
-    await expect
-      .poll(async () => (await stack.portfolios.db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid])).length, POLL)
-      .toBe(n);
+  /** Backends of `db`'s server waiting for a lock the backend `pid` holds, polled until there are `n`. */
+  async function waitersIn(db: { query: FullStack['portfolios']['db']['query'] }, pid: number, n: number): Promise<void> {
+    await expect.poll(async () => (await db.query('select 1 from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))', [pid])).length, POLL).toBe(n);
   }
+  const waiters = (pid: number, n: number) => waitersIn(stack.portfolios.db, pid, n);
   const ids = (rows: { id: number }[]) => rows.map((a) => a.id);
 
   it('an add that checked the asset and has not committed is waited for, and its use refuses the delete', async () => {
@@ -169,20 +168,53 @@ describe('a delete racing a new use of the asset', () => {
     expect(ids((await api('GET', '/api/custom-assets')).body.data)).toContain(asset.id);
   });
 
-  it('an add that reaches its check once the delete hid the asset is refused, and the delete completes', async () => {
+  it('an add whose check saw the asset before the delete hid it is refused once the delete asked (it completes)', async () => {
     const asset = await createAsset({ name: 'Canoe', currency: 'RUB', price: 10 });
     const portfolio = (await api('POST', '/api/portfolios', { body: { name: 'Boats', currency_code: 'RUB' } })).body.data.id as number;
-    // Another holder of the use lock: the delete's question queues behind it, the add behind the question.
-    const other = await holdOpen(stack.portfolios.db, (tx) => lockAssetUse(tx, asset));
-    const deleting = api('DELETE', `/api/custom-assets/${asset.id}`);
-    await waiters(other.pid, 1);
+    // The add checks the asset with the screener (it exists), then its transaction waits for the portfolio's row.
+    const row = await holdOpen(stack.portfolios.db, (tx) => tx.query('select 1 from portfolios where id = $1 for update', [portfolio]));
     const adding = api('POST', `/api/portfolios/${portfolio}/deals`, { body: trade('buy', asset, 1) });
-    await waiters(other.pid, 2);
-    other.release();
-    await other.done;
-    expect((await deleting).status).toBe(204);
+    await waiters(row.pid, 1);
+    // Meanwhile the delete hides the asset and asks: no use yet, so it is deleted (and leaves a fence).
+    expect((await api('DELETE', `/api/custom-assets/${asset.id}`)).status).toBe(204);
+    row.release();
+    await row.done;
     expect(await adding).toMatchObject({ status: 422, body: { errors: { 'assetable.id': [`The selected custom_asset (id ${asset.id}) does not exist.`] } } });
     expect((await api('GET', `/api/portfolios/${portfolio}/deals`)).body.data).toEqual([]);
+  });
+
+  it('an add holds no transaction while it asks the screener (a slow screener stalls nothing else)', async () => {
+    const asset = await createAsset({ name: 'Slow', currency: 'RUB', price: 10 });
+    const watchlists: number[] = [];
+    for (let i = 0; i < 3; i++) watchlists.push((await api('POST', '/api/watchlists', { body: { name: `Slow ${i}` } })).body.data.id);
+    // The screener cannot answer the ownership check while its custom_assets table is locked.
+    const slow = await holdOpen(stack.screener.db, (tx) => tx.query('lock table custom_assets in access exclusive mode'));
+    const adds = watchlists.map((w) => api('POST', `/api/watchlists/${w}/items`, { body: { assetable: asset } }));
+    try {
+      // The three checks are waiting in the screener (blocked by the lock), and none holds a portfolios transaction.
+      await waitersIn(stack.screener.db, slow.pid, 3);
+      const portfoliosDb = new URL(stack.portfolios.db.url).pathname.slice(1);
+      expect(await stack.portfolios.db.query("select pid from pg_stat_activity where datname = $1 and state like 'idle in transaction%'", [portfoliosDb])).toEqual([]);
+    } finally {
+      slow.release();
+      await slow.done;
+    }
+    expect((await Promise.all(adds)).map((r) => r.status)).toEqual([201, 201, 201]);
+  });
+
+  it('deleting a sell does not open a position again on a custom asset deleted meanwhile (422)', async () => {
+    const asset = await createAsset({ name: 'Reopened', currency: 'RUB', price: 10 });
+    const portfolio = (await api('POST', '/api/portfolios', { body: { name: 'Closed', currency_code: 'RUB' } })).body.data.id as number;
+    expect((await api('POST', `/api/portfolios/${portfolio}/deals`, { body: { ...trade('buy', asset, 5), date: '2024-01-10' } })).status).toBe(201);
+    const sell = await api('POST', `/api/portfolios/${portfolio}/deals`, { body: { ...trade('sell', asset, 5), date: '2024-01-11' } });
+    expect(sell.status).toBe(201);
+    // A closed position is not a use: the asset can be deleted (once the used-assets model has seen the sell).
+    await expect.poll(async () => (await api('DELETE', `/api/custom-assets/${asset.id}`)).status, POLL).toBe(204);
+    expect(await api('DELETE', `/api/portfolios/${portfolio}/deals/${sell.body.data.id}`)).toEqual({
+      status: 422,
+      body: { message: 'Deleting this deal would open a position again in an asset that no longer exists.', errors: { deal: ['Deleting this deal would open a position again in an asset that no longer exists.'] } },
+    });
+    expect((await api('GET', `/api/portfolios/${portfolio}`)).body.data).toMatchObject({ deals_count: 2, positions_count: 0 });
   });
 
   it('sent together, an add and a delete never both succeed', async () => {

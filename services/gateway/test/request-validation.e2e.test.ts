@@ -118,6 +118,11 @@ describe('query parameters', () => {
       expect422(await call('GET', `${path}?page=1&page=2`), { page: ['The page parameter must be given only once.'] });
       expect((await call('GET', `${path}?page=1`)).status, path).not.toBe(422);
     }
+    // Probes and providers' notifications are not refused for it (a provider would only retry).
+    expect((await call('GET', '/health?x=1&x=2')).status).toBe(200);
+    const notified = await call('POST', '/api/provider/payment-success?x=1&x=2', { raw: 'TransactionId=1', contentType: 'application/x-www-form-urlencoded' });
+    expect(notified.body.errors ?? {}).not.toHaveProperty('x');
+    expect(notified.status).not.toBe(404);
   });
 
   it('an empty value means not given', async () => {

@@ -62,6 +62,12 @@ export function utf8BodyText(body: Buffer): string | Error {
   }
 }
 
+// Without the source text of a number in a reviver (Node 21+; the project runs on 24) exact numbers would be
+// rounded silently: the gateway does not start.
+if (JSON.parse('1', ((_key: string, _value: unknown, context?: { source?: string }) => context?.source) as Parameters<typeof JSON.parse>[1]) !== '1') {
+  throw new Error('the gateway needs JSON.parse to give revivers the source text of numbers (Node 21+)');
+}
+
 /** Whether the double JSON.parse makes of a literal has the literal's decimal value (`0.1` yes; `123456789.123456789`, `1e400` no). */
 const exactAsDouble = (literal: string): boolean => canonicalDecimal(Number(literal)) === canonicalDecimal(literal);
 

@@ -1,7 +1,11 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { ServiceError } from '@invest/platform';
 import type { Observable } from 'rxjs';
+import { RAW_BODY_PATH_PREFIX } from '../billing/provider-webhooks.controller.js';
 import { repeatedQueryErrors } from './request-input.js';
+
+/** A provider's notifications (a 422 before their signature is checked would only be retried) and the probes. */
+const exempt = (url: string) => url.startsWith(RAW_BODY_PATH_PREFIX) || /^\/(?:health|ready)(?:[?/]|$)/.test(url);
 
 /**
  * A query parameter given twice is a 422 under its name on every route, also where the route reads no query
@@ -11,8 +15,9 @@ import { repeatedQueryErrors } from './request-input.js';
 @Injectable()
 export class RepeatedQueryInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const query = context.getType() === 'http' ? (context.switchToHttp().getRequest<{ query?: unknown }>().query ?? {}) : {};
-    if (query !== null && typeof query === 'object') {
+    const request = context.getType() === 'http' ? context.switchToHttp().getRequest<{ query?: unknown; url?: string }>() : undefined;
+    const query = request?.query ?? {};
+    if (request && !exempt(request.url ?? '') && query !== null && typeof query === 'object') {
       const repeated = repeatedQueryErrors(query as Record<string, unknown>);
       if (Object.keys(repeated).length > 0) throw ServiceError.validation(repeated);
     }

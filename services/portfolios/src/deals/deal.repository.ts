@@ -4,6 +4,9 @@ import { iso, num, numOrNull, strOrNull } from '../common/sql-values.js';
 import type { DealInput } from './deal.types.js';
 import type { HoldingDeal } from './holding-timeline.js';
 
+/** The quantity held, over deals grouped by portfolio and asset (columns unqualified): a position is open when it is > 0. */
+export const OPEN_QUANTITY = `sum(case type when 'buy' then quantity when 'sell' then -quantity else 0 end)`;
+
 type Row = Record<string, unknown>;
 
 const DEAL_COLUMNS = `d.id::text, d.portfolio_id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text,

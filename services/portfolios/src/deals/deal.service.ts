@@ -1,4 +1,5 @@
 import {
+  type AssetType,
   createDealRequestSchema,
   type DealReply,
   type DeletedReply,
@@ -9,7 +10,7 @@ import {
   Subjects,
 } from '@invest/contracts';
 import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
-import { requireAssetForUse } from '../asset-uses/asset-use-lock.js';
+import { checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -50,17 +51,16 @@ export class DealService {
     if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
     // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
     await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
-    // A custom asset is checked under its use lock, in the transaction (a deletion racing this add sees it or wins).
-    const custom = req.assetable.type === 'custom_asset';
-    if (!custom) await this.assets.require(req.assetable, userId);
+    // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
+    const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
 
     const subject = Subjects.portfolios.dealsCreate;
     const limit = this.limits.dealsPerPortfolio;
     return this.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        if (custom) await requireAssetForUse(tx, this.assets, req.assetable, userId);
         const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
         if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
+        await use.confirm(tx);
         // Under the portfolio's row lock: concurrent deals of this portfolio cannot overshoot.
         await requireBelowQuota(tx, {
           limit,
@@ -86,6 +86,14 @@ export class DealService {
 
   async delete(userId: string, input: unknown): Promise<DeletedReply> {
     const req = parseRequest(deleteDealRequestSchema, input, { portfolio_id: PORTFOLIO, deal_id: DEAL });
+    // Deleting a sell can open a position again: on a custom asset, only while it exists (asset-use.ts).
+    const [asset] = await this.db.query<{ asset_type: AssetType; asset_id: string }>(
+      'select d.asset_type, d.asset_id::text from deals d join portfolios p on p.id = d.portfolio_id where d.id = $1 and p.id = $2 and p.user_id = $3',
+      [req.deal_id, req.portfolio_id, userId],
+    );
+    const reopening = asset
+      ? await checkAssetForReopening(this.db, this.assets, { type: asset.asset_type, id: Number(asset.asset_id) }, userId, 'Deleting this deal would open a position again in an asset that no longer exists.')
+      : undefined;
     await this.db.transaction(async (tx) => {
       const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
       if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
@@ -99,8 +107,10 @@ export class DealService {
           deal: [`Deleting this deal would leave the sell of ${fmt(oversell.sold)} on ${oversell.date} with only ${fmt(oversell.held)} held.`],
         });
       }
-      await tx.query('delete from deals where id = $1 and portfolio_id = $2', [deal.id, portfolio.id]);
       const transition = positionTransition(finalHolding(history), finalHolding(remaining));
+      // (A deal's asset never changes: the one read before the transaction is this deal's.)
+      if (transition === 'opened') await reopening?.confirm(tx);
+      await tx.query('delete from deals where id = $1 and portfolio_id = $2', [deal.id, portfolio.id]);
       if (transition) await recordPositionChange(tx, transition, { portfolioId: portfolio.id, userId, asset: deal.assetable });
       await invalidateStatistics(tx, portfolio.id);
     });

@@ -2,6 +2,7 @@ import { type AssetType, type GetMembershipReply, getMembershipRequestSchema } f
 import { type Db, ServiceError } from '@invest/platform';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
+import { OPEN_QUANTITY } from '../deals/deal.repository.js';
 
 /** Which assets a portfolio (open positions) or a watchlist (items) of the user holds: for alerts. */
 export class MembershipService {
@@ -16,7 +17,7 @@ export class MembershipService {
       req.target_type === 'portfolio'
         ? await this.db.query<{ asset_type: string; asset_id: string }>(
             `select asset_type, asset_id::text from deals where portfolio_id = $1 group by asset_type, asset_id
-             having sum(case type when 'buy' then quantity when 'sell' then -quantity else 0 end) > 0
+             having ${OPEN_QUANTITY} > 0
              order by asset_type, asset_id`,
             [req.target_id],
           )

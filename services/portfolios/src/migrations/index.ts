@@ -3,6 +3,7 @@ import { PortfoliosSchema } from './0001-portfolios-schema.js';
 import { PortfoliosIdempotencyKeys } from './0002-idempotency-keys.js';
 import { AssetDescriptionPosition } from './0003-asset-description-position.js';
 import { CustomAssetUses } from './0004-custom-asset-uses.js';
+import { AssetDeletionFences } from './0005-asset-deletion-fences.js';
 
 /** Every migration of the portfolios database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
@@ -12,4 +13,5 @@ export const migrations = [
   { name: '0002-idempotency-keys', class: PortfoliosIdempotencyKeys },
   { name: '0003-asset-description-position', class: AssetDescriptionPosition },
   { name: '0004-custom-asset-uses', class: CustomAssetUses },
+  { name: '0005-asset-deletion-fences', class: AssetDeletionFences },
 ];

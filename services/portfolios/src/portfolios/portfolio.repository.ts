@@ -1,6 +1,7 @@
 import type { Portfolio } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { iso, num } from '../common/sql-values.js';
+import { OPEN_QUANTITY } from '../deals/deal.repository.js';
 
 type Row = Record<string, unknown>;
 
@@ -8,7 +9,7 @@ const SELECT = `select p.id::text, p.name, p.currency_code, p.created_at, p.upda
   (select count(*) from deals d where d.portfolio_id = p.id)::text as deals_count,
   (select count(*) from (
      select 1 from deals d where d.portfolio_id = p.id group by d.asset_type, d.asset_id
-     having sum(case d.type when 'buy' then d.quantity when 'sell' then -d.quantity else 0 end) > 0) open)::text as positions_count
+     having ${OPEN_QUANTITY} > 0) open)::text as positions_count
   from portfolios p`;
 
 function toPortfolio(r: Row): Portfolio {

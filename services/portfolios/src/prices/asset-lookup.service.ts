@@ -1,5 +1,5 @@
 import { type AssetRef, assetInfoSchema, CustomAssetSubjects, type GetAssetsReply, type ListCustomAssetsReply, Subjects } from '@invest/contracts';
-import { type Db, type Logger, type RpcClient, ServiceError, type SqlClient } from '@invest/platform';
+import { type Db, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import { z } from 'zod';
 import { assetKey } from '../statistics/statistics.types.js';
 import { type CatalogAsset, findAssets, upsertFromScreener } from './asset-catalog.repository.js';
@@ -19,10 +19,9 @@ export class AssetLookup {
     private readonly logger: Logger,
   ) {}
 
-  /** `db`: where the catalog is read and written (a caller's transaction holding a connection passes it, so it never waits for a second). */
-  async resolve(refs: readonly AssetRef[], db: SqlClient = this.db): Promise<{ found: Map<string, CatalogAsset>; missing: AssetRef[] }> {
+  async resolve(refs: readonly AssetRef[]): Promise<{ found: Map<string, CatalogAsset>; missing: AssetRef[] }> {
     const unique = [...new Map(refs.map((r) => [assetKey(r), { type: r.type, id: r.id }])).values()];
-    const found = await findAssets(db, unique);
+    const found = await findAssets(this.db, unique);
     const unknown = unique.filter((r) => !found.has(assetKey(r)));
     const undescribed = unique.filter((r) => found.get(assetKey(r))?.described === false);
     const ask = [...unknown, ...undescribed];
@@ -31,8 +30,8 @@ export class AssetLookup {
         const reply = replySchema.parse(await this.rpc.request<GetAssetsReply>(Subjects.screener.assetsGet, { refs: ask }));
         // Only what was asked for: a reply row for another asset is ignored.
         const asked = new Set(ask.map(assetKey));
-        await upsertFromScreener(db, reply.data.filter((a) => asked.has(assetKey(a))));
-        for (const [key, asset] of await findAssets(db, ask)) found.set(key, asset);
+        await upsertFromScreener(this.db, reply.data.filter((a) => asked.has(assetKey(a))));
+        for (const [key, asset] of await findAssets(this.db, ask)) found.set(key, asset);
       } catch (err) {
         // Known-but-undescribed assets still exist; only truly unknown ones need the screener's answer.
         if (unknown.length > 0) {
@@ -51,10 +50,10 @@ export class AssetLookup {
    * owner: another user's is treated as not existing (the catalog and `screener.assets.get` know every
    * user's, so ownership is asked of the screener's per-user list).
    */
-  async require(ref: AssetRef, userId: string, db: SqlClient = this.db, field = 'assetable'): Promise<CatalogAsset> {
+  async require(ref: AssetRef, userId: string, field = 'assetable'): Promise<CatalogAsset> {
     const missing = () => ServiceError.validation({ [`${field}.id`]: [`The selected ${ref.type} (id ${ref.id}) does not exist.`] });
     if (ref.type === 'custom_asset' && !(await this.ownsCustomAsset(userId, ref.id))) throw missing();
-    const { found } = await this.resolve([ref], db);
+    const { found } = await this.resolve([ref]);
     const asset = found.get(assetKey(ref));
     if (!asset) throw missing();
     return asset;

@@ -43,4 +43,4 @@ export async function readPortfolioEvents(bus: Bus): Promise<PublishedEvent[]> {
 }
 
 /** The use lock a deal or watchlist item on a custom asset holds from its check to its commit (for tests that hold one open). */
-export { lockAssetUse } from '../asset-uses/asset-use-lock.js';
+export { lockAssetUse } from '../asset-uses/asset-use.js';

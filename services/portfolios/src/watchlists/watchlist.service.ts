@@ -12,7 +12,7 @@ import {
   Subjects,
 } from '@invest/contracts';
 import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, withIdempotency } from '@invest/platform';
-import { requireAssetForUse } from '../asset-uses/asset-use-lock.js';
+import { checkAssetForUse } from '../asset-uses/asset-use.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
@@ -90,15 +90,14 @@ export class WatchlistService {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
     const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
     if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
-    // A custom asset is checked under its use lock, in the transaction (a deletion racing this add sees it or wins).
-    const custom = req.assetable.type === 'custom_asset';
-    if (!custom) await this.assets.require(req.assetable, userId);
+    // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
+    const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
     const subject = Subjects.portfolios.watchlistItemsCreate;
     const limit = this.limits.itemsPerWatchlist;
     return this.db.transaction((tx) =>
       withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
-        if (custom) await requireAssetForUse(tx, this.assets, req.assetable, userId);
         if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
+        await use.confirm(tx);
         // Under the watchlist's row lock: concurrent adds cannot overshoot.
         await requireBelowQuota(tx, {
           limit,

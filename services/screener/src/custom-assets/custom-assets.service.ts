@@ -3,9 +3,11 @@ import {
   type CustomAssetReply,
   type AssetUse,
   type DeleteCustomAssetReply,
+  ErrorCode,
   deleteCustomAssetRequestSchema,
   type ListCustomAssetsReply,
   type RateChange,
+  RequestOutcome,
   CustomAssetSubjects,
   createCustomAssetRequestSchema,
   updateCustomAssetRequestSchema,
@@ -238,7 +240,7 @@ export class CustomAssetsService {
         outcome.deleted++;
       } catch (err) {
         if (!(err instanceof ServiceError)) throw err;
-        if (err.code === 'conflict') outcome.restored++;
+        if (err.code === ErrorCode.Conflict) outcome.restored++;
         else outcome.unanswered++;
       }
     }
@@ -246,8 +248,9 @@ export class CustomAssetsService {
   }
 
   /**
-   * Asks portfolios for the hidden asset's uses; deletes it if none, shows it again if some. Without an answer
-   * the request's deletion shows it again (503: not deleted), a pending one's completion keeps it hidden.
+   * Asks portfolios for the hidden asset's uses; deletes it if none, shows it again if some. Without an answer, or
+   * when the delete itself fails, the request's deletion shows it again (503: not deleted), a pending one's
+   * completion keeps it hidden for the next run.
    */
   private async completeDeletion(id: number, userId: string, mark: string, noAnswer: 'restore' | 'keep' = 'restore'): Promise<void> {
     let uses: AssetUse[];
@@ -261,12 +264,24 @@ export class CustomAssetsService {
       await this.restore(id, mark);
       throw inUse(uses);
     }
-    await this.db.transaction(async (tx) => {
-      await lockRateWrites(tx);
-      // Only the deletion that hid it (another may have completed or undone it meanwhile).
-      const gone = await tx.query('delete from assets a using custom_assets ca where a.id = $1 and ca.asset_id = a.id and ca.deleting_since = $2::timestamptz returning a.id', [id, mark]);
-      if (gone.length > 0) await recordAssetDeleted(tx, { assetType: 'custom_asset', assetId: id, userId });
-    });
+    try {
+      await this.db.transaction(async (tx) => {
+        await lockRateWrites(tx);
+        // Only the deletion that hid it (another may have completed or undone it meanwhile).
+        const gone = await tx.query('delete from assets a using custom_assets ca where a.id = $1 and ca.asset_id = a.id and ca.deleting_since = $2::timestamptz returning a.id', [id, mark]);
+        if (gone.length > 0) await recordAssetDeleted(tx, { assetType: 'custom_asset', assetId: id, userId });
+      });
+    } catch (err) {
+      // Not deleted (past the request's deadline behind the rate writers, a failure): the request's answer says
+      // nothing was done, so the asset is shown again; if even that fails, the job completes it later.
+      if (noAnswer === 'keep') throw err;
+      const shown = await this.restore(id, mark).then(
+        () => true,
+        () => false,
+      );
+      if (shown) throw err;
+      throw Object.assign(ServiceError.unavailable('The custom asset could not be deleted now; it will be deleted shortly.', RequestOutcome.Unknown), { cause: err });
+    }
   }
 
   private async restore(id: number, mark: string): Promise<void> {

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROVIDERS } from '../screener.app.js';
 import { JOB_COMMANDS } from './cli.js';
 import { createJobDeps } from './job-deps.js';
+import type { CustomAssetsService } from '../custom-assets/custom-assets.service.js';
+import { FINISH_DELETIONS_JOB } from '../custom-assets/finish-deletions.job.js';
 import { createScreenerJobs } from './screener-jobs.js';
 
 describe('screener jobs', () => {
@@ -25,6 +27,25 @@ describe('screener jobs', () => {
     ]);
     // Every job is also a command of `npm run cmd`.
     expect(Object.keys(jobs.byName).sort()).toEqual([...JOB_COMMANDS].sort());
+  });
+
+  it('in the running service, also completes custom asset deletions left half way: every minute and at start, not a command', async () => {
+    const grace: Date[] = [];
+    const customAssets = {
+      finishPendingDeletions: (olderThan: Date) => {
+        grace.push(olderThan);
+        return Promise.resolve({ pending: 2, deleted: 1, restored: 0, unanswered: 1 });
+      },
+    } as unknown as CustomAssetsService;
+    const service = createScreenerJobs(createJobDeps({ db: {} as Db, logger: createLogger('test', 'silent'), marketTz: 'Europe/Moscow', providers: DEFAULT_PROVIDERS }), { customAssets });
+    const run = service.scheduled.find((s) => s.job.name === FINISH_DELETIONS_JOB)!;
+    expect({ schedule: run.schedule, atStart: run.atStart }).toEqual({ schedule: { everyMinutes: 1 }, atStart: true });
+    expect(JOB_COMMANDS).not.toContain(FINISH_DELETIONS_JOB);
+    const before = Date.now();
+    expect(await service.byName[FINISH_DELETIONS_JOB]!.run([])).toMatchObject({ fetched: 2, changed: 1, skipped: 1 });
+    // Only deletions hidden for over a minute: a younger one may still be waiting for portfolios' answer.
+    expect(before - grace[0]!.getTime()).toBeGreaterThanOrEqual(60_000);
+    expect(before - grace[0]!.getTime()).toBeLessThan(61_000);
   });
 
   it('runs the stats job at 01:45 Moscow time', () => {
