@@ -34,13 +34,13 @@ describe('the relay names the stream of a user id in a header', () => {
     for (const user of users) {
       await db.transaction((tx) => appendToStream(tx, `billing-user-${user}`, [{ type: 'SubscriptionStarted', data: { user } }]));
     }
-    const relay = new EventRelay({ db, bus, name: 'review-relay', logger: createLogger('review', 'silent'), subjectFor: (e) => `billing.events.${e.type}` });
+    const relay = new EventRelay({ db, bus, name: 'header-relay', logger: createLogger('relay', 'silent'), subjectFor: (e) => `billing.events.${e.type}` });
     expect(await relay.runOnce()).toBe(3);
     const seen: string[] = [];
     const info = await bus.jsm.streams.info(stream);
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const msg = await bus.jsm.streams.getMessage(stream, { seq });
-      seen.push(msg.header?.get(STREAM_HEADER) ?? '(none)');
+      seen.push(msg?.header?.get(STREAM_HEADER) ?? '(none)');
     }
     expect(seen).toEqual(users.map((u) => `billing-user-${u}`));
   });
