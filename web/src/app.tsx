@@ -72,7 +72,7 @@ export function App() {
           {session ? (
             <span className="user">
               <span data-testid="signed-in-user">{session.userId}</span>{' '}
-              <button type="button" className="linklike" data-testid="sign-out" onClick={signOut}>
+              <button type="button" className="linklike" data-testid="sign-out" onClick={() => signOut()}>
                 {t('Выйти', 'Sign out')}
               </button>
             </span>

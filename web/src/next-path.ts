@@ -15,6 +15,7 @@ export function nextPath(search: string, origin: string): string {
   } catch {
     return FALLBACK;
   }
-  if (url.origin !== origin || url.pathname === '/sign-in') return FALLBACK;
+  // `/.//evil.example` resolves to the path `//evil.example`, which a later navigation would read as another host.
+  if (url.origin !== origin || url.pathname === '/sign-in' || url.pathname.startsWith('//')) return FALLBACK;
   return url.pathname + url.search + url.hash;
 }

@@ -33,7 +33,7 @@ window.addEventListener('storage', (e) => {
 });
 
 export function getSession(): Session | null {
-  if (current && current.expiresAt <= Date.now()) signOut();
+  if (current && current.expiresAt <= Date.now()) signOut(current.token);
   return current;
 }
 
@@ -43,7 +43,19 @@ export function signIn(session: Session): void {
   emit();
 }
 
-export function signOut(): void {
+/**
+ * Signs out; with `token`, only that token's session: if another tab has meanwhile stored a newer one (its storage
+ * event may not have reached this tab yet), that one is kept and adopted instead of erased for both tabs.
+ */
+export function signOut(token?: string): void {
+  if (token !== undefined) {
+    const stored = read();
+    if (stored && stored.token !== token) {
+      current = stored;
+      emit();
+      return;
+    }
+  }
   current = null;
   localStorage.removeItem(KEY);
   emit();

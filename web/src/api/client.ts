@@ -59,7 +59,7 @@ export async function sendRequest(url: string, init: Omit<RequestInit, 'headers'
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'network', (err as Error).message);
   }
-  if (res.status === 401 && token && getSession()?.token === token) signOut();
+  if (res.status === 401 && token) signOut(token);
   return res;
 }
 

@@ -29,26 +29,32 @@ export class SseParser {
    */
   reset(): void {
     this.buffer = '';
+    this.afterCr = false;
     this.data = [];
     this.event = '';
     this.id = this.lastEventId;
   }
 
   push(chunk: string): SseEvent[] {
+    // A \r ended the last chunk's last line; a \n starting this one is the rest of that line end.
+    if (this.afterCr && chunk.startsWith('\n')) chunk = chunk.slice(1);
+    this.afterCr = false;
     this.buffer += chunk;
     const out: SseEvent[] = [];
     for (;;) {
       const m = /\r\n|\r|\n/.exec(this.buffer);
       if (!m) break;
-      // A lone \r at the very end may be the first half of \r\n: wait for the next chunk.
-      if (m[0] === '\r' && m.index === this.buffer.length - 1) break;
       const line = this.buffer.slice(0, m.index);
       this.buffer = this.buffer.slice(m.index + m[0].length);
+      // A \r at the very end ends its line now (CR-only streams are not held back to the next chunk).
+      if (m[0] === '\r' && this.buffer === '') this.afterCr = true;
       const e = this.line(line);
       if (e) out.push(e);
     }
     return out;
   }
+
+  private afterCr = false;
 
   private line(line: string): SseEvent | undefined {
     if (line === '') {

@@ -3,6 +3,7 @@ import { inputError } from '../api/api-error';
 import { api, newKey } from '../api/client';
 import { formatNumber } from '../format/number-format';
 import { apiDecimal, decimalInputMessage, decimalInputText, parseDecimalInput } from '../format/number-input';
+import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 import { Field, FormError } from './form-bits';
@@ -24,7 +25,7 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const t = useTr();
   const locale = useLocale();
   const [mode, setMode] = useState<'price' | 'change'>(target.kind === 'asset' ? 'price' : 'change');
-  const [price, setPrice] = useState(target.kind === 'asset' && target.currentRate !== null ? decimalInputText(target.currentRate, locale) : '');
+  const [price, setPrice] = useDecimalField(target.kind === 'asset' && target.currentRate !== null ? decimalInputText(target.currentRate, locale) : '');
   const [threshold, setThreshold] = useState('5');
   const [frequency, setFrequency] = useState<'hourly' | 'daily'>('daily');
   const [name, setName] = useState('');

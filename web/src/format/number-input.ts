@@ -35,7 +35,8 @@ export function parseDecimalInput(typed: string, locale: Locale): DecimalInput {
     [int = '', fraction] = parts;
     if (fraction?.includes(',')) return { ok: false, error: 'grouping' };
     if (int.includes(',')) {
-      if (!/^\d{1,3}(,\d{3})+$/.test(int)) return { ok: false, error: 'grouping' };
+      // The first group starts with 1-9: "0,500" is not five hundred (nor is "0 500" below).
+      if (!/^[1-9]\d{0,2}(,\d{3})+$/.test(int)) return { ok: false, error: 'grouping' };
       int = int.replace(/,/g, '');
     }
   } else {
@@ -46,7 +47,7 @@ export function parseDecimalInput(typed: string, locale: Locale): DecimalInput {
     [int = '', fraction] = parts;
     if (fraction !== undefined && RU_GROUP.test(fraction)) return { ok: false, error: 'grouping' };
     if (RU_GROUP.test(int)) {
-      if (!/^\d{1,3}([ \u00a0\u202f\u2009]\d{3})+$/.test(int)) return { ok: false, error: 'grouping' };
+      if (!/^[1-9]\d{0,2}([ \u00a0\u202f\u2009]\d{3})+$/.test(int)) return { ok: false, error: 'grouping' };
       int = int.replace(/[ \u00a0\u202f\u2009]/g, '');
     }
   }
@@ -72,6 +73,18 @@ const MESSAGES: Record<Locale, Record<DecimalInputError, string>> = {
 
 export function decimalInputMessage(error: DecimalInputError, locale: Locale): string {
   return MESSAGES[locale][error];
+}
+
+/**
+ * A field's text typed under `from`, rewritten for `to` (the UI language changed while the form was open) with its
+ * value kept: `123,456` in Russian is `123.456` in English, not a hundred and twenty-three thousand. Text that does
+ * not parse under `from` is left as typed (the field's message says why on submit).
+ */
+export function relocaleDecimalText(typed: string, from: Locale, to: Locale): string {
+  if (from === to) return typed;
+  const r = parseDecimalInput(typed, from);
+  if (!r.ok) return typed;
+  return to === 'ru' ? r.text.replace('.', ',') : r.text;
 }
 
 /** A number as a field's starting text in the locale, without grouping (`290,5` / `290.5`), at most 8 places. */

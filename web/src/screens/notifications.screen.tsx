@@ -40,8 +40,9 @@ function Notifications() {
     api.get('/api/notification-events', { query: { per_page: '50' } }).then((p) => {
       const listed = new Set(p.data.map((f) => f.id));
       const newest = Math.max(0, ...p.data.map((f) => f.id));
-      // A firing the stream brought while the read was under way and that the read did not see yet stays on top.
-      const extra = (liveSinceLoad.current ?? []).filter((f) => !listed.has(f.id) && f.id > newest);
+      // A firing the stream brought while the read was under way and that the read did not see yet stays on top,
+      // newest first as the page and the live path order them. (One older than the page's newest is in its counts.)
+      const extra = (liveSinceLoad.current ?? []).filter((f) => !listed.has(f.id) && f.id > newest).sort((a, b) => b.id - a.id);
       liveSinceLoad.current = null;
       known.current = new Set([...listed, ...extra.map((f) => f.id)]);
       setInbox([...extra, ...p.data]);

@@ -19,7 +19,8 @@ export function useBrowserStack(name: string, opts: Parameters<typeof startWebSt
     const context = await browser!.newContext({ locale: o.locale ?? 'en-US', viewport: { width: o.width ?? 1280, height: o.height ?? 800 } });
     contexts.push(context);
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    // Generous: two test files run at once on two cores, and a whole product and Chromium each here.
+    page.setDefaultTimeout(20_000);
     return page;
   };
   beforeAll(async () => {
