@@ -1,21 +1,12 @@
 /**
- * a 401 (or an expired token) signs out "unless another sign-in replaced it meanwhile". Another
+ * A 401 (or an expired token) signs out only the token it concerns: another
  * tab's sign-in reaches this tab first in localStorage and only later as a `storage` event (a task of its own); in
  * between, this tab's in-memory session is the old one.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { stubBrowserGlobals } from './testing/browser-globals';
 
-const store = new Map<string, string>();
-function stubBrowser(): void {
-  vi.stubGlobal('window', { addEventListener: () => undefined });
-  vi.stubGlobal('localStorage', {
-    getItem: (k: string) => store.get(k) ?? null,
-    setItem: (k: string, v: string) => void store.set(k, v),
-    removeItem: (k: string) => void store.delete(k),
-  });
-  vi.stubGlobal('document', { documentElement: { lang: '', setAttribute: () => undefined } });
-}
-stubBrowser();
+const store = stubBrowserGlobals();
 
 let client: typeof import('./api/client');
 let session: typeof import('./session');
@@ -25,7 +16,7 @@ beforeAll(async () => {
 });
 afterEach(() => {
   vi.unstubAllGlobals();
-  stubBrowser();
+  stubBrowserGlobals(store);
 });
 
 const KEY = 'invest.session';

@@ -4,18 +4,9 @@
  * localStorage, document) are stubbed; fetch is scripted per test.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { stubBrowserGlobals } from '../testing/browser-globals';
 
-const store = new Map<string, string>();
-function stubBrowser(): void {
-  vi.stubGlobal('window', { addEventListener: () => undefined });
-  vi.stubGlobal('localStorage', {
-    getItem: (k: string) => store.get(k) ?? null,
-    setItem: (k: string, v: string) => void store.set(k, v),
-    removeItem: (k: string) => void store.delete(k),
-  });
-  vi.stubGlobal('document', { documentElement: { lang: '', setAttribute: () => undefined } });
-}
-stubBrowser();
+const store = stubBrowserGlobals();
 
 let streams: typeof import('./event-stream');
 let session: typeof import('../session');
@@ -31,7 +22,7 @@ beforeEach(() => session.signIn({ token: 'token-1', userId: 'u1', expiresAt: Dat
 
 afterEach(() => {
   vi.unstubAllGlobals();
-  stubBrowser();
+  stubBrowserGlobals(store);
 });
 
 /** A 200 event-stream answer that sends `chunks`, then either ends or fails (a dropped connection). */
