@@ -614,6 +614,35 @@ describe('SSE /api/notification-events/stream', () => {
     expect(bad.status).toBe(422);
     await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);
   });
+
+  it('holds at most 10 live streams per user: the 11th is a 429 naming the limit; closing one makes room; others are not affected', async () => {
+    const [u, other] = [user(), user()];
+    const open = async (who: string) => {
+      const controller = new AbortController();
+      const res = await fetch(new URL('/api/notification-events/stream', stack.base), { headers: { authorization: `Bearer ${await stack.token(who)}` }, signal: controller.signal });
+      return { res, close: () => controller.abort() };
+    };
+    const streams = [];
+    for (let i = 0; i < 10; i++) streams.push(await open(u));
+    try {
+      expect(streams.map((s) => s.res.status)).toEqual(Array(10).fill(200));
+      const refused = await open(u);
+      expect(refused.res.status).toBe(429);
+      expect(await refused.res.json()).toEqual({ message: 'At most 10 live notification streams per user at once; close one (another tab or device) first.', limit: 10, resets_at: null });
+      const theirs = await open(other);
+      expect(theirs.res.status).toBe(200);
+      theirs.close();
+      streams.shift()!.close();
+      // The gateway sees the connection close a moment later.
+      await expect.poll(async () => {
+        const next = await open(u);
+        if (next.res.status === 200) streams.push(next);
+        return next.res.status;
+      }, { timeout: 5_000, interval: 100 }).toBe(200);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
 });
 
 async function switchBackOn(u: string, id: number): Promise<void> {

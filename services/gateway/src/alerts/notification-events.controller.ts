@@ -1,10 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { listNotificationEventsRequestSchema, markReadRequestSchema, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
+import { ErrorCode, listNotificationEventsRequestSchema, markReadRequestSchema, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
 import { currentContext, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
-import type { GatewayConfig } from '../config/gateway.config.js';
+import { DEFAULT_STREAMS_PER_USER, type GatewayConfig } from '../config/gateway.config.js';
 import { pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
@@ -40,6 +40,9 @@ export class NotificationEventsController {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
     @Inject(NOTIFICATION_FEED) private readonly feed: NotificationFeed,
   ) {}
+
+  /** Live streams by user on this instance. */
+  private readonly openStreams = new Map<string, number>();
 
   @Get()
   @ApiOperation({ summary: 'Fired notifications (inbox)', description: 'Newest first, rendered in the Accept-Language (ru or en; ru by default), with the unread count.' })
@@ -93,11 +96,28 @@ export class NotificationEventsController {
       after = (await this.read(userId, 0, 1)).meta.last_id;
     }
 
+    // Each stream holds a connection, timers and an inbox read per firing: a user gets a few at once, not any number.
+    const key = userId ?? '';
+    const limit = this.config.notificationStream.maxPerUser ?? DEFAULT_STREAMS_PER_USER;
+    const open = this.openStreams.get(key) ?? 0;
+    if (open >= limit) {
+      throw new ServiceError(ErrorCode.RateLimited, `At most ${limit} live notification streams per user at once; close one (another tab or device) first.`, undefined, { limit });
+    }
+    this.openStreams.set(key, open + 1);
     reply.hijack();
     const raw = reply.raw;
+    // Registered before anything else can fail, so the count always comes down with the connection.
+    let stop = () => {};
+    let closed = false;
+    raw.on('close', () => {
+      const left = (this.openStreams.get(key) ?? 1) - 1;
+      if (left > 0) this.openStreams.set(key, left);
+      else this.openStreams.delete(key);
+      closed = true;
+      stop();
+    });
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     raw.write(`retry: 3000\n: connected\n\n`);
-    let closed = false;
     let busy = false;
     /** A wake-up while a read was under way: read again after it (the firing may have committed after that read). */
     let again = false;
@@ -131,17 +151,17 @@ export class NotificationEventsController {
     let stopListening = () => {};
     const pollTimer = setInterval(() => void poll(), this.config.notificationStream.pollMs);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), this.config.notificationStream.heartbeatMs);
-    raw.on('close', () => {
-      closed = true;
+    stop = () => {
       stopListening();
       clearInterval(pollTimer);
       clearInterval(heartbeat);
-    });
+    };
+    if (closed) stop();
     // Following before the first read: a firing committed after that read wakes the stream.
     if (userId) {
-      const stop = await this.feed.listen(userId, () => void poll());
-      if (closed) stop();
-      else stopListening = stop;
+      const unlisten = await this.feed.listen(userId, () => void poll());
+      if (closed) unlisten();
+      else stopListening = unlisten;
     }
     await poll();
   }

@@ -12,6 +12,9 @@ export const DEV_JWT_SECRET = 'invest-dev-secret-change-me-0123456789abcdef';
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 
 /** Environment of the gateway; every variable is named when its value is bad. */
+/** Live notification streams one user may hold on one gateway instance: tabs and devices, not an unbounded number. */
+export const DEFAULT_STREAMS_PER_USER = 10;
+
 export const gatewayEnvSchema = baseConfigSchema
   .extend({
     PORT: z.coerce.number({ error: 'must be a port number' }).int('must be an integer').min(0).max(65535).default(3000),
@@ -49,6 +52,7 @@ export const gatewayEnvSchema = baseConfigSchema
     HTTP_MAX_CONNECTIONS: positiveInt('HTTP_MAX_CONNECTIONS').default(1_000),
     NOTIFICATION_STREAM_POLL_MS: positiveInt('NOTIFICATION_STREAM_POLL_MS').default(15_000),
     NOTIFICATION_STREAM_HEARTBEAT_MS: positiveInt('NOTIFICATION_STREAM_HEARTBEAT_MS').default(15_000),
+    NOTIFICATION_STREAM_MAX_PER_USER: positiveInt('NOTIFICATION_STREAM_MAX_PER_USER').default(DEFAULT_STREAMS_PER_USER),
     // Empty: no web client (API only).
     WEB_DIST_DIR: z.string().default(DEFAULT_WEB_DIST_DIR),
     CLOUDPAYMENTS_PUBLIC_ID: z.string().min(1).default('pk_dev_public_id'),
@@ -105,7 +109,8 @@ export interface GatewayConfig {
   publicBaseUrl?: string;
   bodyLimitBytes: number;
   /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
-  notificationStream: { pollMs: number; heartbeatMs: number };
+  /** `maxPerUser`: live streams one user may hold on this gateway instance (default DEFAULT_STREAMS_PER_USER). */
+  notificationStream: { pollMs: number; heartbeatMs: number; maxPerUser?: number };
   /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
   chatHeartbeatMs: number;
   /** Slow-client limits of the HTTP server (see README, Configuration). */
@@ -171,7 +176,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
       keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: env.HTTP_MAX_CONNECTIONS,
     },
-    notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS },
+    notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS, maxPerUser: env.NOTIFICATION_STREAM_MAX_PER_USER },
     webDistDir: env.WEB_DIST_DIR,
     devRoutes: env.NODE_ENV !== 'production',
     payments: { publicId: env.CLOUDPAYMENTS_PUBLIC_ID, ...(env.CLOUDPAYMENTS_API_URL ? { devProviderUrl: env.CLOUDPAYMENTS_API_URL } : {}) },
