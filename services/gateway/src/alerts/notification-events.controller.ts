@@ -109,16 +109,26 @@ export class NotificationEventsController {
     // Registered before anything else can fail, so the count always comes down with the connection.
     let stop = () => {};
     let closed = false;
-    raw.on('close', () => {
+    let drained: (() => void) | undefined;
+    const onClose = () => {
+      if (closed) return;
       const left = (this.openStreams.get(key) ?? 1) - 1;
       if (left > 0) this.openStreams.set(key, left);
       else this.openStreams.delete(key);
       closed = true;
+      drained?.();
       stop();
-    });
+    };
+    raw.on('close', onClose);
+    // A client that left while the first read was under way: its close has been and gone.
+    if (raw.destroyed || request.raw.destroyed) {
+      onClose();
+      return;
+    }
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     raw.write(`retry: 3000\n: connected\n\n`);
     let busy = false;
+    let batch = REPLAY_BATCH;
     /** A wake-up while a read was under way: read again after it (the firing may have committed after that read). */
     let again = false;
     const poll = async () => {
@@ -132,18 +142,32 @@ export class NotificationEventsController {
         do {
           again = false;
           for (;;) {
-            const page = await this.read(userId, after, REPLAY_BATCH, locale);
+            let page: EventsPage;
+            try {
+              page = await this.read(userId, after, batch, locale);
+            } catch (err) {
+              // A batch of big firings (a watchlist's hundreds of assets each) can exceed what one NATS reply holds:
+              // smaller batches from then on, down to one firing, rather than retrying the same batch for ever.
+              if (!(err instanceof ServiceError && err.code === ErrorCode.Internal) || batch === 1) throw err;
+              batch = Math.max(1, batch >> 2);
+              continue;
+            }
+            let full = false;
             for (const e of page.data) {
               if (closed) return;
-              raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`);
+              full = !raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`) || full;
               after = e.id;
             }
-            if (page.data.length < REPLAY_BATCH) break;
+            // A client reading slowly (or not at all): the next batch waits until this one has gone out.
+            if (full && !closed) await new Promise<void>((resolve) => raw.once('drain', (drained = resolve)));
+            drained = undefined;
+            if (closed) return;
+            if (page.data.length < batch) break;
           }
         } while (again && !closed);
       } catch (err) {
         // The alerts service is away: keep the stream, try again at the next wake-up or tick.
-        this.logger.debug({ err }, 'notification stream: inbox read failed');
+        this.logger.warn({ err }, 'notification stream: inbox read failed');
       } finally {
         busy = false;
       }

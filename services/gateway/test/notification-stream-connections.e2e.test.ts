@@ -1,0 +1,207 @@
+/**
+ * The notification SSE stream's connection (gateway → alerts, on the real alerts stack): a client that leaves while
+ * the stream opens leaves nothing running, and one that does not read makes the replay wait (found by an
+ * adversarial test: the first kept polling the inbox for ever, the second queued ~40 MB for one client).
+ */
+import { randomUUID } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import type { Server } from 'node:http';
+import { Subjects } from '@invest/contracts';
+import { busSubject } from '@invest/platform';
+import { holdOpen } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NOTIFICATION_FEED, type NotificationFeed } from '../src/alerts/notification-feed.js';
+import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
+
+let stack: AlertsStack;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely
+async function api(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string; streamMs?: number } = {}): Promise<{ status: number; body: any; text: string; ctype: string | null }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
+  if (opts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 8000);
+  try {
+    const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)), signal: ac.signal });
+    const ctype = res.headers.get('content-type');
+    if (ctype?.startsWith('text/event-stream')) {
+      // Do not wait for a stream to end: read what came within a moment.
+      const reader = res.body!.getReader();
+      let text = '';
+      const until = Date.now() + (opts.streamMs ?? 800);
+      for (;;) {
+        const left = until - Date.now();
+        if (left <= 0) break;
+        const r = await Promise.race([reader.read(), new Promise<undefined>((res) => setTimeout(res, left))]);
+        if (!r || r.done) break;
+        text += new TextDecoder().decode(r.value);
+      }
+      await reader.cancel().catch(() => undefined);
+      return { status: res.status, body: undefined, text, ctype };
+    }
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    return { status: res.status, body, text, ctype };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const user = () => `sse-${randomUUID().slice(0, 8)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function rates(batch: { ticker: string; rate: number | null; change: number | null }[]): Promise<void> {
+  await stack.publishRates(batch);
+  const last = batch[batch.length - 1]!;
+  const asOf = stack.clock.now.getTime();
+  await eventually(
+    () => stack.alerts.db.query<{ as_of: Date; rate: number | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[last.ticker]]),
+    (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && rows[0]!.rate === last.rate,
+    `rate of ${last.ticker}`,
+  );
+  await sleep(100);
+}
+
+/** One real firing of a new user (a price target crossed); returns the user and the firing row id. */
+async function userWithOneFiring(): Promise<{ u: string; firingId: number }> {
+  const u = user();
+  const res = await api('POST', '/api/price-alert', { user: u, body: { target_price: 150, assetable: { type: 'share', id: stack.shareIds.GAZP }, name: 'GAZP 150' } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  stack.clock.now = new Date(stack.clock.now.getTime() + 1000);
+  await rates([{ ticker: 'GAZP', rate: 149, change: 0 }]);
+  const rows = await eventually(
+    () => stack.alerts.db.query<{ id: string }>('select id::text from notification_firings where user_id = $1', [u]),
+    (r) => r.length === 1,
+    'the firing',
+  );
+  stack.clock.now = new Date(stack.clock.now.getTime() + 1000);
+  await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);
+  return { u, firingId: Number(rows[0]!.id) };
+}
+
+/** A raw HTTP/1.1 GET on a socket that is never read from. */
+function rawGet(path: string, headers: Record<string, string>): Promise<Socket> {
+  const url = new URL(stack.base);
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: url.hostname, port: Number(url.port) }, () => {
+      const lines = [`GET ${path} HTTP/1.1`, `Host: ${url.host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''];
+      s.write(lines.join('\r\n'));
+      resolve(s);
+    });
+    s.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  stack = await startAlertsStack('gwsseconn', {
+    tickers: ['SBER', 'GAZP'],
+    // A short backstop poll so a stream that outlived its client shows up as inbox reads within the test.
+    gateway: { notificationStream: { pollMs: 200, heartbeatMs: 300 } },
+  });
+  await rates([
+    { ticker: 'SBER', rate: 100, change: 0 },
+    { ticker: 'GAZP', rate: 200, change: 0 },
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('connection handling', () => {
+  it('a client that leaves while the stream is being opened leaves no stream behind (no inbox polling, no feed listener)', async () => {
+    const u = user();
+    const feed = stack.gw.app.get<symbol, NotificationFeed>(NOTIFICATION_FEED);
+    const listeners = (feed as unknown as { listeners: Map<string, Set<unknown>> }).listeners;
+    let reads = 0;
+    const sub = stack.bus.nc.subscribe(busSubject(stack.busPrefix, Subjects.alerts.notificationEventsList), {
+      callback: (_e, m) => {
+        const body = m.json<{ data?: { meta?: { userId?: string } } }>();
+        if (body.data?.meta?.userId === u) reads++;
+      },
+    });
+    await stack.bus.nc.flush();
+    // Hold the inbox table so the stream's first read (the newest firing id) waits; the client leaves meanwhile.
+    const held = await holdOpen(stack.alerts.db, (tx) => tx.query('lock table notification_firings in access exclusive mode'));
+    try {
+      const s = await rawGet('/api/notification-events/stream', { authorization: `Bearer ${await stack.token(u)}` });
+      await eventually(async () => reads, (n) => n >= 1, 'the first inbox read');
+      s.destroy();
+      await sleep(300);
+    } finally {
+      held.release();
+      await held.done;
+    }
+    // A handler that ran on after its client left would keep reading the inbox every 200 ms.
+    await sleep(1500);
+    const before = reads;
+    await sleep(1500);
+    sub.unsubscribe();
+    expect({ listener: listeners.has(u), readsAfterLeaving: reads - before }).toEqual({ listener: false, readsAfterLeaving: 0 });
+  });
+
+  it('a client that never reads does not make the gateway buffer the whole replay (backpressure)', async () => {
+    const { u, firingId } = await userWithOneFiring();
+    // 4,000 firings of ~8 KB each (about 32 MB of events, batches of ~0.8 MB): a long-offline client's catching up.
+    await stack.alerts.db.query(
+      `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
+       select notification_id, 'bulk' || g, user_id, type,
+              jsonb_build_object('ru', jsonb_build_object('title', 'T', 'body', repeat('x', 4000)), 'en', jsonb_build_object('title', 'T', 'body', repeat('y', 4000))),
+              path, assets, explanation, fired_at
+         from notification_firings, generate_series(1, 4000) g where id = $1`,
+      [firingId],
+    );
+    const server = stack.gw.app.getHttpServer() as Server;
+    const sockets: Socket[] = [];
+    const onConn = (s: Socket) => sockets.push(s);
+    server.on('connection', onConn);
+    const client = await rawGet('/api/notification-events/stream', { authorization: `Bearer ${await stack.token(u)}`, 'last-event-id': '0' });
+    client.pause();
+    try {
+      let maxBuffered = 0;
+      const until = Date.now() + 4000;
+      while (Date.now() < until) {
+        for (const s of sockets) maxBuffered = Math.max(maxBuffered, s.writableLength);
+        await sleep(200);
+      }
+      // A replay that waits for 'drain' keeps at most a batch or so in the gateway's memory.
+      expect(maxBuffered, `bytes queued in the gateway for one non-reading client: ${maxBuffered}`).toBeLessThan(6 * 1024 * 1024);
+    } finally {
+      server.off('connection', onConn);
+      client.destroy();
+    }
+  }, 30_000);
+});
+
+describe('big firings', () => {
+  it('a replay of firings too big for one NATS reply in a batch of 100 still streams every one (smaller batches)', async () => {
+    const { u, firingId } = await userWithOneFiring();
+    // A watchlist target fires with every member that crossed: 255 assets, ~40 KB a firing; 100 of them are ~4 MB.
+    await stack.alerts.db.query(
+      `insert into notification_firings (notification_id, step_key, user_id, type, texts, path, assets, explanation, fired_at)
+       select f.notification_id, 'wide' || g, f.user_id, f.type, f.texts, f.path,
+              (select jsonb_agg((f.assets::jsonb -> 0) || jsonb_build_object('id', i, 'ticker', 'T' || i, 'name', 'Company number ' || i || ' public joint stock company')) from generate_series(1, 255) i),
+              f.explanation, f.fired_at
+         from notification_firings f, generate_series(1, 120) g where f.id = $1`,
+      [firingId],
+    );
+    const stream = await api('GET', '/api/notification-events/stream', { user: u, headers: { 'last-event-id': String(firingId) }, streamMs: 6000 });
+    expect(stream.status).toBe(200);
+    expect([...stream.text.matchAll(/^id: (\d+)$/gm)].length).toBe(120);
+  });
+});
