@@ -88,13 +88,17 @@ export class ChatMessagesController {
     @Req() req: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { data: msg, user_message_id: userMessageId = null } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
     const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
-    if (msg.status !== 'streaming' && !(await this.reader.hasEvents(msg.id))) {
-      // The replay buffer has expired: the stored answer, whole.
+    const { data: msg, user_message_id: userMessageId = null } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
+    // The user's own message has no answer stream (stop and rating refuse it too).
+    if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only an answer of the assistant can be streamed.'] });
+    const last = msg.status === 'streaming' ? undefined : await this.reader.lastEventSeq(msg.id);
+    if (last === null || (last !== undefined && after >= last)) {
+      // Finished: the replay buffer has expired (the stored answer, whole), or the client has every event already
+      // (a reconnect after the final one: nothing more will come, so the stream ends at once).
       reply.hijack();
       openSse(reply.raw);
-      for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e);
+      if (last === null) for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e);
       reply.raw.end();
       return;
     }

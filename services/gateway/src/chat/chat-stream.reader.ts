@@ -46,14 +46,15 @@ export class ChatStreamReader {
     return busName(this.opts.busPrefix, CHAT_STREAMS.stream);
   }
 
-  /** Whether the replay buffer still holds any event of this answer. */
-  async hasEvents(messageId: string): Promise<boolean> {
+  /** The stream sequence of this answer's last event in the replay buffer, or null when it holds none any more. */
+  async lastEventSeq(messageId: string): Promise<number | null> {
     const bus = await this.connection();
     try {
       // nats.js answers null (not an error) when the subject has no message.
-      return (await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: busSubject(bus.prefix, chatStreamSubject(messageId)) })) !== null;
+      const last = await bus.jsm.streams.getMessage(this.streamName(), { last_by_subj: busSubject(bus.prefix, chatStreamSubject(messageId)) });
+      return last ? last.seq : null;
     } catch {
-      return false;
+      return null;
     }
   }
 

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { ServiceError } from '@invest/platform';
 
 /** Writes one server-sent event; `data` is JSON on one line. */
 export function writeSse(res: ServerResponse, e: { id?: string | number; event: string; data: unknown }): void {
@@ -17,8 +18,9 @@ export function openSse(res: ServerResponse, extra: Record<string, string> = {})
   res.flushHeaders();
 }
 
-/** `Last-Event-ID` as a stream sequence; anything else means "from the start". */
+/** `Last-Event-ID` (or `?last_event_id`) as a stream sequence; none or empty: from the start; anything else is a 422. */
 export function parseLastEventId(value: unknown): number {
-  const v = Array.isArray(value) ? value[0] : value;
-  return typeof v === 'string' && /^\d{1,15}$/.test(v.trim()) ? Number(v.trim()) : 0;
+  if (value === undefined || value === '') return 0;
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+  throw ServiceError.validation({ 'Last-Event-ID': ['The Last-Event-ID must be an event id of the stream.'] });
 }

@@ -1,0 +1,169 @@
+/**
+ * Resuming a chat answer's stream through the gateway (real chat stack, fake OpenAI-compatible model): a reconnect
+ * after the final event ends at once, a malformed Last-Event-ID is a 422, and a user's own message has no answer
+ * stream (an adversarial test found the first hanging with pings, the second replaying from the start, the third
+ * streamed as if it were an answer).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatStack, startChatStack } from './support/chat-stack.js';
+
+let stack: ChatStack;
+const newUser = (p = 'resume') => `${p}-${randomUUID().slice(0, 8)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely
+async function api(method: string, path: string, user: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; ctype: string | null }> {
+  const h: Record<string, string> = { authorization: `Bearer ${await stack.token(user)}`, ...headers };
+  if (body !== undefined) h['content-type'] = 'application/json';
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 8000);
+  try {
+    const res = await fetch(new URL(path, stack.base), { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal: ac.signal });
+    const ctype = res.headers.get('content-type');
+    if (ctype?.startsWith('text/event-stream')) {
+      const s = await collect(res, 3000);
+      return { status: res.status, body: s, ctype };
+    }
+    const text = await res.text();
+    return { status: res.status, body: text && ctype?.includes('json') ? JSON.parse(text) : text, ctype };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface SseEvent {
+  id?: string;
+  event: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
+  data: any;
+}
+
+/** Reads an SSE response for at most `ms`: its events, whether it ended by itself, and the raw text. */
+async function collect(res: Response, ms: number): Promise<{ events: SseEvent[]; ended: boolean; raw: string }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let raw = '';
+  let ended = false;
+  const until = Date.now() + ms;
+  for (;;) {
+    const left = until - Date.now();
+    if (left <= 0) break;
+    const r = await Promise.race([reader.read(), sleep(left).then(() => undefined)]);
+    if (!r) break;
+    if (r.done) {
+      ended = true;
+      break;
+    }
+    raw += decoder.decode(r.value, { stream: true });
+  }
+  if (!ended) await reader.cancel().catch(() => undefined);
+  const events: SseEvent[] = [];
+  for (const block of raw.split('\n\n')) {
+    const e: Partial<SseEvent> = {};
+    let data = '';
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) continue;
+      const i = line.indexOf(':');
+      if (i < 0) continue;
+      const k = line.slice(0, i);
+      const v = line.slice(i + 1).replace(/^ /, '');
+      if (k === 'id') e.id = v;
+      if (k === 'event') e.event = v;
+      if (k === 'data') data += v;
+    }
+    if (e.event) events.push({ ...e, event: e.event, data: data ? JSON.parse(data) : undefined } as SseEvent);
+  }
+  return { events, ended, raw };
+}
+
+async function send(user: string, chatId: string, message: string, ms = 10_000): Promise<{ status: number; events: SseEvent[]; ended: boolean; raw: string }> {
+  const res = await fetch(new URL(`/api/ai-chat/${chatId}/messages`, stack.base), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await stack.token(user)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ message }),
+  });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return { status: res.status, events: [], ended: true, raw: await res.text() };
+  return { status: res.status, ...(await collect(res, ms)) };
+}
+
+async function resume(user: string, path: string, headers: Record<string, string> = {}, ms = 3000) {
+  const res = await fetch(new URL(path, stack.base), { headers: { authorization: `Bearer ${await stack.token(user)}`, accept: 'text/event-stream', ...headers } });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined, events: [] as SseEvent[], ended: true, raw: text };
+  }
+  return { status: res.status, json: undefined, ...(await collect(res, ms)) };
+}
+
+const createChat = async (user: string) => {
+  const r = await api('POST', '/api/ai-chat', user, { context_type: 'support' });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body.data.id as string;
+};
+
+/** A finished answer: its chat, message id and events. */
+async function finishedAnswer(user: string, chunks = ['One ', 'two ', 'three.']) {
+  const chatId = await createChat(user);
+  stack.model.queue.push({ chunks });
+  const s = await send(user, chatId, 'hello');
+  expect(s.events.at(-1)?.event, s.raw).toBe('done');
+  return { chatId, messageId: s.events[0]!.data.message_id as string, userMessageId: s.events[0]!.data.user_message_id as string, events: s.events };
+}
+
+beforeAll(async () => {
+  stack = await startChatStack('gwchatresume', { heartbeatMs: 200 });
+}, 120_000);
+afterAll(() => stack?.close());
+
+describe('resume: Last-Event-ID', () => {
+  it('a finished answer resumed after its final event closes at once instead of hanging with pings', async () => {
+    const u = newUser();
+    const { chatId, messageId, events } = await finishedAnswer(u);
+    const doneId = events.at(-1)!.id!;
+    // What an EventSource sends when it reconnects after the server closed the stream following `done`.
+    const r = await resume(u, `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { 'last-event-id': doneId }, 4000);
+    expect(r.status).toBe(200);
+    expect({ ended: r.ended, pings: (r.raw.match(/: ping/g) ?? []).length, events: r.events.length }).toEqual({ ended: true, pings: 0, events: 0 });
+  });
+
+  it('a Last-Event-ID beyond the answer (15 digits) on a finished answer does not hang either', async () => {
+    const u = newUser();
+    const { chatId, messageId } = await finishedAnswer(u);
+    const r = await resume(u, `/api/ai-chat/${chatId}/messages/${messageId}/stream?last_event_id=999999999999999`, {}, 4000);
+    expect(r.status === 422 || r.ended, `status ${r.status}, ended ${r.ended}, raw ${r.raw.slice(0, 120)}`).toBe(true);
+  });
+
+  it('a malformed Last-Event-ID / last_event_id is a 422 naming it, not a silent replay from the start', async () => {
+    const u = newUser();
+    const { chatId, messageId } = await finishedAnswer(u);
+    const path = `/api/ai-chat/${chatId}/messages/${messageId}/stream`;
+    const got: string[] = [];
+    for (const v of ['abc', '-1', '1.5', '1e3', '0x10', '9223372036854775808', '1234567890123456']) {
+      const h = await resume(u, path, { 'last-event-id': v });
+      const q = await resume(u, `${path}?last_event_id=${encodeURIComponent(v)}`);
+      got.push(`header ${v}: ${h.status} ${h.json ? Object.keys(h.json.errors ?? {}) : h.events.map((e) => e.event).join(',')}`);
+      got.push(`query ${v}: ${q.status} ${q.json ? Object.keys(q.json.errors ?? {}) : q.events.map((e) => e.event).join(',')}`);
+    }
+    expect(got.filter((g) => !/: 422 /.test(g))).toEqual([]);
+  });
+
+  it('?last_event_id given twice is a 422 under its name (as on every route)', async () => {
+    const u = newUser();
+    const { chatId, messageId } = await finishedAnswer(u);
+    const r = await resume(u, `/api/ai-chat/${chatId}/messages/${messageId}/stream?last_event_id=1&last_event_id=99999`);
+    expect(r.status, r.raw.slice(0, 200)).toBe(422);
+    expect(Object.keys(r.json.errors)).toEqual(['last_event_id']);
+  });
+});
+
+describe('a user message', () => {
+  it('resuming the user\'s own message (not an answer) is refused like stop and rating refuse it', async () => {
+    const u = newUser();
+    const { chatId, userMessageId } = await finishedAnswer(u);
+    const stop = await api('POST', `/api/ai-chat/${chatId}/messages/${userMessageId}/stop`, u);
+    const r = await resume(u, `/api/ai-chat/${chatId}/messages/${userMessageId}/stream`);
+    expect(stop.status).toBe(422);
+    expect({ status: r.status, errors: r.json?.errors }).toEqual({ status: 422, errors: { message_id: ['Only an answer of the assistant can be streamed.'] } });
+  });
+});
