@@ -33,7 +33,7 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
       for (;;) {
         const left = until - Date.now();
         if (left <= 0) break;
-        const r = await Promise.race([reader.read(), new Promise<undefined>((res) => setTimeout(res, left))]);
+        const r = await Promise.race([reader.read(), new Promise<undefined>((res) => setTimeout(() => res(undefined), left))]);
         if (!r || r.done) break;
         text += new TextDecoder().decode(r.value);
       }

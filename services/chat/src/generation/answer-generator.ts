@@ -1,6 +1,7 @@
 import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger } from '@invest/platform';
 import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
+import { ChunkText, eventPieces } from './chunk-text.js';
 
 export interface AnswerJob {
   messageId: string;
@@ -123,26 +124,29 @@ export class AnswerGenerator {
         entry.controller.abort();
       }, this.deps.idleTimeoutMs);
     };
+    // What streams is what is stored (chunk-text.ts), in events JetStream takes (a chunk of over 1 MB was refused for
+    // the whole retry window, then skipped).
+    const chunks = new ChunkText();
+    const emit = (text: string) => {
+      if (!text) return;
+      firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
+      content += text;
+      for (const piece of eventPieces(text)) publish({ type: 'chunk', data: { content: piece } });
+    };
     try {
       armIdle();
       for await (const chunk of model.stream(job.request, entry.controller.signal)) {
         if (entry.controller.signal.aborted) break;
         armIdle();
         if (chunk.usage) usage = chunk.usage;
-        // U+0000 from a model is dropped: Postgres text cannot hold it (the answer streamed, then could not be
-        // stored), and it means nothing in an answer.
-        const text = chunk.content?.includes('\u0000') ? chunk.content.replaceAll('\u0000', '') : chunk.content;
-        if (text) {
-          firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
-          content += text;
-          publish({ type: 'chunk', data: { content: text } });
-        }
+        if (chunk.content) emit(chunks.push(chunk.content));
       }
     } catch (err) {
       error = err;
     } finally {
       clearTimeout(idle);
     }
+    emit(chunks.end());
 
     const reason = entry.reason;
     const status = reason === 'stop' ? 'stopped' : reason || error ? 'failed' : 'complete';

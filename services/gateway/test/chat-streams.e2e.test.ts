@@ -1,8 +1,8 @@
 /**
- * Resuming a chat answer's stream through the gateway (real chat stack, fake OpenAI-compatible model): a reconnect
- * after the final event ends at once, a malformed Last-Event-ID is a 422, and a user's own message has no answer
- * stream (an adversarial test found the first hanging with pings, the second replaying from the start, the third
- * streamed as if it were an answer).
+ * Chat answer streams through the gateway (real chat stack, fake OpenAI-compatible model), as an adversarial test
+ * found them: a reconnect after the final event hung with pings, a malformed Last-Event-ID replayed from the
+ * start, a user's own message streamed as if it were an answer, a chunk of over 1 MB was dropped after a 30 s
+ * stall, and lone surrogates streamed differently from what was stored.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -165,5 +165,31 @@ describe('a user message', () => {
     const r = await resume(u, `/api/ai-chat/${chatId}/messages/${userMessageId}/stream`);
     expect(stop.status).toBe(422);
     expect({ status: r.status, errors: r.json?.errors }).toEqual({ status: 422, errors: { message_id: ['Only an answer of the assistant can be streamed.'] } });
+  });
+});
+
+describe('what the model sends', () => {
+  it('a chunk larger than one NATS message streams whole and at once', async () => {
+    const u = newUser();
+    const chatId = await createChat(u);
+    stack.model.queue.push({ chunks: ['before ', 'z'.repeat(1_200_000), ' after'] });
+    const started = Date.now();
+    const s = await send(u, chatId, 'big');
+    expect(s.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'complete' } });
+    const text = s.events.filter((e) => e.event === 'chunk').map((e) => e.data.content as string).join('');
+    expect(text).toBe(`before ${'z'.repeat(1_200_000)} after`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('what streams is what a reload shows: NUL dropped, lone surrogates as U+FFFD, a pair split between chunks kept', async () => {
+    const u = newUser();
+    const chatId = await createChat(u);
+    stack.model.queue.push({ chunks: ['a\u0000b', 'c\ud800', 'd', '\udc00e \ud83d', '\ude00'] });
+    const s = await send(u, chatId, 'odd text');
+    expect(s.events.at(-1)?.event).toBe('done');
+    const streamed = s.events.filter((e) => e.event === 'chunk').map((e) => e.data.content as string).join('');
+    expect(streamed).toBe('abc\ufffdd\ufffde \u{1F600}');
+    const chat = await api('GET', `/api/ai-chat/${chatId}`, u);
+    expect(chat.body.data.messages.at(-1).content).toBe(streamed);
   });
 });
