@@ -69,6 +69,14 @@ export const chatWithMessagesReplySchema = z.object({ data: chatSchema.extend({ 
 export type ChatWithMessagesReply = z.infer<typeof chatWithMessagesReplySchema>;
 
 export const chatIdRequestSchema = z.object({ id: z.string() });
+
+/**
+ * `chat.chats.get`: the chat and its messages after `after_seq` (from the first without it), as many as fit one
+ * NATS message; the gateway asks page by page while `next_after_seq` names where the next starts (a long chat's
+ * messages reach megabytes, beyond NATS's 1 MB `max_payload`).
+ */
+export const getChatRequestSchema = chatIdRequestSchema.extend({ after_seq: z.number().int().nonnegative().optional() });
+export type ChatWithMessagesPageReply = ChatWithMessagesReply & { next_after_seq: number | null };
 export const updateChatBodySchema = z.object({
   title: z
     .string({ error: 'The title field is required.' })

@@ -169,16 +169,35 @@ describe('a user message', () => {
 });
 
 describe('what the model sends', () => {
-  it('a chunk larger than one NATS message streams whole and at once', async () => {
+  it('an answer longer than 250,000 characters ends there, at once, as a failed answer whose text is what streamed', async () => {
     const u = newUser();
     const chatId = await createChat(u);
     stack.model.queue.push({ chunks: ['before ', 'z'.repeat(1_200_000), ' after'] });
     const started = Date.now();
     const s = await send(u, chatId, 'big');
-    expect(s.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'complete' } });
-    const text = s.events.filter((e) => e.event === 'chunk').map((e) => e.data.content as string).join('');
-    expect(text).toBe(`before ${'z'.repeat(1_200_000)} after`);
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(s.events.at(-1)?.event).toBe('error');
+    const text = s.events.filter((e) => e.event === 'chunk').map((e) => e.data.content as string).join('');
+    expect(text).toBe(`before ${'z'.repeat(250_000 - 7)}`);
+    const chat = await api('GET', `/api/ai-chat/${chatId}`, u);
+    expect(chat.body.data.messages.at(-1)).toMatchObject({ status: 'failed', content: text });
+  });
+
+  it('a chat whose messages add up to more than one NATS message is read whole, in order', async () => {
+    const u = newUser();
+    const chatId = await createChat(u);
+    // 7 answers of 200,000 characters (~1.4 MB; a free day allows 10): a page of the chat's messages holds two.
+    for (let i = 0; i < 7; i++) {
+      stack.model.queue.push({ chunks: [`${i}:`, 'y'.repeat(200_000)] });
+      const sent = await send(u, chatId, `long ${i}`);
+      expect(sent.events.at(-1)?.event, `${sent.status} ${sent.raw.slice(0, 200)}`).toBe('done');
+    }
+    const chat = await api('GET', `/api/ai-chat/${chatId}`, u);
+    expect(chat.status).toBe(200);
+    const messages = chat.body.data.messages as { role: string; content: string }[];
+    expect(messages.map((m) => m.role)).toEqual(Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? 'user' : 'assistant')));
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.content.slice(0, 3))).toEqual(Array.from({ length: 7 }, (_, i) => `${i}:y`));
+    expect(messages.filter((m) => m.role === 'assistant').every((m) => m.content.length === 200_002)).toBe(true);
   });
 
   it('what streams is what a reload shows: NUL dropped, lone surrogates as U+FFFD, a pair split between chunks kept', async () => {

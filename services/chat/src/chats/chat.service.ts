@@ -3,10 +3,12 @@ import {
   type ChatLimitsReply,
   type ChatReply,
   type ChatStreamEvent,
-  type ChatWithMessagesReply,
+  type ChatMessageView,
+  type ChatWithMessagesPageReply,
   chatIdRequestSchema,
   chatStreamSubject,
   createChatRequestSchema,
+  getChatRequestSchema,
   type MessageReply,
   messageRefRequestSchema,
   type Page,
@@ -26,6 +28,10 @@ import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
 import { titleFromMessage } from './chat-title.js';
 import { CHAT_COLUMNS, type ChatRow, chatView, MESSAGE_COLUMNS, type MessageRow, messageView } from './chat.views.js';
+
+/** A page of `chat.chats.get`: at most this many messages, and about this many bytes (an answer is at most MAX_ANSWER_CHARS). */
+const PAGE_MESSAGES = 200;
+const PAGE_BYTES = 512 * 1024;
 
 /** The model sees the chat's newest messages, at most this many (spec). */
 export const HISTORY_LIMIT = 50;
@@ -78,10 +84,25 @@ export class ChatService {
     return { data: rows.map(chatView), meta: pageMeta(q, total, rows.length) };
   }
 
-  async get(userId: string, input: unknown): Promise<ChatWithMessagesReply> {
-    const chat = await this.ownChat(userId, parseOrThrow(chatIdRequestSchema, input).id);
-    const messages = await this.d.db.query<MessageRow>(`select ${MESSAGE_COLUMNS} from chat_messages where chat_id = $1 order by seq`, [chat.id]);
-    return { data: { ...chatView(chat), messages: messages.map(messageView) } };
+  /** One page of the chat's messages (`getChatRequestSchema`): whole messages up to ~512 KB, at least one. */
+  async get(userId: string, input: unknown): Promise<ChatWithMessagesPageReply> {
+    const req = parseOrThrow(getChatRequestSchema, input);
+    const chat = await this.ownChat(userId, req.id);
+    const rows = await this.d.db.query<MessageRow & { seq: number }>(
+      `select ${MESSAGE_COLUMNS}, seq from chat_messages where chat_id = $1 and seq > $2 order by seq limit ${PAGE_MESSAGES + 1}`,
+      [chat.id, req.after_seq ?? 0],
+    );
+    const messages: ChatMessageView[] = [];
+    let bytes = 0;
+    let last = 0;
+    for (const row of rows.slice(0, PAGE_MESSAGES)) {
+      const view = messageView(row);
+      bytes += Buffer.byteLength(JSON.stringify(view));
+      if (messages.length > 0 && bytes > PAGE_BYTES) break;
+      messages.push(view);
+      last = Number(row.seq);
+    }
+    return { data: { ...chatView(chat), messages }, next_after_seq: messages.length < rows.length ? last : null };
   }
 
   async update(userId: string, input: unknown): Promise<ChatReply> {

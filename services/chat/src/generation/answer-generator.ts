@@ -1,7 +1,7 @@
 import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger } from '@invest/platform';
 import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
-import { ChunkText, eventPieces } from './chunk-text.js';
+import { ChunkText, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
 
 export interface AnswerJob {
   messageId: string;
@@ -15,7 +15,7 @@ export interface AnswerJob {
   remaining(): Promise<number | null>;
 }
 
-type EndReason = 'stop' | 'idle' | 'shutdown';
+type EndReason = 'stop' | 'idle' | 'shutdown' | 'too_long';
 
 interface Running {
   controller: AbortController;
@@ -127,7 +127,14 @@ export class AnswerGenerator {
     // What streams is what is stored (chunk-text.ts), in events JetStream takes (a chunk of over 1 MB was refused for
     // the whole retry window, then skipped).
     const chunks = new ChunkText();
-    const emit = (text: string) => {
+    const emit = (given: string) => {
+      // An answer longer than MAX_ANSWER_CHARS is cut there and the model call ended: it would not fit one message of
+      // the chat's pages (`chat.chats.get`), and no model's answer is that long on purpose.
+      const text = given.slice(0, Math.max(0, MAX_ANSWER_CHARS - content.length));
+      if (text.length < given.length) {
+        entry.reason ??= 'too_long';
+        entry.controller.abort();
+      }
       if (!text) return;
       firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
       content += text;
@@ -151,7 +158,15 @@ export class AnswerGenerator {
     const reason = entry.reason;
     const status = reason === 'stop' ? 'stopped' : reason || error ? 'failed' : 'complete';
     const errorText =
-      status !== 'failed' ? null : reason === 'idle' ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.` : reason === 'shutdown' ? 'The chat service stopped.' : describe(error).replaceAll('\u0000', '');
+      status !== 'failed'
+        ? null
+        : reason === 'idle'
+          ? `The model sent nothing for ${this.deps.idleTimeoutMs} ms.`
+          : reason === 'shutdown'
+            ? 'The chat service stopped.'
+            : reason === 'too_long'
+              ? `The answer was longer than ${MAX_ANSWER_CHARS} characters; it ends there.`
+              : describe(error).replaceAll('\u0000', '');
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
     // Settling the message and giving back its reservation (failed, or stopped before any content) is one

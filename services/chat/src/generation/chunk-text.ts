@@ -46,3 +46,9 @@ export function eventPieces(text: string, max = MAX_EVENT_CHARS): string[] {
   pieces.push(text.slice(at));
   return pieces;
 }
+
+/**
+ * Longest answer kept (characters, ~60,000 tokens: beyond any model's output limit): one such message, in any script,
+ * stays below NATS's 1 MB in a page of `chat.chats.get`.
+ */
+export const MAX_ANSWER_CHARS = 250_000;

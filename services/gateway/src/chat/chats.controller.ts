@@ -7,6 +7,7 @@ import {
   chatReplySchema,
   chatSchema,
   type ChatView,
+  type ChatWithMessagesPageReply,
   type ChatWithMessagesReply,
   chatWithMessagesReplySchema,
   createChatRequestSchema,
@@ -74,8 +75,18 @@ export class ChatsController {
   @ApiChatId()
   @ApiOkResponse({ schema: openApiSchema(chatWithMessagesReplySchema) })
   @ApiOwnedResource({ notFound: 'The chat' })
-  get(@Param('id') id: string): Promise<ChatWithMessagesReply> {
-    return this.rpc.request(Subjects.chat.chatsGet, { id });
+  async get(@Param('id') id: string): Promise<ChatWithMessagesReply> {
+    // Page by page: a long chat's messages are more than one NATS message holds (its replies are ~512 KB at most).
+    let page = await this.rpc.request<ChatWithMessagesPageReply>(Subjects.chat.chatsGet, { id });
+    const { next_after_seq: _first, ...reply } = page;
+    // (A service of an earlier release answers no `next_after_seq`: everything in one page.)
+    while (page.next_after_seq != null) {
+      const after: number = page.next_after_seq;
+      page = await this.rpc.request<ChatWithMessagesPageReply>(Subjects.chat.chatsGet, { id, after_seq: after });
+      if (page.next_after_seq != null && page.next_after_seq <= after) throw new Error(`chat.chats.get went back from ${after} to ${page.next_after_seq}`);
+      reply.data.messages.push(...page.data.messages);
+    }
+    return reply;
   }
 
   @Patch(':id')

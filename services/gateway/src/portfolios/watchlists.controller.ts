@@ -42,8 +42,9 @@ export class WatchlistsController {
     do {
       const page: ListWatchlistsPageReply = await this.rpc.request(Subjects.portfolios.watchlistsList, after === null ? {} : { after });
       data.push(...page.data);
-      if (page.next_after !== null && after !== null && page.next_after <= after) throw new Error(`portfolios.watchlists.list went back from ${after} to ${page.next_after}`);
-      after = page.next_after;
+      if (page.next_after != null && after !== null && page.next_after <= after) throw new Error(`portfolios.watchlists.list went back from ${after} to ${page.next_after}`);
+      // (A service of an earlier release answers no `next_after`: everything in one page.)
+      after = page.next_after ?? null;
     } while (after !== null);
     return { data };
   }
