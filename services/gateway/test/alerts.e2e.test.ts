@@ -12,7 +12,7 @@ import { markTargetDeleted, priceAlertsJob, priceChangeAlertsJob } from '@invest
 import { busSubject, createLogger, runJob } from '@invest/platform';
 import { blockedBy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 const fired: { subject: string; data: NotificationFiredV1 }[] = [];
@@ -28,16 +28,6 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const user = () => `u-${randomUUID().slice(0, 8)}`;
 const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });
 const at = (d: Date, minutes: number) => new Date(d.getTime() + minutes * 60_000);
@@ -46,19 +36,7 @@ async function firings(notificationId: number): Promise<{ step_key: string }[]> 
   return stack.alerts.db.query('select step_key from notification_firings where notification_id = $1 order by id', [notificationId]);
 }
 
-/** Publishes a batch and waits until the alerts consumer has applied it (its latest rate is there). */
-async function rates(batch: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void> {
-  await stack.publishRates(batch);
-  const last = batch[batch.length - 1]!;
-  const asOf = (last.asOf ?? stack.clock.now).getTime();
-  await eventually(
-    () => stack.alerts.db.query<{ as_of: Date; rate: number | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[last.ticker]]),
-    (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && rows[0]!.rate === last.rate,
-    `rate of ${last.ticker}`,
-  );
-  // The evaluation commits with the rate (one transaction); give the relay a moment to publish.
-  await new Promise((r) => setTimeout(r, 100));
-}
+const rates: AlertsStack['applyRates'] = (batch) => stack.applyRates(batch);
 
 async function priceAlert(u: string, target: number, ticker = 'SBER') {
   const res = await api('POST', '/api/price-alert', { user: u, body: { target_price: target, assetable: share(ticker), name: `${ticker} ${target}` } });

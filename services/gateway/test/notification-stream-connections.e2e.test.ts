@@ -11,7 +11,7 @@ import { busSubject } from '@invest/platform';
 import { holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_FEED, type NotificationFeed } from '../src/alerts/notification-feed.js';
-import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 
@@ -53,30 +53,10 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
   }
 }
 
-async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const user = () => `sse-${randomUUID().slice(0, 8)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function rates(batch: { ticker: string; rate: number | null; change: number | null }[]): Promise<void> {
-  await stack.publishRates(batch);
-  const last = batch[batch.length - 1]!;
-  const asOf = stack.clock.now.getTime();
-  await eventually(
-    () => stack.alerts.db.query<{ as_of: Date; rate: number | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[last.ticker]]),
-    (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && rows[0]!.rate === last.rate,
-    `rate of ${last.ticker}`,
-  );
-  await sleep(100);
-}
+const rates: AlertsStack['applyRates'] = (batch) => stack.applyRates(batch);
 
 /** One real firing of a new user (a price target crossed); returns the user and the firing row id. */
 async function userWithOneFiring(): Promise<{ u: string; firingId: number }> {

@@ -37,6 +37,11 @@ export interface AlertsStack {
   token(userId: string): Promise<string>;
   /** Records one RatesUpdated batch through the screener's recorder (published by its relay). */
   publishRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
+  /**
+   * `publishRates`, then waits until the alerts consumer has applied the batch (its last rate is the latest stored;
+   * the evaluation commits with it) and a moment for the relay to publish what fired.
+   */
+  applyRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
   /** Another alerts instance on the same database and bus. */
   addAlertsInstance(over?: Partial<AlertsAppOptions>): Promise<AlertsApp>;
   close(): Promise<void>;
@@ -88,6 +93,15 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
   });
   const base = await gw.listen(0, '127.0.0.1');
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
+
+  const publishRates: AlertsStack['publishRates'] = async (rates) => {
+    const changes: RateChange[] = rates.map((r) => {
+      const t = tickers.get(r.ticker);
+      if (!t) throw new Error(`unknown ticker ${r.ticker}`);
+      return { assetType: 'share', assetId: t.id, ticker: r.ticker, currency: t.currency, rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? clock.now).toISOString() };
+    });
+    await recordRatesForTest(screener.db, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
+  };
   return {
     base,
     busPrefix,
@@ -101,13 +115,17 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     clock,
     shareIds,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
-    async publishRates(rates) {
-      const changes: RateChange[] = rates.map((r) => {
-        const t = tickers.get(r.ticker);
-        if (!t) throw new Error(`unknown ticker ${r.ticker}`);
-        return { assetType: 'share', assetId: t.id, ticker: r.ticker, currency: t.currency, rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? clock.now).toISOString() };
-      });
-      await recordRatesForTest(screener.db, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
+    publishRates,
+    async applyRates(rates) {
+      await publishRates(rates);
+      const last = rates[rates.length - 1]!;
+      const asOf = (last.asOf ?? clock.now).getTime();
+      await eventually(
+        () => alerts.db.query<{ as_of: Date; rate: number | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [shareIds[last.ticker]]),
+        (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && rows[0]!.rate === last.rate,
+        `rate of ${last.ticker}`,
+      );
+      await new Promise((r) => setTimeout(r, 100));
     },
     async addAlertsInstance(over = {}) {
       const app = await createAlertsApp({ ...alertsOptions, ...over });
@@ -126,4 +144,15 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
       for (const d of dbs) await d.drop();
     },
   };
+}
+
+/** Polls `read` until `ok` holds (every 50 ms, at most `timeoutMs`), else fails naming `what` and the last value. */
+export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
