@@ -101,6 +101,12 @@ export interface StartServiceOptions {
   busPrefix?: string;
 }
 
+/** In `extra` of the internal error answering a reply too large for one NATS message: the caller may ask for less. */
+export const REPLY_TOO_LARGE = 'reply_too_large';
+
+/** Whether `err` is the answer to a reply too large for one NATS message (a smaller request may go through). */
+export const isReplyTooLarge = (err: unknown): boolean => err instanceof ServiceError && err.code === ErrorCode.Internal && err.extra?.[REPLY_TOO_LARGE] === true;
+
 /**
  * NATS server strategy that listens on `<prefix>.<pattern>`; RpcClient sends with the same prefix. A reply larger
  * than the server's `max_payload` (1 MB by default) cannot be sent: it is answered as an internal error at once,
@@ -123,7 +129,7 @@ export class PrefixedNatsServer extends ServerNats {
       } catch (err) {
         if (!/max_payload/i.test(err instanceof Error ? err.message : '')) throw err;
         this.rpcLogger?.error({ err, subject: natsMsg.subject, bytes: Buffer.byteLength(JSON.stringify(response)) }, 'rpc reply larger than the NATS max_payload; answered as an internal error');
-        return publish({ err: { code: ErrorCode.Internal, message: 'The answer is too large to send.' }, isDisposed: true });
+        return publish({ err: { code: ErrorCode.Internal, message: 'The answer is too large to send.', extra: { [REPLY_TOO_LARGE]: true } }, isDisposed: true });
       }
     };
   }

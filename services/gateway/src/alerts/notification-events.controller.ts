@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ErrorCode, listNotificationEventsRequestSchema, markReadRequestSchema, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
-import { currentContext, type Logger, type RpcClient, ServiceError } from '@invest/platform';
+import { ErrorCode, type ListNotificationEventsRequest, listNotificationEventsRequestSchema, markReadRequestSchema, pageMeta, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
+import { currentContext, isReplyTooLarge, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { DEFAULT_STREAMS_PER_USER, type GatewayConfig } from '../config/gateway.config.js';
@@ -55,8 +55,29 @@ export class NotificationEventsController {
   async list(@Query() query: Record<string, unknown>, @Headers('accept-language') lang: unknown, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationEventView>> {
     const { after_id: _ignored, ...rest } = query;
     const q = { ...parseQuery(listNotificationEventsRequestSchema, rest), locale: localeFromAcceptLanguage(lang) };
-    const page = await this.rpc.request<EventsPage>(Subjects.alerts.notificationEventsList, q);
-    return withLinks(page, request.url, this.config.publicBaseUrl);
+    return withLinks(await this.inboxPage(q), request.url, this.config.publicBaseUrl);
+  }
+
+  /**
+   * One page of the inbox. Firings naming hundreds of assets (~40 KB each) can make a page of 100 more than one NATS
+   * reply holds: that page is then asked for in halves (the same rows: pages 2p-1 and 2p of half the size), or row
+   * by row when its size is odd, and put together again.
+   */
+  private async inboxPage(q: ListNotificationEventsRequest & { locale: string }): Promise<EventsPage> {
+    try {
+      return await this.rpc.request<EventsPage>(Subjects.alerts.notificationEventsList, q);
+    } catch (err) {
+      if (!isReplyTooLarge(err) || q.per_page === 1) throw err;
+      const parts =
+        q.per_page % 2 === 0
+          ? [2 * q.page - 1, 2 * q.page].map((page) => ({ page, per_page: q.per_page / 2 }))
+          : Array.from({ length: q.per_page }, (_, k) => ({ page: (q.page - 1) * q.per_page + k + 1, per_page: 1 }));
+      const pages: EventsPage[] = [];
+      for (const part of parts) pages.push(await this.inboxPage({ ...q, ...part }));
+      const data = pages.flatMap((p) => p.data);
+      const { total } = pages[0]!.meta;
+      return { data, meta: { ...pages[0]!.meta, ...pageMeta(q, total, data.length) } };
+    }
   }
 
   @Post('read')
@@ -148,7 +169,7 @@ export class NotificationEventsController {
             } catch (err) {
               // A batch of big firings (a watchlist's hundreds of assets each) can exceed what one NATS reply holds:
               // smaller batches from then on, down to one firing, rather than retrying the same batch for ever.
-              if (!(err instanceof ServiceError && err.code === ErrorCode.Internal) || batch === 1) throw err;
+              if (!isReplyTooLarge(err) || batch === 1) throw err;
               batch = Math.max(1, batch >> 2);
               continue;
             }
