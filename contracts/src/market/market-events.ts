@@ -1,4 +1,5 @@
 import type { AssetType } from '../common/assets.js';
+import { STREAM_HEADER } from '../common/envelope.js';
 import { type BusEvent, decodeEvent, type EventOf, eventTypeNames, type UnknownEvent } from '../common/events.js';
 import { assetDeletedV1Schema, assetUpdatedV1Schema } from './asset-updated.event.js';
 import { readRatesUpdatedV1, ratesUpdatedV1Schema } from './rates-updated.event.js';
@@ -38,10 +39,13 @@ export const ratesStreamName = (type: AssetType) => `rates-${type}`;
 export const assetStreamName = (type: AssetType, id: number) => `asset-${type}-${id}`;
 
 /**
- * Whether a MARKET_EVENTS event of `stream` (its `x-event-stream` header) can change the public share screener.
- * A custom asset's cannot (they are never listed there), and any signed-in user can write one as often as they
- * like: caches of the screener's pages must not be cleared by them. Without the header, it may.
+ * Whether a MARKET_EVENTS message, by its headers (the stream its relay names in `x-event-stream`), can change the
+ * public share screener. A custom asset's event cannot (they are never listed there), and any signed-in user can
+ * write one as often as they like: caches of the screener's pages must not be cleared by them. Without the header,
+ * it may.
  */
-export function mayChangeShareScreener(stream: string | undefined): boolean {
+export function mayChangeShareScreener(headers: { get(key: string): string } | undefined): boolean {
+  // nats.js answers '' for a header the message lacks.
+  const stream = headers?.get(STREAM_HEADER) || undefined;
   return stream === undefined || !(stream === ratesStreamName('custom_asset') || stream.startsWith(`asset-custom_asset-`));
 }

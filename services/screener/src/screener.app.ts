@@ -15,7 +15,7 @@ import {
   ServiceResources,
   startRpcService,
 } from '@invest/platform';
-import { EventStreams, type ListSharesReply, mayChangeShareScreener, STREAM_HEADER } from '@invest/contracts';
+import { EventStreams, type ListSharesReply, mayChangeShareScreener } from '@invest/contracts';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { PortfoliosAssetUses } from './custom-assets/asset-uses.client.js';
 import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
@@ -125,7 +125,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
     // A custom asset's events are not (any user writes those at will, and they are never on these pages).
     bus.nc.subscribe(busSubject(opts.busPrefix ?? '', `${EventStreams.market.root}.>`), {
       callback: (err, msg) => {
-        if (err || mayChangeShareScreener(msg.headers?.get(STREAM_HEADER) || undefined)) listCache.clear();
+        if (err || mayChangeShareScreener(msg.headers)) listCache.clear();
       },
     });
     app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssets }), {

@@ -2,7 +2,7 @@ import { useRef, useState } from 'react';
 import { inputError } from '../api/api-error';
 import { api, newKey } from '../api/client';
 import { formatNumber } from '../format/number-format';
-import { apiDecimal, decimalInputMessage, decimalInputText, parseDecimalInput } from '../format/number-input';
+import { apiDecimal, decimalInputText, parseDecimalFields } from '../format/number-input';
 import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
@@ -38,13 +38,13 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const submit = async () => {
     setError(null);
     // The target price is read by the locale and sent as decimal text, never through a double.
-    const targetPrice = parseDecimalInput(price, locale);
-    if (mode === 'price' && !targetPrice.ok) return setError(inputError({ target_price: [decimalInputMessage(targetPrice.error, locale)] }));
+    const typed = parseDecimalFields({ target_price: price }, locale);
+    if (mode === 'price' && !typed.ok) return setError(inputError(typed.errors));
     setBusy(true);
     try {
-      if (mode === 'price' && target.kind === 'asset' && targetPrice.ok) {
+      if (mode === 'price' && target.kind === 'asset' && typed.ok) {
         await api.post('/api/price-alert', {
-          body: { target_price: apiDecimal(targetPrice.text), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
+          body: { target_price: apiDecimal(typed.texts.target_price), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
           idempotencyKey: key.current,
         });
       } else {

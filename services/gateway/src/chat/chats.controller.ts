@@ -25,6 +25,7 @@ import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
+import { allPages } from '../paging/all-pages.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiOwnedResource } from '../common/resource.openapi.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
@@ -77,16 +78,13 @@ export class ChatsController {
   @ApiOwnedResource({ notFound: 'The chat' })
   async get(@Param('id') id: string): Promise<ChatWithMessagesReply> {
     // Page by page: a long chat's messages are more than one NATS message holds (its replies are ~512 KB at most).
-    let page = await this.rpc.request<ChatWithMessagesPageReply>(Subjects.chat.chatsGet, { id });
-    const { next_after_seq: _first, ...reply } = page;
-    // (A service of an earlier release answers no `next_after_seq`: everything in one page.)
-    while (page.next_after_seq != null) {
-      const after: number = page.next_after_seq;
-      page = await this.rpc.request<ChatWithMessagesPageReply>(Subjects.chat.chatsGet, { id, after_seq: after });
-      if (page.next_after_seq != null && page.next_after_seq <= after) throw new Error(`chat.chats.get went back from ${after} to ${page.next_after_seq}`);
-      reply.data.messages.push(...page.data.messages);
-    }
-    return reply;
+    const subject = Subjects.chat.chatsGet;
+    const pages = await allPages(
+      subject,
+      (after) => this.rpc.request<ChatWithMessagesPageReply>(subject, after === undefined ? { id } : { id, after_seq: after }),
+      (page) => page.next_after_seq,
+    );
+    return { data: { ...pages[0]!.data, messages: pages.flatMap((page) => page.data.messages) } };
   }
 
   @Patch(':id')

@@ -6,7 +6,6 @@ import {
   type ListWatchlistsPageReply,
   type ListWatchlistsReply,
   Subjects,
-  type Watchlist,
   type WatchlistItemReply,
   watchlistItemSchema,
   type WatchlistReply,
@@ -19,6 +18,7 @@ import { RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
+import { allPages } from '../paging/all-pages.js';
 import { parseBody } from '../validation/request-input.js';
 
 const watchlist = openApiSchema(watchlistSchema);
@@ -36,17 +36,14 @@ export class WatchlistsController {
   @ApiOwnedResource()
   async list(): Promise<ListWatchlistsReply> {
     // Page by page: at the limits (50 watchlists of 500 items) the whole list is megabytes, more than one NATS
-    // message holds. Each page names where the next starts; ids only grow, so this ends.
-    const data: Watchlist[] = [];
-    let after: number | null = null;
-    do {
-      const page: ListWatchlistsPageReply = await this.rpc.request(Subjects.portfolios.watchlistsList, after === null ? {} : { after });
-      data.push(...page.data);
-      if (page.next_after != null && after !== null && page.next_after <= after) throw new Error(`portfolios.watchlists.list went back from ${after} to ${page.next_after}`);
-      // (A service of an earlier release answers no `next_after`: everything in one page.)
-      after = page.next_after ?? null;
-    } while (after !== null);
-    return { data };
+    // message holds.
+    const subject = Subjects.portfolios.watchlistsList;
+    const pages = await allPages(
+      subject,
+      (after) => this.rpc.request<ListWatchlistsPageReply>(subject, after === undefined ? {} : { after }),
+      (page) => page.next_after,
+    );
+    return { data: pages.flatMap((page) => page.data) };
   }
 
   @Post()

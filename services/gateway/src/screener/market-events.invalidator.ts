@@ -1,4 +1,4 @@
-import { EventStreams, mayChangeShareScreener, STREAM_HEADER } from '@invest/contracts';
+import { EventStreams, mayChangeShareScreener } from '@invest/contracts';
 import { busSubject, type Logger } from '@invest/platform';
 
 /** What the invalidator needs of a NATS connection (nats.js' NatsConnection has it). */
@@ -58,7 +58,7 @@ export class MarketEventsInvalidator {
     const subject = busSubject(this.opts.busPrefix, `${EventStreams.market.root}.>`);
     this.subscription = nc.subscribe(subject, {
       callback: (err, msg) => {
-        if (!err && !mayChangeShareScreener(msg.headers?.get(STREAM_HEADER) || undefined)) return;
+        if (!err && !mayChangeShareScreener(msg.headers)) return;
         this.opts.onChange();
         if (err) this.opts.logger.warn({ err, subject }, 'market events subscription failed; public screener cache cleared');
         else this.opts.logger.debug({ subject: msg.subject }, 'market data changed; public screener cache cleared');

@@ -1,5 +1,4 @@
 import {
-  type AssetType,
   createDealRequestSchema,
   type DealReply,
   type DeletedReply,
@@ -86,13 +85,12 @@ export class DealService {
 
   async delete(userId: string, input: unknown): Promise<DeletedReply> {
     const req = parseRequest(deleteDealRequestSchema, input, { portfolio_id: PORTFOLIO, deal_id: DEAL });
-    // Deleting a sell can open a position again: on a custom asset, only while it exists (asset-use.ts).
-    const [asset] = await this.db.query<{ asset_type: AssetType; asset_id: string }>(
-      'select d.asset_type, d.asset_id::text from deals d join portfolios p on p.id = d.portfolio_id where d.id = $1 and p.id = $2 and p.user_id = $3',
-      [req.deal_id, req.portfolio_id, userId],
-    );
-    const reopening = asset
-      ? await checkAssetForReopening(this.db, this.assets, { type: asset.asset_type, id: Number(asset.asset_id) }, userId, 'Deleting this deal would open a position again in an asset that no longer exists.')
+    // Deleting a sell can open a position again: on a custom asset, only while it exists (asset-use.ts). Ownership
+    // before the (possibly remote) asset look-up, as for a create.
+    await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
+    const before = await findDeal(this.db, req.portfolio_id, req.deal_id);
+    const reopening = before
+      ? await checkAssetForReopening(this.db, this.assets, before.assetable, userId, 'Deleting this deal would open a position again in an asset that no longer exists.')
       : undefined;
     await this.db.transaction(async (tx) => {
       const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);

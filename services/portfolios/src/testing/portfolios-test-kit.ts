@@ -42,5 +42,5 @@ export async function readPortfolioEvents(bus: Bus): Promise<PublishedEvent[]> {
   return out;
 }
 
-/** The use lock a deal or watchlist item on a custom asset holds from its check to its commit (for tests that hold one open). */
+/** The use lock a deal or watchlist item on a custom asset holds from its fence check to its commit (for tests that hold one open). */
 export { lockAssetUse } from '../asset-uses/asset-use.js';

@@ -191,9 +191,9 @@ export class CustomAssetsService {
    * The uses are the portfolios service's, and an add there may have checked the asset an instant ago without
    * having committed, or its event reached `used_assets` (the read model, which answers the common case at
    * once). So the asset is first hidden (`deleting_since`: the lists, `screener.assets.get` and the checks of
-   * new uses no longer see it), then portfolios is asked under the asset's use lock, which an add holds from
-   * its check to its commit (`portfolios.asset-uses.get`): an add under way is waited for and counted, a later
-   * one finds the asset gone. Uses found, or no answer: the asset is shown again (409, 503). A process that
+   * new uses no longer see it), then portfolios is asked (`portfolios.asset-uses.get`), which reads the uses under
+   * the asset's use lock and leaves a fence: an add under way is waited for and counted, one whose check saw the
+   * asset before it was hidden finds the fence, a later one finds the asset gone. Uses found, or no answer: the asset is shown again (409, 503). A process that
    * stops between the steps leaves the asset hidden; `finishPendingDeletions` completes it.
    */
   async delete(userId: string, input: unknown): Promise<DeleteCustomAssetReply> {
@@ -252,12 +252,12 @@ export class CustomAssetsService {
    * when the delete itself fails, the request's deletion shows it again (503: not deleted), a pending one's
    * completion keeps it hidden for the next run.
    */
-  private async completeDeletion(id: number, userId: string, mark: string, noAnswer: 'restore' | 'keep' = 'restore'): Promise<void> {
+  private async completeDeletion(id: number, userId: string, mark: string, onFailure: 'restore' | 'keep' = 'restore'): Promise<void> {
     let uses: AssetUse[];
     try {
       uses = await this.assetUses.usesOf({ type: 'custom_asset', id });
     } catch (err) {
-      if (noAnswer === 'restore') await this.restore(id, mark);
+      if (onFailure === 'restore') await this.restore(id, mark);
       throw Object.assign(ServiceError.unavailable('The portfolios service did not say whether the custom asset is in use; it was not deleted.'), { cause: err });
     }
     if (uses.length > 0) {
@@ -274,7 +274,7 @@ export class CustomAssetsService {
     } catch (err) {
       // Not deleted (past the request's deadline behind the rate writers, a failure): the request's answer says
       // nothing was done, so the asset is shown again; if even that fails, the job completes it later.
-      if (noAnswer === 'keep') throw err;
+      if (onFailure === 'keep') throw err;
       const shown = await this.restore(id, mark).then(
         () => true,
         () => false,
