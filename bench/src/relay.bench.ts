@@ -157,7 +157,7 @@ export async function run(args: string[]): Promise<void> {
     while (appendedAt.size > 0) {
       if (performance.now() > end) {
         const [cp] = await db.query('select transaction_id::text, global_position::text from es_checkpoints');
-        const [last] = await db.query('select transaction_id::text, global_position::text, pg_current_snapshot()::text as snap from es_events order by global_position desc limit 1');
+        const [last] = await db.query('select transaction_id::text, global_position::text, pg_current_snapshot()::text as snap from es_events order by es_events.global_position desc limit 1');
         const info = await bus.jsm.consumers.info(stream, busName(prefix, 'bench__relay')).catch((e: unknown) => String(e));
         const state = typeof info === 'string' ? info : { pending: info.num_pending, ackPending: info.num_ack_pending, delivered: info.delivered };
         throw new Error(`${appendedAt.size} events not applied within ${timeoutMs} ms: ${JSON.stringify({ checkpoint: cp, last, consumer: state })}`);

@@ -168,7 +168,7 @@ export class FiringPublisher {
       const n = await db.transaction(async (tx) => {
         const [pub] = await tx.query<{ id: string; firing_ids: string[] }>(
           `select id::text, firing_ids::text[] from firing_publications where created_at < now() - make_interval(secs => $1::float8 / 1000)
-           order by id limit 1 for update skip locked`,
+           order by firing_publications.id limit 1 for update skip locked`,
           [this.opts.graceMs ?? 10_000],
         );
         if (!pub) return -1;

@@ -409,7 +409,7 @@ export class CandidateIndex {
   async refresh(db: SqlClient): Promise<number> {
     if (!this.since) return 0;
     const changes = await db.query<{ id: string; notification_id: string | null; target_type: string | null; target_id: string | null; at: Date; now: Date }>(
-      'select id::text, notification_id::text, target_type, target_id::text, at, clock_timestamp() as now from index_changes where at > $1 order by id',
+      'select id::text, notification_id::text, target_type, target_id::text, at, clock_timestamp() as now from index_changes where at > $1 order by index_changes.id',
       [this.since],
     );
     const nextSince = changes.length > 0 ? new Date(new Date(changes[0]!.now).getTime() - CHANGE_WINDOW_MS) : undefined;

@@ -30,7 +30,8 @@ export class NotificationEventsService {
   constructor(private readonly db: Db, private readonly clock: () => Date) {}
 
   /**
-   * Newest first, paged, with the unread count. With `after_id` (the SSE replay): the firings after that
+   * Newest first, paged, with the unread count. (`order by` names the table's id: a bare `id` would be the
+   * selected `id::text`, and "9" sorts after "12".) With `after_id` (the SSE replay): the firings after that
    * id, oldest first, at most `per_page`.
    */
   async list(userId: string, input: unknown): Promise<NotificationEventsPage> {
@@ -46,12 +47,12 @@ export class NotificationEventsService {
       q.after_id !== undefined
         ? await this.db.query<FiringRow>(
             `select id::text, notification_id::text, type, texts, path, assets, explanation, read_at, fired_at from notification_firings
-             where user_id = $1 and id > $2${unreadOnly} order by id limit $3`,
+             where user_id = $1 and id > $2${unreadOnly} order by notification_firings.id limit $3`,
             [userId, q.after_id, q.per_page],
           )
         : await this.db.query<FiringRow>(
             `select id::text, notification_id::text, type, texts, path, assets, explanation, read_at, fired_at from notification_firings
-             where user_id = $1${unreadOnly} order by id desc limit $2 offset $3`,
+             where user_id = $1${unreadOnly} order by notification_firings.id desc limit $2 offset $3`,
             [userId, q.per_page, (q.page - 1) * q.per_page],
           );
     const total = Number(counts?.total ?? 0);
