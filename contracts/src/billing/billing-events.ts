@@ -55,6 +55,8 @@ export const subscriptionCancelledV1Schema = z.object({
   userId: z.string(),
   subscriptionId: z.string().uuid(),
   reason: z.enum(['provider_cancelled', 'provider_rejected', 'provider_expired', 'sync']),
+  /** Set when this event links the subscription to the provider's (`sc_…`), found by the account: its external_id from now on. */
+  externalId: z.string().optional(),
   at: iso,
 });
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
@@ -65,6 +67,8 @@ export const subscriptionReconciledV1Schema = z.object({
   status: z.enum(['active', 'cancelled']),
   endsAt: iso.nullable(),
   drift: z.array(z.string()),
+  /** Set when this event links the subscription to the provider's (`sc_…`), found by the account: its external_id from now on. */
+  externalId: z.string().optional(),
   at: iso,
 });
 /** Removed by `clear:outdated-subscriptions` (ended more than two days ago). */

@@ -20,10 +20,11 @@ import {
 import { entitlementsFor } from './entitlements/plan-limits.js';
 import { normalizeAmount } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
-import type { CloudPaymentsClient } from './provider/cloudpayments.client.js';
+import { type CloudPaymentsClient, providerInstant } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
-import { notificationData, notificationParams } from './provider/notification-body.js';
+import { notificationParams } from './provider/notification-body.js';
 import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
+import { activeSubscriptionConflict, isActive } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
 import { findCurrentSubscription, findPaymentByUuid, findSubscription, usableSubscriptions } from './subscriptions/subscription.queries.js';
 
@@ -81,6 +82,10 @@ export class BillingService {
       if (known.user_id !== userId) throw ServiceError.validation({ uuid: ['The uuid does not match a payment of yours.'] });
       return { data: await findSubscription(this.db, known.subscription_id, this.opts.plans, now) };
     }
+    // The spec's 409 comes before the payment is looked at (an unknown or unpaid uuid changes nothing either);
+    // the decider checks it again on the stream, for a subscription started meanwhile.
+    const current = await findCurrentSubscription(this.db, userId, this.opts.plans, now);
+    if (current && isActive({ status: current.status, endsAt: current.ends_at }, now)) throw activeSubscriptionConflict({ id: current.id, endsAt: current.ends_at });
 
     const payment = await this.provider.findPayment(req.uuid).catch((err: unknown) => {
       throw this.providerDown(err, 'Could not confirm the payment with the payment provider; nothing was recorded. Please try again.');
@@ -108,6 +113,7 @@ export class BillingService {
           uuid: req.uuid,
           payment: { transactionId: payment.transactionId, amount: payment.amount!, currency: payment.currency, invoiceId: req.uuid, externalId: payment.subscriptionId },
           plan,
+          share: null,
           newSubscriptionId: subscriptionIdFor(payment.transactionId),
           now,
         },
@@ -149,18 +155,19 @@ export class BillingService {
     const now = this.opts.clock();
     const accountId = params.AccountId ?? null;
     const invoiceId = params.InvoiceId ?? null;
-    const plan = planForPayment(this.opts.plans, amount, currency, stringField(notificationData(params)?.plan));
+    const bought = planForPayment(this.opts.plans, amount, currency);
+    const plan = bought?.plan;
     const unattributed =
       nul.length > 0
         ? `a NUL character in ${nul.join(', ')}`
         : !accountId || !USER_ID.test(accountId)
         ? 'no usable AccountId'
         : !plan
-          ? `no plan matches ${amount} ${currency}`
+          ? (Number(amount) > 0 ? `no paid plan is priced in ${currency}` : `the amount ${amount} is not positive`)
           : params.TestMode === '1' && !this.opts.acceptTestPayments
             ? 'test-mode payment'
             : undefined;
-    if (unattributed || !plan || !accountId) {
+    if (unattributed || !bought || !plan || !accountId) {
       await this.recordUnattributed({ transactionId, accountId, invoiceId, amount, currency, reason: unattributed ?? 'unattributable', now });
       return { code: 0 };
     }
@@ -174,6 +181,7 @@ export class BillingService {
           uuid: transactionId,
           payment: { transactionId, amount, currency, invoiceId, externalId: params.SubscriptionId ?? null },
           plan,
+          share: bought.share,
           newSubscriptionId: subscriptionIdFor(transactionId),
           now,
         },
@@ -209,7 +217,7 @@ export class BillingService {
       this.opts.logger.warn({ externalId, status: params.Status }, 'billing: Recurrent notification for an unknown subscription; acknowledged');
       return { code: 0 };
     }
-    const result = await runBillingCommand(this.db, { type: 'CancelByProvider', userId, externalId, reason, now: this.opts.clock() });
+    const result = await runBillingCommand(this.db, { type: 'CancelByProvider', userId, externalId, startedAt: providerInstant(params.StartDate), reason, now: this.opts.clock() });
     if (result.newEvents.length) this.opts.logger.info({ userId, externalId, reason }, 'billing: subscription cancelled by the provider');
     return { code: 0 };
   }
@@ -296,5 +304,4 @@ export class BillingService {
   }
 }
 
-const stringField = (v: unknown) => (typeof v === 'string' ? v : undefined);
 

@@ -103,6 +103,16 @@ describe('POST /api/subscribe', () => {
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(/active subscription/);
     expect(await counts(u)).toMatchObject({ payments: 1, subscriptions: 1 });
+    // Before the payment is looked at (spec: 409 while active), whatever the uuid or plan: the provider is not asked.
+    const asked = stack.provider.requests.length;
+    for (const plan of ['basic-m', 'basic-y']) {
+      const unknown = await api('POST', '/api/subscribe', { user: u, body: { uuid: randomUUID(), plan } });
+      expect(unknown.status).toBe(409);
+      expect(unknown.body.message).toMatch(/active subscription until \d{4}-/);
+    }
+    expect(stack.provider.requests.length).toBe(asked);
+    // The first uuid again still answers its own result (idempotent by uuid), not a 409.
+    expect((await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).status).toBe(200);
   });
 
   it('422 naming the field: bad uuid, unknown or free plan, and a payment the provider does not confirm', async () => {
@@ -311,29 +321,37 @@ describe('POST /api/provider/payment-success', () => {
     expect(new Date(sub!.ends_at).getTime()).toBe(expected.getTime());
   });
 
-  it('a payment it cannot attribute (no AccountId, no plan for the amount) is kept for an operator and answered {code:0}', async () => {
+  it('a payment it cannot attribute (no AccountId, no plan in its currency, no amount) is kept for an operator and answered {code:0}', async () => {
     const noAccount = stack.provider.addPayment({ AccountId: null, Amount: 299 });
-    const oddAmount = stack.provider.addPayment({ AccountId: user(), Amount: 12.34 });
-    for (const p of [noAccount, oddAmount]) expect(await pay(p)).toEqual({ status: 200, body: '{"code":0}' });
+    const dollars = stack.provider.addPayment({ AccountId: user(), Amount: 299, Currency: 'USD' });
+    const nothing = stack.provider.addPayment({ AccountId: user(), Amount: 0 });
+    for (const p of [noAccount, dollars, nothing]) expect(await pay(p)).toEqual({ status: 200, body: '{"code":0}' });
     expect(await pay(noAccount)).toEqual({ status: 200, body: '{"code":0}' });
     const rows = await stack.db.query<{ transaction_id: string; reason: string }>('select transaction_id, reason from unattributed_payments where transaction_id = any($1) order by transaction_id', [
-      [String(noAccount.TransactionId), String(oddAmount.TransactionId)],
+      [String(noAccount.TransactionId), String(dollars.TransactionId), String(nothing.TransactionId)],
     ]);
-    expect(rows.map((r) => r.reason)).toEqual(['no usable AccountId', 'no plan matches 12.34 RUB']);
+    expect(rows.map((r) => r.reason)).toEqual(['no usable AccountId', 'no paid plan is priced in USD', 'the amount 0.00 is not positive']);
   });
 
-  it('a plan named in Data is that plan within ±10 % of its price; a lower amount naming it buys nothing (unattributed)', async () => {
-    const u = user();
-    await pay(stack.provider.addPayment({ AccountId: u, Amount: 2800 }), { Data: JSON.stringify({ plan: 'basic-y' }) });
-    expect((await api('GET', '/api/subscription', { user: u })).body.data.plan.code).toBe('basic-y');
-    // The widget's amount and Data are the browser's: a token amount naming the yearly plan is not a subscription.
-    for (const amount of [0.01, 1990]) {
-      const cheat = user();
-      const p = stack.provider.addPayment({ AccountId: cheat, Amount: amount });
-      expect(await pay(p, { Data: JSON.stringify({ plan: 'basic-y' }) })).toEqual({ status: 200, body: '{"code":0}' });
-      expect(await counts(cheat)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
-      const [row] = await stack.db.query<{ reason: string }>('select reason from unattributed_payments where transaction_id = $1', [String(p.TransactionId)]);
-      expect(row?.reason).toBe(`no plan matches ${amount.toFixed(2)} RUB`);
+  it('an amount that is no price buys its share of the period of the plan nearest it (spec: exact price, otherwise a heuristic)', async () => {
+    const cases = [
+      // [amount, plan, the share of a period]: Data naming a plan changes nothing; the amount decides.
+      { amount: 150, plan: 'basic-m', share: 150 / 299, data: { plan: 'basic-y' } },
+      { amount: 1500, plan: 'basic-y', share: 1500 / 2990 },
+      { amount: 5000, plan: 'basic-y', share: 5000 / 2990 },
+      { amount: 0.01, plan: 'basic-m', share: 0.01 / 299, data: { plan: 'basic-y' } },
+    ];
+    for (const c of cases) {
+      const u = user();
+      const p = stack.provider.addPayment({ AccountId: u, Amount: c.amount });
+      expect(await pay(p, c.data ? { Data: JSON.stringify(c.data) } : {})).toEqual({ status: 200, body: '{"code":0}' });
+      const { body } = await api('GET', '/api/subscription', { user: u });
+      expect(body.data).toMatchObject({ status: 'active', plan: { code: c.plan } });
+      const start = new Date(body.data.starts_at);
+      const whole = (c.plan === 'basic-m' ? monthLater(start) : new Date(Date.UTC(start.getUTCFullYear() + 1, start.getUTCMonth(), start.getUTCDate(), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()))).getTime() - start.getTime();
+      const paid = new Date(body.data.ends_at).getTime() - start.getTime();
+      expect(Math.abs(paid - whole * c.share)).toBeLessThanOrEqual(1);
+      expect(await counts(u)).toMatchObject({ payments: 1, subscriptions: 1 });
     }
   });
 
@@ -367,6 +385,54 @@ describe('recurrent notifications, sync and cleanup', () => {
     expect((await recurrent({ Id: `sc_${u}`, Status: 'Cancelled' })).status).toBe(200);
     const forged = await fetch(new URL('/api/provider/recurrent', stack.base), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `Id=sc_${u}&Status=Active` });
     expect(forged.status).toBe(401);
+  });
+
+  it('a payment while a cancelled subscription still runs renews it: one subscription, active and usable now; a late charge after Cancelled is undone by the next Cancelled', async () => {
+    // Renewed through /api/subscribe.
+    const u = user();
+    await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: `sc_${u}` }));
+    await recurrent({ Id: `sc_${u}`, AccountId: u, Status: 'Cancelled' });
+    const before = (await api('GET', '/api/subscription', { user: u })).body.data;
+    const uuid = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
+    const renewed = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
+    expect(renewed.body.data).toMatchObject({ id: before.id, status: 'active', usable: true, external_id: null, ends_at: monthLater(new Date(before.ends_at)).toISOString() });
+    expect(await counts(u)).toMatchObject({ payments: 2, subscriptions: 1 });
+    // A renewal charge whose Pay came after the provider's Cancelled: active again, until the Cancelled is repeated.
+    const v = user();
+    await pay(stack.provider.addPayment({ AccountId: v, Amount: 299, SubscriptionId: `sc_${v}` }));
+    const late = stack.provider.addPayment({ AccountId: v, Amount: 299, SubscriptionId: `sc_${v}` });
+    await recurrent({ Id: `sc_${v}`, AccountId: v, Status: 'Cancelled' });
+    await pay(late);
+    expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'active', usable: true, external_id: `sc_${v}` });
+    await recurrent({ Id: `sc_${v}`, AccountId: v, Status: 'Cancelled' });
+    expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'cancelled', usable: true, external_id: `sc_${v}` });
+    expect(await counts(v)).toMatchObject({ payments: 2, subscriptions: 1 });
+  });
+
+  it('a provider subscription the first Pay did not name (no SubscriptionId yet) is found by the account: sync and Recurrent link and apply it', async () => {
+    const iso = (d: Date) => d.toISOString().slice(0, 19);
+    // Sync: the provider's subscription of the first payment, cancelled before its first scheduled charge.
+    const u = user();
+    const a = randomUUID();
+    stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: a, SubscriptionId: null });
+    expect((await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).body.data.external_id).toBeNull();
+    const monthOn = new Date(Date.now() + 30 * 86_400_000);
+    // An older subscription of the account, from before ours, is not ours.
+    stack.provider.subscriptions.push({ Id: `sc_old_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Expired', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: iso(new Date(Date.now() - 400 * 86_400_000)) });
+    stack.provider.subscriptions.push({ Id: `sc_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Cancelled', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: iso(monthOn) });
+    const synced = await api('POST', '/api/sync-subscription', { user: u });
+    expect(synced.body.data).toMatchObject({ status: 'cancelled', external_id: `sc_${u}`, usable: true });
+    // Recurrent: the notification's StartDate (UTC, with a space) tells its subscription from an older one.
+    const v = user();
+    const b = randomUUID();
+    stack.provider.addPayment({ AccountId: v, Amount: 299, InvoiceId: b, SubscriptionId: null });
+    expect((await api('POST', '/api/subscribe', { user: v, body: { uuid: b, plan: 'basic-m' } })).status).toBe(200);
+    const old = await recurrent({ Id: `sc_old_${v}`, AccountId: v, Status: 'Expired', StartDate: iso(new Date(Date.now() - 400 * 86_400_000)).replace('T', ' ') });
+    expect(old.status).toBe(200);
+    expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'active', external_id: null });
+    expect((await recurrent({ Id: `sc_${v}`, AccountId: v, Status: 'Cancelled', StartDate: iso(monthOn).replace('T', ' ') })).status).toBe(200);
+    expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'cancelled', external_id: `sc_${v}`, usable: true });
   });
 
   it('sync reconciles status and end date with the provider; with the provider down it changes nothing and answers 503', async () => {

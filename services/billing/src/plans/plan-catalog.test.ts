@@ -1,32 +1,57 @@
 import { describe, expect, it } from 'vitest';
-import { planCatalog, planForPayment } from './plan-catalog.js';
+import { addPeriod, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
 
 describe('planForPayment', () => {
-  // Prices close together, so the ±10 % bands of both plans hold some amounts.
-  const plans = planCatalog({ basicMonthly: '100.00', basicYearly: '105.00', currency: 'RUB' });
-  const code = (amount: string, named?: string) => planForPayment(plans, amount, 'RUB', named)?.code;
+  const plans = planCatalog({ basicMonthly: '299.00', basicYearly: '2990.00', currency: 'RUB' });
+  const bought = (amount: string, currency = 'RUB') => {
+    const p = planForPayment(plans, amount, currency);
+    return p && { code: p.plan.code, share: p.share };
+  };
 
-  it('an exact price is its plan, whatever Data names', () => {
-    expect(code('100.00', 'basic-y')).toBe('basic-m');
-    expect(code('105.00', 'basic-m')).toBe('basic-y');
+  it('an exact price is one whole period of its plan', () => {
+    expect(bought('299.00')).toEqual({ code: 'basic-m', share: null });
+    expect(bought('2990.00')).toEqual({ code: 'basic-y', share: null });
   });
 
-  it('within ±10 % of both prices, the plan Data names wins over the nearest', () => {
-    expect(code('101.00')).toBe('basic-m');
-    expect(code('101.00', 'basic-y')).toBe('basic-y');
-    expect(code('104.00', 'basic-m')).toBe('basic-m');
-    expect(code('104.00')).toBe('basic-y');
+  it('any other amount in the currency buys its share of the plan whose price is nearest by ratio', () => {
+    expect(bought('150.00')).toEqual({ code: 'basic-m', share: { paidMinor: 15000, priceMinor: 29900 } });
+    expect(bought('300.00')).toEqual({ code: 'basic-m', share: { paidMinor: 30000, priceMinor: 29900 } });
+    // 945.55 is the geometric middle of the two prices (sqrt(299 * 2990)): just below it is monthly, just above yearly.
+    expect(bought('945.00')?.code).toBe('basic-m');
+    expect(bought('946.00')?.code).toBe('basic-y');
+    expect(bought('1500.00')).toEqual({ code: 'basic-y', share: { paidMinor: 150000, priceMinor: 299000 } });
+    expect(bought('2800.00')).toEqual({ code: 'basic-y', share: { paidMinor: 280000, priceMinor: 299000 } });
+    expect(bought('5000.00')).toEqual({ code: 'basic-y', share: { paidMinor: 500000, priceMinor: 299000 } });
+    expect(bought('0.01')).toEqual({ code: 'basic-m', share: { paidMinor: 1, priceMinor: 29900 } });
   });
 
-  it('a plan named for an amount outside its band is not that plan', () => {
-    // 112 is within 10 % of 105 only: the monthly plan it names does not apply.
-    expect(code('112.00', 'basic-m')).toBe('basic-y');
-    // Far below both: nothing, however the widget's Data names it.
-    for (const amount of ['0.01', '50.00', '89.00']) expect(code(amount, 'basic-y')).toBeUndefined();
-    expect(code('0.00', 'basic-m')).toBeUndefined();
+  it('nothing for no positive amount, a malformed one, or a currency no plan is priced in', () => {
+    for (const amount of ['0.00', '-1.00', '1.001', 'abc']) expect(bought(amount)).toBeUndefined();
+    expect(bought('299.00', 'USD')).toBeUndefined();
+  });
+});
+
+describe('paidUntil', () => {
+  const from = new Date('2026-01-31T10:00:00.000Z');
+
+  it('a whole period is a calendar one', () => {
+    expect(paidUntil(from, 'month', null).toISOString()).toBe('2026-02-28T10:00:00.000Z');
+    expect(paidUntil(from, 'month', { paidMinor: 29900, priceMinor: 29900 })).toEqual(addPeriod(from, 'month'));
+    expect(paidUntil(from, 'year', null).toISOString()).toBe('2027-01-31T10:00:00.000Z');
   });
 
-  it('another currency matches no plan', () => {
-    expect(planForPayment(plans, '100.00', 'USD', 'basic-m')).toBeUndefined();
+  it('a share is that share of the period starting then, to the millisecond, rounded down', () => {
+    // February 2026 from Jan 31: 28 days; half of it is 14 days.
+    expect(paidUntil(from, 'month', { paidMinor: 1, priceMinor: 2 }).toISOString()).toBe('2026-02-14T10:00:00.000Z');
+    // 0.01 of 299.00 of a 28-day month: 2419200000 ms / 29900 = 80909.69... ms.
+    expect(paidUntil(from, 'month', { paidMinor: 1, priceMinor: 29900 }).getTime() - from.getTime()).toBe(80_909);
+    expect(paidUntil(from, 'year', { paidMinor: 500000, priceMinor: 299000 }).getTime() - from.getTime()).toBe(
+      Math.floor((365 * 86_400_000 * 500000) / 299000),
+    );
+  });
+
+  it('at most MAX_PERIODS_PER_PAYMENT periods', () => {
+    const year = addPeriod(from, 'year').getTime() - from.getTime();
+    expect(paidUntil(from, 'year', { paidMinor: 99_999_999_999_999, priceMinor: 299000 }).getTime() - from.getTime()).toBe(year * MAX_PERIODS_PER_PAYMENT);
   });
 });

@@ -38,32 +38,51 @@ export function planView(p: Plan): PlanView {
   return { id: p.id, code: p.code, title: p.title, price: p.price, currency: p.currency, period: p.period, paid: p.paid };
 }
 
-/** Tolerance of the amount heuristic: a charge within this share of a plan's price is that plan. */
-export const AMOUNT_TOLERANCE_PERCENT = 10n;
+/**
+ * The share of a plan's period a payment bought: `paidMinor / priceMinor` of it (minor units, both below
+ * 2^53). Null: the plan's price exactly, one whole (calendar) period.
+ */
+export interface PeriodShare {
+  paidMinor: number;
+  priceMinor: number;
+}
+
+/** What a provider payment buys: a paid plan, for one period or a share of one. */
+export interface PaymentPlan {
+  plan: Plan;
+  share: PeriodShare | null;
+}
+
+/** The most periods one payment buys (a mistyped amount must not end in the year 300000; an operator refunds). */
+export const MAX_PERIODS_PER_PAYMENT = 100;
 
 /**
  * The plan a provider payment is for (the spec: exact price match, otherwise a heuristic):
- * 1. a paid plan whose price and currency equal the payment's;
- * 2. else, among the paid plans in that currency whose price is within ±10 % of the amount (a price change
- *    between checkout and charge), the one the widget's `Data.plan` names, or else the nearest;
- * 3. else none: the payment is recorded as unattributed for an operator.
- * A lower amount naming a plan is never that plan: the widget's amount and `Data` are set in the browser, so
- * a token payment (0.01) naming a yearly plan would buy it.
+ * 1. a paid plan whose price and currency equal the payment's: one period of it;
+ * 2. else the paid plan in that currency whose price is nearest the amount by ratio (150 and 300 RUB are
+ *    nearer 299 than 2990; 1,500 and 2,800 nearer 2990), for the share of its period the amount paid:
+ *    a price changed between checkout and charge, a partial or a doubled payment each buy exactly their
+ *    money's worth, and a token payment (0.01) buys seconds, whatever the widget's `Data` names;
+ * 3. else none (no amount, or no plan in that currency): unattributed, for an operator.
  */
-export function planForPayment(plans: readonly Plan[], amount: string, currency: string, namedPlan?: string): Plan | undefined {
+export function planForPayment(plans: readonly Plan[], amount: string, currency: string): PaymentPlan | undefined {
   const minor = toMinorUnits(amount);
   if (minor === undefined || minor <= 0n) return undefined;
-  const paid = plans.filter((p) => p.paid && p.price !== null && p.currency === currency);
-  const priceOf = (p: Plan) => toMinorUnits(p.price!)!;
-  const exact = paid.find((p) => priceOf(p) === minor);
-  if (exact) return exact;
-  const distanceOf = (p: Plan) => (minor > priceOf(p) ? minor - priceOf(p) : priceOf(p) - minor);
-  const near = paid.filter((p) => distanceOf(p) * 100n <= priceOf(p) * AMOUNT_TOLERANCE_PERCENT);
-  const named = near.find((p) => p.code === namedPlan);
-  if (named) return named;
-  let best: Plan | undefined;
-  for (const p of near) if (!best || distanceOf(p) < distanceOf(best)) best = p;
-  return best;
+  const priced = plans.filter((p) => p.paid && p.price !== null && p.period !== null && p.currency === currency).map((plan) => ({ plan, price: toMinorUnits(plan.price!)! }));
+  const exact = priced.find((p) => p.price === minor);
+  if (exact) return { plan: exact.plan, share: null };
+  // Nearest by ratio: max(a, p) / min(a, p), compared by cross-multiplying (exact, no floats).
+  const ratio = (price: bigint): [bigint, bigint] => (minor > price ? [minor, price] : [price, minor]);
+  let best: (typeof priced)[number] | undefined;
+  for (const p of priced) {
+    if (!best) best = p;
+    else {
+      const [n1, d1] = ratio(p.price);
+      const [n2, d2] = ratio(best.price);
+      if (n1 * d2 < n2 * d1) best = p;
+    }
+  }
+  return best && { plan: best.plan, share: { paidMinor: Number(minor), priceMinor: Number(best.price) } };
 }
 
 /** The end of one paid period that starts at `from` (calendar month or year, in UTC; Jan 31 + 1 month = Feb 28/29). */
@@ -76,4 +95,17 @@ export function addPeriod(from: Date, period: PlanPeriod): Date {
   const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
   d.setUTCDate(Math.min(day, lastDay));
   return d;
+}
+
+/**
+ * The end of the paid time a payment buys from `from`: one period for a whole one, else its share of the
+ * period that starts at `from`, to the millisecond (rounded down), at most `MAX_PERIODS_PER_PAYMENT` periods.
+ */
+export function paidUntil(from: Date, period: PlanPeriod, share: PeriodShare | null): Date {
+  const whole = addPeriod(from, period);
+  if (share === null || share.paidMinor === share.priceMinor) return whole;
+  const length = BigInt(whole.getTime() - from.getTime());
+  const bought = (length * BigInt(share.paidMinor)) / BigInt(share.priceMinor);
+  const most = length * BigInt(MAX_PERIODS_PER_PAYMENT);
+  return new Date(from.getTime() + Number(bought < most ? bought : most));
 }

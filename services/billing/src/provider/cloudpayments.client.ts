@@ -70,8 +70,7 @@ export class CloudPaymentsClient {
     return (res.Model ?? []).flatMap((m) => {
       const status = STATUSES.find((s) => s === m.Status);
       if (!status || !m.Id) return [];
-      const next = text(m.NextTransactionDateIso);
-      return [{ id: String(m.Id), status, nextTransactionAt: next ? asUtc(next) : null }];
+      return [{ id: String(m.Id), status, nextTransactionAt: providerInstant(m.NextTransactionDateIso), startedAt: providerInstant(m.StartDateIso) }];
     });
   }
 
@@ -94,9 +93,16 @@ export class CloudPaymentsClient {
   }
 }
 
-/** `…Iso` dates are UTC without a zone marker. */
-function asUtc(iso: string): string {
-  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`).toISOString();
+/**
+ * A provider date as an ISO instant, or null: `…Iso` fields and notifications' dates are UTC without a zone
+ * marker (`2025-03-12T09:41:07`, `2025-03-12 09:41:07`); anything unreadable is null.
+ */
+export function providerInstant(value: unknown): string | null {
+  const t = text(value);
+  if (t === null) return null;
+  const iso = t.replace(/^(\d{4}-\d\d-\d\d) (\d)/, '$1T$2');
+  const d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
 /** A `TransactionId` number as its text (`JSON.parse` reviver). */

@@ -41,14 +41,3 @@ function decode(s: string): string | undefined {
     return undefined;
   }
 }
-
-/** The widget's `Data` field (JSON inside one form field; may be empty or pretty-printed), or undefined. */
-export function notificationData(params: Record<string, string>): Record<string, unknown> | undefined {
-  if (!params.Data) return undefined;
-  try {
-    const v: unknown = JSON.parse(params.Data);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}

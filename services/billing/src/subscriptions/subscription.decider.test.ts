@@ -19,6 +19,7 @@ const pay = (over: Partial<Extract<BillingCommand, { type: 'RecordPayment' }>> =
   uuid: 'c0ffee00-0000-4000-8000-000000000001',
   payment: { transactionId: '1001', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null },
   plan: monthly!,
+  share: null,
   newSubscriptionId: SUB1,
   now,
   ...over,
@@ -116,16 +117,21 @@ describe('billing decider', () => {
       ]);
   });
 
-  it('a payment after a cancelled but still running subscription starts a new one when it ends; after it ended, now', () => {
+  it('a payment while a cancelled subscription still runs renews it (active again, from its end, the payment\'s provider subscription); after it ended, a new one now', () => {
     const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', at } };
     const second = pay({ uuid: 'u2', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'u2', externalId: null }, newSubscriptionId: SUB2 });
+    const renewed: BillingEvent = { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: null, at } };
     spec
-      .given([recorded(), started(), cancelled])
+      .given([recorded(), started({ externalId: 'sc_1' }), cancelled])
       .when(second)
-      .then([
-        recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2', subscriptionId: SUB2 }),
-        started({ subscriptionId: SUB2, startsAt: '2026-04-10T12:00:00.000Z', endsAt: '2026-05-10T12:00:00.000Z' }),
-      ]);
+      .then([recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2', subscriptionId: SUB1 }), renewed]);
+    const state = [recorded(), started({ externalId: 'sc_1' }), cancelled, recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2' }), renewed].reduce(billingDecider.evolve, billingDecider.initialState());
+    expect(currentSubscription(state)).toMatchObject({ id: SUB1, status: 'active', externalId: null, renewedAt: at });
+    // The old provider subscription, cancelled again later, is not the renewed one's; the renewal's own is.
+    spec
+      .given([recorded(), started({ externalId: 'sc_1' }), cancelled, recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2' }), renewed])
+      .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_1', startedAt: '2026-02-10T12:00:00.000Z', reason: 'provider_cancelled', now })
+      .thenNothingHappened();
     const later = new Date('2026-06-01T00:00:00.000Z');
     spec
       .given([recorded(), started()])
@@ -138,7 +144,7 @@ describe('billing decider', () => {
 
   it('the provider cancelling moves the subscription with that SubscriptionId to cancelled, once', () => {
     const history = [recorded(), started({ externalId: 'sc_9' })];
-    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_9', reason: 'provider_rejected', now };
+    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_9', startedAt: '2026-04-10T12:00:00.000Z', reason: 'provider_rejected', now };
     const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_rejected', at } };
     spec.given(history).when(cancel).then([cancelled]);
     spec.given([...history, cancelled]).when(cancel).thenNothingHappened();
@@ -149,20 +155,76 @@ describe('billing decider', () => {
     const history = [recorded(), started({ externalId: 'sc_9' })];
     spec
       .given(history)
-      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Cancelled', nextTransactionAt: null }] })
+      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Cancelled', nextTransactionAt: null, startedAt: null }] })
       .then([
         { type: 'SubscriptionReconciled', data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['status active -> cancelled'], at } },
       ]);
     spec
       .given(history)
-      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-05-10T12:00:00.000Z' }] })
+      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-05-10T12:00:00.000Z', startedAt: null }] })
       .then([
         {
           type: 'SubscriptionReconciled',
           data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'active', endsAt: '2026-05-10T12:00:00.000Z', drift: ['ends_at 2026-04-10T12:00:00.000Z -> 2026-05-10T12:00:00.000Z'], at },
         },
       ]);
-    spec.given(history).when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-04-01T00:00:00.000Z' }] }).thenNothingHappened();
+    spec.given(history).when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-04-01T00:00:00.000Z', startedAt: null }] }).thenNothingHappened();
+  });
+
+  it('a provider subscription not named yet (the first Pay has no SubscriptionId) is the current one if it started after it, and is linked', () => {
+    const history = [recorded(), started()];
+    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_new', startedAt: '2026-04-10T12:00:00.000Z', reason: 'provider_cancelled', now };
+    const linked: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', externalId: 'sc_new', at } };
+    spec.given(history).when(cancel).then([linked]);
+    const state = [...history, linked].reduce(billingDecider.evolve, billingDecider.initialState());
+    expect(currentSubscription(state)).toMatchObject({ status: 'cancelled', externalId: 'sc_new' });
+    // Started before ours was created (an older subscription of the account), with no start date, or ours is linked to another: not ours.
+    spec.given(history).when({ ...cancel, startedAt: '2026-03-01T00:00:00.000Z' }).thenNothingHappened();
+    spec.given(history).when({ ...cancel, startedAt: null }).thenNothingHappened();
+    spec.given([recorded(), started({ externalId: 'sc_9' })]).when(cancel).thenNothingHappened();
+  });
+
+  it('reconcile links the provider subscription started last among those linked to none, and only it', () => {
+    const old = { id: 'sc_old', status: 'Cancelled' as const, nextTransactionAt: null, startedAt: '2026-03-20T00:00:00.000Z' };
+    const fresh = { id: 'sc_new', status: 'Active' as const, nextTransactionAt: '2026-04-10T12:00:00.000Z', startedAt: '2026-04-10T12:00:00.000Z' };
+    spec
+      .given([recorded(), started()])
+      .when({ type: 'Reconcile', userId: '42', now, provider: [old, fresh] })
+      .then([
+        {
+          type: 'SubscriptionReconciled',
+          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'active', endsAt: '2026-04-10T12:00:00.000Z', drift: ['external_id null -> sc_new'], externalId: 'sc_new', at },
+        },
+      ]);
+    // Only the old one, cancelled, started after ours: linked, and ours is cancelled.
+    spec
+      .given([recorded(), started()])
+      .when({ type: 'Reconcile', userId: '42', now, provider: [old] })
+      .then([
+        {
+          type: 'SubscriptionReconciled',
+          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['external_id null -> sc_old', 'status active -> cancelled'], externalId: 'sc_old', at },
+        },
+      ]);
+  });
+
+  it('a payment of a share of the price buys that share of the period, from the end of a running one', () => {
+    spec
+      .given()
+      .when(pay({ source: 'webhook', uuid: '1001', payment: { transactionId: '1001', amount: '149.50', currency: 'RUB', invoiceId: null, externalId: null }, share: { paidMinor: 14950, priceMinor: 29900 } }))
+      .then([
+        recorded({ uuid: '1001', invoiceId: null, source: 'webhook', amount: '149.50' }),
+        // March 10 → April 10 is 31 days; half is 15.5 days.
+        started({ endsAt: '2026-03-26T00:00:00.000Z' }),
+      ]);
+    spec
+      .given([recorded(), started()])
+      .when(pay({ source: 'webhook', uuid: '1002', payment: { transactionId: '1002', amount: '598.00', currency: 'RUB', invoiceId: null, externalId: null }, share: { paidMinor: 59800, priceMinor: 29900 }, newSubscriptionId: SUB2 }))
+      .then([
+        recorded({ paymentId: '1002', uuid: '1002', invoiceId: null, source: 'webhook', amount: '598.00' }),
+        // Twice the period that starts on April 10 (30 days): June 9.
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-06-09T12:00:00.000Z', externalId: null, at } },
+      ]);
   });
 
   it('cleanup removes subscriptions that ended before the cut-off, and the next one becomes current', () => {

@@ -1,6 +1,6 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
 import { type Decider, ServiceError } from '@invest/platform';
-import { addPeriod, type Plan } from '../plans/plan-catalog.js';
+import { paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 
 /**
  * One user's subscriptions and payments as an event-sourced stream (`billing-user-<userId>`): pure
@@ -15,6 +15,11 @@ export interface SubscriptionState {
   startsAt: string;
   endsAt: string | null;
   externalId: string | null;
+  /**
+   * When its current run began: started, or renewed after a cancellation. A provider subscription that
+   * started before it is not its (see `providerSubscriptionOf`).
+   */
+  renewedAt: string;
   /** Order of the last change: "current" is the most recently updated subscription. */
   touched: number;
 }
@@ -45,6 +50,8 @@ export interface ProviderSubscription {
   status: ProviderSubscriptionStatus;
   /** ISO instant of the next charge, when the provider plans one. */
   nextTransactionAt: string | null;
+  /** ISO instant of its first scheduled charge (`StartDate`), when known. */
+  startedAt: string | null;
 }
 
 export type BillingCommand =
@@ -57,11 +64,21 @@ export type BillingCommand =
       uuid: string;
       payment: ConfirmedPayment;
       plan: Plan;
+      /** The share of the plan's period the payment bought; null: its price, one whole period. */
+      share: PeriodShare | null;
       /** Id of the subscription a new period would create (deterministic, from the payment id). */
       newSubscriptionId: string;
       now: Date;
     }
-  | { type: 'CancelByProvider'; userId: string; externalId: string; reason: 'provider_cancelled' | 'provider_rejected' | 'provider_expired'; now: Date }
+  | {
+      type: 'CancelByProvider';
+      userId: string;
+      externalId: string;
+      /** The provider subscription's `StartDate`, when the notification has one (to link it; see `providerSubscriptionOf`). */
+      startedAt: string | null;
+      reason: 'provider_cancelled' | 'provider_rejected' | 'provider_expired';
+      now: Date;
+    }
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
@@ -74,8 +91,22 @@ export function currentSubscription(state: BillingState): SubscriptionState | un
   return best;
 }
 
-/** Active and not yet ended (a subscription with no end never ends). */
-export const isRunning = (s: SubscriptionState, now: Date) => s.endsAt === null || new Date(s.endsAt) > now;
+/** Not yet ended (a subscription with no end never ends). */
+export const isRunning = (s: Pick<SubscriptionState, 'endsAt'>, now: Date) => s.endsAt === null || new Date(s.endsAt) > now;
+
+/** Active and not yet ended: what makes `POST /api/subscribe` a 409 (spec: Subscription state table). */
+export const isActive = (s: Pick<SubscriptionState, 'status' | 'endsAt'>, now: Date) => s.status === 'active' && isRunning(s, now);
+
+/**
+ * The 409 of `POST /api/subscribe` while a subscription is active. The client's payment changes nothing here;
+ * the provider's Pay notification of it extends the subscription (the webhook path), so nothing is lost.
+ */
+export function activeSubscriptionConflict(active: Pick<SubscriptionState, 'id' | 'endsAt'>): ServiceError {
+  return ServiceError.conflict(
+    `You already have an active subscription${active.endsAt ? ` until ${active.endsAt}` : ''}; nothing was changed. A payment already made extends it once the payment provider reports it.`,
+    { subscription_id: active.id, ends_at: active.endsAt },
+  );
+}
 
 /**
  * Whether a payment is recorded: its TransactionId, or (the client path only: `uuid`) the client's uuid, an
@@ -88,6 +119,32 @@ export function isPaymentRecorded(state: BillingState, ids: { transactionId: str
   return ids.transactionId in state.payments || (ids.uuid !== undefined && ids.uuid in state.aliases);
 }
 
+/**
+ * Our subscription a provider subscription is, and whether it is linked to it now: the one whose
+ * `external_id` it is, or else (`linkable`: it is linked to none) the user's current paid subscription, if that
+ * has no link yet and the provider's subscription started after it was created. The first payment's Pay has
+ * no SubscriptionId: the provider creates its subscription with that payment and names it only with the
+ * next charge, so until then a cancellation or a sync finds it only by the account.
+ */
+function providerSubscriptionOf(state: BillingState, remote: { id: string; startedAt: string | null }, linkable: boolean): { sub: SubscriptionState; links: boolean } | undefined {
+  const linked = Object.values(state.subscriptions).find((s) => s.externalId === remote.id);
+  if (linked) return { sub: linked, links: false };
+  const current = currentSubscription(state);
+  if (!linkable || !current || current.externalId !== null || current.endsAt === null || remote.startedAt === null) return undefined;
+  return new Date(remote.startedAt) >= new Date(current.renewedAt) ? { sub: current, links: true } : undefined;
+}
+
+/** Of provider subscriptions linked to none of ours, the one started last: at most one links per decision. */
+function latestUnlinked(state: BillingState, remotes: readonly ProviderSubscription[]): ProviderSubscription | undefined {
+  const ours = new Set(Object.values(state.subscriptions).map((s) => s.externalId));
+  let latest: ProviderSubscription | undefined;
+  for (const r of remotes) {
+    if (ours.has(r.id) || r.startedAt === null) continue;
+    if (!latest || new Date(r.startedAt) > new Date(latest.startedAt!)) latest = r;
+  }
+  return latest;
+}
+
 function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
   const at = command.now.toISOString();
   switch (command.type) {
@@ -96,13 +153,8 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       if (isPaymentRecorded(state, { transactionId: payment.transactionId, ...(command.source === 'client' ? { uuid: command.uuid } : {}) })) return [];
       if (!plan.paid || !plan.period) throw new Error(`RecordPayment: plan ${plan.code} is not a paid plan`);
       const current = currentSubscription(state);
-      const active = current && current.status === 'active' && isRunning(current, now) ? current : undefined;
-      if (active && command.source === 'client') {
-        throw ServiceError.conflict('You already have an active subscription; this payment was not applied. Contact support to have it refunded.', {
-          subscription_id: active.id,
-          ends_at: active.endsAt,
-        });
-      }
+      const active = current && isActive(current, now) ? current : undefined;
+      if (active && command.source === 'client') throw activeSubscriptionConflict(active);
       const recorded = (subscriptionId: string): BillingEvent => ({
         type: 'PaymentRecorded',
         data: {
@@ -119,19 +171,16 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
           at,
         },
       });
-      if (active && active.endsAt !== null) {
-        // A recurring charge (or another payment) while a period runs: the new period follows it.
-        const endsAt = addPeriod(new Date(active.endsAt), plan.period).toISOString();
-        return [
-          recorded(active.id),
-          {
-            type: 'SubscriptionExtended',
-            data: { version: 1, userId, subscriptionId: active.id, planCode: plan.code, endsAt, externalId: payment.externalId ?? active.externalId, at },
-          },
-        ];
+      const running = current && current.endsAt !== null && isRunning(current, now) ? current : undefined;
+      if (running) {
+        // A recurring charge (or another payment) while a period runs: the new period follows it. A cancelled
+        // one that still runs is renewed: active again, one subscription (a second one queued behind it was
+        // "current" but not yet usable, and shared its provider subscription). A renewal's provider subscription
+        // is the payment's, not the cancelled one's.
+        const endsAt = paidUntil(new Date(running.endsAt!), plan.period, command.share).toISOString();
+        const externalId = running.status === 'active' ? (payment.externalId ?? running.externalId) : payment.externalId;
+        return [recorded(running.id), { type: 'SubscriptionExtended', data: { version: 1, userId, subscriptionId: running.id, planCode: plan.code, endsAt, externalId, at } }];
       }
-      // A cancelled subscription keeps its paid time: a new one starts when it ends.
-      const startsAt = current && current.endsAt !== null && isRunning(current, now) ? new Date(current.endsAt) : now;
       return [
         recorded(command.newSubscriptionId),
         {
@@ -141,8 +190,8 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
             userId,
             subscriptionId: command.newSubscriptionId,
             planCode: plan.code,
-            startsAt: startsAt.toISOString(),
-            endsAt: addPeriod(startsAt, plan.period).toISOString(),
+            startsAt: at,
+            endsAt: paidUntil(now, plan.period, command.share).toISOString(),
             externalId: payment.externalId,
             at,
           },
@@ -150,23 +199,28 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       ];
     }
     case 'CancelByProvider': {
-      const sub = Object.values(state.subscriptions).find((s) => s.externalId === command.externalId);
-      if (!sub || sub.status === 'cancelled') return [];
-      return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, reason: command.reason, at } }];
+      const found = providerSubscriptionOf(state, { id: command.externalId, startedAt: command.startedAt }, true);
+      if (!found || found.sub.status === 'cancelled') return [];
+      const link = found.links ? { externalId: command.externalId } : {};
+      return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: found.sub.id, reason: command.reason, ...link, at } }];
     }
     case 'Reconcile': {
       const events: BillingEvent[] = [];
+      const unlinked = latestUnlinked(state, command.provider);
       for (const remote of command.provider) {
-        const sub = Object.values(state.subscriptions).find((s) => s.externalId === remote.id);
-        if (!sub) continue;
+        const found = providerSubscriptionOf(state, remote, remote === unlinked);
+        if (!found) continue;
+        const { sub, links } = found;
         const status = remote.status === 'Active' || remote.status === 'PastDue' ? 'active' : 'cancelled';
         // Paid time is never cut: only a later next charge moves the end date.
         const next = status === 'active' ? remote.nextTransactionAt : null;
         const endsAt = next && sub.endsAt !== null && new Date(next) > new Date(sub.endsAt) ? new Date(next).toISOString() : sub.endsAt;
         const drift: string[] = [];
+        if (links) drift.push(`external_id null -> ${remote.id}`);
         if (status !== sub.status) drift.push(`status ${sub.status} -> ${status}`);
         if (endsAt !== sub.endsAt) drift.push(`ends_at ${sub.endsAt} -> ${endsAt}`);
-        if (drift.length) events.push({ type: 'SubscriptionReconciled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, status, endsAt, drift, at } });
+        const link = links ? { externalId: remote.id } : {};
+        if (drift.length) events.push({ type: 'SubscriptionReconciled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, status, endsAt, drift, ...link, at } });
       }
       return events;
     }
@@ -193,15 +247,18 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     }
     case 'SubscriptionStarted': {
       const d = event.data;
-      const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, touched: changes };
+      const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, renewedAt: d.at, touched: changes };
       return { ...state, changes, subscriptions: { ...state.subscriptions, [sub.id]: sub } };
     }
-    case 'SubscriptionExtended':
-      return touch(event.data.subscriptionId, { status: 'active', endsAt: event.data.endsAt, planCode: event.data.planCode, externalId: event.data.externalId });
+    case 'SubscriptionExtended': {
+      const d = event.data;
+      const renewed = state.subscriptions[d.subscriptionId]?.status === 'cancelled' ? { renewedAt: d.at } : {};
+      return touch(d.subscriptionId, { status: 'active', endsAt: d.endsAt, planCode: d.planCode, externalId: d.externalId, ...renewed });
+    }
     case 'SubscriptionCancelled':
-      return touch(event.data.subscriptionId, { status: 'cancelled' });
+      return touch(event.data.subscriptionId, { status: 'cancelled', ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
     case 'SubscriptionReconciled':
-      return touch(event.data.subscriptionId, { status: event.data.status, endsAt: event.data.endsAt });
+      return touch(event.data.subscriptionId, { status: event.data.status, endsAt: event.data.endsAt, ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
     case 'SubscriptionRemoved': {
       const { [event.data.subscriptionId]: _removed, ...rest } = state.subscriptions;
       return { ...state, changes, subscriptions: rest };

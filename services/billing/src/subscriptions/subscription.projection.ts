@@ -42,17 +42,24 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
     }
     case 'SubscriptionCancelled': {
       const d = event.data;
-      await tx.query('update subscriptions set status_id = $2, updated_at = $3, stream_version = $4 where id = $1', [d.subscriptionId, STATUS_ID.cancelled, d.at, streamVersion]);
+      await tx.query('update subscriptions set status_id = $2, updated_at = $3, stream_version = $4, external_id = coalesce($5, external_id) where id = $1', [
+        d.subscriptionId,
+        STATUS_ID.cancelled,
+        d.at,
+        streamVersion,
+        d.externalId ?? null,
+      ]);
       return;
     }
     case 'SubscriptionReconciled': {
       const d = event.data;
-      await tx.query('update subscriptions set status_id = $2, ends_at = $3, updated_at = $4, stream_version = $5 where id = $1', [
+      await tx.query('update subscriptions set status_id = $2, ends_at = $3, updated_at = $4, stream_version = $5, external_id = coalesce($6, external_id) where id = $1', [
         d.subscriptionId,
         STATUS_ID[d.status],
         d.endsAt,
         d.at,
         streamVersion,
+        d.externalId ?? null,
       ]);
       return;
     }

@@ -29,6 +29,8 @@ export interface FakeSubscription {
   Status: 'Active' | 'PastDue' | 'Cancelled' | 'Rejected' | 'Expired';
   Interval: 'Month' | 'Year';
   NextTransactionDateIso: string | null;
+  /** Its first scheduled charge, UTC without a zone marker (as the provider answers it). */
+  StartDateIso?: string | null;
 }
 
 export interface FakeCloudPaymentsOptions {

@@ -7,7 +7,7 @@ import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
 import { RPC_CLIENT } from '../gateway.tokens.js';
 import { parseBody } from '../validation/request-input.js';
 
-const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription; this payment was not applied.' } } };
+const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it.' } } };
 
 /** Plans (public) and the signed-in user's subscription: subscribe after a widget payment, sync with the provider. */
 @ApiTags('subscriptions')
@@ -44,7 +44,7 @@ export class SubscriptionsController {
   })
   @ApiBody({ schema: openApiSchema(subscribeRequestSchema, 'input') })
   @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
-  @ApiResponse({ status: 409, description: 'An active subscription exists and this payment is not already recorded.', schema: conflict })
+  @ApiResponse({ status: 409, description: 'An active subscription exists and this uuid is not already recorded (checked before the payment is looked up).', schema: conflict })
   @ApiCommonErrors({ auth: true, validation: true })
   subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
     return this.rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
