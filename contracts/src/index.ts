@@ -5,6 +5,7 @@ export * from './common/subjects.js';
 export * from './common/events.js';
 export * from './common/assets.js';
 export * from './common/decimal.js';
+export * from './common/text.js';
 export * from './market/rates-updated.event.js';
 export * from './market/asset-updated.event.js';
 export * from './market/market-events.js';

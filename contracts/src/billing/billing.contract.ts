@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { requiredString } from '../common/text.js';
 import { moneyAmountSchema, planCodeSchema } from './billing-events.js';
 
 /** `POST /api/subscribe`: the client confirms a payment it made through the widget with `InvoiceId = uuid`. */
 export const subscribeRequestSchema = z.object({
-  uuid: z.string({ error: 'The uuid field is required.' }).uuid('The uuid must be a valid UUID.'),
-  plan: z.string({ error: 'The plan field is required.' }).min(1, 'The plan field is required.'),
+  uuid: requiredString('uuid').uuid('The uuid must be a valid UUID.'),
+  plan: requiredString('plan').min(1, 'The plan field is required.'),
 });
 export type SubscribeRequest = z.infer<typeof subscribeRequestSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requiredString } from '../common/text.js';
 
 /*
  * The AI chat (`services/chat`): chats per user and context, messages, streamed answers, free limits.
@@ -9,8 +10,7 @@ import { z } from 'zod';
 export const chatIdSchema = z.string().uuid();
 
 /** A context type name as clients send it; the chat service's provider registry decides which exist (422 otherwise). */
-export const contextTypeSchema = z
-  .string({ error: 'The context type field is required.' })
+export const contextTypeSchema = requiredString('context type')
   .min(1, 'The context type field is required.')
   .max(64, 'The context type may not be greater than 64 characters.');
 
@@ -78,8 +78,7 @@ export const chatIdRequestSchema = z.object({ id: z.string() });
 export const getChatRequestSchema = chatIdRequestSchema.extend({ after_seq: z.number().int().nonnegative().optional() });
 export type ChatWithMessagesPageReply = ChatWithMessagesReply & { next_after_seq: number | null };
 export const updateChatBodySchema = z.object({
-  title: z
-    .string({ error: 'The title field is required.' })
+  title: requiredString('title')
     .trim()
     .min(1, 'The title field is required.')
     .max(255, 'The title may not be greater than 255 characters.'),
@@ -93,8 +92,7 @@ export const contextDataSchema = z
   .refine((v) => JSON.stringify(v).length <= CONTEXT_DATA_MAX_BYTES, `The context data may not be greater than ${CONTEXT_DATA_MAX_BYTES} bytes.`);
 
 export const sendMessageBodySchema = z.object({
-  message: z
-    .string({ error: 'The message field is required.' })
+  message: requiredString('message')
     .trim()
     .min(1, 'The message field is required.')
     .max(4000, 'The message may not be greater than 4000 characters.'),

@@ -7,6 +7,7 @@ import {
   providerNotificationSchema,
   type SubscriptionReply,
   subscribeRequestSchema,
+  userIdProblem,
 } from '@invest/contracts';
 import {
   appendToStream,
@@ -18,7 +19,7 @@ import {
   ServiceError,
 } from '@invest/platform';
 import { entitlementsFor } from './entitlements/plan-limits.js';
-import { normalizeAmount } from './plans/money.js';
+import { normalizeAmount, sameAmount } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
 import { type CloudPaymentsClient, providerInstant } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
@@ -38,8 +39,10 @@ export interface BillingServiceOptions {
 }
 
 const ACCEPTED_STATUSES = new Set(['Completed', 'Authorized']);
-/** A user id as the gateway's tokens carry it: visible characters, bounded. */
-const USER_ID = /^[\x21-\x7e]{1,128}$/;
+/** A user id as the gateway's tokens carry it (`userIdProblem`: any Unicode but controls, lone surrogates, padding). */
+const isUserId = (id: string | undefined): id is string => userIdProblem(id) === undefined;
+/** `TestMode` as a form (`1`) or a JSON notification (`true`, `1`) sends it. */
+const isTestMode = (v: string | undefined) => v === '1' || v?.toLowerCase() === 'true';
 const CANCELLING: Record<string, 'provider_cancelled' | 'provider_rejected' | 'provider_expired'> = {
   Cancelled: 'provider_cancelled',
   Rejected: 'provider_rejected',
@@ -96,7 +99,7 @@ export class BillingService {
         ? `The payment is not completed (status ${payment.status || 'unknown'}).`
         : payment.accountId !== userId
           ? 'The payment was made for another account.'
-          : payment.amount !== plan.price || payment.currency !== plan.currency
+          : !sameAmount(payment.amount, plan.price) || payment.currency !== plan.currency
             ? `The payment amount ${payment.amount ?? '?'} ${payment.currency} does not match the ${plan.code} price ${plan.price} ${plan.currency}.`
             : !payment.testMode || this.opts.acceptTestPayments
               ? undefined
@@ -160,11 +163,11 @@ export class BillingService {
     const unattributed =
       nul.length > 0
         ? `a NUL character in ${nul.join(', ')}`
-        : !accountId || !USER_ID.test(accountId)
+        : !isUserId(accountId ?? undefined)
         ? 'no usable AccountId'
         : !plan
           ? (Number(amount) > 0 ? `no paid plan is priced in ${currency}` : `the amount ${amount} is not positive`)
-          : params.TestMode === '1' && !this.opts.acceptTestPayments
+          : isTestMode(params.TestMode) && !this.opts.acceptTestPayments
             ? 'test-mode payment'
             : undefined;
     if (unattributed || !bought || !plan || !accountId) {
@@ -208,7 +211,7 @@ export class BillingService {
       this.opts.logger.info({ externalId, status: params.Status }, 'billing: Recurrent notification changes nothing here');
       return { code: 0 };
     }
-    let userId = params.AccountId && USER_ID.test(params.AccountId) ? params.AccountId : undefined;
+    let userId = isUserId(params.AccountId) ? params.AccountId : undefined;
     if (!userId) {
       const [row] = await this.db.query<{ user_id: string }>('select user_id from subscriptions where external_id = $1 limit 1', [externalId]);
       userId = row?.user_id;

@@ -115,6 +115,14 @@ describe('POST /api/subscribe', () => {
     expect((await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).status).toBe(200);
   });
 
+  it('422 says whether a field is missing or of another type', async () => {
+    const wrong = await api('POST', '/api/subscribe', { user: user(), body: { uuid: 12345, plan: 1 } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors).toEqual({ uuid: ['The uuid field must be a string.'], plan: ['The plan field must be a string.'] });
+    const missing = await api('POST', '/api/subscribe', { user: user(), body: { uuid: null } });
+    expect(missing.body.errors).toEqual({ uuid: ['The uuid field is required.'], plan: ['The plan field is required.'] });
+  });
+
   it('422 naming the field: bad uuid, unknown or free plan, and a payment the provider does not confirm', async () => {
     const u = user();
     const cases: [unknown, string][] = [

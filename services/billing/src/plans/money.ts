@@ -32,3 +32,9 @@ export function normalizeAmount(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** Whether two amounts are the same money (`"299"`, `"299.00"`); a missing or malformed one is none. */
+export function sameAmount(a: string | null | undefined, b: string | null | undefined): boolean {
+  const x = a == null ? undefined : toMinorUnits(a);
+  return x !== undefined && x === (b == null ? undefined : toMinorUnits(b));
+}

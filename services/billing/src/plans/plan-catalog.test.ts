@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { addPeriod, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
 
+describe('planCatalog', () => {
+  it('keeps prices as two-place decimal text, and refuses one that is not a positive amount', () => {
+    const [m, y] = planCatalog({ basicMonthly: '299', basicYearly: '2990.5', currency: 'RUB' });
+    expect([m?.price, y?.price]).toEqual(['299.00', '2990.50']);
+    expect(() => planCatalog({ basicMonthly: '0', basicYearly: '2990', currency: 'RUB' })).toThrow(/plan price "0"/);
+  });
+});
+
 describe('planForPayment', () => {
   const plans = planCatalog({ basicMonthly: '299.00', basicYearly: '2990.00', currency: 'RUB' });
   const bought = (amount: string, currency = 'RUB') => {

@@ -1,5 +1,5 @@
 import type { PlanCode, PlanView } from '@invest/contracts';
-import { toMinorUnits } from './money.js';
+import { fromMinorUnits, toMinorUnits } from './money.js';
 
 export type PlanPeriod = 'month' | 'year';
 
@@ -24,14 +24,24 @@ export interface PlanPrices {
 
 export const DEFAULT_PRICES: PlanPrices = { basicMonthly: '299.00', basicYearly: '2990.00', currency: 'RUB' };
 
-/** The four plans of the spec: basic-m (id 1) and basic-y (id 2) are paid; free is the default tier; free-forever is complimentary. */
+/**
+ * The four plans of the spec: basic-m (id 1) and basic-y (id 2) are paid; free is the default tier; free-forever
+ * is complimentary. Prices are kept as the two-place text every amount is compared and shown in (`299` →
+ * `299.00`); one that is not a positive amount with at most two places throws.
+ */
 export function planCatalog(prices: PlanPrices = DEFAULT_PRICES): Plan[] {
   return [
-    { id: 1, code: 'basic-m', title: 'Basic, monthly', price: prices.basicMonthly, currency: prices.currency, period: 'month', paid: true },
-    { id: 2, code: 'basic-y', title: 'Basic, yearly', price: prices.basicYearly, currency: prices.currency, period: 'year', paid: true },
+    { id: 1, code: 'basic-m', title: 'Basic, monthly', price: twoPlaces(prices.basicMonthly), currency: prices.currency, period: 'month', paid: true },
+    { id: 2, code: 'basic-y', title: 'Basic, yearly', price: twoPlaces(prices.basicYearly), currency: prices.currency, period: 'year', paid: true },
     { id: 3, code: 'free', title: 'Free', price: null, currency: null, period: null, paid: false },
     { id: 4, code: 'free-forever', title: 'Free forever', price: null, currency: null, period: null, paid: false },
   ];
+}
+
+function twoPlaces(price: string): string {
+  const minor = toMinorUnits(price);
+  if (minor === undefined || minor <= 0n) throw new Error(`plan price ${JSON.stringify(price)} is not a positive amount with at most two decimal places`);
+  return fromMinorUnits(minor);
 }
 
 export function planView(p: Plan): PlanView {

@@ -1,3 +1,5 @@
+import { MAX_USER_ID_LENGTH, userIdProblem } from '@invest/contracts';
+
 /**
  * What the gateway asks of a token beyond its signature and `exp`/`nbf` (docs/decisions.md, "token
  * rules"): a `sub` that can be stored and compared faithfully, and a bounded lifetime.
@@ -6,8 +8,8 @@
 /** Default of `AUTH_MAX_TOKEN_TTL`: the longest lifetime a token may claim. */
 export const DEFAULT_MAX_TOKEN_TTL = '30d';
 
-/** Longest `sub`, in UTF-16 code units (the user id is a `text` column; a bound keeps logs and keys small). */
-export const MAX_SUBJECT_LENGTH = 128;
+/** Longest `sub`, in UTF-16 code units: a user id's. */
+export const MAX_SUBJECT_LENGTH = MAX_USER_ID_LENGTH;
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 } as const;
 
@@ -19,21 +21,10 @@ export function parseDurationSeconds(text: string): number | undefined {
   return Number(match[1]) * UNIT_SECONDS[unit];
 }
 
-// Controls (C0, DEL, C1), lone surrogates (with the u flag a valid pair is one code point, never Cs),
-// and U+FFFD, which is what a decoder leaves of bytes it could not read.
-const UNSAFE_SUBJECT_CHAR = /[\p{Cc}\p{Cs}\uFFFD]/u;
-
-/**
- * Why `sub` cannot be a user id, or undefined when it can. A lone surrogate cannot be stored as
- * text (Postgres and JSON encoders replace it with U+FFFD, so `a\ud800b` and `a\udc00b` would be one
- * user), nor can NUL (Postgres refuses it: every route would answer 500).
- */
+/** Why `sub` cannot be a user id (`userIdProblem`), or undefined when it can. */
 export function subjectProblem(sub: unknown): string | undefined {
-  if (typeof sub !== 'string' || sub.length === 0) return 'sub missing';
-  if (sub.length > MAX_SUBJECT_LENGTH) return `sub longer than ${MAX_SUBJECT_LENGTH}`;
-  if (UNSAFE_SUBJECT_CHAR.test(sub)) return 'sub has a control character, a lone surrogate or U+FFFD';
-  if (sub.trim() !== sub) return 'sub has leading or trailing white space';
-  return undefined;
+  const problem = userIdProblem(sub);
+  return problem && `sub ${problem}`;
 }
 
 /**
