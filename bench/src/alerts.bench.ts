@@ -219,7 +219,7 @@ export async function run(args: string[]): Promise<void> {
       const measured = r >= 1;
       const label = measured ? `run ${r}` : `warm-up run ${i} of ${warmupRuns}`;
       // The batch: every asset's change moves by up to ±`move` percentage points.
-      const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share' order by asset_id");
+      const current = await db.query<{ asset_id: string; ticker: string; change_24h: number }>("select asset_id::text, ticker, change_24h from latest_rates where asset_type = 'share' order by latest_rates.asset_id");
       const asOf = new Date();
       const rates: RateChange[] = current.map((c) => {
         const c1 = Math.round((c.change_24h + (random() - 0.5) * 2 * move) * 1e4) / 1e4;

@@ -21,7 +21,7 @@ import {
 import { entitlementsFor } from './entitlements/plan-limits.js';
 import { normalizeAmount, sameAmount } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
-import { type CloudPaymentsClient, providerInstant } from './provider/cloudpayments.client.js';
+import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { notificationParams } from './provider/notification-body.js';
 import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
@@ -220,7 +220,15 @@ export class BillingService {
       this.opts.logger.warn({ externalId, status: params.Status }, 'billing: Recurrent notification for an unknown subscription; acknowledged');
       return { code: 0 };
     }
-    const result = await runBillingCommand(this.db, { type: 'CancelByProvider', userId, externalId, startedAt: providerInstant(params.StartDate), reason, now: this.opts.clock() });
+    const result = await runBillingCommand(this.db, {
+      type: 'CancelByProvider',
+      userId,
+      externalId,
+      terms: subscriptionTerms({ amount: params.Amount, currency: params.Currency, interval: params.Interval, period: params.Period, startedAt: params.StartDate }),
+      plans: this.opts.plans,
+      reason,
+      now: this.opts.clock(),
+    });
     if (result.newEvents.length) this.opts.logger.info({ userId, externalId, reason }, 'billing: subscription cancelled by the provider');
     return { code: 0 };
   }
@@ -236,7 +244,7 @@ export class BillingService {
     const remote = await this.provider.findSubscriptions(userId).catch((err: unknown) => {
       throw this.providerDown(err, 'Could not reach the payment provider to sync your subscription; nothing was changed. Please try again later.');
     });
-    const result = await runBillingCommand(this.db, { type: 'Reconcile', userId, provider: remote, now: this.opts.clock() });
+    const result = await runBillingCommand(this.db, { type: 'Reconcile', userId, provider: remote, plans: this.opts.plans, now: this.opts.clock() });
     const drift = result.newEvents.flatMap((e) => (e.type === 'SubscriptionReconciled' ? e.data.drift.map((d) => `${e.data.subscriptionId}: ${d}`) : []));
     for (const d of drift) this.opts.logger.info({ userId, why, drift: d }, `billing: ${why} corrected drift`);
     return drift;

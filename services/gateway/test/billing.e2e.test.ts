@@ -418,39 +418,45 @@ describe('recurrent notifications, sync and cleanup', () => {
     expect(await counts(v)).toMatchObject({ payments: 2, subscriptions: 1 });
   });
 
-  it('a provider subscription the first Pay did not name (no SubscriptionId yet) is found by the account: sync and Recurrent link and apply it', async () => {
+  it('a provider subscription the first Pay did not name (no SubscriptionId yet) is found by the account when it fits the run: sync and Recurrent link and apply it', async () => {
     const iso = (d: Date) => d.toISOString().slice(0, 19);
+    const longAgo = iso(new Date(Date.now() - 400 * 86_400_000));
     // Sync: the provider's subscription of the first payment, cancelled before its first scheduled charge.
     const u = user();
     const a = randomUUID();
     stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: a, SubscriptionId: null });
-    expect((await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).body.data.external_id).toBeNull();
-    const monthOn = new Date(Date.now() + 30 * 86_400_000);
-    // An older subscription of the account, from before ours, is not ours.
-    stack.provider.subscriptions.push({ Id: `sc_old_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Expired', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: iso(new Date(Date.now() - 400 * 86_400_000)) });
-    stack.provider.subscriptions.push({ Id: `sc_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Cancelled', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: iso(monthOn) });
+    const first = (await api('POST', '/api/subscribe', { user: u, body: { uuid: a, plan: 'basic-m' } })).body.data;
+    expect(first.external_id).toBeNull();
+    const firstCharge = iso(monthLater(new Date(first.starts_at)));
+    // Not ours: an older subscription of the account, and one for a token amount (anyone may set our AccountId).
+    stack.provider.subscriptions.push({ Id: `sc_old_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Expired', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: longAgo });
+    stack.provider.subscriptions.push({ Id: `sc_cheap_${u}`, AccountId: u, Amount: 0.01, Currency: 'RUB', Status: 'Active', Interval: 'Month', NextTransactionDateIso: firstCharge, StartDateIso: firstCharge });
+    stack.provider.subscriptions.push({ Id: `sc_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Cancelled', Interval: 'Month', NextTransactionDateIso: null, StartDateIso: firstCharge });
     const synced = await api('POST', '/api/sync-subscription', { user: u });
-    expect(synced.body.data).toMatchObject({ status: 'cancelled', external_id: `sc_${u}`, usable: true });
-    // Recurrent: the notification's StartDate (UTC, with a space) tells its subscription from an older one.
+    expect(synced.body.data).toMatchObject({ status: 'cancelled', external_id: `sc_${u}`, usable: true, ends_at: first.ends_at });
+    // Recurrent: the notification's terms (StartDate in UTC with a space) tell its subscription from others.
     const v = user();
     const b = randomUUID();
     stack.provider.addPayment({ AccountId: v, Amount: 299, InvoiceId: b, SubscriptionId: null });
-    expect((await api('POST', '/api/subscribe', { user: v, body: { uuid: b, plan: 'basic-m' } })).status).toBe(200);
-    const old = await recurrent({ Id: `sc_old_${v}`, AccountId: v, Status: 'Expired', StartDate: iso(new Date(Date.now() - 400 * 86_400_000)).replace('T', ' ') });
-    expect(old.status).toBe(200);
+    const second = (await api('POST', '/api/subscribe', { user: v, body: { uuid: b, plan: 'basic-m' } })).body.data;
+    const terms = { Amount: '299.00', Currency: 'RUB', Interval: 'Month', Period: '1', StartDate: iso(monthLater(new Date(second.starts_at))).replace('T', ' ') };
+    expect((await recurrent({ Id: `sc_old_${v}`, AccountId: v, Status: 'Expired', ...terms, StartDate: longAgo.replace('T', ' ') })).status).toBe(200);
+    expect((await recurrent({ Id: `sc_cheap_${v}`, AccountId: v, Status: 'Cancelled', ...terms, Amount: '0.01' })).status).toBe(200);
     expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'active', external_id: null });
-    expect((await recurrent({ Id: `sc_${v}`, AccountId: v, Status: 'Cancelled', StartDate: iso(monthOn).replace('T', ' ') })).status).toBe(200);
+    expect((await recurrent({ Id: `sc_${v}`, AccountId: v, Status: 'Cancelled', ...terms })).status).toBe(200);
     expect((await api('GET', '/api/subscription', { user: v })).body.data).toMatchObject({ status: 'cancelled', external_id: `sc_${v}`, usable: true });
   });
 
-  it('sync reconciles status and end date with the provider; with the provider down it changes nothing and answers 503', async () => {
+  it('sync reconciles the status with the provider, never the paid time; with the provider down it changes nothing and answers 503', async () => {
     const u = user();
     await pay(stack.provider.addPayment({ AccountId: u, Amount: 299, SubscriptionId: `sc_${u}` }));
-    const next = new Date(Date.now() + 40 * 86_400_000);
+    const paidUntil = (await api('GET', '/api/subscription', { user: u })).body.data.ends_at;
+    // A next charge ten years on is no payment.
+    const next = new Date(Date.now() + 3650 * 86_400_000);
     stack.provider.subscriptions.push({ Id: `sc_${u}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Active', Interval: 'Month', NextTransactionDateIso: next.toISOString().slice(0, 19) });
     const synced = await api('POST', '/api/sync-subscription', { user: u });
     expect(synced.status).toBe(200);
-    expect(new Date(synced.body.data.ends_at).getTime()).toBe(Math.floor(next.getTime() / 1000) * 1000);
+    expect(synced.body.data).toMatchObject({ status: 'active', ends_at: paidUntil });
     stack.provider.subscriptions.at(-1)!.Status = 'Cancelled';
     stack.provider.failNext(10);
     const down = await api('POST', '/api/sync-subscription', { user: u });

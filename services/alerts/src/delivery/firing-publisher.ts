@@ -238,6 +238,6 @@ export function toFiringRecord(r: FiringRow): FiringRecord {
 }
 
 async function loadFirings(tx: SqlClient, ids: readonly number[]): Promise<FiringRecord[]> {
-  const rows = await tx.query<FiringRow>(`select ${FIRING_RECORD_COLUMNS} from notification_firings where id = any($1::bigint[]) order by id`, [ids]);
+  const rows = await tx.query<FiringRow>(`select ${FIRING_RECORD_COLUMNS} from notification_firings where id = any($1::bigint[]) order by notification_firings.id`, [ids]);
   return rows.map(toFiringRecord);
 }

@@ -1,5 +1,5 @@
 import { fetchJson, type FetchJsonOptions, type Logger, ProviderError } from '@invest/platform';
-import type { ProviderSubscription, ProviderSubscriptionStatus } from '../subscriptions/subscription.decider.js';
+import type { ProviderSubscription, ProviderSubscriptionStatus, ProviderSubscriptionTerms } from '../subscriptions/subscription.decider.js';
 import { normalizeAmount } from '../plans/money.js';
 
 export interface CloudPaymentsClientOptions {
@@ -70,7 +70,7 @@ export class CloudPaymentsClient {
     return (res.Model ?? []).flatMap((m) => {
       const status = STATUSES.find((s) => s === m.Status);
       if (!status || !m.Id) return [];
-      return [{ id: String(m.Id), status, nextTransactionAt: providerInstant(m.NextTransactionDateIso), startedAt: providerInstant(m.StartDateIso) }];
+      return [{ id: String(m.Id), status, terms: subscriptionTerms({ amount: m.Amount, currency: m.Currency, interval: m.Interval, period: m.Period, startedAt: m.StartDateIso }) }];
     });
   }
 
@@ -91,6 +91,17 @@ export class CloudPaymentsClient {
     }
     return res;
   }
+}
+
+/** A provider subscription's terms from its fields (API model or Recurrent notification), or null when one is missing or unreadable. */
+export function subscriptionTerms(f: { amount: unknown; currency: unknown; interval: unknown; period: unknown; startedAt: unknown }): ProviderSubscriptionTerms | null {
+  const amount = normalizeAmount(f.amount);
+  const currency = text(f.currency);
+  const interval = text(f.interval);
+  const period = f.period === undefined || f.period === null || f.period === '' ? 1 : Number(f.period);
+  const startedAt = providerInstant(f.startedAt);
+  if (!amount || !currency || !interval || !Number.isInteger(period) || period < 1 || !startedAt) return null;
+  return { amount, currency, interval, period, startedAt };
 }
 
 /**

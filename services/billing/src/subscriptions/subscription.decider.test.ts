@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { planCatalog } from '../plans/plan-catalog.js';
 import { type BillingCommand, billingDecider, currentSubscription } from './subscription.decider.js';
 
-const [monthly, yearly] = planCatalog();
+const plans = planCatalog();
+const [monthly, yearly] = plans;
+/** A provider subscription charging the monthly plan's price every month, from `startedAt`. */
+const monthlyTerms = (startedAt: string) => ({ amount: '299.00', currency: 'RUB', interval: 'Month', period: 1, startedAt });
 const spec = deciderSpecification(billingDecider);
 const now = new Date('2026-03-10T12:00:00.000Z');
 const at = now.toISOString();
@@ -130,7 +133,7 @@ describe('billing decider', () => {
     // The old provider subscription, cancelled again later, is not the renewed one's; the renewal's own is.
     spec
       .given([recorded(), started({ externalId: 'sc_1' }), cancelled, recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2' }), renewed])
-      .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_1', startedAt: '2026-02-10T12:00:00.000Z', reason: 'provider_cancelled', now })
+      .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_1', terms: monthlyTerms('2026-04-10T12:00:00.000Z'), plans, reason: 'provider_cancelled', now })
       .thenNothingHappened();
     const later = new Date('2026-06-01T00:00:00.000Z');
     spec
@@ -144,68 +147,68 @@ describe('billing decider', () => {
 
   it('the provider cancelling moves the subscription with that SubscriptionId to cancelled, once', () => {
     const history = [recorded(), started({ externalId: 'sc_9' })];
-    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_9', startedAt: '2026-04-10T12:00:00.000Z', reason: 'provider_rejected', now };
+    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_9', terms: null, plans, reason: 'provider_rejected', now };
     const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_rejected', at } };
     spec.given(history).when(cancel).then([cancelled]);
     spec.given([...history, cancelled]).when(cancel).thenNothingHappened();
     spec.given(history).when({ ...cancel, externalId: 'sc_other' }).thenNothingHappened();
   });
 
-  it('reconcile corrects status and a later end date, never cuts paid time, and is quiet without drift', () => {
+  it('reconcile corrects the status only: paid time comes from payments, never from the provider\'s next charge date', () => {
     const history = [recorded(), started({ externalId: 'sc_9' })];
     spec
       .given(history)
-      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Cancelled', nextTransactionAt: null, startedAt: null }] })
+      .when({ type: 'Reconcile', userId: '42', now, plans, provider: [{ id: 'sc_9', status: 'Cancelled', terms: null }] })
       .then([
         { type: 'SubscriptionReconciled', data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['status active -> cancelled'], at } },
       ]);
-    spec
-      .given(history)
-      .when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-05-10T12:00:00.000Z', startedAt: null }] })
-      .then([
-        {
-          type: 'SubscriptionReconciled',
-          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'active', endsAt: '2026-05-10T12:00:00.000Z', drift: ['ends_at 2026-04-10T12:00:00.000Z -> 2026-05-10T12:00:00.000Z'], at },
-        },
-      ]);
-    spec.given(history).when({ type: 'Reconcile', userId: '42', now, provider: [{ id: 'sc_9', status: 'Active', nextTransactionAt: '2026-04-01T00:00:00.000Z', startedAt: null }] }).thenNothingHappened();
+    spec.given(history).when({ type: 'Reconcile', userId: '42', now, plans, provider: [{ id: 'sc_9', status: 'Active', terms: monthlyTerms('2036-01-01T00:00:00.000Z') }] }).thenNothingHappened();
   });
 
-  it('a provider subscription not named yet (the first Pay has no SubscriptionId) is the current one if it started after it, and is linked', () => {
+  it('a provider subscription not named yet (the first Pay has no SubscriptionId) is the current one if it fits its run, and is linked', () => {
     const history = [recorded(), started()];
-    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_new', startedAt: '2026-04-10T12:00:00.000Z', reason: 'provider_cancelled', now };
+    // Our run began on March 10: the provider's first scheduled charge is a month later, for the plan's price.
+    const cancel: BillingCommand = { type: 'CancelByProvider', userId: '42', externalId: 'sc_new', terms: monthlyTerms('2026-04-10T12:05:00.000Z'), plans, reason: 'provider_cancelled', now };
     const linked: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', externalId: 'sc_new', at } };
     spec.given(history).when(cancel).then([linked]);
     const state = [...history, linked].reduce(billingDecider.evolve, billingDecider.initialState());
     expect(currentSubscription(state)).toMatchObject({ status: 'cancelled', externalId: 'sc_new' });
-    // Started before ours was created (an older subscription of the account), with no start date, or ours is linked to another: not ours.
-    spec.given(history).when({ ...cancel, startedAt: '2026-03-01T00:00:00.000Z' }).thenNothingHappened();
-    spec.given(history).when({ ...cancel, startedAt: null }).thenNothingHappened();
+    // Not ours: no terms, another start (an older one, or one made later by someone with our AccountId), another
+    // amount (0.01 with a yearly interval), currency or interval; or ours is linked to another already.
+    for (const terms of [
+      null,
+      monthlyTerms('2026-03-20T00:00:00.000Z'),
+      monthlyTerms('2026-05-01T00:00:00.000Z'),
+      { ...monthlyTerms('2026-04-10T12:00:00.000Z'), amount: '0.01' },
+      { ...monthlyTerms('2026-04-10T12:00:00.000Z'), currency: 'USD' },
+      { ...monthlyTerms('2026-04-10T12:00:00.000Z'), period: 12 },
+    ]) {
+      spec.given(history).when({ ...cancel, terms }).thenNothingHappened();
+    }
     spec.given([recorded(), started({ externalId: 'sc_9' })]).when(cancel).thenNothingHappened();
   });
 
-  it('reconcile links the provider subscription started last among those linked to none, and only it', () => {
-    const old = { id: 'sc_old', status: 'Cancelled' as const, nextTransactionAt: null, startedAt: '2026-03-20T00:00:00.000Z' };
-    const fresh = { id: 'sc_new', status: 'Active' as const, nextTransactionAt: '2026-04-10T12:00:00.000Z', startedAt: '2026-04-10T12:00:00.000Z' };
+  it('reconcile links one provider subscription that fits the run; one linked before is never linked again', () => {
+    const old = { id: 'sc_old', status: 'Cancelled' as const, terms: monthlyTerms('2026-02-10T12:00:00.000Z') };
+    const fresh = { id: 'sc_new', status: 'Cancelled' as const, terms: monthlyTerms('2026-04-10T12:00:00.000Z') };
+    const twin = { id: 'sc_twin', status: 'Active' as const, terms: monthlyTerms('2026-04-10T13:00:00.000Z') };
     spec
       .given([recorded(), started()])
-      .when({ type: 'Reconcile', userId: '42', now, provider: [old, fresh] })
+      .when({ type: 'Reconcile', userId: '42', now, plans, provider: [old, fresh, twin] })
       .then([
         {
           type: 'SubscriptionReconciled',
-          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'active', endsAt: '2026-04-10T12:00:00.000Z', drift: ['external_id null -> sc_new'], externalId: 'sc_new', at },
+          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['external_id null -> sc_new', 'status active -> cancelled'], externalId: 'sc_new', at },
         },
       ]);
-    // Only the old one, cancelled, started after ours: linked, and ours is cancelled.
+    // Renewed after sc_new was cancelled (its run begins again now, with no provider subscription yet): sc_new,
+    // linked before, is not linked again even where its start would fit.
+    const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', externalId: 'sc_new', at } };
+    const renewed: BillingEvent = { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: null, at } };
     spec
-      .given([recorded(), started()])
-      .when({ type: 'Reconcile', userId: '42', now, provider: [old] })
-      .then([
-        {
-          type: 'SubscriptionReconciled',
-          data: { version: 1, userId: '42', subscriptionId: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', drift: ['external_id null -> sc_old', 'status active -> cancelled'], externalId: 'sc_old', at },
-        },
-      ]);
+      .given([recorded(), started(), cancelled, recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2' }), renewed])
+      .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_new', terms: monthlyTerms('2026-04-10T12:00:00.000Z'), plans, reason: 'provider_cancelled', now })
+      .thenNothingHappened();
   });
 
   it('a payment of a share of the price buys that share of the period, from the end of a running one', () => {

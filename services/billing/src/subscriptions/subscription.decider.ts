@@ -1,6 +1,7 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
 import { type Decider, ServiceError } from '@invest/platform';
-import { paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
+import { sameAmount } from '../plans/money.js';
+import { addPeriod, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 
 /**
  * One user's subscriptions and payments as an event-sourced stream (`billing-user-<userId>`): pure
@@ -15,11 +16,10 @@ export interface SubscriptionState {
   startsAt: string;
   endsAt: string | null;
   externalId: string | null;
-  /**
-   * When its current run began: started, or renewed after a cancellation. A provider subscription that
-   * started before it is not its (see `providerSubscriptionOf`).
-   */
+  /** When its current run began: started, or renewed after a cancellation (see `providerSubscriptionOf`). */
   renewedAt: string;
+  /** Provider subscriptions it was linked to before: never linked again by the account. */
+  formerExternalIds: string[];
   /** Order of the last change: "current" is the most recently updated subscription. */
   touched: number;
 }
@@ -48,10 +48,18 @@ export type ProviderSubscriptionStatus = 'Active' | 'PastDue' | 'Cancelled' | 'R
 export interface ProviderSubscription {
   id: string;
   status: ProviderSubscriptionStatus;
-  /** ISO instant of the next charge, when the provider plans one. */
-  nextTransactionAt: string | null;
-  /** ISO instant of its first scheduled charge (`StartDate`), when known. */
-  startedAt: string | null;
+  /** What it charges and when it began, when the provider says it all (to tell it is ours before linking it by the account). */
+  terms: ProviderSubscriptionTerms | null;
+}
+
+/** A provider subscription's charge: `Amount`, `Currency`, `Interval` × `Period`, and its first scheduled charge (`StartDate`). */
+export interface ProviderSubscriptionTerms {
+  amount: string;
+  currency: string;
+  interval: string;
+  period: number;
+  /** ISO instant. */
+  startedAt: string;
 }
 
 export type BillingCommand =
@@ -74,12 +82,13 @@ export type BillingCommand =
       type: 'CancelByProvider';
       userId: string;
       externalId: string;
-      /** The provider subscription's `StartDate`, when the notification has one (to link it; see `providerSubscriptionOf`). */
-      startedAt: string | null;
+      /** The provider subscription's terms, when the notification has them all (to link it; see `providerSubscriptionOf`). */
+      terms: ProviderSubscriptionTerms | null;
+      plans: readonly Plan[];
       reason: 'provider_cancelled' | 'provider_rejected' | 'provider_expired';
       now: Date;
     }
-  | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; now: Date }
+  | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
 export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, aliases: {}, changes: 0 });
@@ -119,30 +128,38 @@ export function isPaymentRecorded(state: BillingState, ids: { transactionId: str
   return ids.transactionId in state.payments || (ids.uuid !== undefined && ids.uuid in state.aliases);
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * Our subscription a provider subscription is, and whether it is linked to it now: the one whose
- * `external_id` it is, or else (`linkable`: it is linked to none) the user's current paid subscription, if that
- * has no link yet and the provider's subscription started after it was created. The first payment's Pay has
- * no SubscriptionId: the provider creates its subscription with that payment and names it only with the
- * next charge, so until then a cancellation or a sync finds it only by the account.
+ * Whether a provider subscription found by the account is the one our subscription's run began with: it
+ * charges our plan's price, in its currency, every period of it, and its first scheduled charge is one period
+ * after the run began (±1 day). The account (`AccountId`) is set in the browser, so anyone can make a provider
+ * subscription for someone else's; one that does not fit is never linked (it could cancel theirs), nor one
+ * linked before (a renewal's run is not the cancelled one's).
  */
-function providerSubscriptionOf(state: BillingState, remote: { id: string; startedAt: string | null }, linkable: boolean): { sub: SubscriptionState; links: boolean } | undefined {
-  const linked = Object.values(state.subscriptions).find((s) => s.externalId === remote.id);
-  if (linked) return { sub: linked, links: false };
-  const current = currentSubscription(state);
-  if (!linkable || !current || current.externalId !== null || current.endsAt === null || remote.startedAt === null) return undefined;
-  return new Date(remote.startedAt) >= new Date(current.renewedAt) ? { sub: current, links: true } : undefined;
+function fitsRun(sub: SubscriptionState, terms: ProviderSubscriptionTerms | null, plans: readonly Plan[]): boolean {
+  const plan = plans.find((p) => p.code === sub.planCode);
+  if (!terms || !plan?.price || !plan.period) return false;
+  const months = terms.interval === 'Month' ? terms.period : terms.interval === 'Year' ? terms.period * 12 : 0;
+  if (months !== (plan.period === 'month' ? 1 : 12) || !sameAmount(terms.amount, plan.price) || terms.currency !== plan.currency) return false;
+  return Math.abs(new Date(terms.startedAt).getTime() - addPeriod(new Date(sub.renewedAt), plan.period).getTime()) <= DAY_MS;
 }
 
-/** Of provider subscriptions linked to none of ours, the one started last: at most one links per decision. */
-function latestUnlinked(state: BillingState, remotes: readonly ProviderSubscription[]): ProviderSubscription | undefined {
-  const ours = new Set(Object.values(state.subscriptions).map((s) => s.externalId));
-  let latest: ProviderSubscription | undefined;
-  for (const r of remotes) {
-    if (ours.has(r.id) || r.startedAt === null) continue;
-    if (!latest || new Date(r.startedAt) > new Date(latest.startedAt!)) latest = r;
-  }
-  return latest;
+/**
+ * Our subscription a provider subscription is, and whether it is linked to it now: the one whose
+ * `external_id` it is, or else the user's current paid subscription, if that has no link yet and the provider's
+ * fits its run (`fitsRun`). The first payment's Pay has no SubscriptionId: the provider creates its subscription
+ * with that payment and names it only with the next charge, so until then a cancellation or a sync finds it
+ * only by the account.
+ */
+function providerSubscriptionOf(state: BillingState, remote: { id: string; terms: ProviderSubscriptionTerms | null }, plans: readonly Plan[]): { sub: SubscriptionState; links: boolean } | undefined {
+  const subs = Object.values(state.subscriptions);
+  const linked = subs.find((s) => s.externalId === remote.id);
+  if (linked) return { sub: linked, links: false };
+  if (subs.some((s) => s.formerExternalIds.includes(remote.id))) return undefined;
+  const current = currentSubscription(state);
+  if (!current || current.externalId !== null || current.endsAt === null) return undefined;
+  return fitsRun(current, remote.terms, plans) ? { sub: current, links: true } : undefined;
 }
 
 function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
@@ -199,26 +216,27 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       ];
     }
     case 'CancelByProvider': {
-      const found = providerSubscriptionOf(state, { id: command.externalId, startedAt: command.startedAt }, true);
+      const found = providerSubscriptionOf(state, { id: command.externalId, terms: command.terms }, command.plans);
       if (!found || found.sub.status === 'cancelled') return [];
       const link = found.links ? { externalId: command.externalId } : {};
       return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: found.sub.id, reason: command.reason, ...link, at } }];
     }
     case 'Reconcile': {
       const events: BillingEvent[] = [];
-      const unlinked = latestUnlinked(state, command.provider);
+      let linking = false;
       for (const remote of command.provider) {
-        const found = providerSubscriptionOf(state, remote, remote === unlinked);
-        if (!found) continue;
+        const found = providerSubscriptionOf(state, remote, command.plans);
+        // One link a decision (two provider subscriptions that both fit: the first).
+        if (!found || (found.links && linking)) continue;
+        linking ||= found.links;
         const { sub, links } = found;
         const status = remote.status === 'Active' || remote.status === 'PastDue' ? 'active' : 'cancelled';
-        // Paid time is never cut: only a later next charge moves the end date.
-        const next = status === 'active' ? remote.nextTransactionAt : null;
-        const endsAt = next && sub.endsAt !== null && new Date(next) > new Date(sub.endsAt) ? new Date(next).toISOString() : sub.endsAt;
+        // Only the status: paid time comes from recorded payments alone (the provider's next charge date is no
+        // payment, and the widget sets a subscription's amount and interval in the browser).
+        const endsAt = sub.endsAt;
         const drift: string[] = [];
         if (links) drift.push(`external_id null -> ${remote.id}`);
         if (status !== sub.status) drift.push(`status ${sub.status} -> ${status}`);
-        if (endsAt !== sub.endsAt) drift.push(`ends_at ${sub.endsAt} -> ${endsAt}`);
         const link = links ? { externalId: remote.id } : {};
         if (drift.length) events.push({ type: 'SubscriptionReconciled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, status, endsAt, drift, ...link, at } });
       }
@@ -237,7 +255,9 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
   const touch = (id: string, patch: Partial<SubscriptionState>): BillingState => {
     const sub = state.subscriptions[id];
     if (!sub) return { ...state, changes };
-    return { ...state, changes, subscriptions: { ...state.subscriptions, [id]: { ...sub, ...patch, touched: changes } } };
+    const unlinked = patch.externalId !== undefined && sub.externalId !== null && patch.externalId !== sub.externalId;
+    const formerExternalIds = unlinked ? [...sub.formerExternalIds, sub.externalId!] : sub.formerExternalIds;
+    return { ...state, changes, subscriptions: { ...state.subscriptions, [id]: { ...sub, ...patch, formerExternalIds, touched: changes } } };
   };
   switch (event.type) {
     case 'PaymentRecorded': {
@@ -247,7 +267,7 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     }
     case 'SubscriptionStarted': {
       const d = event.data;
-      const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, renewedAt: d.at, touched: changes };
+      const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, renewedAt: d.at, formerExternalIds: [], touched: changes };
       return { ...state, changes, subscriptions: { ...state.subscriptions, [sub.id]: sub } };
     }
     case 'SubscriptionExtended': {

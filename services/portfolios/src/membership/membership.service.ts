@@ -18,7 +18,7 @@ export class MembershipService {
         ? await this.db.query<{ asset_type: string; asset_id: string }>(
             `select asset_type, asset_id::text from deals where portfolio_id = $1 group by asset_type, asset_id
              having ${OPEN_QUANTITY} > 0
-             order by asset_type, asset_id`,
+             order by asset_type, deals.asset_id`,
             [req.target_id],
           )
         : await this.db.query<{ asset_type: string; asset_id: string }>(
