@@ -42,14 +42,22 @@ export const subscriptionReplySchema = z.object({ data: subscriptionSchema.nulla
 export type SubscriptionReply = z.infer<typeof subscriptionReplySchema>;
 
 /**
+ * The largest provider notification body the gateway forwards (a real one is a few KB; the payer sets some
+ * fields, such as `Description`, in the browser). Base64 of it stays well below NATS's 1 MB message.
+ */
+export const PROVIDER_NOTIFICATION_MAX_BYTES = 512 * 1024;
+/** The longest signature or Content-Type header forwarded; a longer HMAC is no HMAC (base64 of 32 bytes is 44). */
+export const PROVIDER_HEADER_MAX_CHARS = 200;
+
+/**
  * A provider notification as the gateway forwards it: the raw body bytes (base64, untouched) and the
  * signature headers. Billing checks the signature over those bytes before it parses anything.
  */
 export const providerNotificationSchema = z.object({
-  body: z.string().max(200_000),
-  contentType: z.string().max(200).nullable(),
-  contentHmac: z.string().max(200).nullable(),
-  xContentHmac: z.string().max(200).nullable(),
+  body: z.string().max(Math.ceil(PROVIDER_NOTIFICATION_MAX_BYTES / 3) * 4),
+  contentType: z.string().max(PROVIDER_HEADER_MAX_CHARS).nullable(),
+  contentHmac: z.string().max(PROVIDER_HEADER_MAX_CHARS).nullable(),
+  xContentHmac: z.string().max(PROVIDER_HEADER_MAX_CHARS).nullable(),
 });
 export type ProviderNotification = z.infer<typeof providerNotificationSchema>;
 /** CloudPayments' only success reply. */

@@ -1,6 +1,6 @@
-import { applyDecorators, Controller, Headers, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Headers, HttpCode, Inject, PayloadTooLargeException, Post, Req } from '@nestjs/common';
 import { ApiConsumes, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type ProviderNotification, Subjects } from '@invest/contracts';
+import { PROVIDER_HEADER_MAX_CHARS, PROVIDER_NOTIFICATION_MAX_BYTES, type ProviderNotification, Subjects } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
 import { RPC_CLIENT } from '../gateway.tokens.js';
@@ -21,6 +21,7 @@ function ApiProviderNotification(summary: string, description: string) {
     ApiHeader({ name: 'X-Content-HMAC', required: false, description: 'base64 HMAC-SHA256 of the URL-decoded parameters with the API secret.' }),
     ApiOkResponse({ description: 'Recorded, already known, or not applicable.', schema: { type: 'object', properties: { code: { type: 'integer', enum: [0] } } } }),
     ApiResponse({ status: 401, description: 'Missing or bad signature (checked before the body is read).' }),
+    ApiResponse({ status: 413, description: 'A body larger than 512 KiB (no real notification comes near it).' }),
     ApiResponse({ status: 503, description: 'Billing unavailable: the provider retries.' }),
   );
 }
@@ -51,10 +52,17 @@ export class ProviderWebhooksController {
 function notification(req: FastifyRequest, contentHmac?: string, xContentHmac?: string): ProviderNotification {
   // No body (or one of another type) still goes to billing, whose signature check refuses it with a 401.
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  // Larger, its base64 would pass NATS's message limit (a 500); no real notification comes near it.
+  if (raw.length > PROVIDER_NOTIFICATION_MAX_BYTES) {
+    req.log.warn({ bytes: raw.length, url: req.url }, 'gateway: provider notification larger than PROVIDER_NOTIFICATION_MAX_BYTES refused (413)');
+    throw new PayloadTooLargeException('The request body is too large.');
+  }
+  // A header too long to be a signature is none (billing answers 401, not a 422 about our schema).
+  const header = (v: string | undefined) => (v !== undefined && v.length <= PROVIDER_HEADER_MAX_CHARS ? v : null);
   return {
     body: raw.toString('base64'),
-    contentType: req.headers['content-type'] ?? null,
-    contentHmac: contentHmac ?? null,
-    xContentHmac: xContentHmac ?? null,
+    contentType: header(req.headers['content-type']),
+    contentHmac: header(contentHmac),
+    xContentHmac: header(xContentHmac),
   };
 }
