@@ -24,7 +24,9 @@ import { installPublicPageHits } from './screener/public-page.hooks.js';
 import { publicCacheControl } from './screener/page-response.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
-export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache'>> & {
+export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache' | 'payments'>> & {
+  /** The payment widget's public id and script; the rest keep their defaults. */
+  payments?: Partial<GatewayConfig['payments']>;
   /** Any of the HTTP server limits; the rest keep their defaults. */
   http?: Partial<GatewayConfig['http']>;
   /** Any of the public screener cache's settings; the rest keep their defaults. */
@@ -63,6 +65,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     ...overrides,
     http: { ...gatewayDefaults.http, ...overrides.http },
     publicScreenerCache: { ...gatewayDefaults.publicScreenerCache, ...overrides.publicScreenerCache },
+    payments: { ...gatewayDefaults.payments, ...overrides.payments },
   };
   const logger = givenLogger ?? createLogger('gateway', config.logLevel);
 
@@ -106,7 +109,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     ...(config.publicBaseUrl ? { baseUrl: config.publicBaseUrl } : {}),
   });
   installDecimalReplySerializer(adapter.getInstance());
-  installWebClient(adapter.getInstance(), config.webDistDir, logger);
+  installWebClient(adapter.getInstance(), config.webDistDir, logger, config.payments.widgetUrl);
   const app = await NestFactory.create<NestFastifyApplication>(
     GatewayModule.register({ config, logger, rpc, verifier, readiness, publicPages, invalidator }),
     adapter,

@@ -280,7 +280,7 @@ describe('chat', () => {
 });
 
 describe('subscription', () => {
-  it('syncs when opened, buys a plan through the widget stand-in and the local CloudPayments, and shows it', async () => {
+  it('syncs when opened, buys a plan through the provider\'s widget script (the local CloudPayments\' one), and shows it', async () => {
     const page = await freshPage();
     const user = newUser();
     await signIn(page, user);
@@ -298,16 +298,28 @@ describe('subscription', () => {
     await page.locator('[data-testid="payment-widget-public-id"]').filter({ hasText: 'pk_alerts' }).waitFor();
     await screenshot(page, 'payment-widget');
     await page.locator('[data-testid="payment-pay"]').click();
+    // The provider's own dialog, from its script: closing it is no payment and no error.
+    await page.locator('[data-testid="cp-widget-cancel"]').click();
+    await page.locator('[data-testid="cp-widget"]').waitFor({ state: 'detached' });
+    expect(await page.locator('[data-testid="payment-failure"]').count()).toBe(0);
+    expect(stack.provider.payments.filter((p) => p.AccountId === user)).toEqual([]);
+    await page.locator('[data-testid="payment-pay"]').click();
+    await page.locator('[data-testid="cp-widget-pay"]').click();
     await page.locator('[data-testid="payment-widget"]').waitFor({ state: 'detached' });
     const status = page.locator('[data-testid="subscription-status"][data-plan="basic-m"][data-usable="true"]');
     await status.waitFor();
     // The payment is the provider's, for this user; billing recorded the subscription; a reload still shows it.
     expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([299]);
+    // With a recurrent charge every month at the provider.
+    expect(stack.provider.subscriptions.filter((s) => s.AccountId === user).map((s) => [s.Amount, s.Period, s.Status])).toEqual([[299, 1, 'Active']]);
     const subscription = (await apiGet('/api/subscription', user)).data as { plan: { code: string }; usable: boolean };
     expect([subscription.plan.code, subscription.usable]).toEqual(['basic-m', true]);
     await page.reload();
     await status.waitFor();
     expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').isDisabled()).toBe(true);
+    // The sync of the reopened screen found the provider's subscription by the account and linked it.
+    const sc = stack.provider.subscriptions.find((s) => s.AccountId === user)!.Id;
+    expect(((await apiGet('/api/subscription', user)).data as { external_id: string | null }).external_id).toBe(sc);
     await screenshot(page, 'subscription-active');
   });
 });

@@ -3,7 +3,6 @@
  * API alone, and the development-only routes the client's sign-in form and payment widget stand-in use (absent in
  * production). A small stand-in build in a temp folder keeps this independent of `web/dist`.
  */
-import { randomUUID } from 'node:crypto';
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(dist, 'assets', 'app-Ab12Cd34.js.gz'), gzipSync(SCRIPT));
   provider = await startFakeCloudPayments({ publicId: 'pk_test_web', apiSecret: 'web-client-cp-secret', prices: { 'basic-m': '299.00' } });
   const common = { natsUrl: testNatsUrl(), readyServices: [], auth: { jwtSecret: SECRET }, webDistDir: dist, logger: createLogger('gateway', 'warn') };
-  gw = await createGatewayApp({ ...common, busPrefix: `${uniqueName('gwweb')}.`, payments: { publicId: 'pk_test_web', devProviderUrl: provider.url } });
+  gw = await createGatewayApp({ ...common, busPrefix: `${uniqueName('gwweb')}.`, payments: { publicId: 'pk_test_web', widgetUrl: provider.widgetUrl } });
   base = await gw.listen(0, '127.0.0.1');
   prod = await createGatewayApp({ ...common, busPrefix: `${uniqueName('gwwebprod')}.`, devRoutes: false, payments: { publicId: 'pk_live_web' } });
   prodBase = await prod.listen(0, '127.0.0.1');
@@ -125,31 +124,25 @@ describe('development routes', () => {
     expect(((await bad.json()) as { errors: Record<string, string[]> }).errors).toHaveProperty('user_id');
   });
 
-  it('pays at the local provider as the widget would, for the signed-in user and the client invoice id', async () => {
-    const token = ((await (await fetch(`${base}/api/dev/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user_id":"payer-7"}' })).json()) as { data: { token: string } }).data.token;
-    const uuid = randomUUID();
-    const pay = (auth: string | undefined, body: unknown) =>
-      fetch(`${base}/api/dev/payment-widget/pay`, { method: 'POST', headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body) });
-
-    expect((await pay(undefined, { plan: 'basic-m', uuid })).status).toBe(401);
-    const res = await pay(token, { plan: 'basic-m', uuid });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: { invoice_id: string; amount: string } }).data).toMatchObject({ invoice_id: uuid, amount: '299.00' });
-    expect(provider.payments.find((p) => p.InvoiceId === uuid)).toMatchObject({ AccountId: 'payer-7', Amount: 299, Status: 'Completed' });
-
-    const unknownPlan = await pay(token, { plan: 'gold', uuid: randomUUID() });
-    expect(unknownPlan.status).toBe(422);
-    expect(((await unknownPlan.json()) as { errors: Record<string, string[]> }).errors).toHaveProperty('plan');
-  });
-
-  it('tells the client the public id and whether development routes exist', async () => {
-    expect(await (await fetch(`${base}/api/client-config`)).json()).toEqual({ data: { cloudpayments_public_id: 'pk_test_web', dev_routes: true } });
-    expect(await (await fetch(`${prodBase}/api/client-config`)).json()).toEqual({ data: { cloudpayments_public_id: 'pk_live_web', dev_routes: false } });
+  it('tells the client the public id, the payment widget script and whether development routes exist; the page may load that script', async () => {
+    expect(await (await fetch(`${base}/api/client-config`)).json()).toEqual({ data: { cloudpayments_public_id: 'pk_test_web', payment_widget_url: provider.widgetUrl, dev_routes: true } });
+    expect(await (await fetch(`${prodBase}/api/client-config`)).json()).toEqual({
+      data: { cloudpayments_public_id: 'pk_live_web', payment_widget_url: 'https://widget.cloudpayments.ru/bundles/cloudpayments.js', dev_routes: false },
+    });
+    // The widget's origin, and no other, beside the page's own: its script, its frames, its requests.
+    const csp = (await fetch(`${prodBase}/`)).headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self' https://widget.cloudpayments.ru;");
+    expect(csp).toContain("frame-src 'self' https://widget.cloudpayments.ru;");
+    expect(csp).toContain("connect-src 'self' https://widget.cloudpayments.ru;");
+    expect((await fetch(`${base}/`)).headers.get('content-security-policy')).toContain(`script-src 'self' ${new URL(provider.widgetUrl).origin};`);
+    // The local provider's widget speaks the provider's script API.
+    const script = await fetch(provider.widgetUrl);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(await script.text()).toMatch(/window\.cp = \{ CloudPayments: CloudPayments \}/);
   });
 
   it('does not exist in production', async () => {
     const res = await fetch(`${prodBase}/api/dev/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user_id":"x"}' });
     expect(res.status).toBe(404);
-    expect((await fetch(`${prodBase}/api/dev/payment-widget/pay`, { method: 'POST' })).status).toBe(404);
   });
 });

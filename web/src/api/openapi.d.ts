@@ -771,7 +771,7 @@ export interface paths {
         };
         /**
          * Web client configuration
-         * @description The CloudPayments public id of the payment widget, and whether the development routes (`/api/dev/*`) exist.
+         * @description The CloudPayments public id and script of the payment widget, and whether the development routes (`/api/dev/*`) exist.
          */
         get: operations["ClientConfigController_clientConfig"];
         put?: never;
@@ -796,26 +796,6 @@ export interface paths {
          * @description An HS256 token for `user_id`, valid 12 hours, signed with the development (or configured) secret.
          */
         post: operations["DevController_token"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/dev/payment-widget/pay": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Payment widget stand-in (not in production)
-         * @description Pays `plan` with invoice `uuid` for the signed-in user at the local CloudPayments (as the widget would, without the Pay notification); the client then calls `/api/subscribe`.
-         */
-        post: operations["DevController_pay"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3289,14 +3269,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description An active subscription exists and this payment is not already recorded. */
+            /** @description An active subscription exists and this uuid is not already recorded (checked before the payment is looked up). */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        /** @example You already have an active subscription; this payment was not applied. */
+                        /** @example You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it. */
                         message?: string;
                     };
                 };
@@ -3461,6 +3441,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description A body larger than 512 KiB (no real notification comes near it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Billing unavailable: the provider retries. */
             503: {
                 headers: {
@@ -3500,6 +3487,13 @@ export interface operations {
             };
             /** @description Missing or bad signature (checked before the body is read). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body larger than 512 KiB (no real notification comes near it). */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5399,6 +5393,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             cloudpayments_public_id: string;
+                            payment_widget_url: string;
                             dev_routes: boolean;
                         };
                     };
@@ -5432,96 +5427,6 @@ export interface operations {
                             user_id: string;
                             expires_in: number;
                         };
-                    };
-                };
-            };
-            /** @description Invalid query or body; `errors` names each field. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @example The selected sort is invalid. */
-                        message: string;
-                        /**
-                         * @example {
-                         *       "sort": [
-                         *         "The selected sort is invalid."
-                         *       ]
-                         *     }
-                         */
-                        errors: {
-                            [key: string]: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Unexpected error (details are only logged). */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                        /** @enum {string} */
-                        outcome: "unknown" | "not_done";
-                    };
-                };
-            };
-        };
-    };
-    DevController_pay: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    plan: string;
-                    /** Format: uuid */
-                    uuid: string;
-                };
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            invoice_id: string;
-                            transaction_id: number;
-                            amount: string;
-                        };
-                    };
-                };
-            };
-            /** @description Missing, malformed, expired or wrongly signed bearer token. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
                     };
                 };
             };

@@ -36,13 +36,13 @@ function Subscription() {
   const [checkout, setCheckout] = useState<Plan | null>(null);
   const [info, setInfo] = useState<string | null>(null);
   const [publicId, setPublicId] = useState<string>('');
-  const [devWidget, setDevWidget] = useState(false);
+  const [widgetUrl, setWidgetUrl] = useState<string>('');
 
   useEffect(() => {
     api.get('/api/plans').then((r) => setPlans(r.data ?? []), setSyncError);
     api.get('/api/client-config').then((c) => {
       setPublicId(c.data.cloudpayments_public_id);
-      setDevWidget(c.data.dev_routes);
+      setWidgetUrl(c.data.payment_widget_url);
     }, () => undefined);
   }, []);
 
@@ -117,7 +117,8 @@ function Subscription() {
         <PaymentWidget
           plan={checkout}
           publicId={publicId}
-          devWidget={devWidget}
+          widgetUrl={widgetUrl}
+          accountId={session?.userId ?? ''}
           onClose={() => setCheckout(null)}
           onDone={(s, message) => {
             setCheckout(null);
@@ -133,30 +134,76 @@ function Subscription() {
   );
 }
 
+/** The provider's widget API, which its script defines as `window.cp` (shared/reference/cloudpayments.md: `invoiceId`, `accountId`, `data`). */
+interface CloudPaymentsWidget {
+  pay(action: 'charge', options: Record<string, unknown>, callbacks: { onSuccess?: () => void; onFail?: (reason: string | null) => void }): void;
+}
+declare global {
+  interface Window {
+    cp?: { CloudPayments: new (options: { language: string }) => CloudPaymentsWidget };
+  }
+}
+
+let widgetScript: Promise<void> | undefined;
+
+/** Loads the widget's script once; a failed load is tried again at the next checkout. */
+function loadWidget(url: string): Promise<void> {
+  if (window.cp) return Promise.resolve();
+  widgetScript ??= new Promise<void>((resolve, reject) => {
+    const el = document.createElement('script');
+    el.src = url;
+    el.async = true;
+    el.onload = () => resolve();
+    el.onerror = () => {
+      widgetScript = undefined;
+      el.remove();
+      reject(new Error(`payment widget script ${url} did not load`));
+    };
+    document.head.append(el);
+  });
+  return widgetScript;
+}
+
+/** What the provider's widget says when the payer closed it: no error to show. */
+const CANCELLED = 'User has cancelled';
+
 /**
- * The CloudPayments widget. Offline (development) a stand-in: "paying" asks the gateway's development route to
- * make the payment at the local CloudPayments with our invoice id, exactly what the real widget does at the
- * provider; then both call `/api/subscribe` with that id.
+ * Checkout: the plan and price, then the provider's widget (its script, from `/api/client-config`: the provider's,
+ * or in development the local provider's, which speaks the same API) pays with our invoice id and this user as the
+ * account, with a recurrent charge every period of the plan; on its success `/api/subscribe` confirms that invoice
+ * with the provider and records it (the provider's Pay notification records the same payment once).
  */
-function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: Plan; publicId: string; devWidget: boolean; onClose: () => void; onDone: (s: Subscription | undefined, info?: string) => void }) {
+function PaymentWidget({
+  plan,
+  publicId,
+  widgetUrl,
+  accountId,
+  onClose,
+  onDone,
+}: {
+  plan: Plan;
+  publicId: string;
+  widgetUrl: string;
+  accountId: string;
+  onClose: () => void;
+  onDone: (s: Subscription | undefined, info?: string) => void;
+}) {
   const t = useTr();
   const names = useCatalogNames();
   const locale = useLocale();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [failure, setFailure] = useState<string | null>(null);
   // The InvoiceId: one per checkout, so a repeated confirm records the payment once.
   const [invoiceId] = useState(() => crypto.randomUUID());
   useEscape(onClose);
 
-  const pay = async () => {
-    setBusy(true);
-    setError(null);
+  const confirm = async () => {
     try {
-      await api.post('/api/dev/payment-widget/pay', { body: { plan: plan.code, uuid: invoiceId } });
       const r = await api.post('/api/subscribe', { body: { uuid: invoiceId, plan: plan.code } });
       onDone(r.data);
     } catch (err) {
-      // 409: an active subscription exists and this payment was not applied; the server's text says so.
+      // 409: an active subscription exists and this request changed nothing; the server's text says so.
       if (err instanceof ApiError && err.kind === 'conflict') onDone(undefined, err.message);
       else setError(err);
     } finally {
@@ -164,33 +211,64 @@ function PaymentWidget({ plan, publicId, devWidget, onClose, onDone }: { plan: P
     }
   };
 
+  const pay = async () => {
+    setBusy(true);
+    setError(null);
+    setFailure(null);
+    try {
+      await loadWidget(widgetUrl);
+    } catch {
+      setBusy(false);
+      setFailure(t('Платёжный виджет не загрузился. Попробуйте позже.', 'The payment widget did not load. Please try again later.'));
+      return;
+    }
+    const widget = new window.cp!.CloudPayments({ language: locale === 'en' ? 'en-US' : 'ru-RU' });
+    widget.pay(
+      'charge',
+      {
+        publicId,
+        description: names.plan(plan),
+        // The widget takes a number; a two-place price is exact as one.
+        amount: Number(plan.price),
+        currency: plan.currency,
+        invoiceId,
+        accountId,
+        data: { plan: plan.code, CloudPayments: { recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 } } },
+      },
+      {
+        onSuccess: () => void confirm(),
+        onFail: (reason) => {
+          setBusy(false);
+          if (reason !== CANCELLED) setFailure(t(`Оплата не прошла: ${reason ?? 'ошибка'}.`, `The payment failed: ${reason ?? 'error'}.`));
+        },
+      },
+    );
+  };
+
   return (
     <div className="modal-backdrop" onClick={onClose}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="widget-title" data-testid="payment-widget" onClick={(e) => e.stopPropagation()}>
-        <h2 id="widget-title">CloudPayments</h2>
+        <h2 id="widget-title">{t('Оплата', 'Payment')}</h2>
         <p>
           {names.plan(plan)}: <strong>{plan.price === null ? '—' : formatMoney(Number(plan.price), plan.currency ?? 'RUB', locale)}</strong>
         </p>
         <p className="muted small" data-testid="payment-widget-public-id">
-          publicId: {publicId} · InvoiceId: {invoiceId}
+          CloudPayments · publicId: {publicId} · InvoiceId: {invoiceId}
         </p>
-        {devWidget ? (
-          <>
-            <p className="muted small">{t('Режим разработки: оплата тестовой картой у локального CloudPayments.', 'Development mode: a test card payment at the local CloudPayments.')}</p>
-            <input aria-label={t('Номер карты', 'Card number')} value="4242 4242 4242 4242" readOnly />
-            <FormError error={error} fields={[]} testId="payment-error" />
-            <div className="actions" style={{ marginTop: 12 }}>
-              <button type="button" className="secondary" onClick={onClose}>
-                {t('Отмена', 'Cancel')}
-              </button>
-              <button type="button" data-testid="payment-pay" disabled={busy} onClick={() => void pay()}>
-                {busy ? t('Оплата…', 'Paying…') : t('Оплатить', 'Pay')}
-              </button>
-            </div>
-          </>
-        ) : (
-          <p data-testid="payment-widget-unavailable">{t('Платёжный виджет не подключён в этой сборке.', 'The payment widget is not part of this build.')}</p>
+        <FormError error={error} fields={[]} testId="payment-error" />
+        {failure && (
+          <p className="form-error" role="alert" data-testid="payment-failure">
+            {failure}
+          </p>
         )}
+        <div className="actions" style={{ marginTop: 12 }}>
+          <button type="button" className="secondary" onClick={onClose}>
+            {t('Отмена', 'Cancel')}
+          </button>
+          <button type="button" data-testid="payment-pay" disabled={busy || !widgetUrl || !accountId} onClick={() => void pay()}>
+            {busy ? t('Оплата…', 'Paying…') : t('Оплатить', 'Pay')}
+          </button>
+        </div>
       </div>
     </div>
   );

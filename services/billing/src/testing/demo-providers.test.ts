@@ -10,9 +10,10 @@ describe('the CloudPayments of npm start', () => {
   });
   afterAll(() => running?.close());
 
-  it('fills CLOUDPAYMENTS_API_URL with a local server that accepts billing’s development credentials', async () => {
-    expect(Object.keys(running.env)).toEqual(['CLOUDPAYMENTS_API_URL']);
+  it('fills CLOUDPAYMENTS_API_URL (and the widget script beside it) with a local server that accepts billing’s development credentials', async () => {
+    expect(Object.keys(running.env)).toEqual(['CLOUDPAYMENTS_API_URL', 'CLOUDPAYMENTS_WIDGET_URL']);
     const url = running.env.CLOUDPAYMENTS_API_URL!;
+    expect(running.env.CLOUDPAYMENTS_WIDGET_URL).toBe(`${url}/widget/cloudpayments.js`);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const auth = `Basic ${Buffer.from(`pk_dev_public_id:${DEV_CLOUDPAYMENTS_SECRET}`).toString('base64')}`;
     const res = await fetch(`${url}/test`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: '{}' });

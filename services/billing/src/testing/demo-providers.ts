@@ -20,7 +20,7 @@ export const demoProviders: DemoProviders = {
       currency: env.BILLING_CURRENCY ?? DEFAULT_PRICES.currency,
     });
     return {
-      env: { CLOUDPAYMENTS_API_URL: fake.url },
+      env: { CLOUDPAYMENTS_API_URL: fake.url, CLOUDPAYMENTS_WIDGET_URL: fake.widgetUrl },
       hint: `a payment: curl -X POST ${fake.url}/demo/pay -d '{"accountId":"42","plan":"basic-m"}'`,
       close: () => fake.close(),
     };

@@ -28,6 +28,8 @@ export interface FakeSubscription {
   Currency: string;
   Status: 'Active' | 'PastDue' | 'Cancelled' | 'Rejected' | 'Expired';
   Interval: 'Month' | 'Year';
+  /** Intervals between charges (the provider's default 1). */
+  Period?: number;
   NextTransactionDateIso: string | null;
   /** Its first scheduled charge, UTC without a zone marker (as the provider answers it). */
   StartDateIso?: string | null;
@@ -45,6 +47,8 @@ export interface FakeCloudPaymentsOptions {
 
 export interface FakeCloudPayments {
   url: string;
+  /** Its payment widget script (`CLOUDPAYMENTS_WIDGET_URL`), the provider's `cp.CloudPayments` API. */
+  widgetUrl: string;
   payments: FakePayment[];
   subscriptions: FakeSubscription[];
   /** API requests seen, for assertions. */
@@ -53,6 +57,62 @@ export interface FakeCloudPayments {
   failNext(n: number): void;
   addPayment(p: Partial<FakePayment> & { AccountId: string | null; Amount: number }): FakePayment;
   close(): Promise<void>;
+}
+
+const WIDGET_PATH = '/widget/cloudpayments.js';
+
+/**
+ * The widget script as the provider's (`widget.cloudpayments.ru/bundles/cloudpayments.js`) is used:
+ * `new cp.CloudPayments({language}).pay('charge', {publicId, description, amount, currency, invoiceId,
+ * accountId, data: {CloudPayments: {recurrent: {interval, period}}}}, {onSuccess, onFail, onComplete})`. It shows
+ * its own dialog (a test card), pays at this provider (`/demo/pay`, which sends the Pay notification) and calls
+ * back, as the real widget does after the bank's answer.
+ */
+function widgetScript(origin: string): string {
+  return `(function () {
+  var ORIGIN = ${JSON.stringify(origin)};
+  function CloudPayments(options) { this.language = (options && options.language) || 'ru-RU'; }
+  CloudPayments.prototype.pay = function (action, o, callbacks) {
+    callbacks = callbacks || {};
+    var en = this.language.indexOf('en') === 0;
+    var box = document.createElement('div');
+    box.setAttribute('data-testid', 'cp-widget');
+    box.setAttribute('role', 'dialog');
+    box.style.cssText = 'position:fixed;inset:0;background:rgba(0,0,0,.5);display:flex;align-items:center;justify-content:center;z-index:1000';
+    var card = document.createElement('div');
+    card.style.cssText = 'background:#fff;color:#000;padding:24px;border-radius:8px;min-width:280px;font:14px sans-serif';
+    var title = document.createElement('p');
+    title.textContent = 'CloudPayments (' + o.publicId + '): ' + o.description + ', ' + o.amount + ' ' + o.currency;
+    var number = document.createElement('p');
+    number.textContent = '4242 4242 4242 4242';
+    var pay = document.createElement('button');
+    pay.setAttribute('data-testid', 'cp-widget-pay');
+    pay.textContent = en ? 'Pay' : 'Оплатить';
+    var cancel = document.createElement('button');
+    cancel.setAttribute('data-testid', 'cp-widget-cancel');
+    cancel.textContent = en ? 'Cancel' : 'Отмена';
+    card.append(title, number, pay, cancel);
+    box.append(card);
+    document.body.append(box);
+    function done(ok, reason) {
+      box.remove();
+      if (ok && callbacks.onSuccess) callbacks.onSuccess(o);
+      if (!ok && callbacks.onFail) callbacks.onFail(reason, o);
+      if (callbacks.onComplete) callbacks.onComplete({ success: ok, code: ok ? 0 : 5000, message: reason || null }, o);
+    }
+    cancel.onclick = function () { done(false, 'User has cancelled'); };
+    pay.onclick = function () {
+      pay.disabled = true;
+      var recurrent = o.data && o.data.CloudPayments && o.data.CloudPayments.recurrent;
+      fetch(ORIGIN + '/demo/pay', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ accountId: o.accountId, amount: o.amount, currency: o.currency, invoiceId: o.invoiceId, recurrent: recurrent }) })
+        .then(function (r) { done(r.ok, r.ok ? null : 'Declined'); }, function () { done(false, 'Network error'); });
+    };
+  };
+  CloudPayments.prototype.charge = function (o, s, f) { return this.pay('charge', o, { onSuccess: s, onFail: f }); };
+  window.cp = { CloudPayments: CloudPayments };
+})();
+`;
 }
 
 let nextTransactionId = 2_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
@@ -148,13 +208,26 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     res.end(JSON.stringify(body));
   };
 
-  /** `POST /demo/pay {"accountId","plan"}`: pays as the widget would, then notifies the gateway. */
+  /**
+   * `POST /demo/pay {"accountId", "plan" | "amount", "currency"?, "invoiceId"?, "recurrent"?}`: pays as the widget
+   * would (with `recurrent: {interval, period}`, the provider's subscription starts one interval on), then
+   * notifies the gateway.
+   */
   async function demoPay(body: Record<string, unknown>, res: ServerResponse) {
     const accountId = String(body.accountId ?? '');
     const plan = String(body.plan ?? 'basic-m');
-    const price = opts.prices?.[plan];
-    if (!accountId || !price) return send(res, 422, { message: `accountId and a paid plan (${Object.keys(opts.prices ?? {}).join(', ')}) are required` });
-    const payment = addPayment({ AccountId: accountId, Amount: Number(price), Currency: opts.currency ?? 'RUB', InvoiceId: String(body.invoiceId ?? randomUUID()) });
+    const amount = typeof body.amount === 'number' && body.amount > 0 ? body.amount : Number(opts.prices?.[plan] ?? NaN);
+    if (!accountId || !Number.isFinite(amount)) return send(res, 422, { message: `accountId and an amount or a paid plan (${Object.keys(opts.prices ?? {}).join(', ')}) are required` });
+    const currency = typeof body.currency === 'string' ? body.currency : (opts.currency ?? 'RUB');
+    const payment = addPayment({ AccountId: accountId, Amount: amount, Currency: currency, InvoiceId: String(body.invoiceId ?? randomUUID()) });
+    const recurrent = body.recurrent as { interval?: unknown; period?: unknown } | undefined;
+    if (recurrent && (recurrent.interval === 'Month' || recurrent.interval === 'Year')) {
+      const start = new Date();
+      const months = (recurrent.interval === 'Year' ? 12 : 1) * (Number(recurrent.period) || 1);
+      start.setUTCMonth(start.getUTCMonth() + months);
+      const iso = start.toISOString().slice(0, 19);
+      subscriptions.push({ Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`, AccountId: accountId, Amount: amount, Currency: currency, Status: 'Active', Interval: 'Month', Period: months, NextTransactionDateIso: iso, StartDateIso: iso });
+    }
     let notified: { status: number; body: string } | { error: string } | null = null;
     if (opts.notifyUrl && body.notify !== false) {
       notified = await sendSignedNotification(opts.notifyUrl, payNotificationFields(payment, { Data: JSON.stringify({ plan }) }), opts.apiSecret).catch((err: unknown) => ({ error: String(err) }));
@@ -165,6 +238,16 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? '/').split('?')[0]!;
+      if (path === WIDGET_PATH) {
+        res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
+        return res.end(widgetScript(url()));
+      }
+      // The widget script pays from the page's origin.
+      res.setHeader('access-control-allow-origin', '*');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type' });
+        return res.end();
+      }
       const text = await readBody(req);
       let body: Record<string, unknown> = {};
       try {
@@ -202,9 +285,10 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
   });
 
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  const { port: actual } = server.address() as AddressInfo;
+  const url = () => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://${host}:${actual}`,
+    url: url(),
+    widgetUrl: `${url()}${WIDGET_PATH}`,
     payments,
     subscriptions,
     requests,

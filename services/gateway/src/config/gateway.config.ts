@@ -7,6 +7,9 @@ import { DEFAULT_WEB_DIST_DIR } from '../web/web-static.js';
  * Development-only HS256 secret, so `npm start` and `npm run token` work without any setup.
  * Refused when NODE_ENV=production.
  */
+/** CloudPayments' payment widget script (reference: the widget's `invoiceId`, `accountId`, `data`). */
+export const DEFAULT_WIDGET_URL = 'https://widget.cloudpayments.ru/bundles/cloudpayments.js';
+
 export const DEV_JWT_SECRET = 'invest-dev-secret-change-me-0123456789abcdef';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
@@ -56,7 +59,8 @@ export const gatewayEnvSchema = baseConfigSchema
     // Empty: no web client (API only).
     WEB_DIST_DIR: z.string().default(DEFAULT_WEB_DIST_DIR),
     CLOUDPAYMENTS_PUBLIC_ID: z.string().min(1).default('pk_dev_public_id'),
-    CLOUDPAYMENTS_API_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+    // The payment widget's script: the provider's, or (development) the local provider's stand-in.
+    CLOUDPAYMENTS_WIDGET_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).default(DEFAULT_WIDGET_URL),
     SCREENER_PUBLIC_CACHE_TTL_MS: z.coerce
       .number({ error: 'SCREENER_PUBLIC_CACHE_TTL_MS must be a number' })
       .int('SCREENER_PUBLIC_CACHE_TTL_MS must be an integer')
@@ -117,10 +121,10 @@ export interface GatewayConfig {
   http: HttpServerLimits;
   /** The built web client served at `/` (empty: none). */
   webDistDir: string;
-  /** Development-only routes (`/api/dev/*`: a token form, the payment widget stand-in); never in production. */
+  /** Development-only routes (`/api/dev/*`: a token form); never in production. */
   devRoutes: boolean;
-  /** What the web client's payment widget needs: the CloudPayments public id, and (development) the provider to drive. */
-  payments: { publicId: string; devProviderUrl?: string };
+  /** What the web client's payment widget needs: the CloudPayments public id and the widget's script. */
+  payments: { publicId: string; widgetUrl: string };
   /** The public screener's page cache (see PublicPageCache). */
   publicScreenerCache: PublicScreenerCacheConfig;
 }
@@ -179,7 +183,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     notificationStream: { pollMs: env.NOTIFICATION_STREAM_POLL_MS, heartbeatMs: env.NOTIFICATION_STREAM_HEARTBEAT_MS, maxPerUser: env.NOTIFICATION_STREAM_MAX_PER_USER },
     webDistDir: env.WEB_DIST_DIR,
     devRoutes: env.NODE_ENV !== 'production',
-    payments: { publicId: env.CLOUDPAYMENTS_PUBLIC_ID, ...(env.CLOUDPAYMENTS_API_URL ? { devProviderUrl: env.CLOUDPAYMENTS_API_URL } : {}) },
+    payments: { publicId: env.CLOUDPAYMENTS_PUBLIC_ID, widgetUrl: env.CLOUDPAYMENTS_WIDGET_URL },
     publicScreenerCache: {
       ttlMs: env.SCREENER_PUBLIC_CACHE_TTL_MS,
       maxEntries: env.SCREENER_PUBLIC_CACHE_MAX_ENTRIES,

@@ -72,14 +72,23 @@ export function loadWebFiles(dir: string): Map<string, WebFile> {
   return files;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, file: WebFile): void {
+/**
+ * The page's Content-Security-Policy: only this origin, but for the payment widget's (its script, the frames
+ * it opens, the requests it makes).
+ */
+export function contentSecurityPolicy(widgetUrl: string | undefined): string {
+  const widget = widgetUrl ? ` ${new URL(widgetUrl).origin}` : '';
+  return `default-src 'self'; script-src 'self'${widget}; frame-src 'self'${widget}; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'${widget}; frame-ancestors 'none'; base-uri 'self'`;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, file: WebFile, csp: string): void {
   void reply.header('content-type', file.type).header('cache-control', file.cacheControl).header('etag', file.etag).header('vary', 'accept-encoding');
   // Only HTML documents get the page's security headers; scripts and styles inherit the document's policy.
   if (file.type.startsWith('text/html')) {
     void reply
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'same-origin')
-      .header('content-security-policy', "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'");
+      .header('content-security-policy', csp);
   }
   if (request.headers['if-none-match'] === file.etag) {
     void reply.code(304).send();
@@ -103,13 +112,14 @@ function send(request: FastifyRequest, reply: FastifyReply, file: WebFile): void
  * index.html revalidated), and index.html for any other GET outside the API so client routes survive a reload.
  * Without a build (`web/dist` missing) nothing is served and the API works as before.
  */
-export function installWebClient(fastify: FastifyInstance, dir: string, logger: Logger): boolean {
+export function installWebClient(fastify: FastifyInstance, dir: string, logger: Logger, widgetUrl?: string): boolean {
   if (!dir || !existsSync(join(dir, 'index.html')) || !statSync(dir).isDirectory()) {
     logger.info({ dir }, 'web client not built: / serves the API only (run npm run build)');
     return false;
   }
   const files = loadWebFiles(dir);
   const index = files.get('/index.html')!;
+  const csp = contentSecurityPolicy(widgetUrl);
   fastify.addHook('onRequest', (request, reply, done) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return done();
     const path = request.url.split('?', 1)[0]!;
@@ -121,10 +131,10 @@ export function installWebClient(fastify: FastifyInstance, dir: string, logger: 
       return done();
     }
     const file = files.get(decoded === '/' ? '/index.html' : decoded);
-    if (file) return send(request, reply, file);
+    if (file) return send(request, reply, file, csp);
     // A missing asset is a 404, not a page: a stale index.html must not get HTML for a script.
     if (decoded.startsWith('/assets/') || extname(decoded) !== '') return done();
-    send(request, reply, index);
+    send(request, reply, index, csp);
   });
   logger.info({ dir, files: files.size }, 'web client served at /');
   return true;

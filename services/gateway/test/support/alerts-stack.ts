@@ -88,7 +88,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     // The backstop poll far beyond the tests' waits: live delivery has to come from ALERTS_EVENTS.
     notificationStream: { pollMs: 120_000, heartbeatMs: 300 },
     // The development payment widget stand-in pays at this stack's provider.
-    payments: { publicId: 'pk_alerts', devProviderUrl: provider.url },
+    payments: { publicId: 'pk_alerts', widgetUrl: provider.widgetUrl },
     ...opts.gateway,
   });
   const base = await gw.listen(0, '127.0.0.1');
