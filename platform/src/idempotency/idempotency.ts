@@ -108,10 +108,31 @@ export async function withIdempotency<T>(tx: SqlClient, req: IdempotencyRequest,
     );
     // Gone between the insert and the select (expired and swept by another request): claim again.
     if (!stored) continue;
-    if (stored.fingerprint !== req.fingerprint) {
-      throw ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: [`This ${IDEMPOTENCY_KEY_FIELD} was already used with a different request.`] });
-    }
+    if (stored.fingerprint !== req.fingerprint) throw keyReused();
     return stored.response;
   }
   throw ServiceError.conflict(`This ${IDEMPOTENCY_KEY_FIELD} is being used by another request; retry.`);
+}
+
+/**
+ * The stored first response of a request repeated with a known, committed key (and the same request), for a
+ * use case to answer before its checks: what they read (a rate, a plan, a deleted target) may have changed
+ * since, and a retry must still get the first answer. A known key with another request is a 422. Undefined
+ * without a key, or for a key not stored (or not yet committed): the use case then runs its checks and
+ * `withIdempotency`, which waits for a first request still running.
+ */
+export async function storedIdempotentResponse<T>(db: SqlClient, req: IdempotencyRequest, ttlSeconds = IDEMPOTENCY_KEY_TTL_SECONDS): Promise<T | undefined> {
+  if (req.key === undefined) return undefined;
+  const [stored] = await db.query<{ fingerprint: string; response: T | null }>(
+    `select fingerprint, response from idempotency_keys
+      where scope = $1 and user_id = $2 and key = $3 and status <> 0 and created_at > now() - make_interval(secs => $4)`,
+    [req.scope, req.userId, req.key, ttlSeconds],
+  );
+  if (!stored || stored.response === null) return undefined;
+  if (stored.fingerprint !== req.fingerprint) throw keyReused();
+  return stored.response;
+}
+
+function keyReused(): ServiceError {
+  return ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: [`This ${IDEMPOTENCY_KEY_FIELD} was already used with a different request.`] });
 }

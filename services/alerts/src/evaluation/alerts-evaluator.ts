@@ -35,10 +35,11 @@ export interface NotificationRow {
   cooldown_minutes: number | null;
   last_triggered_at: Date | null;
   cycle: number;
+  operator_rate_as_of: Date | null;
 }
 
 export const NOTIFICATION_COLUMNS =
-  'n.id::text, n.user_id, n.notification_type_id, n.targetable_type, n.targetable_id::text, n.asset_type, n.name, n.target_name, n.is_active, n.operator, n.value, n.initial_value, n.cooldown_minutes, n.last_triggered_at, n.cycle';
+  'n.id::text, n.user_id, n.notification_type_id, n.targetable_type, n.targetable_id::text, n.asset_type, n.name, n.target_name, n.is_active, n.operator, n.value, n.initial_value, n.cooldown_minutes, n.last_triggered_at, n.cycle, n.operator_rate_as_of';
 
 export function toState(r: NotificationRow): NotificationState {
   return {
@@ -55,6 +56,7 @@ export function toState(r: NotificationRow): NotificationState {
     cooldownMinutes: r.cooldown_minutes,
     lastTriggeredAt: r.last_triggered_at ? new Date(r.last_triggered_at) : null,
     cycle: r.cycle,
+    operatorRateAsOf: r.operator_rate_as_of ? new Date(r.operator_rate_as_of) : null,
   };
 }
 

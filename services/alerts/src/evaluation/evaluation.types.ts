@@ -32,6 +32,11 @@ export interface NotificationState {
   cooldownMinutes: number | null;
   lastTriggeredAt: Date | null;
   cycle: number;
+  /**
+   * Price-target: the provider's time of the rate its operator was decided from at creation; a rate older than
+   * it never fires it (it may be older than the direction). Null for price-change and rows created before.
+   */
+  operatorRateAsOf: Date | null;
 }
 
 export interface EvaluationContext {

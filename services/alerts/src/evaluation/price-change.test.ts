@@ -19,6 +19,7 @@ const change = (over: Partial<NotificationState> = {}): NotificationState => ({
   cooldownMinutes: 60,
   lastTriggeredAt: null,
   cycle: 0,
+  operatorRateAsOf: null,
   ...over,
 });
 const rate = (c: number | null, over: Partial<RateView> = {}): RateView => ({

@@ -18,6 +18,7 @@ const target = (over: Partial<NotificationState> = {}): NotificationState => ({
   cooldownMinutes: null,
   lastTriggeredAt: null,
   cycle: 0,
+  operatorRateAsOf: null,
   ...over,
 });
 const rate = (r: number | null, over: Partial<RateView> = {}): RateView => ({
@@ -63,5 +64,23 @@ describe('evaluatePriceTarget', () => {
 
   it('keys the firing by cycle, so a switched alert has a new key', () => {
     expect(evaluatePriceTarget(target({ cycle: 3 }), rate(101), ctx)!.stepKey).toBe('c3');
+  });
+});
+
+describe('evaluatePriceTarget: the rate its direction was decided from', () => {
+  const decidedAt = new Date(now.getTime() - 120_000);
+  it('never fires on a rate older than the one the operator was decided from', () => {
+    const n = target({ operator: '<=', value: 105, initialValue: 105, operatorRateAsOf: decidedAt });
+    expect(evaluatePriceTarget(n, rate(100, { asOf: new Date(decidedAt.getTime() - 1) }), ctx)).toBeNull();
+  });
+
+  it('fires on a rate as new as that one or newer that reaches the target', () => {
+    const n = target({ operator: '<=', value: 105, initialValue: 105, operatorRateAsOf: decidedAt });
+    expect(evaluatePriceTarget(n, rate(100, { asOf: decidedAt }), ctx)?.stepKey).toBe('c0');
+    expect(evaluatePriceTarget(n, rate(104, { asOf: new Date(decidedAt.getTime() + 60_000) }), ctx)?.threshold).toBe(105);
+  });
+
+  it('a row without it (created before it was recorded) fires on any fresh rate', () => {
+    expect(evaluatePriceTarget(target({ operatorRateAsOf: null }), rate(100, { asOf: new Date(now.getTime() - 3_600_000) }), ctx)).not.toBeNull();
   });
 });

@@ -16,13 +16,16 @@ export function reached(operator: '>=' | '<=', rate: number, target: number): bo
 }
 
 /**
- * Price-target (spec state table): an active notification whose asset's fresh rate reached the target
- * fires once, then is inactive with last_triggered_at set. The step key is its cycle, which a switch
+ * Price-target (spec state table): an active notification whose asset's fresh rate, at least as new as the
+ * rate its operator was decided from, reached the target fires once, then is inactive with last_triggered_at set. The step key is its cycle, which a switch
  * bumps, so a re-activated alert can fire again but a redelivered rate cannot fire it twice.
  */
 export function evaluatePriceTarget(n: NotificationState, rate: RateView | undefined, ctx: EvaluationContext): FiringDecision | null {
   if (n.kind !== 'price-target' || !n.isActive || !rate || rate.rate === null) return null;
   if (!isFresh(rate, ctx)) return null;
+  // A rate older than the one the direction was decided from (a backlog, or alerts' rate behind the
+  // screener's at creation) says nothing about a move since: it may sit on the other side of the target.
+  if (n.operatorRateAsOf !== null && rate.asOf.getTime() < n.operatorRateAsOf.getTime()) return null;
   if (!reached(n.operator, rate.rate, n.value)) return null;
   return {
     notificationId: n.id,

@@ -29,3 +29,30 @@ describe('renderFiring number formats (memoised)', () => {
     expect(rendered.path).toBe('/share/1/{nope}');
   });
 });
+
+describe('renderFiring prices below a millionth and names', () => {
+  const target: NotificationTypeRow = { id: 2, code: 'price-target', titleTemplate: { ru: '{rate}|{target}', en: '{rate}|{target}' }, bodyTemplate: { ru: '', en: '' }, path: '/x' };
+  const tiny = (rate: number, threshold: number) =>
+    renderFiring(target, { threshold, nextThreshold: null } as unknown as FiringDecision, { type: 'asset', id: 1, name: null }, [asset(0, rate)]).texts;
+
+  it('renders a sub-millionth rate and target with their significant digits (up to 8), never as 0', () => {
+    expect(tiny(0.00000039, 0.0000004).en.title).toBe('0.00000039|0.0000004');
+    expect(tiny(0.00000039, 0.0000004).ru.title).toBe('0,00000039|0,0000004');
+    expect(tiny(1.23456789123e-9, 1e-12).en.title).toBe('0.0000000012345679|0.000000000001');
+  });
+
+  it('renders usual prices as before: at most 6 fraction digits', () => {
+    expect(tiny(100.1234567, 105).en.title).toBe('100.123457|105');
+    expect(tiny(1234567.891, 0.5).en.title).toBe('1,234,567.891|0.5');
+  });
+
+  it('{subject_name} names an asset by its name and ticker (the ticker alone without a name), a group by its kind and name', () => {
+    const named: NotificationTypeRow = { ...type, titleTemplate: { ru: '{subject_name}', en: '{subject_name}' } };
+    const render1 = (name: string | null, t: { type: 'asset' | 'portfolio' | 'watchlist'; id: number; name: string | null }) =>
+      renderFiring(named, decision, t, [{ ...asset(1), name }]).texts;
+    expect(render1('Sberbank', { type: 'asset', id: 1, name: null }).en.title).toBe('Sberbank (T)');
+    expect(render1(null, { type: 'asset', id: 1, name: null }).en.title).toBe('T');
+    expect(render1('Sberbank', { type: 'watchlist', id: 4, name: 'Banks' })).toEqual({ ru: { title: 'Список наблюдения «Banks»', body: '' }, en: { title: 'Watchlist «Banks»', body: '' } });
+    expect(render1(null, { type: 'portfolio', id: 9, name: null }).en.title).toBe('Portfolio #9');
+  });
+});

@@ -41,15 +41,27 @@ function fill(template: string, value: (key: string) => string | undefined): str
   return out;
 }
 
+/**
+ * Significant digits a price keeps when its fraction digits alone would drop them: a rate or target below
+ * 0.000001 (a sub-cent token) shows as 0.00000039, not 0. Numbers whose 6 fraction digits hold more stay as
+ * they were (`roundingPriority: 'morePrecision'` takes whichever of the two keeps more).
+ */
+export const PRICE_SIGNIFICANT_DIGITS = 8;
+
 // One formatter per locale and precision: building an Intl.NumberFormat per number costs more than the rest
 // of a firing. And the numbers formatted lately, per formatter: a batch's hundreds of firings show the same
 // few rates, changes and thresholds, and each format costs ~2 µs.
 const formats = new Map<string, { format: Intl.NumberFormat; memo: Map<number, string> }>();
-function num(value: number | null, locale: Locale, digits = 6): string {
+/** `value` with at most `digits` fraction digits, or (`significant` > 0) at least `significant` significant ones. */
+function num(value: number | null, locale: Locale, digits = 6, significant = PRICE_SIGNIFICANT_DIGITS): string {
   if (value === null) return '—';
-  const key = `${locale}:${digits}`;
+  const key = `${locale}:${digits}:${significant}`;
   let f = formats.get(key);
-  if (!f) formats.set(key, (f = { format: new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: digits }), memo: new Map() }));
+  if (!f) {
+    const options: Intl.NumberFormatOptions =
+      significant > 0 ? { maximumFractionDigits: digits, maximumSignificantDigits: significant, roundingPriority: 'morePrecision' } : { maximumFractionDigits: digits };
+    formats.set(key, (f = { format: new Intl.NumberFormat(NUMBER_LOCALE[locale], options), memo: new Map() }));
+  }
   // -0 would share 0's memo entry while Intl writes it "-0": a tiny negative change rounded to -0 shows as 0.
   const n = value + 0;
   const known = f.memo.get(n);
@@ -74,7 +86,12 @@ export function isoOf(date: Date): string {
 
 function signed(n: number | null, locale: Locale): string {
   if (n === null) return '—';
-  return `${n > 0 ? '+' : ''}${num(Math.round(n * 100) / 100, locale, 2)}`;
+  return `${n > 0 ? '+' : ''}${num(Math.round(n * 100) / 100, locale, 2, 0)}`;
+}
+
+/** A portfolio or watchlist as a firing's text names it: its kind and name, or its id when it has none. */
+function groupLabel(type: 'portfolio' | 'watchlist', id: number, name: string | null, locale: Locale): string {
+  return `${TARGET_NAMES[locale][type]} ${name ? `«${name}»` : `#${id}`}`;
 }
 
 /**
@@ -106,7 +123,10 @@ export function renderFiring(
         case 'next_threshold':
           return num(decision.nextThreshold, locale);
         case 'subject':
-          return target.type === 'asset' ? head.ticker : `${TARGET_NAMES[locale][target.type]} ${target.name ? `«${target.name}»` : `#${target.id}`}`;
+          return target.type === 'asset' ? head.ticker : groupLabel(target.type, target.id, target.name, locale);
+        case 'subject_name':
+          // An asset by its name and ticker (the ticker alone when its name is unknown); a group as `{subject}`.
+          return target.type === 'asset' ? (head.name && head.name !== head.ticker ? `${head.name} (${head.ticker})` : head.ticker) : groupLabel(target.type, target.id, target.name, locale);
         case 'assets':
           return assets.map((a) => `${a.ticker} ${signed(a.price_change_percentage_24h, locale)}%`).join(', ');
         default:

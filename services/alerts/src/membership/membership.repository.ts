@@ -3,7 +3,7 @@ import type { SqlClient } from '@invest/platform';
 
 export type GroupType = 'portfolio' | 'watchlist';
 
-/** Adds assets to a portfolio's or watchlist's membership (ignored once the target was deleted upstream). */
+/** Adds assets to a portfolio's or watchlist's membership (ignored once the target was deleted upstream); a change event's, claimed first. */
 export async function addMembers(tx: SqlClient, target: { type: GroupType; id: number; userId: string }, assets: readonly AssetRef[]): Promise<void> {
   if (assets.length === 0) return;
   await tx.query(
@@ -16,13 +16,38 @@ export async function addMembers(tx: SqlClient, target: { type: GroupType; id: n
 }
 
 /**
+ * Adds a create's snapshot of a portfolio's or watchlist's assets (asked of portfolios before the create's
+ * transaction) to its membership, except the assets whose membership a change event already decided: a
+ * `membership_changes` row means the read model holds that asset as its latest applied event left it, which
+ * may be newer than the snapshot (an item removed while the create waited). Such an asset's later changes come
+ * as events too. Under the target's membership lock, as changes are applied, so one applied meanwhile is seen.
+ */
+export async function addSnapshotMembers(tx: SqlClient, target: { type: GroupType; id: number; userId: string }, assets: readonly AssetRef[]): Promise<void> {
+  if (assets.length === 0) return;
+  await lockMembership(tx, target);
+  await tx.query(
+    `insert into memberships (target_type, target_id, asset_type, asset_id, user_id)
+     select $1, $2, a.type, a.id, $3 from unnest($4::text[], $5::bigint[]) as a(type, id)
+     where not exists (select 1 from deleted_targets d where d.target_type = $1 and d.target_id = $2)
+       and not exists (select 1 from membership_changes c where c.target_type = $1 and c.target_id = $2 and c.asset_type = a.type and c.asset_id = a.id)
+     on conflict do nothing`,
+    [target.type, target.id, target.userId, assets.map((a) => a.type), assets.map((a) => a.id)],
+  );
+}
+
+/** Serialises the membership changes of one target (across instances) with a create's snapshot of it. */
+async function lockMembership(tx: SqlClient, target: { type: GroupType; id: number }): Promise<void> {
+  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`alerts-membership:${target.type}:${target.id}`]);
+}
+
+/**
  * Claims a membership change of (target, asset) at `streamPosition` (the source stream orders a target's
  * changes: `portfolio-<id>`, `watchlist-<id>`); false when a change at the same or a later position was
  * applied already, so this one is stale and must be ignored. A per-target advisory lock serialises the
  * instances applying changes of one target.
  */
 export async function claimMembershipChange(tx: SqlClient, target: { type: GroupType; id: number }, asset: AssetRef, streamPosition: number): Promise<boolean> {
-  await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`alerts-membership:${target.type}:${target.id}`]);
+  await lockMembership(tx, target);
   const rows = await tx.query(
     `insert into membership_changes (target_type, target_id, asset_type, asset_id, stream_position) values ($1, $2, $3, $4, $5)
      on conflict (target_type, target_id, asset_type, asset_id) do update set stream_position = excluded.stream_position

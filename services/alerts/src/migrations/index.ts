@@ -6,6 +6,8 @@ import { CandidateIndexChanges } from './0005-candidate-index-changes.js';
 import { UserFeeds } from './0006-user-feeds.js';
 import { HotFiringUpdates } from './0007-hot-firing-updates.js';
 import { DropUnreadFiringIndex } from './0008-drop-unread-firing-index.js';
+import { FiringTextsNameAsset } from './0009-firing-texts-name-asset.js';
+import { OperatorRateAsOf } from './0010-operator-rate-as-of.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -22,4 +24,6 @@ export const migrations = [
   { name: '0006-user-feeds', class: UserFeeds },
   { name: '0007-hot-firing-updates', class: HotFiringUpdates },
   { name: '0008-drop-unread-firing-index', class: DropUnreadFiringIndex },
+  { name: '0009-firing-texts-name-asset', class: FiringTextsNameAsset },
+  { name: '0010-operator-rate-as-of', class: OperatorRateAsOf },
 ];

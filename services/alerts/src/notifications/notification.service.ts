@@ -16,12 +16,12 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, storedIdempotentResponse, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold } from '../evaluation/price-change.js';
 import { operatorFor } from '../evaluation/price-target.js';
-import { addMembers, assetTargetKey, isDeleted, lockTarget, type TargetKey, targetKeyOf } from '../membership/membership.repository.js';
+import { addSnapshotMembers, assetTargetKey, isDeleted, lockTarget, type TargetKey, targetKeyOf } from '../membership/membership.repository.js';
 import { type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
 
 const assetsReplySchema = z.object({ data: z.array(assetInfoSchema) });
@@ -69,21 +69,27 @@ export class NotificationService {
   async createPriceAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceAlertRequestSchema, input);
     const subject = Subjects.alerts.priceAlertsCreate;
+    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
+    // A repeat of a create that succeeded answers its first response before any check (the rate, the plan or
+    // the asset may have changed since; the retry must still get the answer the first one got).
+    const replayed = await storedIdempotentResponse<NotificationReply>(this.o.db, idempotency);
+    if (replayed) return replayed;
     const plan = await this.requireTarget(userId, 'asset');
     const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
-    const rate = await this.currentRate(asset);
-    if (rate === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
-    const operator = operatorFor(req.target_price, rate);
-    if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${rate}).`] });
+    const current = await this.currentRate(asset);
+    if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
+    const operator = operatorFor(req.target_price, current.rate);
+    if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
     return this.o.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+      withIdempotency(tx, idempotency, async () => {
         await this.requireRoom(tx, userId, plan);
         await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'assetable.id', asset.type);
         await rememberAsset(tx, asset);
+        const now = this.o.clock();
         const [row] = await tx.query<{ id: string }>(
-          `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
-           values ($1, $2, 'asset', $3, $4, $5, $6, $7, $7, null, $8, $8) returning id::text`,
-          [userId, NotificationTypeIds.priceTarget, asset.id, asset.type, req.name ?? null, operator, req.target_price, this.o.clock()],
+          `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, operator, value, initial_value, cooldown_minutes, operator_rate_as_of, created_at, updated_at)
+           values ($1, $2, 'asset', $3, $4, $5, $6, $7, $7, null, $8, $9, $9) returning id::text`,
+          [userId, NotificationTypeIds.priceTarget, asset.id, asset.type, req.name ?? null, operator, req.target_price, decidedAt(current.asOf, now), now],
         );
         return { data: await this.view(tx, userId, Number(row!.id)) };
       }),
@@ -94,6 +100,9 @@ export class NotificationService {
   async createPriceChangeAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
     const subject = Subjects.alerts.priceChangeAlertsCreate;
+    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
+    const replayed = await storedIdempotentResponse<NotificationReply>(this.o.db, idempotency);
+    if (replayed) return replayed;
     const plan = await this.requireTarget(userId, req.targetable_type);
     let asset: AssetInfo | undefined;
     let group: GetMembershipReply['data'] | undefined;
@@ -103,7 +112,7 @@ export class NotificationService {
       group = await this.requireGroup(userId, req.targetable_type, req.targetable_id);
     }
     return this.o.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+      withIdempotency(tx, idempotency, async () => {
         await this.requireRoom(tx, userId, plan);
         if (asset) {
           await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'targetable_id', asset.type);
@@ -111,7 +120,7 @@ export class NotificationService {
         }
         if (group) {
           await requireStillThere(tx, { type: group.target_type, id: group.target_id }, 'targetable_id', group.target_type);
-          await addMembers(tx, { type: group.target_type, id: group.target_id, userId }, group.assets);
+          await addSnapshotMembers(tx, { type: group.target_type, id: group.target_id, userId }, group.assets);
         }
         const [row] = await tx.query<{ id: string }>(
           `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, name, target_name, operator, value, initial_value, cooldown_minutes, created_at, updated_at)
@@ -294,13 +303,27 @@ export class NotificationService {
     }
   }
 
-  /** The newer of the screener's rate and the latest one alerts received. */
-  private async currentRate(asset: AssetInfo): Promise<number | null> {
+  /**
+   * The newer of the screener's rate and the latest one alerts received, with its provider time (`asOf`, null
+   * when the screener gave none): the price-target's operator is decided from it, and a rate older than it
+   * never fires the notification (`evaluatePriceTarget`).
+   */
+  private async currentRate(asset: AssetInfo): Promise<{ rate: number; asOf: Date | null } | null> {
     const [local] = await this.o.db.query<{ rate: number | null; as_of: Date }>('select rate, as_of from latest_rates where asset_type = $1 and asset_id = $2', [asset.type, asset.id]);
-    const remoteAt = asset.rate_updated_at ? Date.parse(asset.rate_updated_at) : 0;
-    if (local && local.rate !== null && new Date(local.as_of).getTime() >= remoteAt) return local.rate;
-    return asset.current_rate ?? local?.rate ?? null;
+    const remoteAt = asset.rate_updated_at ? Date.parse(asset.rate_updated_at) : Number.NaN;
+    const localAt = local ? new Date(local.as_of).getTime() : Number.NaN;
+    if (local && local.rate !== null && !(localAt < remoteAt)) return { rate: local.rate, asOf: new Date(localAt) };
+    if (asset.current_rate !== null && asset.current_rate !== undefined) return { rate: asset.current_rate, asOf: Number.isNaN(remoteAt) ? null : new Date(remoteAt) };
+    return local && local.rate !== null ? { rate: local.rate, asOf: new Date(localAt) } : null;
   }
+}
+
+/**
+ * When a price-target's direction was decided: its rate's provider time, but never after now (a provider clock
+ * ahead must not keep the rates that follow from firing it).
+ */
+function decidedAt(asOf: Date | null, now: Date): Date | null {
+  return asOf && asOf.getTime() > now.getTime() ? now : asOf;
 }
 
 function parseId(input: unknown): { id: number } {
