@@ -97,6 +97,27 @@ describe('Idempotency-Key', () => {
     expect(list.body.data.map((d: { id: number }) => d.id)).toEqual([first.body.data.id]);
   });
 
+  it('a keyed repeat answers the first response before any check: a deal after its portfolio, an item after its watchlist was deleted', async () => {
+    const user = newUser('replay');
+    const pid = await newPortfolio(user);
+    const key = randomUUID();
+    const deal = await api('POST', `/api/portfolios/${pid}/deals`, { user, body: buy('SBER', 2), key });
+    expect(deal.status).toBe(201);
+    expect((await api('DELETE', `/api/portfolios/${pid}`, { user })).status).toBe(204);
+    const again = await api('POST', `/api/portfolios/${pid}/deals`, { user, body: buy('SBER', 2), key });
+    expect([again.status, again.text]).toEqual([201, deal.text]);
+    // The same key with another request is still refused, and without the key the check answers.
+    expect((await api('POST', `/api/portfolios/${pid}/deals`, { user, body: buy('SBER', 3), key })).status).toBe(422);
+    expect((await api('POST', `/api/portfolios/${pid}/deals`, { user, body: buy('SBER', 2) })).status).toBe(404);
+
+    const list = await api('POST', '/api/watchlists', { user, body: { name: 'W' } });
+    const item = await api('POST', `/api/watchlists/${list.body.data.id}/items`, { user, body: { assetable: share('SBER') }, key });
+    expect(item.status).toBe(201);
+    expect((await api('DELETE', `/api/watchlists/${list.body.data.id}`, { user })).status).toBe(204);
+    const itemAgain = await api('POST', `/api/watchlists/${list.body.data.id}/items`, { user, body: { assetable: share('SBER') }, key });
+    expect([itemAgain.status, itemAgain.text]).toEqual([201, item.text]);
+  });
+
   it('the same key with a different body is a 422 naming Idempotency-Key, and creates nothing', async () => {
     const user = newUser('diff');
     const pid = await newPortfolio(user);

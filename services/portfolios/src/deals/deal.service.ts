@@ -8,7 +8,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, storedIdempotentResponse, type Tx, withIdempotency } from '@invest/platform';
 import { checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
@@ -47,16 +47,20 @@ export class DealService {
   /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
   async create(userId: string, input: unknown, idempotencyKey?: string): Promise<DealReply> {
     const req = parseRequest(createDealRequestSchema, input, { portfolio_id: PORTFOLIO });
+    const subject = Subjects.portfolios.dealsCreate;
+    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
+    // A repeat answers the first response before the checks, whose answers may have changed since.
+    const replayed = await storedIdempotentResponse<DealReply>(this.db, idempotency);
+    if (replayed) return replayed;
     if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
     // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
     await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
     // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
     const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
 
-    const subject = Subjects.portfolios.dealsCreate;
     const limit = this.limits.dealsPerPortfolio;
     return this.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+      withIdempotency(tx, idempotency, async () => {
         const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
         if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
         await use.confirm(tx);

@@ -11,7 +11,7 @@ import {
   type WatchlistReply,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, withIdempotency } from '@invest/platform';
+import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, storedIdempotentResponse, withIdempotency } from '@invest/platform';
 import { checkAssetForUse } from '../asset-uses/asset-use.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -88,14 +88,18 @@ export class WatchlistService {
   /** `idempotencyKey`: as in create. */
   async addItem(userId: string, input: unknown, idempotencyKey?: string): Promise<WatchlistItemReply> {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
+    const subject = Subjects.portfolios.watchlistItemsCreate;
+    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
+    // A repeat answers the first response before the checks, whose answers may have changed since.
+    const replayed = await storedIdempotentResponse<WatchlistItemReply>(this.db, idempotency);
+    if (replayed) return replayed;
     const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
     if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
     // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
     const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
-    const subject = Subjects.portfolios.watchlistItemsCreate;
     const limit = this.limits.itemsPerWatchlist;
     return this.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+      withIdempotency(tx, idempotency, async () => {
         if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
         await use.confirm(tx);
         // Under the watchlist's row lock: concurrent adds cannot overshoot.
