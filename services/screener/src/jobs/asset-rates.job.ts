@@ -6,7 +6,7 @@ import { parseCoinMarkets } from '../market-data/coingecko.parser.js';
 import { MOEX_MARKETS, type MoexMarketKind, type MoexMarketSpec, parseIssMarket } from '../market-data/iss-market.parser.js';
 import { marketToday } from '../market-data/market-time.js';
 import { moexRateInputs } from '../rates/moex-rates.source.js';
-import { type RateInput, writeRateBatch } from '../rates/rate-writer.js';
+import { type RateBatch, type RateInput, writeRateBatch } from '../rates/rate-writer.js';
 import { tokenRateInputs } from '../rates/token-rates.source.js';
 import type { ScreenerJobDeps } from './job-deps.js';
 import { RunReport } from './run-report.js';
@@ -104,8 +104,8 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
  * shares, ETFs, bonds, futures, currencies; CoinGecko for tokens; the owner's price for custom assets, whose
  * day change moves on). The full run (every 15 minutes) also creates assets new on a board; the used-assets
  * run (every minute) refreshes only assets with open positions. Each provider response is one batch: one
- * transaction, one RatesUpdated with what changed. A failing response is skipped with its reason and its
- * assets keep their last values; the run fails only when no source answered.
+ * transaction, one RatesUpdated with what changed. A failing response, or a batch the database refuses, is
+ * skipped with its reason and its assets keep their last values; the run fails only when no source answered.
  */
 export function createAssetRatesJob(deps: ScreenerJobDeps): Job {
   return {
@@ -143,9 +143,10 @@ export async function moexBatch(
   const label = `${spec.kind} ${board ?? spec.market}`;
   report.attempt();
   let items: RateInput[];
+  let fetchedAt: Date;
   try {
     const doc = await deps.moex.market(spec, board, secids, deps.signal);
-    const fetchedAt = new Date();
+    fetchedAt = new Date();
     const parsed = parseIssMarket(doc, spec, board ? { board } : {});
     const mapped = moexRateInputs(spec, parsed.quotes, opts.categories, fetchedAt);
     report.fetched += parsed.quotes.length + parsed.skipped.length;
@@ -167,29 +168,48 @@ export async function moexBatch(
     deps.logger.warn({ job: opts.source, market: spec.kind, board, reason }, `${label}: provider block skipped; last values kept`);
     return;
   }
-  const result = await writeRateBatch(deps.db, { assetType: spec.assetType, source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz, logger: deps.logger });
-  report.changed += result.changed.length;
-  report.rowsSkipped(label, result.skipped);
+  await writeBatch(deps, report, label, { assetType: spec.assetType, source: opts.source, items, insertMissing: opts.insertMissing }, fetchedAt);
+}
+
+/**
+ * Writes one response's batch. A batch the database refuses (a value the parser let through that a column
+ * cannot hold) is rolled back whole and skipped with its reason, like a response that failed: its assets keep
+ * their last values and the run goes on with the other boards, CoinGecko and the custom assets.
+ */
+async function writeBatch(deps: ScreenerJobDeps, report: RunReport, label: string, batch: RateBatch, fetchedAt: Date): Promise<void> {
+  try {
+    const result = await writeRateBatch(deps.db, batch, { marketTz: deps.marketTz, logger: deps.logger, now: fetchedAt });
+    report.changed += result.changed.length;
+    report.rowsSkipped(label, result.skipped);
+  } catch (err) {
+    const reason = report.blockFailed(label, err, batch.items.length);
+    deps.logger.error({ job: batch.source, assetType: batch.assetType, reason, err }, `${label}: storing failed; batch skipped, last values kept`);
+  }
 }
 
 export async function tokenBatch(deps: ScreenerJobDeps, report: RunReport, ids: readonly string[], opts: { insertMissing: boolean; source: string }): Promise<void> {
   const label = 'tokens coingecko';
   report.attempt();
   let items: RateInput[];
+  let fetchedAt: Date;
   try {
     const doc = await deps.coingecko.markets(ids, deps.signal);
+    fetchedAt = new Date();
     const parsed = parseCoinMarkets(doc);
     report.fetched += parsed.quotes.length + parsed.skipped.length;
     report.rowsSkipped(label, parsed.skipped);
     const answered = new Set([...parsed.quotes.map((q) => q.id), ...parsed.skipped.map((s) => s.id)]);
     report.rowsSkipped(label, ids.filter((id) => !answered.has(id)).map((key) => ({ key, reason: 'not in the provider answer' })));
-    items = tokenRateInputs(parsed.quotes, new Date());
+    // Only the coins asked for: a provider answering more must not create tokens nobody chose (nor refresh
+    // them outside the set this run is responsible for).
+    const asked = new Set(ids);
+    const unasked = parsed.quotes.filter((q) => !asked.has(q.id));
+    report.rowsSkipped(label, unasked.map((q) => ({ key: q.id, reason: 'not asked for' })));
+    items = tokenRateInputs(unasked.length ? parsed.quotes.filter((q) => asked.has(q.id)) : parsed.quotes, fetchedAt);
   } catch (err) {
     const reason = report.blockFailed(label, err, ids.length);
     deps.logger.warn({ job: opts.source, provider: 'coingecko', reason }, `${label}: provider block skipped; last values kept`);
     return;
   }
-  const result = await writeRateBatch(deps.db, { assetType: 'token', source: opts.source, items, insertMissing: opts.insertMissing }, { marketTz: deps.marketTz, logger: deps.logger });
-  report.changed += result.changed.length;
-  report.rowsSkipped(label, result.skipped);
+  await writeBatch(deps, report, label, { assetType: 'token', source: opts.source, items, insertMissing: opts.insertMissing }, fetchedAt);
 }

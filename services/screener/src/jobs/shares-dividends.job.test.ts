@@ -38,10 +38,20 @@ describe('update:shares-dividends', () => {
       ids.set(ticker, row!.id);
     }
     answers = {};
+    paged = {};
+    asked.length = 0;
   });
+  /** ISS answers by SECID and `start`, cursor included (overrides `answers`). */
+  let paged: Record<string, (start: number) => unknown> = {};
+  const asked: string[] = [];
 
   const job = () => {
-    const moex = { dividends: async (secid: string) => ({ dividends: { columns: COLUMNS, data: answers[secid] ?? [] } }) };
+    const moex = {
+      dividends: async (secid: string, start: number) => {
+        asked.push(`${secid}@${start}`);
+        return paged[secid]?.(start) ?? { dividends: { columns: COLUMNS, data: answers[secid] ?? [] } };
+      },
+    };
     const deps: ScreenerJobDeps = {
       db,
       logger: createLogger('screener-divs-test', 'silent'),
@@ -98,5 +108,48 @@ describe('update:shares-dividends', () => {
     expect(await dividends('BBBB')).toEqual([]);
     expect(await synced('BBBB')).toBeNull();
     expect(await dividends('CCCC')).toHaveLength(1);
+  });
+
+  describe('a dividends cursor', () => {
+    const cursor = (index: number, total: number) => ({ 'dividends.cursor': { columns: ['INDEX', 'TOTAL', 'PAGESIZE'], data: [[index, total, 100]] } });
+    const stored = async () => {
+      answers.AAAA = [['AAAA', null, '2030-05-10', 50, 'RUB']];
+      await job().run(['--only', 'AAAA']);
+      expect(await dividends('AAAA')).toHaveLength(1);
+      return synced('AAAA');
+    };
+
+    it('is followed page by page to its end, and the whole list replaces the records', async () => {
+      await stored();
+      paged.AAAA = (start) => ({
+        dividends: { columns: COLUMNS, data: [['AAAA', null, start === 0 ? '2024-05-10' : '2024-11-10', 5, 'RUB']] },
+        ...cursor(start, 150),
+      });
+      expect(await job().run(['--only', 'AAAA'])).toMatchObject({ fetched: 2, skipped: 0 });
+      expect(asked.slice(-2)).toEqual(['AAAA@0', 'AAAA@100']);
+      expect((await dividends('AAAA')).map((d) => d.d)).toEqual(['2024-05-10', '2024-11-10']);
+    });
+
+    it('that does not advance is asked once more at most; the list is unknown and the records stay', async () => {
+      const before = await stored();
+      asked.length = 0;
+      paged.AAAA = () => ({ dividends: { columns: COLUMNS, data: [['AAAA', null, '2024-05-10', 10, 'RUB']] }, ...cursor(0, 500) });
+      const summary = await job().run(['--only', 'AAAA']);
+      expect(asked.length).toBeLessThanOrEqual(2);
+      expect(summary).toMatchObject({ skipped: 1, unknown: 1 });
+      expect(summary.notes?.join('\n')).toMatch(/dividends AAAA: the dividends cursor does not advance.*previous records kept/);
+      expect(await dividends('AAAA')).toEqual([{ d: '2030-05-10', value: '50', currency: 'RUB' }]);
+      expect(await synced('AAAA')).toBe(before);
+    });
+
+    it('promising more pages than are followed: the part read does not replace the records', async () => {
+      const before = await stored();
+      paged.AAAA = (start) => ({ dividends: { columns: COLUMNS, data: [['AAAA', null, `2010-01-${String((start / 100) % 28 + 1).padStart(2, '0')}`, 1, 'RUB']] }, ...cursor(start, 5000) });
+      const summary = await job().run(['--only', 'AAAA']);
+      expect(summary).toMatchObject({ skipped: 1, unknown: 1 });
+      expect(summary.notes?.join('\n')).toMatch(/dividends AAAA: the dividends cursor promises more than 10 pages/);
+      expect(await dividends('AAAA')).toEqual([{ d: '2030-05-10', value: '50', currency: 'RUB' }]);
+      expect(await synced('AAAA')).toBe(before);
+    });
   });
 });

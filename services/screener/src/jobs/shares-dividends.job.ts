@@ -18,7 +18,8 @@ function parseArgs(args: readonly string[]): { only?: string[] } {
 /**
  * `update:shares-dividends` (daily 02:15 MARKET_TZ, after the stats): each share's dividends from
  * `/iss/securities/{SECID}/dividends.json`, one request at a time (the client throttles). A response without
- * the `dividends` block means "unknown": the share's records stay as they are and it is not marked synced.
+ * the `dividends` block, or a list whose cursor pages were not all read, means "unknown": the share's records
+ * stay as they are and it is not marked synced.
  * A known list replaces the share's MOEX (and demo) records: SUR is RUB, null/0 values are dropped, duplicates
  * are one payment. The share is then marked synced (its yield becomes a number, possibly 0).
  */
@@ -39,9 +40,9 @@ export function createSharesDividendsJob(deps: ScreenerJobDeps): Job {
       for (const [i, share] of shares.entries()) {
         if (deps.signal?.aborted) break;
         report.attempt();
-        let dividends: IssDividend[] | null;
+        let list: DividendList;
         try {
-          dividends = await fetchAll(deps, share.ticker);
+          list = await fetchAll(deps, share.ticker);
           consecutiveFailures = 0;
         } catch (err) {
           report.blockFailed(`dividends ${share.ticker}`, err);
@@ -54,12 +55,14 @@ export function createSharesDividendsJob(deps: ScreenerJobDeps): Job {
           }
           continue;
         }
-        if (dividends === null) {
+        if (!list.known) {
           unknown++;
           report.skipped++;
-          report.note(`dividends ${share.ticker}: no "dividends" block (unknown); previous records kept`);
+          report.note(`dividends ${share.ticker}: ${list.reason} (unknown); previous records kept`);
+          deps.logger.warn({ job: SHARES_DIVIDENDS_JOB, ticker: share.ticker, reason: list.reason }, 'dividends: list unknown; previous records kept');
           continue;
         }
+        const { dividends } = list;
         report.fetched += dividends.length;
         try {
           if (await replaceDividends(deps, share.id, dividends)) report.changed++;
@@ -75,22 +78,39 @@ export function createSharesDividendsJob(deps: ScreenerJobDeps): Job {
   };
 }
 
-/** Every page of one security's dividends; null when the answer has no dividends block (unknown). */
-async function fetchAll(deps: ScreenerJobDeps, secid: string): Promise<IssDividend[] | null> {
+/** One security's whole dividends list, or why it is not known (its stored records must then stay). */
+type DividendList = { known: true; dividends: IssDividend[] } | { known: false; reason: string };
+
+/**
+ * Every page of one security's dividends. Only a list read to its end replaces the stored records (a part of
+ * it would delete the payments on the pages not read), so it is unknown when the answer has no dividends block,
+ * when the cursor still promises pages after MAX_PAGES, or when the cursor does not move (the same page again:
+ * asking more would loop, and what was read is not the whole list the cursor claims).
+ */
+async function fetchAll(deps: ScreenerJobDeps, secid: string): Promise<DividendList> {
   const all: IssDividend[] = [];
   let start = 0;
+  let complete = false;
   for (let page = 0; page < MAX_PAGES; page++) {
     const parsed = parseIssDividends(await deps.moex.dividends(secid, start, deps.signal), secid);
-    if (!parsed.known) return null;
+    if (!parsed.known) return { known: false, reason: 'no "dividends" block' };
     all.push(...parsed.dividends);
-    if (parsed.nextStart === null) break;
+    if (parsed.nextStart === null) {
+      complete = true;
+      break;
+    }
+    if (parsed.nextStart <= start) return { known: false, reason: `the dividends cursor does not advance (start ${start} again)` };
     start = parsed.nextStart;
   }
+  if (!complete) return { known: false, reason: `the dividends cursor promises more than ${MAX_PAGES} pages (list incomplete)` };
   const seen = new Set<string>();
-  return all.filter((d) => {
-    const key = `${d.recordDate}|${d.currency}|${d.value.toFixed(6)}`;
-    return !seen.has(key) && seen.add(key);
-  });
+  return {
+    known: true,
+    dividends: all.filter((d) => {
+      const key = `${d.recordDate}|${d.currency}|${d.value.toFixed(6)}`;
+      return !seen.has(key) && seen.add(key);
+    }),
+  };
 }
 
 /** Replaces the share's provider records with the known list and marks it synced; true when a row changed. */

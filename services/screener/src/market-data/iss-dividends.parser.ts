@@ -3,7 +3,7 @@
  * `secid, isin, registryclosedate, value, currencyid`. A response WITHOUT the block means "unknown" (ISS has
  * answered 200 with the plain security card), never "no dividends". No I/O here.
  */
-import { hasIssBlock, issNumber, issString, normalizeCurrency, readIssBlock } from './moex-iss.parser.js';
+import { hasIssBlock, issDate, issNumber, issString, normalizeCurrency, readIssBlock } from './moex-iss.parser.js';
 
 export interface IssDividend {
   recordDate: string;
@@ -41,10 +41,10 @@ export function parseIssDividends(doc: unknown, secid?: string): IssDividendsRes
       dropped++;
       continue;
     }
-    const recordDate = issString(row.registryclosedate);
+    const recordDate = issDate(row.registryclosedate);
     const value = issNumber(row.value);
     const currency = normalizeCurrency(issString(row.currencyid));
-    if (!recordDate || !isCalendarDate(recordDate) || value === null || value <= 0 || !currency) {
+    if (!recordDate || value === null || value <= 0 || !currency) {
       dropped++;
       continue;
     }
@@ -58,15 +58,6 @@ export function parseIssDividends(doc: unknown, secid?: string): IssDividendsRes
     dividends.push({ recordDate, value, currency });
   }
   return { known: true, dividends, dropped, nextStart: nextStart(doc) };
-}
-
-/** `YYYY-MM-DD` naming a real day (ISS writes `0000-00-00` for an unknown date; Postgres rejects it). */
-function isCalendarDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
 }
 
 function nextStart(doc: unknown): number | null {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MOEX_MARKETS, issMarketPath, parseIssMarket } from './iss-market.parser.js';
+import { MOEX_MARKETS, issMarketPath, parseIssMarket, parseIssMarketStats } from './iss-market.parser.js';
 import { MoexIssFormatError } from './moex-iss.parser.js';
 
 type Block = { columns: string[]; data: unknown[][] };
@@ -87,6 +87,46 @@ describe('parseIssMarket: shares (real capture, one board)', () => {
     const etfs = parseIssMarket(doc, MOEX_MARKETS.etfs, { board: 'TQTF' });
     expect(etfs.quotes.length + etfs.skipped.length).toBe(boardRows(doc, 'TQTF').length);
     expect(etfs.quotes.find((q) => q.secid === 'AKGD')).toMatchObject({ rate: cell(doc, 'marketdata', 'AKGD', 'TQTF', 'LAST'), secType: 'J', currency: 'RUB' });
+  });
+});
+
+describe('parseIssMarket: values a column cannot hold are unknown, the row is kept', () => {
+  /** The shares capture with some cells of SBER's TQBR rows replaced. */
+  function patched(securities: Record<string, unknown>, marketdata: Record<string, unknown> = {}): Doc {
+    const doc = load('shares.json');
+    for (const [block, patch] of [['securities', securities], ['marketdata', marketdata]] as const) {
+      const b = doc[block]!;
+      const row = b.data.find((r) => r[b.columns.indexOf('SECID')] === 'SBER' && r[b.columns.indexOf('BOARDID')] === 'TQBR')!;
+      for (const [column, value] of Object.entries(patch)) row[b.columns.indexOf(column)] = value;
+    }
+    return doc;
+  }
+  const sber = (doc: Doc) => parseIssMarket(doc, MOEX_MARKETS.shares, { board: 'TQBR' }).quotes.find((q) => q.secid === 'SBER')!;
+
+  it('drops a fractional or out-of-range LOTSIZE, LISTLEVEL, ISSUESIZE and an over-long ISIN', () => {
+    expect(sber(patched({ LOTSIZE: 0.5, LISTLEVEL: 40000, ISSUESIZE: 1e20, ISIN: 'X'.repeat(6000) }))).toMatchObject({
+      rate: cell(load('shares.json'), 'marketdata', 'SBER', 'TQBR', 'LAST'),
+      lotSize: null,
+      listLevel: null,
+      issueSize: null,
+      isin: null,
+    });
+    expect(sber(patched({ LOTSIZE: 5_000_000_000 })).lotSize).toBeNull();
+  });
+
+  it('takes a negative ISSUECAPITALIZATION or VALTODAY as unknown, in the quotes and in the stats', () => {
+    const doc = patched({}, { ISSUECAPITALIZATION: -5, VALTODAY: -7 });
+    expect(sber(doc)).toMatchObject({ marketCap: null, tradingVolume: null });
+    expect(parseIssMarketStats(doc, 'TQBR').find((s) => s.secid === 'SBER')).toMatchObject({ marketCap: null, tradingVolume: null });
+  });
+
+  it('drops an impossible MATDATE of a bond', () => {
+    const doc = load('bonds.json');
+    const b = doc.securities!;
+    const row = b.data.find((r) => r[b.columns.indexOf('SECID')] === 'SU26207RMFS9' && r[b.columns.indexOf('BOARDID')] === 'TQOB')!;
+    row[b.columns.indexOf('MATDATE')] = '2024-02-30';
+    const bond = parseIssMarket(doc, MOEX_MARKETS.bonds, { board: 'TQOB' }).quotes.find((q) => q.secid === 'SU26207RMFS9')!;
+    expect(bond.maturityDate).toBeNull();
   });
 });
 

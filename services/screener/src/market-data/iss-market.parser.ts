@@ -6,7 +6,23 @@
  * with a MoexIssFormatError naming it. No I/O here.
  */
 import type { AssetType } from '@invest/contracts';
-import { type IssRow, MoexIssFormatError, hasIssBlock, issNumber, issString, normalizeCurrency, quoteTime, readIssBlock } from './moex-iss.parser.js';
+import {
+  BIGINT_MAX,
+  INT_MAX,
+  type IssRow,
+  MoexIssFormatError,
+  SMALLINT_MAX,
+  hasIssBlock,
+  issDate,
+  issInteger,
+  issIsin,
+  issNonNegative,
+  issNumber,
+  issString,
+  normalizeCurrency,
+  quoteTime,
+  readIssBlock,
+} from './moex-iss.parser.js';
 
 export type MoexMarketKind = 'shares' | 'etfs' | 'bonds' | 'futures' | 'currencies';
 
@@ -256,21 +272,23 @@ function toQuote(spec: MoexMarketSpec, secid: string, board: string, s: IssRow, 
     shortName: issString(s.SHORTNAME),
     name: issString(s.SECNAME) ?? issString(s.SHORTNAME) ?? secid,
     latinName: issString(s.LATNAME),
-    isin: issString(s.ISIN),
+    // Fields that go to typed columns are checked here: one odd value of a new listing must not make the
+    // database refuse its whole board. Out of range or impossible is unknown (null), like a missing cell.
+    isin: issIsin(s.ISIN),
     secType: issString(s.SECTYPE),
     currency,
     quotedPrice,
     priceSource,
     rate,
     priceChangePercentage24h: change(spec, rows, quotedPrice, priceSource),
-    marketCap: m && 'ISSUECAPITALIZATION' in m ? issNumber(m.ISSUECAPITALIZATION) : undefined,
-    tradingVolume: m && 'VALTODAY' in m ? issNumber(m.VALTODAY) : undefined,
-    lotSize: issNumber(s.LOTSIZE),
-    listLevel: issNumber(s.LISTLEVEL),
-    issueSize: issNumber(s.ISSUESIZE),
+    marketCap: m && 'ISSUECAPITALIZATION' in m ? issNonNegative(m.ISSUECAPITALIZATION) : undefined,
+    tradingVolume: m && 'VALTODAY' in m ? issNonNegative(m.VALTODAY) : undefined,
+    lotSize: issInteger(s.LOTSIZE, 1, INT_MAX),
+    listLevel: issInteger(s.LISTLEVEL, 0, SMALLINT_MAX),
+    issueSize: issInteger(s.ISSUESIZE, 0, BIGINT_MAX),
     faceValue,
     faceUnit,
-    maturityDate: isoDate(s.MATDATE) ?? isoDate(s.LASTTRADEDATE),
+    maturityDate: issDate(s.MATDATE) ?? issDate(s.LASTTRADEDATE),
     quoteTime: quoteTime(m),
   };
 }
@@ -291,11 +309,6 @@ function change(spec: MoexMarketSpec, rows: { marketdata: IssRow | undefined; se
     }
   }
   return null;
-}
-
-function isoDate(v: unknown): string | null {
-  const s = issString(v);
-  return s && /^\d{4}-\d{2}-\d{2}$/.test(s) && s !== '0000-00-00' ? s : null;
 }
 
 export function round(v: number, digits: number): number {
@@ -337,8 +350,9 @@ export function parseIssMarketStats(doc: unknown, board: string): IssMarketStats
     out.set(secid, {
       secid,
       board,
-      marketCap: 'ISSUECAPITALIZATION' in row ? issNumber(row.ISSUECAPITALIZATION) : undefined,
-      tradingVolume: 'VALTODAY' in row ? issNumber(row.VALTODAY) : undefined,
+      // A negative capitalisation or traded value is a provider error: unknown (the stored stat is kept).
+      marketCap: 'ISSUECAPITALIZATION' in row ? issNonNegative(row.ISSUECAPITALIZATION) : undefined,
+      tradingVolume: 'VALTODAY' in row ? issNonNegative(row.VALTODAY) : undefined,
     });
   }
   return [...out.values()];

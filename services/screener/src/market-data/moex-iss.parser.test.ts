@@ -5,6 +5,10 @@ import {
   MoexIssFormatError,
   type IssRow,
   hasIssBlock,
+  issDate,
+  issInteger,
+  issIsin,
+  issNonNegative,
   issNumber,
   normalizeCurrency,
   parseMoexShares,
@@ -205,5 +209,29 @@ describe('cell helpers', () => {
     expect(quoteTime({ SYSTIME: '2024-02-16 00:05:00', UPDATETIME: '23:50:00' })?.toISOString()).toBe('2024-02-15T20:50:00.000Z');
     expect(quoteTime({ SYSTIME: '2024-02-15 10:15:54' })?.toISOString()).toBe('2024-02-15T07:15:54.000Z');
     expect(quoteTime({ UPDATETIME: '17:54:06' })).toBeNull();
+  });
+
+  it('moves UPDATETIME to the previous day only when midnight was crossed, not for a second of clock jitter', () => {
+    expect(quoteTime({ SYSTIME: '2024-05-02 12:00:00', UPDATETIME: '12:00:01' })?.toISOString()).toBe('2024-05-02T09:00:01.000Z');
+    expect(quoteTime({ SYSTIME: '2024-05-02 12:00:00', UPDATETIME: '12:04:00' })?.toISOString()).toBe('2024-05-02T09:04:00.000Z');
+    expect(quoteTime({ SYSTIME: '2024-05-02 00:00:10', UPDATETIME: '23:59:59' })?.toISOString()).toBe('2024-05-01T20:59:59.000Z');
+  });
+
+  it('takes only values the typed columns can hold: whole counts in range, real dates, ISIN-shaped ISINs', () => {
+    expect(issInteger(10, 1, 2_147_483_647)).toBe(10);
+    expect(issInteger(0.5, 1, 2_147_483_647)).toBeNull();
+    expect(issInteger(5_000_000_000, 1, 2_147_483_647)).toBeNull();
+    expect(issInteger('40000', 0, 32_767)).toBeNull();
+    expect(issDate('2024-02-29')).toBe('2024-02-29');
+    expect(issDate('2024-02-30')).toBeNull();
+    expect(issDate('2023-02-29')).toBeNull();
+    expect(issDate('0000-00-00')).toBeNull();
+    expect(issDate('2024-2-3')).toBeNull();
+    expect(issIsin('RU0009029540')).toBe('RU0009029540');
+    expect(issIsin(' us0004026250 ')).toBe('US0004026250');
+    expect(issIsin('RU0009029540'.repeat(500))).toBeNull();
+    expect(issIsin('RU00090295')).toBeNull();
+    expect(issNonNegative(0)).toBe(0);
+    expect(issNonNegative(-5)).toBeNull();
   });
 });

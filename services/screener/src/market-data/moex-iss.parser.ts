@@ -74,11 +74,53 @@ export function issNumber(v: unknown): number | null {
   return null;
 }
 
+/** A number ≥ 0 (a market cap, a traded value); a negative one is a provider error and taken as unknown. */
+export function issNonNegative(v: unknown): number | null {
+  const n = issNumber(v);
+  return n !== null && n >= 0 ? n : null;
+}
+
+/** Ranges of the integer columns counts are stored in (`int`, `smallint`, `bigint`). */
+export const INT_MAX = 2_147_483_647;
+export const SMALLINT_MAX = 32_767;
+/** The largest double below 2^63 (bigint's limit is 2^63 − 1, which a double cannot hold). */
+export const BIGINT_MAX = 9_223_372_036_854_774_784;
+
 /** A non-empty string from an ISS cell; null otherwise. */
 export function issString(v: unknown): string | null {
   if (typeof v === 'string') return v.trim() === '' ? null : v.trim();
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   return null;
+}
+
+/**
+ * A whole number from an ISS cell within `[min, max]`; null otherwise. Counts (lot size, list level, issue size)
+ * go to integer columns: a fraction or a value beyond the column's range would make Postgres refuse the whole
+ * batch, so such a value is taken as unknown.
+ */
+export function issInteger(v: unknown, min: number, max: number): number | null {
+  const n = issNumber(v);
+  return n !== null && Number.isInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** `YYYY-MM-DD` naming a real day; null otherwise (ISS writes `0000-00-00` for an unknown date; Postgres rejects `2024-02-30`). */
+export function issDate(v: unknown): string | null {
+  const s = issString(v);
+  const m = s ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(s) : null;
+  if (!m) return null;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  return y >= 1 && date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d ? s : null;
+}
+
+/**
+ * An ISIN of the ISO 6166 shape (two letters, nine letters or digits, a check digit); null otherwise. Anything
+ * else is not an ISIN, and a very long value cannot even be stored (the `assets_isin` btree index refuses rows over
+ * ~2.7 kB), which would fail the whole board's batch.
+ */
+export function issIsin(v: unknown): string | null {
+  const s = issString(v)?.toUpperCase();
+  return s && /^[A-Z]{2}[A-Z0-9]{9}[0-9]$/.test(s) ? s : null;
 }
 
 /** ISS uses the legacy code `SUR` for roubles. */
@@ -112,9 +154,16 @@ export function pickPrice(market: IssRow | undefined, security: IssRow | undefin
 }
 
 /**
+ * How much later than SYSTIME's time UPDATETIME must be to belong to the previous day. The data is at most
+ * minutes (15, delayed) old, so only a time many hours "ahead" means midnight was crossed (SYSTIME 00:05,
+ * UPDATETIME 23:50); a second or a few minutes ahead is clock jitter of the same day, not 24 hours back.
+ */
+const MIDNIGHT_CROSSED_MS = 12 * 3600_000;
+
+/**
  * When the quote was taken: the date of SYSTIME with the time of UPDATETIME (the delayed data's own time),
- * both Moscow time. UPDATETIME later than SYSTIME's time means it belongs to the previous day. Falls back
- * to SYSTIME alone; null when there is no SYSTIME.
+ * both Moscow time. UPDATETIME more than 12 hours later than SYSTIME's time means it belongs to the previous
+ * day. Falls back to SYSTIME alone; null when there is no SYSTIME.
  */
 export function quoteTime(market: IssRow | undefined): Date | null {
   const sys = issString(market?.SYSTIME);
@@ -124,7 +173,7 @@ export function quoteTime(market: IssRow | undefined): Date | null {
   const upd = issString(market?.UPDATETIME);
   if (upd && /^\d{2}:\d{2}(:\d{2})?$/.test(upd)) {
     const combined = zonedTimeToUtc(`${sys.slice(0, 10)} ${upd}`, MOEX_TZ);
-    if (combined) return combined.getTime() > sysInstant.getTime() ? new Date(combined.getTime() - 86_400_000) : combined;
+    if (combined) return combined.getTime() - sysInstant.getTime() > MIDNIGHT_CROSSED_MS ? new Date(combined.getTime() - 86_400_000) : combined;
   }
   return sysInstant;
 }
@@ -202,17 +251,17 @@ function toQuote(secid: string, board: string, sec: IssRow, md: IssRow | undefin
     shortName,
     name: issString(sec.SECNAME) ?? shortName ?? secid,
     latinName: issString(sec.LATNAME),
-    isin: issString(sec.ISIN),
+    isin: issIsin(sec.ISIN),
     secType: issString(sec.SECTYPE),
-    listLevel: issNumber(sec.LISTLEVEL),
-    lotSize: issNumber(sec.LOTSIZE),
-    issueSize: issNumber(sec.ISSUESIZE),
+    listLevel: issInteger(sec.LISTLEVEL, 0, SMALLINT_MAX),
+    lotSize: issInteger(sec.LOTSIZE, 1, INT_MAX),
+    issueSize: issInteger(sec.ISSUESIZE, 0, BIGINT_MAX),
     currency: normalizeCurrency(issString(sec.CURRENCYID)),
     price: price?.price ?? null,
     priceSource: price?.source ?? null,
     priceChangePercentage24h: issNumber(md?.LASTTOPREVPRICE),
-    marketCap: issNumber(md?.ISSUECAPITALIZATION),
-    tradingVolume: issNumber(md?.VALTODAY),
+    marketCap: issNonNegative(md?.ISSUECAPITALIZATION),
+    tradingVolume: issNonNegative(md?.VALTODAY),
     tradingStatus: issString(md?.TRADINGSTATUS),
     quoteTime: quoteTime(md),
   };

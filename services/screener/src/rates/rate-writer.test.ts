@@ -2,7 +2,7 @@ import { type Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import { type RateInput, writeRateBatch } from './rate-writer.js';
+import { MAX_QUOTE_TIME_AHEAD_MS, type RateInput, writeRateBatch } from './rate-writer.js';
 
 const TZ = 'Europe/Moscow';
 
@@ -82,6 +82,33 @@ describe('writeRateBatch', () => {
     );
     expect(r).toMatchObject({ changed: [], skipped: [{ key: 'AAA', reason: 'older than the stored rate' }] });
     expect((await asset('AAA'))?.rate).toBe('10');
+  });
+
+  it('skips a quote dated beyond the clock (a provider glitch), so it cannot hold the rate until then', async () => {
+    const now = new Date('2024-02-15T15:00:00Z');
+    await writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('AAA', 10)] }, { marketTz: TZ, now });
+    const glitch = await writeRateBatch(
+      db,
+      { assetType: 'etf', source: 'test', insertMissing: false, items: [item('AAA', 999, { asOf: new Date('2099-01-01T10:00:00Z') })] },
+      { marketTz: TZ, now },
+    );
+    expect(glitch).toMatchObject({ changed: [], events: 0, skipped: [{ key: 'AAA', reason: 'quote time ahead of the clock' }] });
+    expect(await asset('AAA')).toMatchObject({ rate: '10', at: '2024-02-15T14:54:06Z' });
+    // Clock skew within the tolerance is accepted; the correct quotes that follow land.
+    const skewed = new Date(now.getTime() + MAX_QUOTE_TIME_AHEAD_MS);
+    await writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: false, items: [item('AAA', 11, { asOf: skewed })] }, { marketTz: TZ, now });
+    expect(await asset('AAA')).toMatchObject({ rate: '11', at: '2024-02-15T15:05:00Z' });
+  });
+
+  it('makes the 7-day change unknown after a gap without a close 7 to 13 days back (not the old week\'s value)', async () => {
+    const write = (rate: number, d: string) =>
+      writeRateBatch(db, { assetType: 'etf', source: 'test', insertMissing: true, items: [item('GAP', rate, { asOf: new Date(`${d}T12:00:00Z`) })] }, { marketTz: TZ });
+    await write(100, '2024-03-01');
+    await write(120, '2024-03-08');
+    expect((await asset('GAP'))?.d7).toBe('20.0000');
+    // Nothing between 03-17 and 03-23: no base for 03-30.
+    await write(150, '2024-03-30');
+    expect((await asset('GAP'))?.d7).toBeNull();
   });
 
   it('computes the 7-day change from the close 7 days back, null without history, the provider value when given', async () => {

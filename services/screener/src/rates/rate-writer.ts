@@ -80,18 +80,46 @@ const keyColumn = (type: AssetType) => (type === 'token' ? 'source_id' : 'ticker
 const num = (v: string | null): number | null => (v === null ? null : Number(v));
 
 /**
+ * How far ahead of the writer's clock a quote time may be (clock skew between us and the provider). A quote
+ * dated later than that is skipped, not clamped to now: "never older over newer" would otherwise keep it until
+ * its bogus time (2099) and refuse every correct quote meanwhile, and clamping to now would still refuse the
+ * correct ISS quotes (15 minutes delayed, so dated before now) until the clock caught up, under a price whose
+ * time was wrong. The stored rate stays; the next correct quote lands.
+ */
+export const MAX_QUOTE_TIME_AHEAD_MS = 5 * 60_000;
+
+/**
  * Writes one provider batch in ONE transaction: creates missing assets (if asked), updates rates where the
- * provider's data is at least as new as the stored one, keeps the previous 24h/7d change where the provider
- * gives none, stores the day's close, computes the 7-day change from the close 7 days back, and records ONE
+ * provider's data is at least as new as the stored one (and not dated ahead of the clock), keeps the previous
+ * 24h change where the provider gives none, stores the day's close, computes the 7-day change from the close 7
+ * days back (null without one: a change measured weeks ago is not this week's), and records ONE
  * RatesUpdated event with the assets whose rate or 24h change actually changed. Unchanged rows are not
  * rewritten and publish nothing.
  */
-export async function writeRateBatch(db: Db, batch: RateBatch, opts: { marketTz: string; logger?: Logger }): Promise<RateBatchResult> {
+export async function writeRateBatch(
+  db: Db,
+  batch: RateBatch,
+  opts: {
+    marketTz: string;
+    logger?: Logger;
+    /** The caller's clock (the job passes when it fetched the response); quote times far beyond it are not trusted. */
+    now?: Date;
+  },
+): Promise<RateBatchResult> {
   const empty: RateBatchResult = { changed: [], inserted: 0, skipped: [], events: 0 };
   if (batch.items.length === 0) return empty;
-  const { usable, unusable } = finiteItems(batch.items, (key, field, value) =>
+  const timely = notFromTheFuture(batch.items, (opts.now ?? new Date()).getTime() + MAX_QUOTE_TIME_AHEAD_MS);
+  if (timely.unusable.length) {
+    opts.logger?.warn(
+      { source: batch.source, assetType: batch.assetType, keys: timely.unusable.slice(0, 20).map((u) => u.key), count: timely.unusable.length },
+      'quote time ahead of the clock; quotes skipped, stored rates kept',
+    );
+  }
+  const finite = finiteItems(timely.usable, (key, field, value) =>
     opts.logger?.warn({ source: batch.source, assetType: batch.assetType, key, field, value: String(value) }, 'rate input not finite; taken as unknown'),
   );
+  const usable = finite.usable;
+  const unusable = [...timely.unusable, ...finite.unusable];
   if (usable.length === 0) return { ...empty, skipped: unusable };
   const items = dedupe(usable);
   return db.transaction(async (tx) => {
@@ -147,8 +175,9 @@ interface UpsertOutcome {
 
 /**
  * The rate write proper, as ONE statement (one round trip, one pass over the batch): updates the rates where the
- * item is at least as new as the stored one and something differs, keeps the previous 24h/7d change where the
- * provider gives none, computes the 7-day change from the close 7 days back, and stores the day's close. It
+ * item is at least as new as the stored one and something differs, keeps the previous 24h change where the
+ * provider gives none, computes the 7-day change from the close 7 days back (null when there is none: after a
+ * data gap the old value would describe another week), and stores the day's close. It
  * counts the items it wrote; only when some were not (unknown, or older than the stored rate) does a second
  * query say which.
  */
@@ -196,7 +225,7 @@ async function upsertRates(
          current_rate = cur.rate,
          quoted_price = coalesce(cur.quoted, a.quoted_price),
          price_change_percentage_24h = coalesce(cur.ch24, a.price_change_percentage_24h),
-         price_change_percentage_7d = coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d),
+         price_change_percentage_7d = coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4)),
          price_source = cur.price_source,
          board = coalesce(cur.board, a.board),
          rate_updated_at = cur.as_of,
@@ -207,7 +236,7 @@ async function upsertRates(
        where a.id = cur.id
          and (a.current_rate is distinct from cur.rate
            or a.price_change_percentage_24h is distinct from coalesce(cur.ch24, a.price_change_percentage_24h)
-           or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4), a.price_change_percentage_7d)
+           or a.price_change_percentage_7d is distinct from coalesce(cur.ch7, round((cur.rate / cur.close_7d - 1) * 100, 4))
            or a.quoted_price is distinct from coalesce(cur.quoted, a.quoted_price)
            or a.rate_updated_at is distinct from cur.as_of
            or a.board is distinct from coalesce(cur.board, a.board)
@@ -268,8 +297,8 @@ async function upsertRates(
 /**
  * Guards the database and the event against NaN/Infinity (a division by a zero or near-zero price upstream):
  * JSON would turn them into null, i.e. a null rate. An item without a finite positive rate is not written
- * (its stored rate stays); a non-finite 24h/7d change or quoted price becomes null ("unknown", the stored value
- * is kept), reported through `onDropped`.
+ * (its stored rate stays); a non-finite 24h/7d change or quoted price becomes null ("unknown": the stored 24h
+ * change and quoted price are kept, the 7-day change is computed from the closes), reported through `onDropped`.
  */
 function finiteItems(
   items: readonly RateInput[],
@@ -299,6 +328,18 @@ function finiteItems(
       priceChangePercentage7d: finite('priceChangePercentage7d') ?? null,
       quotedPrice: finite('quotedPrice') ?? null,
     });
+  }
+  return { usable, unusable };
+}
+
+/** Items dated up to `latestMs`; the others are returned with the reason (see MAX_QUOTE_TIME_AHEAD_MS). */
+function notFromTheFuture(items: readonly RateInput[], latestMs: number): { usable: readonly RateInput[]; unusable: { key: string; reason: string }[] } {
+  if (items.every((i) => i.asOf.getTime() <= latestMs)) return { usable: items, unusable: [] };
+  const usable: RateInput[] = [];
+  const unusable: { key: string; reason: string }[] = [];
+  for (const item of items) {
+    if (item.asOf.getTime() <= latestMs) usable.push(item);
+    else unusable.push({ key: item.key, reason: 'quote time ahead of the clock' });
   }
   return { usable, unusable };
 }
