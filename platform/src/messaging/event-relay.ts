@@ -137,7 +137,9 @@ export class EventRelay {
       const delay = failures
         ? Math.min(30_000, 250 * 2 ** failures)
         : this.blocked
-          ? Math.min(pollMs, 10 * 2 ** Math.min(this.blocked, 10))
+          ? // At most ~1.3 s behind a held-back transaction's end (one cheap indexed look a pass); a cap of ~10 s
+            // let events wait that long after a long transaction, and timed a test out under load.
+            Math.min(pollMs, 10 * 2 ** Math.min(this.blocked, 7))
           : pollMs;
       if (this.dirty && !failures) continue;
       this.opts.onIdle?.();
