@@ -20,7 +20,7 @@ try {
     if (unset.length === 0) continue;
     const provider = await demoProviders.start();
     running.push(provider);
-    for (const v of unset) env[v] = provider.env[v];
+    for (const v of unset) if (provider.env[v] !== undefined) env[v] = provider.env[v];
     started.push({ service, description: demoProviders.description, variables: unset, hint: provider.hint });
   }
 } catch (err) {

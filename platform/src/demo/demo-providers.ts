@@ -10,7 +10,7 @@ export interface DemoProviders {
   description: string;
   /** The variables this module can fill. It is started only when at least one of them is unset. */
   variables: readonly string[];
-  /** Starts the stand-ins; `env` holds a value for each of `variables` (only the unset ones are used). */
+  /** Starts the stand-ins; `env` holds a value for each of `variables` it fills (only the unset ones are used; one it leaves out keeps its default). */
   start(): Promise<RunningDemoProviders>;
 }
 

@@ -21,4 +21,17 @@ describe('the CloudPayments of npm start', () => {
     expect(((await res.json()) as { Success: boolean }).Success).toBe(true);
     expect(running.hint).toContain(`${url}/demo/pay`);
   });
+
+  it('starts nothing when a real CloudPayments is configured: its own widget goes with it', async () => {
+    const before = process.env.CLOUDPAYMENTS_API_URL;
+    process.env.CLOUDPAYMENTS_API_URL = 'https://api.cloudpayments.ru';
+    try {
+      const real = await demoProviders.start();
+      expect(real.env).toEqual({});
+      await real.close();
+    } finally {
+      if (before === undefined) delete process.env.CLOUDPAYMENTS_API_URL;
+      else process.env.CLOUDPAYMENTS_API_URL = before;
+    }
+  });
 });

@@ -1,17 +1,20 @@
-import type { DemoProviders } from '@invest/platform/demo/demo-providers';
+import type { DemoProviders, RunningDemoProviders } from '@invest/platform/demo/demo-providers';
 import { DEV_CLOUDPAYMENTS_SECRET } from '../config/billing.config.js';
 import { DEFAULT_PRICES } from '../plans/plan-catalog.js';
 import { startFakeCloudPayments } from './fake-cloudpayments.js';
 
 /**
  * The payment provider of `npm start` in development: the local CloudPayments of the tests on a free port,
- * with the credentials and prices billing is configured with, notifying the gateway of this stack (`PORT`).
+ * with the credentials and prices billing is configured with, notifying the gateway of this stack (`PORT`),
+ * and its widget script for the web client's checkout.
  */
 export const demoProviders: DemoProviders = {
   description: 'CloudPayments served locally',
-  variables: ['CLOUDPAYMENTS_API_URL'],
-  async start() {
+  variables: ['CLOUDPAYMENTS_API_URL', 'CLOUDPAYMENTS_WIDGET_URL'],
+  async start(): Promise<RunningDemoProviders> {
     const env = process.env;
+    // A real CloudPayments configured: its own widget goes with it (the gateway's default), not a local one.
+    if (env.CLOUDPAYMENTS_API_URL) return { env: {}, hint: 'CLOUDPAYMENTS_API_URL is set: the provider\'s own widget', close: () => Promise.resolve() };
     const fake = await startFakeCloudPayments({
       publicId: env.CLOUDPAYMENTS_PUBLIC_ID ?? 'pk_dev_public_id',
       apiSecret: env.CLOUDPAYMENTS_API_SECRET ?? DEV_CLOUDPAYMENTS_SECRET,
