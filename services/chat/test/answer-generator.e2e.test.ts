@@ -19,6 +19,7 @@ class SilentModel implements ChatModel {
   async *stream(req: ModelRequest, signal: AbortSignal) {
     if (req.messages.at(-1)?.content === 'nul') {
       for (const content of ['A\u0000B', '\u0000', 'C']) yield { content };
+      yield { finished: true as const };
       return;
     }
     yield { content: 'Thinking' };
@@ -83,6 +84,7 @@ describe('shutdown', () => {
           await new Promise((r) => setTimeout(r, 150));
           yield { content: w };
         }
+        yield { finished: true as const };
       },
     };
     const other = await createChatApp({
@@ -125,6 +127,7 @@ describe('JetStream not storing for a while (a NATS node lost, the stream electi
           await new Promise((r) => setTimeout(r, 50));
           yield { content: w };
         }
+        yield { finished: true as const };
       },
     };
     const other = await createChatApp({

@@ -11,4 +11,10 @@ describe('titleFromMessage', () => {
     expect(t.endsWith('…')).toBe(true);
     expect(t).toBe('Please explain in detail why my portfolio concentration…');
   });
+
+  it('never cuts an emoji in half', () => {
+    const title = titleFromMessage(`${'a'.repeat(58)}${'😀'.repeat(10)}`);
+    expect(title).toBe(`${'a'.repeat(58)}…`);
+    expect(titleFromMessage(`${'a'.repeat(57)}${'😀'.repeat(10)}`)).toBe(`${'a'.repeat(57)}😀…`);
+  });
 });

@@ -139,9 +139,11 @@ export class ChatService {
     const messageId = req.message_id ?? randomUUID();
 
     const now = this.d.clock();
-    const period = this.d.limits.period();
     // The assistant's row is a millisecond later, so the two always sort user-first by time as well.
     const startedAt = new Date(now.getTime() + 1);
+    // The day of the answer's row: an orphaned answer gives its reservation back to the day its row names (a send
+    // at 23:59:59.999 had reserved on one day and given back on the next).
+    const period = dayPeriod(startedAt, this.d.limits.marketTz);
     // One statement, no explicit transaction: the upsert reserves one answer of the period (its row lock
     // serialises the user's concurrent sends and its WHERE sees the latest count), and the messages are
     // stored only when the reservation was made. Over the limit nothing is stored and no model is called.

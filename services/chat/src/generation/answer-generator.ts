@@ -114,6 +114,7 @@ export class AnswerGenerator {
 
     let content = '';
     let usage: ModelUsage | undefined;
+    let finished = false;
     let firstChunkMs: number | null = null;
     let error: unknown;
     let idle: NodeJS.Timeout | undefined;
@@ -144,16 +145,23 @@ export class AnswerGenerator {
       armIdle();
       for await (const chunk of model.stream(job.request, entry.controller.signal)) {
         if (entry.controller.signal.aborted) break;
-        armIdle();
+        // Only an answer's progress keeps the idle timer off: a server sending usage alone (running usage) for
+        // ever held the answer streaming, and its place in the limit, with no end.
+        if (chunk.content || chunk.finished) armIdle();
         if (chunk.usage) usage = chunk.usage;
+        if (chunk.finished) finished = true;
         if (chunk.content) emit(chunks.push(chunk.content));
       }
+      // A stream that ended without the model finishing was cut off (the connection closed before `[DONE]`), and
+      // an answer of nothing is none: failed, so not counted, rather than shown complete and charged.
+      if (!entry.reason && !finished) error = new Error('The model stream ended before the answer was finished.');
     } catch (err) {
       error = err;
     } finally {
       clearTimeout(idle);
     }
     emit(chunks.end());
+    if (!error && !entry.reason && !content) error = new Error('The model answered nothing.');
 
     const reason = entry.reason;
     const status = reason === 'stop' ? 'stopped' : reason || error ? 'failed' : 'complete';

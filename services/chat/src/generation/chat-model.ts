@@ -17,10 +17,15 @@ export interface ModelRequest {
   offlineAnswer: string;
 }
 
-/** A piece of a streamed answer: text, and (on the last chunk that has it) the usage. */
+/** A piece of a streamed answer: text, (on the last chunk that has it) the usage, and whether the model said it finished. */
 export interface ModelChunk {
   content?: string;
   usage?: ModelUsage;
+  /**
+   * The model ended its answer (a `finish_reason`). A stream that ends without it was cut off (the connection
+   * closed before `[DONE]`): the answer is failed, not complete.
+   */
+  finished?: true;
 }
 
 /**

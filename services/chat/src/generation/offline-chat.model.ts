@@ -17,5 +17,6 @@ export class OfflineChatModel implements ChatModel {
       if (signal.aborted) return;
       yield { content: piece };
     }
+    yield { finished: true };
   }
 }

@@ -21,10 +21,12 @@ export class OpenAiChatModel implements ChatModel {
     for await (const chunk of stream) {
       const content = chunk.choices?.[0]?.delta?.content;
       const usage = chunk.usage ?? undefined;
-      if (content || usage) {
+      const finished = !!chunk.choices?.[0]?.finish_reason;
+      if (content || usage || finished) {
         yield {
           ...(content ? { content } : {}),
           ...(usage ? { usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } } : {}),
+          ...(finished ? { finished: true as const } : {}),
         };
       }
     }

@@ -1,0 +1,311 @@
+/**
+ * How the chat survives a misbehaving OpenAI-compatible model server: HTTP 429/500, a
+ * stream cut off before `[DONE]`, malformed SSE JSON, a body that is not SSE, an empty stream, a server that
+ * never answers or never ends. The real gateway, chat, portfolios, screener and billing services run over
+ * real NATS and Postgres; only the model server is a local HTTP server (scripted per request).
+ */
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { busName, createLogger } from '@invest/platform';
+import { createTestDatabase, testNatsUrl } from '@invest/platform/testing/index';
+import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
+import { type ChatApp, createChatApp } from '@invest/chat/chat.app';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintDevToken } from '../src/auth/dev-token.js';
+import { type FullStack, startFullStack } from './support/full-stack.js';
+
+const JWT_SECRET = 'chat-model-failures-secret-0123456789-0123456789';
+const KEY = 'sk-model-failures';
+const IDLE_MS = 1500;
+
+type Script = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+const queue: Script[] = [];
+const open = new Set<ServerResponse>();
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'chatcmpl-mf', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+const usageChunk = `data: ${JSON.stringify({ id: 'chatcmpl-mf', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } })}\n\n`;
+const sse = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+
+const normal: Script = (_req, res) => {
+  sse(res);
+  res.write(chunk({ role: 'assistant', content: '' }));
+  res.write(chunk({ content: 'Fine ' }));
+  res.write(chunk({ content: 'answer.' }));
+  res.write(chunk({}, 'stop'));
+  res.write(usageChunk);
+  res.end('data: [DONE]\n\n');
+};
+
+let stack: { full: FullStack; chat: ChatApp; billing: BillingApp; close(): Promise<void> };
+let base: string;
+let server: ReturnType<typeof createServer>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function api(method: string, path: string, user: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${await mintDevToken(user, JWT_SECRET)}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(new URL(path, base), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
+}
+
+/** Sends a message and reads the whole SSE answer (events with their data). */
+async function ask(user: string, chatId: string, message: string, timeoutMs = 20_000) {
+  const res = await fetch(new URL(`/api/ai-chat/${chatId}/messages`, base), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await mintDevToken(user, JWT_SECRET)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ message }),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const events: { event: string; data: any }[] = [];
+  for (const block of text.split('\n\n')) {
+    const ev = /^event: (.*)$/m.exec(block)?.[1];
+    const data = /^data: (.*)$/m.exec(block)?.[1];
+    if (ev) events.push({ event: ev, data: data ? JSON.parse(data) : undefined });
+  }
+  return { status: res.status, events };
+}
+
+async function freshChat(): Promise<{ user: string; chatId: string }> {
+  const user = `adv-m-${randomUUID().slice(0, 8)}`;
+  const r = await api('POST', '/api/ai-chat', user, { context_type: 'support' });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return { user, chatId: r.body.data.id };
+}
+const supportUsed = async (user: string) =>
+  (await api('GET', '/api/ai-chat/limits', user)).body.data.find((l: { context_type: string }) => l.context_type === 'support').used as number;
+const answerRow = async (id: string) =>
+  (await stack.chat.db.query<{ status: string; content: string; error: string | null; usage: unknown }>('select status, content, error, usage from chat_messages where id = $1', [id]))[0];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
+    void (async () => {
+      for await (const _ of req) void _;
+      const script = queue.shift() ?? normal;
+      await script(req, res);
+    })().catch(() => res.destroy());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+
+  const name = 'advchatm';
+  const full = await startFullStack({ name, tickers: ['SBER'], gateway: { auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000, chatHeartbeatMs: 500 } });
+  const logger = createLogger('test', 'silent');
+  const natsUrl = testNatsUrl();
+  const billingDb = await createTestDatabase(`${name}_bil`);
+  const chatDb = await createTestDatabase(`${name}_chat`);
+  const billing = await createBillingApp({
+    databaseUrl: billingDb.url,
+    natsUrl,
+    busPrefix: full.busPrefix,
+    logger,
+    cloudPayments: { baseUrl: 'http://127.0.0.1:9', publicId: 'pk_adv', apiSecret: 'adv_secret', timeoutMs: 500, retries: 0, backoffMs: 10 },
+    relayPollMs: 100,
+  });
+  const chat = await createChatApp({
+    databaseUrl: chatDb.url,
+    natsUrl,
+    busPrefix: full.busPrefix,
+    logger,
+    openai: { baseUrl: modelUrl, apiKey: KEY, connectTimeoutMs: 1500, idleTimeoutMs: IDLE_MS, maxRetries: 0 },
+    streamMaxAgeMs: 60_000,
+    shutdownDrainMs: 0,
+  });
+  base = full.base;
+  stack = {
+    full,
+    chat,
+    billing,
+    async close() {
+      await full.gw.close();
+      await chat.close();
+      await billing.close();
+      for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(busName(full.busPrefix, s)).catch(() => undefined);
+      await full.close();
+      await chatDb.drop();
+      await billingDb.drop();
+    },
+  };
+}, 120_000);
+
+afterAll(async () => {
+  for (const r of open) r.destroy();
+  server?.closeAllConnections();
+  server?.close();
+  await stack?.close();
+});
+
+describe('a normal answer (control)', () => {
+  it('is complete and counted', async () => {
+    const { user, chatId } = await freshChat();
+    const r = await ask(user, chatId, 'hi');
+    expect(r.events.map((e) => e.event)).toEqual(['start', 'chunk', 'chunk', 'done']);
+    expect(await supportUsed(user)).toBe(1);
+  });
+});
+
+describe('HTTP errors from the model', () => {
+  for (const status of [429, 500, 503, 400]) {
+    it(`HTTP ${status}: an error event, a failed answer, the question kept, nothing charged`, async () => {
+      const { user, chatId } = await freshChat();
+      queue.push((_req, res) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } }));
+      });
+      const r = await ask(user, chatId, `status ${status}`);
+      expect(r.status).toBe(200);
+      expect(r.events.at(-1)!.event).toBe('error');
+      expect(JSON.stringify(r.events)).not.toContain('Rate limit reached');
+      const row = await answerRow(r.events[0]!.data.message_id);
+      expect(row!.status).toBe('failed');
+      expect(await supportUsed(user)).toBe(0);
+      const msgs = (await api('GET', `/api/ai-chat/${chatId}`, user)).body.data.messages;
+      expect(msgs.map((m: { role: string; status: string }) => [m.role, m.status])).toEqual([
+        ['user', 'complete'],
+        ['assistant', 'failed'],
+      ]);
+    });
+  }
+});
+
+describe('broken streams', () => {
+  it('a stream cut off mid-answer (no finish_reason, no [DONE]) is not stored as a complete answer nor charged', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      res.write(chunk({ content: 'The first half of ' }));
+      res.write(chunk({ content: 'an answer that' }));
+      res.end(); // the connection ends cleanly, mid-sentence
+    });
+    const r = await ask(user, chatId, 'cut me off');
+    const row = await answerRow(r.events[0]!.data.message_id);
+    expect(row!.status).not.toBe('complete');
+    expect(r.events.at(-1)!.event).toBe('error');
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('an HTTP 200 stream with no content at all (empty body) is not a complete, charged answer', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.end();
+    });
+    const r = await ask(user, chatId, 'empty');
+    const row = await answerRow(r.events[0]!.data.message_id);
+    expect(row!.status).not.toBe('complete');
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('a 200 whose body is a plain JSON completion (the server ignored stream:true) is not an empty complete answer', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-x',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'A whole answer.' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+    const r = await ask(user, chatId, 'json');
+    const row = await answerRow(r.events[0]!.data.message_id);
+    expect(row!.status === 'complete' && row!.content === '').toBe(false);
+  });
+
+  it('malformed SSE JSON mid-stream: an error event, failed, partial text kept, nothing charged', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      res.write(chunk({ content: 'Partial ' }));
+      res.write('data: {"id":"chatcmpl-mf","choices":[{"delta":{"content":"bro\n\n');
+      res.end();
+    });
+    const r = await ask(user, chatId, 'malformed');
+    expect(r.events.at(-1)!.event).toBe('error');
+    const row = await answerRow(r.events[0]!.data.message_id);
+    expect(row).toMatchObject({ status: 'failed', content: 'Partial ' });
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('usage missing: the answer completes with estimated usage', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      res.write(chunk({ content: 'No usage here.' }));
+      res.write(chunk({}, 'stop'));
+      res.end('data: [DONE]\n\n');
+    });
+    const r = await ask(user, chatId, 'no usage');
+    expect(r.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'complete', usage: { estimated: true } } });
+    expect(await supportUsed(user)).toBe(1);
+  });
+});
+
+describe('timeouts', () => {
+  it('a server that never sends headers: failed after the connect timeout, nothing charged', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push(() => undefined); // never answers
+    const t0 = Date.now();
+    const r = await ask(user, chatId, 'hang');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(r.events.at(-1)!.event).toBe('error');
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('a stream that stops mid-answer but stays open: failed after the idle timeout, partial kept, nothing charged', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      res.write(chunk({ content: 'Then silence' }));
+    });
+    const r = await ask(user, chatId, 'silence');
+    expect(r.events.at(-1)!.event).toBe('error');
+    expect(await answerRow(r.events[0]!.data.message_id)).toMatchObject({ status: 'failed', content: 'Then silence' });
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('a stream that only sends keep-alive comments forever: failed after the idle timeout', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(': OPENROUTER PROCESSING\n\n')), 200);
+      res.on('close', () => clearInterval(t));
+    });
+    const r = await ask(user, chatId, 'comments');
+    expect(r.events.at(-1)!.event).toBe('error');
+    expect(await supportUsed(user)).toBe(0);
+  });
+
+  it('a stream that never ends, sending only usage chunks without content (running usage), is still abandoned', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: '' }));
+      const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(usageChunk)), 200);
+      res.on('close', () => clearInterval(t));
+    });
+    await ask(user, chatId, 'usage forever', 15_000).catch((err: unknown) => ({ status: 0, events: [], err }));
+    const [row] = await stack.chat.db.query<{ id: string; status: string }>(
+      "select id, status from chat_messages where user_id = $1 and role = 'assistant'",
+      [user],
+    );
+    expect(row!.status).not.toBe('streaming');
+  }, 30_000);
+});
