@@ -322,6 +322,25 @@ describe('subscription', () => {
     expect(((await apiGet('/api/subscription', user)).data as { external_id: string | null }).external_id).toBe(sc);
     await screenshot(page, 'subscription-active');
   });
+
+  it('after the widget paid, a failed confirm is repeated without paying again', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-subscription"]').click();
+    await page.locator('[data-testid="subscription-status"][data-status="none"]').waitFor();
+    await page.locator('[data-testid="plan"][data-plan="basic-y"] [data-testid="plan-buy"]').click();
+    await page.locator('[data-testid="payment-pay"]').click();
+    // The provider cannot be asked about the payment (billing's look-up and its retry answer 503).
+    stack.provider.failNext(2);
+    await page.locator('[data-testid="cp-widget-pay"]').click();
+    await page.locator('[data-testid="payment-error"]').waitFor();
+    stack.provider.failNext(0);
+    await page.locator('[data-testid="payment-pay"]:not([disabled])').click();
+    await page.locator('[data-testid="subscription-status"][data-plan="basic-y"][data-usable="true"]').waitFor();
+    // One payment: the second click only confirmed it; the provider's dialog never opened again.
+    expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([2990]);
+  });
 });
 
 describe('performance budget of the screener page (Lighthouse-style, this browser, loopback)', () => {

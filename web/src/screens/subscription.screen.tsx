@@ -194,6 +194,9 @@ function PaymentWidget({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  // Once the widget said the payment went through, only the confirm is repeated: paying again would charge the
+  // card again (a second charge of this invoice, and a second recurring subscription at the provider).
+  const [paid, setPaid] = useState(false);
   // The InvoiceId: one per checkout, so a repeated confirm records the payment once.
   const [invoiceId] = useState(() => crypto.randomUUID());
   useEscape(onClose);
@@ -215,14 +218,16 @@ function PaymentWidget({
     setBusy(true);
     setError(null);
     setFailure(null);
+    if (paid) return confirm();
+    let widget: CloudPaymentsWidget;
     try {
       await loadWidget(widgetUrl);
+      widget = new window.cp!.CloudPayments({ language: locale === 'en' ? 'en-US' : 'ru-RU' });
     } catch {
       setBusy(false);
       setFailure(t('Платёжный виджет не загрузился. Попробуйте позже.', 'The payment widget did not load. Please try again later.'));
       return;
     }
-    const widget = new window.cp!.CloudPayments({ language: locale === 'en' ? 'en-US' : 'ru-RU' });
     widget.pay(
       'charge',
       {
@@ -236,7 +241,10 @@ function PaymentWidget({
         data: { plan: plan.code, CloudPayments: { recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 } } },
       },
       {
-        onSuccess: () => void confirm(),
+        onSuccess: () => {
+          setPaid(true);
+          void confirm();
+        },
         onFail: (reason) => {
           setBusy(false);
           if (reason !== CANCELLED) setFailure(t(`Оплата не прошла: ${reason ?? 'ошибка'}.`, `The payment failed: ${reason ?? 'error'}.`));
@@ -266,7 +274,7 @@ function PaymentWidget({
             {t('Отмена', 'Cancel')}
           </button>
           <button type="button" data-testid="payment-pay" disabled={busy || !widgetUrl || !accountId} onClick={() => void pay()}>
-            {busy ? t('Оплата…', 'Paying…') : t('Оплатить', 'Pay')}
+            {busy ? t('Оплата…', 'Paying…') : paid ? t('Подтвердить оплату', 'Confirm the payment') : t('Оплатить', 'Pay')}
           </button>
         </div>
       </div>

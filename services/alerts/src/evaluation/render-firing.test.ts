@@ -55,4 +55,9 @@ describe('renderFiring prices below a millionth and names', () => {
     expect(render1('Sberbank', { type: 'watchlist', id: 4, name: 'Banks' })).toEqual({ ru: { title: 'Список наблюдения «Banks»', body: '' }, en: { title: 'Watchlist «Banks»', body: '' } });
     expect(render1(null, { type: 'portfolio', id: 9, name: null }).en.title).toBe('Portfolio #9');
   });
+
+  it('numbers from 0.001 up keep at most six fraction digits; below, eight significant ones', () => {
+    expect(tiny(1.23456789, 0.123456789).en.title).toBe('1.234568|0.123457');
+    expect(tiny(0.000123456789, 0.001).en.title).toBe('0.00012345679|0.001');
+  });
 });

@@ -42,24 +42,24 @@ function fill(template: string, value: (key: string) => string | undefined): str
 }
 
 /**
- * Significant digits a price keeps when its fraction digits alone would drop them: a rate or target below
- * 0.000001 (a sub-cent token) shows as 0.00000039, not 0. Numbers whose 6 fraction digits hold more stay as
- * they were (`roundingPriority: 'morePrecision'` takes whichever of the two keeps more).
+ * Significant digits of a value below 0.001 (a sub-cent token's price): 0.00000039 shows as such, not 0. Larger
+ * values keep at most 6 fraction digits, as ever (1.23456789 → 1.234568).
  */
 export const PRICE_SIGNIFICANT_DIGITS = 8;
+const SMALL = 0.001;
 
 // One formatter per locale and precision: building an Intl.NumberFormat per number costs more than the rest
 // of a firing. And the numbers formatted lately, per formatter: a batch's hundreds of firings show the same
 // few rates, changes and thresholds, and each format costs ~2 µs.
 const formats = new Map<string, { format: Intl.NumberFormat; memo: Map<number, string> }>();
-/** `value` with at most `digits` fraction digits, or (`significant` > 0) at least `significant` significant ones. */
+/** `value` with at most `digits` fraction digits, or (`significant` > 0, below 0.001) `significant` significant ones. */
 function num(value: number | null, locale: Locale, digits = 6, significant = PRICE_SIGNIFICANT_DIGITS): string {
   if (value === null) return '—';
-  const key = `${locale}:${digits}:${significant}`;
+  const small = significant > 0 && value !== 0 && Math.abs(value) < SMALL;
+  const key = small ? `${locale}:s${significant}` : `${locale}:${digits}`;
   let f = formats.get(key);
   if (!f) {
-    const options: Intl.NumberFormatOptions =
-      significant > 0 ? { maximumFractionDigits: digits, maximumSignificantDigits: significant, roundingPriority: 'morePrecision' } : { maximumFractionDigits: digits };
+    const options: Intl.NumberFormatOptions = small ? { maximumSignificantDigits: significant } : { maximumFractionDigits: digits };
     formats.set(key, (f = { format: new Intl.NumberFormat(NUMBER_LOCALE[locale], options), memo: new Map() }));
   }
   // -0 would share 0's memo entry while Intl writes it "-0": a tiny negative change rounded to -0 shows as 0.

@@ -95,6 +95,14 @@ describe('gateway config', () => {
     expect(jwksOnly.auth).toEqual({ jwksUrl: 'https://id.example.com/jwks', maxTokenTtlS: 30 * 86_400 });
   });
 
+  it('the payment widget script is the provider\'s by default, and https in production', () => {
+    expect(loadGatewayConfig({}).payments.widgetUrl).toBe('https://widget.cloudpayments.ru/bundles/cloudpayments.js');
+    expect(loadGatewayConfig({ CLOUDPAYMENTS_WIDGET_URL: 'http://127.0.0.1:9/widget.js' }).payments.widgetUrl).toBe('http://127.0.0.1:9/widget.js');
+    expect(issues({ NODE_ENV: 'production', AUTH_JWT_SECRET: 's'.repeat(40), CLOUDPAYMENTS_WIDGET_URL: 'http://cdn.example.com/w.js' })).toEqual([
+      'CLOUDPAYMENTS_WIDGET_URL: must be an https URL in production',
+    ]);
+  });
+
   it('outside production, a JWKS-only setup does not silently accept the development secret', () => {
     expect(loadGatewayConfig({ AUTH_JWKS_URL: 'http://127.0.0.1:9/jwks' }).auth).toEqual({ jwksUrl: 'http://127.0.0.1:9/jwks', maxTokenTtlS: 30 * 86_400 });
   });

@@ -83,6 +83,10 @@ export const gatewayEnvSchema = baseConfigSchema
     if (env.AUTH_JWT_SECRET === DEV_JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['AUTH_JWT_SECRET'], message: 'must not be the development default in production' });
     }
+    // An http script on an https page is blocked (mixed content), and one anybody on the way could change.
+    if (!env.CLOUDPAYMENTS_WIDGET_URL.startsWith('https:')) {
+      ctx.addIssue({ code: 'custom', path: ['CLOUDPAYMENTS_WIDGET_URL'], message: 'must be an https URL in production' });
+    }
   });
 
 export interface AuthConfig {
