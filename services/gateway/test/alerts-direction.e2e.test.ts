@@ -14,15 +14,7 @@ import { type AlertsStack, eventually, startAlertsStack } from './support/alerts
 let stack: AlertsStack;
 const logger = createLogger('test', 'silent');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function api(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 /**
  * The screener's rate moves to `rate` at `asOf`, as its rate writer does it: the asset's rate (what

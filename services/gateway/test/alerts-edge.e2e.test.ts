@@ -11,21 +11,7 @@ import { type AlertsStack, eventually, startAlertsStack } from './support/alerts
 
 let stack: AlertsStack;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function api(method: string, path: string, opts: { user?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any; text: string }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
-  if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = text;
-  }
-  return { status: res.status, body, text };
-}
+const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 const user = () => `edge-${randomUUID().slice(0, 8)}`;
 const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });

@@ -18,15 +18,7 @@ let stack: AlertsStack;
 const fired: { subject: string; data: NotificationFiredV1 }[] = [];
 const logger = createLogger('test', 'silent');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-async function api(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 const user = () => `u-${randomUUID().slice(0, 8)}`;
 const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });

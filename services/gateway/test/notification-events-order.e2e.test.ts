@@ -9,15 +9,7 @@ import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function api(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 beforeAll(async () => {
   stack = await startAlertsStack('evorder', { tickers: ['SBER'] });

@@ -20,6 +20,19 @@ import { createGatewayApp, type GatewayApp, type GatewayAppOptions } from '../..
 const JWT_SECRET = 'alerts-e2e-secret-0123456789-0123456789';
 const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
 
+export interface ApiOptions {
+  user?: string;
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+}
+export interface ApiAnswer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
+  body: any;
+  text: string;
+}
+
 export interface AlertsStack {
   base: string;
   /** The bus prefix every service of the stack runs on (another service can join it). */
@@ -35,6 +48,11 @@ export interface AlertsStack {
   clock: { now: Date };
   shareIds: Record<string, number>;
   token(userId: string): Promise<string>;
+  /**
+   * An HTTP call to the gateway, as `user` when given: `body` as JSON (or `raw` text as sent), the answer's body
+   * parsed as JSON when it is JSON (read loosely: the tests check its shape) and its text.
+   */
+  api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
   /** Records one RatesUpdated batch through the screener's recorder (published by its relay). */
   publishRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
   /**
@@ -115,6 +133,20 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     clock,
     shareIds,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
+    async api(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.user) headers.authorization = `Bearer ${await mintDevToken(opts.user, JWT_SECRET)}`;
+      if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(new URL(path, base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+      const text = await res.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = text;
+      }
+      return { status: res.status, body, text };
+    },
     publishRates,
     async applyRates(rates) {
       await publishRates(rates);
