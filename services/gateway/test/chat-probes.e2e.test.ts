@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { type ChatStack, CP_SECRET, startChatStack } from './support/chat-stack.js';
+import { readSse } from './support/sse-reader.js';
 
 let stack: ChatStack;
 const ALICE = `probe-alice-${randomUUID().slice(0, 8)}`;
@@ -21,62 +22,12 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
   return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
 }
 
-interface SseEvent {
-  id?: string;
-  event: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  data: any;
-}
-
 async function openSse(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const ac = new AbortController();
   const headers: Record<string, string> = { ...opts.headers, authorization: `Bearer ${await stack.token(opts.user ?? ALICE)}`, accept: 'text/event-stream' };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: ac.signal });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const queue: SseEvent[] = [];
-  let ended = false;
-  async function fill(): Promise<void> {
-    const { value, done } = await reader.read();
-    if (done) {
-      ended = true;
-      return;
-    }
-    buffer += decoder.decode(value, { stream: true });
-    let i: number;
-    while ((i = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, i);
-      buffer = buffer.slice(i + 2);
-      const e: Partial<SseEvent> = {};
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith(':')) continue;
-        const [k, ...rest] = line.split(':');
-        const v = rest.join(':').replace(/^ /, '');
-        if (k === 'id') e.id = v;
-        if (k === 'event') e.event = v;
-        if (k === 'data') data += v;
-      }
-      if (e.event) queue.push({ ...e, event: e.event, data: data ? JSON.parse(data) : undefined } as SseEvent);
-    }
-  }
-  return {
-    res,
-    async next(): Promise<SseEvent | undefined> {
-      while (queue.length === 0 && !ended) await fill();
-      return queue.shift();
-    },
-    async rest(): Promise<SseEvent[]> {
-      const out: SseEvent[] = [];
-      for (let e = await this.next(); e; e = await this.next()) out.push(e);
-      return out;
-    },
-    drop() {
-      ac.abort();
-    },
-  };
+  return readSse(res, ac);
 }
 
 const createChat = async (user: string, body: Record<string, unknown>) => {
