@@ -275,6 +275,23 @@ describe('surviving the connection', () => {
   });
 });
 
+describe('deleting a chat', () => {
+  it('stops its answer still streaming: the model request is aborted, the partial answer kept as stopped', async () => {
+    const chatId = await createChat(ALICE, { context_type: 'support' });
+    stack.model.queue.push({ chunks: ['Half ', 'an ', 'answer ', 'never'], holdLast: true });
+    const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'delete me' } });
+    const start = (await sse.next())!;
+    const req = stack.model.requests.at(-1)!;
+    await waitFor(async () => req.sent >= 3, 'three chunks');
+    expect((await api('DELETE', `/api/ai-chat/${chatId}`)).status).toBe(204);
+    await req.ended;
+    expect(req.aborted).toBe(true);
+    expect((await sse.rest()).at(-1)).toMatchObject({ event: 'done', data: { status: 'stopped' } });
+    const [row] = await stack.chatDb.query<{ status: string; content: string }>('select status, content from chat_messages where id = $1', [start.data.message_id]);
+    expect(row).toEqual({ status: 'stopped', content: 'Half an answer ' });
+  });
+});
+
 describe('what the model receives', () => {
   it('gets the system prompt and at most the newest 50 messages', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });

@@ -116,6 +116,13 @@ export class ChatService {
     const chat = await this.ownChat(userId, parseOrThrow(chatIdRequestSchema, input).id);
     // Soft delete: its answers keep counting against today's limit.
     await this.d.db.query('update chats set deleted_at = $2 where id = $1', [chat.id, this.d.clock().toISOString()]);
+    // An answer still streaming is stopped: nobody can reach it to stop it any more, and the model call would go
+    // on (and be charged) for a chat that is gone.
+    const streaming = await this.d.db.query<{ id: string; created_at: Date }>(
+      "select id, created_at from chat_messages where chat_id = $1 and role = 'assistant' and status = 'streaming'",
+      [chat.id],
+    );
+    for (const m of streaming) await this.stopAnswer(m);
     return { deleted: true };
   }
 
@@ -224,7 +231,16 @@ export class ChatService {
     const req = parseOrThrow(messageRefRequestSchema, input);
     const msg = await this.ownMessage(userId, req.chat_id, req.message_id);
     if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only an answer of the assistant can be stopped.'] });
-    if (msg.status === 'streaming' && !(await this.d.generator.stop(msg.id))) {
+    if (msg.status === 'streaming') await this.stopAnswer(msg);
+    return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };
+  }
+
+  /**
+   * Stops a streaming answer wherever it is generated (here, or the instance that answers the stop request), or
+   * settles it when no instance generates it any more.
+   */
+  private async stopAnswer(msg: { id: string; created_at: Date | string }): Promise<void> {
+    if (!(await this.d.generator.stop(msg.id))) {
       const heard = await this.d.bus.nc
         .request(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), msg.id, { timeout: 1500 })
         .then(() => true)
@@ -242,7 +258,6 @@ export class ChatService {
         );
       }
     }
-    return { data: messageView(await this.ownMessage(userId, req.chat_id, req.message_id)) };
   }
 
   /**
