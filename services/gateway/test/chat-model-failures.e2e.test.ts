@@ -72,7 +72,7 @@ async function ask(user: string, chatId: string, message: string, timeoutMs = 20
 }
 
 async function freshChat(): Promise<{ user: string; chatId: string }> {
-  const user = `adv-m-${randomUUID().slice(0, 8)}`;
+  const user = `mf-${randomUUID().slice(0, 8)}`;
   const r = await api('POST', '/api/ai-chat', user, { context_type: 'support' });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return { user, chatId: r.body.data.id };
@@ -96,7 +96,7 @@ beforeAll(async () => {
   await once(server, 'listening');
   const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 
-  const name = 'advchatm';
+  const name = 'chatmf';
   const full = await startFullStack({ name, tickers: ['SBER'], gateway: { auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000, chatHeartbeatMs: 500 } });
   const logger = createLogger('test', 'silent');
   const natsUrl = testNatsUrl();
@@ -308,4 +308,51 @@ describe('timeouts', () => {
     );
     expect(row!.status).not.toBe('streaming');
   }, 30_000);
+});
+
+describe('answers the model finished (a finish_reason) are complete, however the stream ends', () => {
+  const usageWith = (choices: unknown) => `data: ${JSON.stringify({ id: 'chatcmpl-mf', object: 'chat.completion.chunk', created: 1694268190, model: 'gpt-4o-mini', choices, usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } })}\n\n`;
+  const finishedThen = async (message: string, then: (res: ServerResponse) => void | Promise<void>) => {
+    const { user, chatId } = await freshChat();
+    queue.push(async (_req, res) => {
+      sse(res);
+      res.write(chunk({ role: 'assistant', content: 'Whole ' }));
+      res.write(chunk({ content: 'answer.' }, 'stop'));
+      await then(res);
+    });
+    const r = await ask(user, chatId, message);
+    return { r, row: await answerRow(r.events[0]!.data.message_id as string), used: await supportUsed(user) };
+  };
+
+  it('a usage chunk with choices: null, then a close without [DONE]', async () => {
+    const { row, used } = await finishedThen('a', (res) => void res.end(usageWith(null)));
+    expect([row?.status, row?.content, used]).toEqual(['complete', 'Whole answer.', 1]);
+  });
+
+  it('the connection left open after it (no [DONE], no close): settled soon, not after the idle timeout', async () => {
+    const started = Date.now();
+    const { r, row } = await finishedThen('b', (res) => void res.write(usageWith([])));
+    expect([r.events.at(-1)?.event, row?.status, row?.content]).toEqual(['done', 'complete', 'Whole answer.']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('the connection reset before the usage and [DONE]', async () => {
+    const { row } = await finishedThen('c', async (res) => {
+      await new Promise((r) => setTimeout(r, 100));
+      res.socket?.resetAndDestroy();
+    });
+    expect([row?.status, row?.content]).toEqual(['complete', 'Whole answer.']);
+  });
+
+  it('the usage later than the idle timeout, keep-alive comments meanwhile', async () => {
+    const { row } = await finishedThen('d', async (res) => {
+      for (let i = 0; i < 8; i++) {
+        await new Promise((r) => setTimeout(r, 250));
+        res.write(': PROCESSING\n\n');
+      }
+      res.write(usageWith([]));
+      res.end('data: [DONE]\n\n');
+    });
+    expect([row?.status, row?.content]).toEqual(['complete', 'Whole answer.']);
+  });
 });

@@ -33,6 +33,9 @@ export function estimateUsage(request: ModelRequest, completion: string): ChatUs
 
 const fromModel = (u: ModelUsage): ChatUsage => ({ ...u, estimated: false });
 
+/** How long a finished answer waits for the model's usage and `[DONE]` before it is settled without them. */
+const FINISHED_GRACE_MS = 2_000;
+
 /**
  * Runs model calls in the background, independent of any HTTP connection: every event of an answer is
  * published on `chat.stream.<messageId>` (JetStream, replayable by sequence), and the assistant message is
@@ -118,12 +121,13 @@ export class AnswerGenerator {
     let firstChunkMs: number | null = null;
     let error: unknown;
     let idle: NodeJS.Timeout | undefined;
-    const armIdle = () => {
+    const armIdle = (ms = this.deps.idleTimeoutMs) => {
       clearTimeout(idle);
       idle = setTimeout(() => {
-        entry.reason ??= 'idle';
+        // After the model finished, waiting for its `[DONE]` (or its usage) is all that is cut: the answer is whole.
+        if (!finished) entry.reason ??= 'idle';
         entry.controller.abort();
-      }, this.deps.idleTimeoutMs);
+      }, ms);
     };
     // What streams is what is stored (chunk-text.ts), in events JetStream takes (a chunk of over 1 MB was refused for
     // the whole retry window, then skipped).
@@ -147,16 +151,20 @@ export class AnswerGenerator {
         if (entry.controller.signal.aborted) break;
         // Only an answer's progress keeps the idle timer off: a server sending usage alone (running usage) for
         // ever held the answer streaming, and its place in the limit, with no end.
-        if (chunk.content || chunk.finished) armIdle();
         if (chunk.usage) usage = chunk.usage;
         if (chunk.finished) finished = true;
         if (chunk.content) emit(chunks.push(chunk.content));
+        // Once finished, only the usage (or `[DONE]`) may follow: a server that leaves the stream open is not waited
+        // for long.
+        if (chunk.content || chunk.finished) armIdle(finished ? Math.min(FINISHED_GRACE_MS, this.deps.idleTimeoutMs) : undefined);
       }
       // A stream that ended without the model finishing was cut off (the connection closed before `[DONE]`), and
       // an answer of nothing is none: failed, so not counted, rather than shown complete and charged.
       if (!entry.reason && !finished) error = new Error('The model stream ended before the answer was finished.');
     } catch (err) {
-      error = err;
+      // Once the model finished its answer, a transport error after it (a reset before `[DONE]`, our own abort of a
+      // stream left open) loses nothing.
+      if (!finished) error = err;
     } finally {
       clearTimeout(idle);
     }
