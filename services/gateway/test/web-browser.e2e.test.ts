@@ -323,7 +323,7 @@ describe('subscription', () => {
     await screenshot(page, 'subscription-active');
   });
 
-  it('after the widget paid, a failed confirm is repeated without paying again', async () => {
+  it('after the widget paid, a failed confirm is repeated without paying again, even after the dialog was closed', async () => {
     const page = await freshPage();
     const user = newUser();
     await signIn(page, user);
@@ -336,6 +336,10 @@ describe('subscription', () => {
     await page.locator('[data-testid="cp-widget-pay"]').click();
     await page.locator('[data-testid="payment-error"]').waitFor();
     stack.provider.failNext(0);
+    // Closed instead of confirmed, then opened again for another plan: it is the paid invoice's confirm.
+    await page.locator('[data-testid="payment-widget"] button.secondary').click();
+    await page.locator('[data-testid="payment-widget"]').waitFor({ state: 'detached' });
+    await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
     await page.locator('[data-testid="payment-pay"]:not([disabled])').click();
     await page.locator('[data-testid="subscription-status"][data-plan="basic-y"][data-usable="true"]').waitFor();
     // One payment: the second click only confirmed it; the provider's dialog never opened again.

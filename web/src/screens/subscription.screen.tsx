@@ -34,6 +34,17 @@ function Subscription() {
   const [subscription, setSubscription] = useState<Subscription | undefined>(undefined);
   const [syncError, setSyncError] = useState<unknown>(null);
   const [checkout, setCheckout] = useState<Plan | null>(null);
+  // The checkout's invoice outlives its dialog: once the widget reported a payment, the dialog closed and opened
+  // again (for any plan) confirms that payment instead of paying again (a second charge, a second recurring
+  // subscription at the provider). A new invoice only after a confirmed one.
+  const [invoice, setInvoice] = useState<Invoice | null>(null);
+  const open = (p: Plan) => {
+    setInfo(null);
+    const paidFor = invoice?.paid ? plans.find((x) => x.code === invoice.plan) : undefined;
+    const plan = paidFor ?? p;
+    if (!invoice || invoice.plan !== plan.code) setInvoice({ id: crypto.randomUUID(), plan: plan.code, paid: false });
+    setCheckout(plan);
+  };
   const [info, setInfo] = useState<string | null>(null);
   const [publicId, setPublicId] = useState<string>('');
   const [widgetUrl, setWidgetUrl] = useState<string>('');
@@ -106,22 +117,29 @@ function Subscription() {
               {p.price === null ? t('Бесплатно', 'Free') : `${formatMoney(Number(p.price), p.currency ?? 'RUB', locale)} / ${p.period === 'year' ? t('год', 'year') : t('месяц', 'month')}`}
             </p>
             {p.paid && session && (
-              <button type="button" data-testid="plan-buy" onClick={() => (setInfo(null), setCheckout(p))} disabled={subscription?.usable === true && subscription.plan.paid}>
+              <button type="button" data-testid="plan-buy" onClick={() => open(p)} disabled={subscription?.usable === true && subscription.plan.paid}>
                 {t('Оформить', 'Subscribe')}
               </button>
             )}
           </div>
         ))}
       </div>
-      {checkout && (
+      {checkout && invoice && (
         <PaymentWidget
           plan={checkout}
+          invoice={invoice}
+          onPaid={() => setInvoice({ ...invoice, paid: true })}
           publicId={publicId}
           widgetUrl={widgetUrl}
           accountId={session?.userId ?? ''}
-          onClose={() => setCheckout(null)}
+          onClose={() => {
+            setCheckout(null);
+            // A payment may have gone through meanwhile (its Pay notification records it): show what exists.
+            void sync();
+          }}
           onDone={(s, message) => {
             setCheckout(null);
+            setInvoice(null);
             if (s !== undefined) setSubscription(s);
             // A 409 means this tab's picture was stale: read the subscription that exists.
             else void sync();
@@ -173,8 +191,17 @@ const CANCELLED = 'User has cancelled';
  * account, with a recurrent charge every period of the plan; on its success `/api/subscribe` confirms that invoice
  * with the provider and records it (the provider's Pay notification records the same payment once).
  */
+/** A checkout's invoice: its id (the widget's InvoiceId, `/api/subscribe`'s uuid), its plan, and whether the widget paid it. */
+interface Invoice {
+  id: string;
+  plan: string;
+  paid: boolean;
+}
+
 function PaymentWidget({
   plan,
+  invoice,
+  onPaid,
   publicId,
   widgetUrl,
   accountId,
@@ -182,6 +209,8 @@ function PaymentWidget({
   onDone,
 }: {
   plan: Plan;
+  invoice: Invoice;
+  onPaid: () => void;
   publicId: string;
   widgetUrl: string;
   accountId: string;
@@ -194,11 +223,8 @@ function PaymentWidget({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  // Once the widget said the payment went through, only the confirm is repeated: paying again would charge the
-  // card again (a second charge of this invoice, and a second recurring subscription at the provider).
-  const [paid, setPaid] = useState(false);
-  // The InvoiceId: one per checkout, so a repeated confirm records the payment once.
-  const [invoiceId] = useState(() => crypto.randomUUID());
+  // Once the widget said the payment went through, only the confirm is repeated (see `Invoice`).
+  const { id: invoiceId, paid } = invoice;
   useEscape(onClose);
 
   const confirm = async () => {
@@ -242,7 +268,7 @@ function PaymentWidget({
       },
       {
         onSuccess: () => {
-          setPaid(true);
+          onPaid();
           void confirm();
         },
         onFail: (reason) => {
