@@ -276,6 +276,31 @@ describe('surviving the connection', () => {
 });
 
 describe('deleting a chat', () => {
+  it('while a send is on its way: the send is refused (404) and nothing is stored, no model called', async () => {
+    const chatId = await createChat(ALICE, { context_type: 'support' });
+    // The send's own round trips (entitlements, the context) are the window; widened here to be certain.
+    const limits = (stack.chat.chat as unknown as { d: { limits: { limitFor: (...a: unknown[]) => Promise<unknown> } } }).d.limits;
+    const limitFor = limits.limitFor.bind(limits);
+    let entered!: () => void;
+    const inSend = new Promise<void>((r) => (entered = r));
+    limits.limitFor = async (...a: unknown[]) => {
+      entered();
+      await new Promise((r) => setTimeout(r, 500));
+      return limitFor(...a);
+    };
+    const calls = stack.model.requests.length;
+    try {
+      const sending = openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'race' } });
+      await inSend;
+      expect((await api('DELETE', `/api/ai-chat/${chatId}`)).status).toBe(204);
+      expect((await sending).res.status).toBe(404);
+    } finally {
+      limits.limitFor = limitFor;
+    }
+    expect(await stack.chatDb.query('select 1 from chat_messages where chat_id = $1', [chatId])).toEqual([]);
+    expect(stack.model.requests.length).toBe(calls);
+  });
+
   it('stops its answer still streaming: the model request is aborted, the partial answer kept as stopped', async () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });
     stack.model.queue.push({ chunks: ['Half ', 'an ', 'answer ', 'never'], holdLast: true });

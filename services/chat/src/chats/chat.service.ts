@@ -154,10 +154,14 @@ export class ChatService {
     // One statement, no explicit transaction: the upsert reserves one answer of the period (its row lock
     // serialises the user's concurrent sends and its WHERE sees the latest count), and the messages are
     // stored only when the reservation was made. Over the limit nothing is stored and no model is called.
-    const [row] = await this.d.db.query<{ reserved: number | null }>(
-      `with reserve as (
+    // The chat's row is locked first: a delete racing this send waits for it (and then stops its answer), or came
+    // first and nothing is stored (an answer streaming for a deleted chat could not be stopped any more).
+    const [row] = await this.d.db.query<{ reserved: number | null; live: boolean }>(
+      `with live as (
+         select 1 from chats where id = $3 and deleted_at is null for update
+       ), reserve as (
          insert into chat_usage (user_id, context_type, period_start, used)
-         select $4, $5, $11, 1 where $12::int is null or $12::int > 0
+         select $4, $5, $11, 1 where exists (select 1 from live) and ($12::int is null or $12::int > 0)
          on conflict (user_id, context_type, period_start) do update set used = chat_usage.used + 1
           where $12::int is null or chat_usage.used < $12::int
          returning used
@@ -170,12 +174,13 @@ export class ChatService {
        ), upd as (
          update chats set title = coalesce(title, $10), updated_at = $7 where id = $3 and exists (select 1 from ins)
        )
-       select (select used from reserve) as reserved`,
+       select (select used from reserve) as reserved, exists (select 1 from live) as live`,
       [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, startedAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
       // A fixed text on the hot path: planned once per pooled connection.
       { prepare: true },
     );
-    if (row?.reserved === null || row?.reserved === undefined) {
+    if (!row?.live) throw ServiceError.notFound('The chat');
+    if (row.reserved === null || row.reserved === undefined) {
       ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
       throw new Error('chat: no reservation although the limit allows one');
     }
