@@ -79,6 +79,9 @@ export class BillingService {
     if (!plan || !plan.paid) throw ServiceError.validation({ plan: ['The selected plan is invalid; choose one of: ' + this.paidCodes() + '.'] });
     const now = this.opts.clock();
 
+    // The current subscription is read before the uuid: a subscription this very payment started (its webhook
+    // racing this call) is then seen with its payment, and answered as a repeat, not as a 409.
+    const current = await findCurrentSubscription(this.db, userId, this.opts.plans, now);
     // A repeated uuid answers the first result, without asking the provider again.
     const known = await findPaymentByUuid(this.db, req.uuid);
     if (known) {
@@ -87,7 +90,6 @@ export class BillingService {
     }
     // The spec's 409 comes before the payment is looked at (an unknown or unpaid uuid changes nothing either);
     // the decider checks it again on the stream, for a subscription started meanwhile.
-    const current = await findCurrentSubscription(this.db, userId, this.opts.plans, now);
     if (current && isActive({ status: current.status, endsAt: current.ends_at }, now)) throw activeSubscriptionConflict({ id: current.id, endsAt: current.ends_at });
 
     const payment = await this.provider.findPayment(req.uuid).catch((err: unknown) => {
