@@ -19,7 +19,7 @@ import {
   ServiceError,
 } from '@invest/platform';
 import { entitlementsFor } from './entitlements/plan-limits.js';
-import { normalizeAmount, sameAmount } from './plans/money.js';
+import { normalizeAmount, sameAmount, toMinorUnits } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
@@ -161,18 +161,17 @@ export class BillingService {
     const accountId = params.AccountId ?? null;
     const invoiceId = params.InvoiceId ?? null;
     const bought = planForPayment(this.opts.plans, amount, currency);
-    const plan = bought?.plan;
     const unattributed =
       nul.length > 0
         ? `a NUL character in ${nul.join(', ')}`
         : !isUserId(accountId ?? undefined)
         ? 'no usable AccountId'
-        : !plan
-          ? (Number(amount) > 0 ? `no paid plan is priced in ${currency}` : `the amount ${amount} is not positive`)
+        : !bought
+          ? ((toMinorUnits(amount) ?? 0n) > 0n ? `no paid plan is priced in ${currency}` : `the amount ${amount} is not positive`)
           : isTestMode(params.TestMode) && !this.opts.acceptTestPayments
             ? 'test-mode payment'
             : undefined;
-    if (unattributed || !bought || !plan || !accountId) {
+    if (unattributed || !bought || !accountId) {
       await this.recordUnattributed({ transactionId, accountId, invoiceId, amount, currency, reason: unattributed ?? 'unattributable', now });
       return { code: 0 };
     }
@@ -185,7 +184,7 @@ export class BillingService {
           userId: accountId,
           uuid: transactionId,
           payment: { transactionId, amount, currency, invoiceId, externalId: params.SubscriptionId ?? null },
-          plan,
+          plan: bought.plan,
           share: bought.share,
           newSubscriptionId: subscriptionIdFor(transactionId),
           now,
@@ -193,7 +192,7 @@ export class BillingService {
         paymentEventIds(transactionId),
       );
       if (result.newEvents.length) {
-        this.opts.logger.info({ transactionId, userId: accountId, plan: plan.code, events: result.newEvents.map((e) => e.type) }, 'billing: payment recorded');
+        this.opts.logger.info({ transactionId, userId: accountId, plan: bought.plan.code, events: result.newEvents.map((e) => e.type) }, 'billing: payment recorded');
       } else {
         this.opts.logger.info({ transactionId, userId: accountId }, 'billing: payment already recorded; notification acknowledged');
       }

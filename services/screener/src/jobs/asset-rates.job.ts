@@ -203,9 +203,8 @@ export async function tokenBatch(deps: ScreenerJobDeps, report: RunReport, ids: 
     // Only the coins asked for: a provider answering more must not create tokens nobody chose (nor refresh
     // them outside the set this run is responsible for).
     const asked = new Set(ids);
-    const unasked = parsed.quotes.filter((q) => !asked.has(q.id));
-    report.rowsSkipped(label, unasked.map((q) => ({ key: q.id, reason: 'not asked for' })));
-    items = tokenRateInputs(unasked.length ? parsed.quotes.filter((q) => asked.has(q.id)) : parsed.quotes, fetchedAt);
+    report.rowsSkipped(label, parsed.quotes.filter((q) => !asked.has(q.id)).map((q) => ({ key: q.id, reason: 'not asked for' })));
+    items = tokenRateInputs(parsed.quotes.filter((q) => asked.has(q.id)), fetchedAt);
   } catch (err) {
     const reason = report.blockFailed(label, err, ids.length);
     deps.logger.warn({ job: opts.source, provider: 'coingecko', reason }, `${label}: provider block skipped; last values kept`);
