@@ -7,29 +7,19 @@ import { randomUUID } from 'node:crypto';
 import { lockQuotaOwner } from '@invest/platform';
 import { blockedBy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, OPENING_RATES, eventually, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 
 const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 const user = () => `edge-${randomUUID().slice(0, 8)}`;
-const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });
+const share = (t: string) => stack.share(t);
+const firings: AlertsStack['firings'] = (id) => stack.firings(id);
 const rates: AlertsStack['applyRates'] = (batch) => stack.applyRates(batch);
-
-async function firings(notificationId: number): Promise<{ step_key: string }[]> {
-  return stack.alerts.db.query('select step_key from notification_firings where notification_id = $1 order by id', [notificationId]);
-}
+const subscribePaid: AlertsStack['subscribePaid'] = (u) => stack.subscribePaid(u);
 
 const at = (d: Date, minutes: number) => new Date(d.getTime() + minutes * 60_000);
-
-async function subscribePaid(u: string): Promise<void> {
-  const uuid = randomUUID();
-  stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
-  const res = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
-  expect(res.status).toBe(200);
-  stack.alerts.entitlements.invalidate(u);
-}
 
 async function changeAlert(u: string, body: Record<string, unknown>) {
   const res = await api('POST', '/api/price-change-alert', { user: u, body: { threshold: 5, frequency: 'hourly', name: 'moves', ...body } });
@@ -38,12 +28,7 @@ async function changeAlert(u: string, body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  stack = await startAlertsStack('aledge', { tickers: ['SBER', 'GAZP', 'LKOH'] });
-  await rates([
-    { ticker: 'SBER', rate: 100, change: 0 },
-    { ticker: 'GAZP', rate: 200, change: 0 },
-    { ticker: 'LKOH', rate: 300, change: 0 },
-  ]);
+  stack = await startAlertsStack('aledge', { tickers: ['SBER', 'GAZP', 'LKOH'], openingRates: OPENING_RATES });
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

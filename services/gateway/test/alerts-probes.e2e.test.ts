@@ -4,23 +4,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, OPENING_RATES, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 
 const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 const user = () => `probe-${randomUUID().slice(0, 8)}`;
-const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });
+const share = (t: string) => stack.share(t);
 const rates: AlertsStack['applyRates'] = (batch) => stack.applyRates(batch);
+const subscribe: AlertsStack['subscribePaid'] = (u) => stack.subscribePaid(u);
 
 beforeAll(async () => {
-  stack = await startAlertsStack('alprobe', { tickers: ['SBER', 'GAZP', 'LKOH'], alerts: { notificationsPerUser: 1000 } });
-  await rates([
-    { ticker: 'SBER', rate: 100, change: 0 },
-    { ticker: 'GAZP', rate: 200, change: 0 },
-    { ticker: 'LKOH', rate: 300, change: 0 },
-  ]);
+  stack = await startAlertsStack('alprobe', { tickers: ['SBER', 'GAZP', 'LKOH'], openingRates: OPENING_RATES, alerts: { notificationsPerUser: 1000 } });
 }, 120_000);
 afterAll(async () => {
   await stack?.close();
@@ -334,10 +330,3 @@ describe('Accept-Language and SSE', () => {
   });
 });
 
-async function subscribe(u: string): Promise<void> {
-  const uuid = randomUUID();
-  stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
-  const res = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
-  expect(res.status).toBe(200);
-  stack.alerts.entitlements.invalidate(u);
-}

@@ -12,7 +12,7 @@ import { markTargetDeleted, priceAlertsJob, priceChangeAlertsJob } from '@invest
 import { busSubject, createLogger, runJob } from '@invest/platform';
 import { blockedBy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, OPENING_RATES, eventually, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 const fired: { subject: string; data: NotificationFiredV1 }[] = [];
@@ -21,14 +21,12 @@ const logger = createLogger('test', 'silent');
 const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 const user = () => `u-${randomUUID().slice(0, 8)}`;
-const share = (t: string) => ({ type: 'share', id: stack.shareIds[t]! });
+const share = (t: string) => stack.share(t);
+const firings: AlertsStack['firings'] = (id) => stack.firings(id);
 const at = (d: Date, minutes: number) => new Date(d.getTime() + minutes * 60_000);
 
-async function firings(notificationId: number): Promise<{ step_key: string }[]> {
-  return stack.alerts.db.query('select step_key from notification_firings where notification_id = $1 order by id', [notificationId]);
-}
-
 const rates: AlertsStack['applyRates'] = (batch) => stack.applyRates(batch);
+const subscribePaid: AlertsStack['subscribePaid'] = (u) => stack.subscribePaid(u);
 
 async function priceAlert(u: string, target: number, ticker = 'SBER') {
   const res = await api('POST', '/api/price-alert', { user: u, body: { target_price: target, assetable: share(ticker), name: `${ticker} ${target}` } });
@@ -42,28 +40,15 @@ async function changeAlert(u: string, body: Record<string, unknown>) {
   return res.body.data;
 }
 
-async function subscribePaid(u: string): Promise<void> {
-  const uuid = randomUUID();
-  stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: uuid });
-  const res = await api('POST', '/api/subscribe', { user: u, body: { uuid, plan: 'basic-m' } });
-  expect(res.status).toBe(200);
-  stack.alerts.entitlements.invalidate(u);
-}
-
 beforeAll(async () => {
   // A per-user limit small enough to reach (no other test gives one user more than 6 notifications).
-  stack = await startAlertsStack('alrt', { tickers: ['SBER', 'GAZP', 'LKOH'], alerts: { notificationsPerUser: 8 } });
+  stack = await startAlertsStack('alrt', { tickers: ['SBER', 'GAZP', 'LKOH'], openingRates: OPENING_RATES, alerts: { notificationsPerUser: 8 } });
   stack.bus.nc.subscribe(busSubject(stack.gw.config.busPrefix, 'alerts.events.>'), {
     callback: (_err, msg) => {
       const e = msg.json<{ data: NotificationFiredV1 }>();
       fired.push({ subject: msg.subject, data: e.data });
     },
   });
-  await rates([
-    { ticker: 'SBER', rate: 100, change: 0 },
-    { ticker: 'GAZP', rate: 200, change: 0 },
-    { ticker: 'LKOH', rate: 300, change: 0 },
-  ]);
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

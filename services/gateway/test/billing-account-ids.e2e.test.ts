@@ -11,15 +11,7 @@ import { type BillingStack, CP_SECRET, startBillingStack } from './support/billi
 
 let stack: BillingStack;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely
-async function api(method: string, path: string, opts: { user?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const api: BillingStack['api'] = (...args) => stack.api(...args);
 const webhook = () => new URL('/api/provider/payment-success', stack.base).toString();
 
 beforeAll(async () => {

@@ -8,15 +8,9 @@ import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { busName, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl } from '@invest/platform/testing/index';
-import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
-import { type ChatApp, createChatApp } from '@invest/chat/chat.app';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintDevToken } from '../src/auth/dev-token.js';
-import { type FullStack, startFullStack } from './support/full-stack.js';
+import { type ChatStack, startChatStack } from './support/chat-stack.js';
 
-const JWT_SECRET = 'chat-model-failures-secret-0123456789-0123456789';
 const KEY = 'sk-model-failures';
 const IDLE_MS = 1500;
 
@@ -39,24 +33,17 @@ const normal: Script = (_req, res) => {
   res.end('data: [DONE]\n\n');
 };
 
-let stack: { full: FullStack; chat: ChatApp; billing: BillingApp; close(): Promise<void> };
+let stack: ChatStack;
 let base: string;
 let server: ReturnType<typeof createServer>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function api(method: string, path: string, user: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { authorization: `Bearer ${await mintDevToken(user, JWT_SECRET)}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, base), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
+const api = (method: string, path: string, user: string, body?: unknown) => stack.api(method, path, { user, body });
 
 /** Sends a message and reads the whole SSE answer (events with their data). */
 async function ask(user: string, chatId: string, message: string, timeoutMs = 20_000) {
   const res = await fetch(new URL(`/api/ai-chat/${chatId}/messages`, base), {
     method: 'POST',
-    headers: { authorization: `Bearer ${await mintDevToken(user, JWT_SECRET)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { authorization: `Bearer ${await stack.token(user)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ message }),
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -96,44 +83,8 @@ beforeAll(async () => {
   await once(server, 'listening');
   const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 
-  const name = 'chatmf';
-  const full = await startFullStack({ name, tickers: ['SBER'], gateway: { auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000, chatHeartbeatMs: 500 } });
-  const logger = createLogger('test', 'silent');
-  const natsUrl = testNatsUrl();
-  const billingDb = await createTestDatabase(`${name}_bil`);
-  const chatDb = await createTestDatabase(`${name}_chat`);
-  const billing = await createBillingApp({
-    databaseUrl: billingDb.url,
-    natsUrl,
-    busPrefix: full.busPrefix,
-    logger,
-    cloudPayments: { baseUrl: 'http://127.0.0.1:9', publicId: 'pk_adv', apiSecret: 'adv_secret', timeoutMs: 500, retries: 0, backoffMs: 10 },
-    relayPollMs: 100,
-  });
-  const chat = await createChatApp({
-    databaseUrl: chatDb.url,
-    natsUrl,
-    busPrefix: full.busPrefix,
-    logger,
-    openai: { baseUrl: modelUrl, apiKey: KEY, connectTimeoutMs: 1500, idleTimeoutMs: IDLE_MS, maxRetries: 0 },
-    streamMaxAgeMs: 60_000,
-    shutdownDrainMs: 0,
-  });
-  base = full.base;
-  stack = {
-    full,
-    chat,
-    billing,
-    async close() {
-      await full.gw.close();
-      await chat.close();
-      await billing.close();
-      for (const s of ['CHAT_STREAMS', 'BILLING_EVENTS']) await full.bus.jsm.streams.delete(busName(full.busPrefix, s)).catch(() => undefined);
-      await full.close();
-      await chatDb.drop();
-      await billingDb.drop();
-    },
-  };
+  stack = await startChatStack('chatmf', { heartbeatMs: 500, idleTimeoutMs: IDLE_MS, connectTimeoutMs: 1500, model: { url: modelUrl, apiKey: KEY } });
+  base = stack.base;
 }, 120_000);
 
 afterAll(async () => {

@@ -5,30 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
+import type { ApiOptions } from './support/gateway-api.js';
 import { type ChatStack, CP_SECRET, startChatStack } from './support/chat-stack.js';
-import { readSse } from './support/sse-reader.js';
 
 let stack: ChatStack;
 const ALICE = `probe-alice-${randomUUID().slice(0, 8)}`;
 const BOB = `probe-bob-${randomUUID().slice(0, 8)}`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function api(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = { ...opts.headers };
-  headers.authorization = `Bearer ${await stack.token(opts.user ?? ALICE)}`;
-  if (opts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
-
-async function openSse(method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const ac = new AbortController();
-  const headers: Record<string, string> = { ...opts.headers, authorization: `Bearer ${await stack.token(opts.user ?? ALICE)}`, accept: 'text/event-stream' };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: ac.signal });
-  return readSse(res, ac);
-}
+const api = (method: string, path: string, opts: ApiOptions = {}) => stack.api(method, path, { ...opts, user: opts.user ?? ALICE });
+const openSse = (method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+  stack.openSse(method, path, { ...opts, user: opts.user ?? ALICE });
 
 const createChat = async (user: string, body: Record<string, unknown>) => {
   const r = await api('POST', '/api/ai-chat', { user, body });
@@ -114,7 +100,7 @@ describe('context types and context_id / context_data validation', () => {
     const chatId = await createChat(ALICE, { context_type: 'support' });
     const depth = 100_000;
     const raw = `{"message":"q","context_data":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
-    const r = await api('POST', `/api/ai-chat/${chatId}/messages`, { rawBody: raw });
+    const r = await api('POST', `/api/ai-chat/${chatId}/messages`, { raw: raw });
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).not.toBe(500);
     expect([413, 422, 400]).toContain(r.status);
   });

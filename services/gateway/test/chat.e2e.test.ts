@@ -10,30 +10,14 @@ import { busName, busSubject } from '@invest/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { type ChatStack, CP_SECRET, startChatStack } from './support/chat-stack.js';
-import { readSse } from './support/sse-reader.js';
 
 let stack: ChatStack;
 const ALICE = `alice-${randomUUID().slice(0, 8)}`;
 const BOB = `bob-${randomUUID().slice(0, 8)}`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-async function api(method: string, path: string, opts: { user?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = {};
-  headers.authorization = `Bearer ${await stack.token(opts.user ?? ALICE)}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text };
-}
-
-async function openSse(method: string, path: string, opts: { user?: string; body?: unknown; lastEventId?: string } = {}) {
-  const ac = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${await stack.token(opts.user ?? ALICE)}`, accept: 'text/event-stream' };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.lastEventId) headers['last-event-id'] = opts.lastEventId;
-  const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: ac.signal });
-  return readSse(res, ac);
-}
+const api = (method: string, path: string, opts: { user?: string; body?: unknown } = {}) => stack.api(method, path, { ...opts, user: opts.user ?? ALICE });
+const openSse = (method: string, path: string, opts: { user?: string; body?: unknown; lastEventId?: string } = {}) =>
+  stack.openSse(method, path, { user: opts.user ?? ALICE, body: opts.body, headers: opts.lastEventId ? { 'last-event-id': opts.lastEventId } : {} });
 
 const createChat = async (user: string, body: Record<string, unknown>) => {
   const r = await api('POST', '/api/ai-chat', { user, body });

@@ -12,8 +12,7 @@ let stack: AlertsStack;
 const api: AlertsStack['api'] = (...args) => stack.api(...args);
 
 beforeAll(async () => {
-  stack = await startAlertsStack('evorder', { tickers: ['SBER'] });
-  await stack.applyRates([{ ticker: 'SBER', rate: 100, change: 0 }]);
+  stack = await startAlertsStack('evorder', { tickers: ['SBER'], openingRates: [{ ticker: 'SBER', rate: 100, change: 0 }] });
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

@@ -11,7 +11,8 @@ import { busSubject } from '@invest/platform';
 import { holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_FEED, type NotificationFeed } from '../src/alerts/notification-feed.js';
-import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { looseBody } from './support/gateway-api.js';
+import { type AlertsStack, OPENING_RATES, eventually, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 
@@ -41,13 +42,7 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
       return { status: res.status, body: undefined, text, ctype };
     }
     const text = await res.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = text;
-    }
-    return { status: res.status, body, text, ctype };
+    return { status: res.status, body: looseBody(text), text, ctype };
   } finally {
     clearTimeout(timer);
   }
@@ -93,11 +88,8 @@ beforeAll(async () => {
     tickers: ['SBER', 'GAZP'],
     // A short backstop poll so a stream that outlived its client shows up as inbox reads within the test.
     gateway: { notificationStream: { pollMs: 200, heartbeatMs: 300 } },
+    openingRates: OPENING_RATES.filter((r) => r.ticker !== 'LKOH'),
   });
-  await rates([
-    { ticker: 'SBER', rate: 100, change: 0 },
-    { ticker: 'GAZP', rate: 200, change: 0 },
-  ]);
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

@@ -6,20 +6,19 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type JobOutcome, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ScreenerApp, createScreenerApp } from '../src/screener.app.js';
+import type { ScreenerApp } from '../src/screener.app.js';
 import { FakeProviders } from '../src/testing/fake-providers.js';
+import { type JobScreener, startJobScreener } from './support/job-screener.js';
 
 const logger = createLogger('scr-http-faults', 'silent');
-const busPrefix = `${uniqueName('scrhttp')}.`;
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, upstream: () => Promise<{ status: number; type: string; body: string }>) => void | Promise<void>;
 
 let fake: FakeProviders;
 let proxy: Server;
 let proxyUrl: string;
-let db: { url: string; drop(): Promise<void> };
+let stack: JobScreener;
 let screener: ScreenerApp;
 const rules: { match: RegExp; behave: Behaviour }[] = [];
 const seen: string[] = [];
@@ -41,32 +40,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  db = await createTestDatabase('scr_http_faults');
-  screener = await createScreenerApp({
-    databaseUrl: db.url,
-    natsUrl: testNatsUrl(),
-    busPrefix,
+  stack = await startJobScreener('httpfaults', {
+    fake,
     logger,
-    relay: false,
-    usedAssetsConsumer: false,
-    providers: {
-      MOEX_ISS_URL: `${proxyUrl}/iss`,
-      COINGECKO_URL: `${proxyUrl}/api/v3`,
-      MOEX_ISS_MIN_INTERVAL_MS: 0,
-      MAIN_COINS: ['bitcoin'],
-      PROVIDER_TIMEOUT_MS: 500,
-      PROVIDER_RETRIES: 1,
-      PROVIDER_BACKOFF_MS: 10,
-    },
+    providers: { MOEX_ISS_URL: `${proxyUrl}/iss`, COINGECKO_URL: `${proxyUrl}/api/v3`, PROVIDER_TIMEOUT_MS: 500, PROVIDER_RETRIES: 1, PROVIDER_BACKOFF_MS: 10 },
   });
+  screener = stack.screener;
 });
 
 afterAll(async () => {
-  await screener?.close();
+  await stack?.close();
   proxy?.closeAllConnections();
   await new Promise((r) => proxy?.close(r));
   await fake?.close();
-  await db?.drop();
 });
 
 beforeEach(() => {

@@ -5,48 +5,35 @@
  */
 import { type ListSharesReply, type ShareRow, Subjects } from '@invest/contracts';
 import { type JobOutcome, RpcClient, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { testNatsUrl } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ScreenerApp, createScreenerApp } from '../src/screener.app.js';
+import type { ScreenerApp } from '../src/screener.app.js';
 import { FakeProviders } from '../src/testing/fake-providers.js';
+import { type JobScreener, startJobScreener } from './support/job-screener.js';
 
 const logger = createLogger('scr-provider-robustness', 'silent');
-const busPrefix = `${uniqueName('scrrob')}.`;
 
 let fake: FakeProviders;
-let db: { url: string; drop(): Promise<void> };
+let stack: JobScreener;
 let screener: ScreenerApp;
 let rpc: RpcClient;
 
 beforeAll(async () => {
   fake = await FakeProviders.start();
-  db = await createTestDatabase('scr_robust');
-  screener = await createScreenerApp({
-    databaseUrl: db.url,
-    natsUrl: testNatsUrl(),
-    busPrefix,
+  stack = await startJobScreener('robust', {
+    fake,
     logger,
-    relay: false,
-    usedAssetsConsumer: false,
-    providers: {
-      MOEX_ISS_URL: fake.moexUrl,
-      COINGECKO_URL: fake.coingeckoUrl,
-      MOEX_ISS_MIN_INTERVAL_MS: 0,
-      MAIN_COINS: ['bitcoin', 'ethereum'],
-      PROVIDER_TIMEOUT_MS: 400,
-      PROVIDER_RETRIES: 1,
-      PROVIDER_BACKOFF_MS: 10,
-    },
+    providers: { MAIN_COINS: ['bitcoin', 'ethereum'], PROVIDER_TIMEOUT_MS: 400, PROVIDER_RETRIES: 1, PROVIDER_BACKOFF_MS: 10 },
   });
-  rpc = RpcClient.create({ natsUrl: testNatsUrl(), name: 'scr-provider-robustness', defaultTimeoutMs: 10_000, busPrefix });
+  screener = stack.screener;
+  rpc = RpcClient.create({ natsUrl: testNatsUrl(), name: 'scr-provider-robustness', defaultTimeoutMs: 10_000, busPrefix: stack.busPrefix });
   await rpc.connect();
 });
 
 afterAll(async () => {
   await rpc?.close();
-  await screener?.close();
+  await stack?.close();
   await fake?.close();
-  await db?.drop();
 });
 
 beforeEach(() => fake.reset());

@@ -3,36 +3,26 @@
  * Quote times are driven through the fake ISS (SYSTIME/UPDATETIME, Moscow time without offset).
  */
 import { type JobOutcome, createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScreenerApp, createScreenerApp } from '../src/screener.app.js';
+import type { ScreenerApp } from '../src/screener.app.js';
 import { FakeProviders } from '../src/testing/fake-providers.js';
+import { type JobScreener, startJobScreener } from './support/job-screener.js';
 
 const logger = createLogger('scr-rate-formulas', 'silent');
-const busPrefix = `${uniqueName('scrform')}.`;
 
 let fake: FakeProviders;
-let db: { url: string; drop(): Promise<void> };
+let stack: JobScreener;
 let screener: ScreenerApp;
 
 beforeAll(async () => {
   fake = await FakeProviders.start();
-  db = await createTestDatabase('scr_rate_formulas');
-  screener = await createScreenerApp({
-    databaseUrl: db.url,
-    natsUrl: testNatsUrl(),
-    busPrefix,
-    logger,
-    relay: false,
-    usedAssetsConsumer: false,
-    providers: { MOEX_ISS_URL: fake.moexUrl, COINGECKO_URL: fake.coingeckoUrl, MOEX_ISS_MIN_INTERVAL_MS: 0, MAIN_COINS: ['bitcoin'], PROVIDER_TIMEOUT_MS: 1000, PROVIDER_RETRIES: 0, PROVIDER_BACKOFF_MS: 10 },
-  });
+  stack = await startJobScreener('formulas', { fake, logger, providers: { PROVIDER_TIMEOUT_MS: 1000, PROVIDER_RETRIES: 0, PROVIDER_BACKOFF_MS: 10 } });
+  screener = stack.screener;
 });
 
 afterAll(async () => {
-  await screener?.close();
+  await stack?.close();
   await fake?.close();
-  await db?.drop();
 });
 
 const sber = async () =>

@@ -15,23 +15,11 @@ import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/port
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import { mintDevToken } from '../../src/auth/dev-token.js';
+import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
 import { createGatewayApp, type GatewayApp, type GatewayAppOptions } from '../../src/gateway.app.js';
 
 const JWT_SECRET = 'alerts-e2e-secret-0123456789-0123456789';
 const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
-
-export interface ApiOptions {
-  user?: string;
-  body?: unknown;
-  raw?: string;
-  headers?: Record<string, string>;
-}
-export interface ApiAnswer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-  body: any;
-  text: string;
-}
 
 export interface AlertsStack {
   base: string;
@@ -54,18 +42,48 @@ export interface AlertsStack {
    */
   api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
   /** Records one RatesUpdated batch through the screener's recorder (published by its relay). */
-  publishRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
+  publishRates(rates: readonly StackRate[]): Promise<void>;
   /**
    * `publishRates`, then waits until the alerts consumer has applied the batch (its last rate is the latest stored;
    * the evaluation commits with it) and a moment for the relay to publish what fired.
    */
-  applyRates(rates: { ticker: string; rate: number | null; change: number | null; asOf?: Date }[]): Promise<void>;
+  applyRates(rates: readonly StackRate[]): Promise<void>;
+  /** The `assetable` of a share of the demo data, by ticker. */
+  share(ticker: string): { type: 'share'; id: number };
+  /** The step keys of a notification's stored firings, in the order they fired. */
+  firings(notificationId: number): Promise<{ step_key: string }[]>;
+  /** Pays for `basic-m` at the local CloudPayments and confirms it (`POST /api/subscribe`); alerts then sees the paid plan. */
+  subscribePaid(userId: string): Promise<void>;
   /** Another alerts instance on the same database and bus. */
   addAlertsInstance(over?: Partial<AlertsAppOptions>): Promise<AlertsApp>;
   close(): Promise<void>;
 }
 
-export async function startAlertsStack(name: string, opts: { tickers: string[]; alerts?: Partial<AlertsAppOptions>; provider?: Omit<Partial<FakeCloudPaymentsOptions>, 'publicId' | 'apiSecret'>; gateway?: Omit<Partial<GatewayAppOptions>, 'natsUrl' | 'busPrefix' | 'logger'> }): Promise<AlertsStack> {
+/** The opening prices most alerts tests start from: SBER 100, GAZP 200, LKOH 300, no 24h change. */
+export const OPENING_RATES: readonly StackRate[] = [
+  { ticker: 'SBER', rate: 100, change: 0 },
+  { ticker: 'GAZP', rate: 200, change: 0 },
+  { ticker: 'LKOH', rate: 300, change: 0 },
+];
+
+export interface AlertsStackOptions {
+  tickers: string[];
+  /** Rates applied (`applyRates`) once the stack runs, before it is returned: the tests' opening prices. */
+  openingRates?: readonly StackRate[];
+  alerts?: Partial<AlertsAppOptions>;
+  provider?: Omit<Partial<FakeCloudPaymentsOptions>, 'publicId' | 'apiSecret'>;
+  gateway?: Omit<Partial<GatewayAppOptions>, 'natsUrl' | 'busPrefix' | 'logger'>;
+}
+
+/** One rate of a test batch: the ticker's rate and 24h change, at `asOf` (the stack's clock when not given). */
+export interface StackRate {
+  ticker: string;
+  rate: number | null;
+  change: number | null;
+  asOf?: Date;
+}
+
+export async function startAlertsStack(name: string, opts: AlertsStackOptions): Promise<AlertsStack> {
   const busPrefix = `${uniqueName(name)}.`;
   const logger: Logger = createLogger('test', 'silent');
   const natsUrl = testNatsUrl();
@@ -120,7 +138,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     });
     await recordRatesForTest(screener.db, 'share', `test-${randomUUID().slice(0, 8)}`, changes, logger);
   };
-  return {
+  const stack: AlertsStack = {
     base,
     busPrefix,
     screener,
@@ -133,20 +151,7 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
     clock,
     shareIds,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
-    async api(method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.user) headers.authorization = `Bearer ${await mintDevToken(opts.user, JWT_SECRET)}`;
-      if (opts.body !== undefined || opts.raw !== undefined) headers['content-type'] ??= 'application/json';
-      const res = await fetch(new URL(path, base), { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = text;
-      }
-      return { status: res.status, body, text };
-    },
+    api: gatewayApi(base, (userId) => mintDevToken(userId, JWT_SECRET)),
     publishRates,
     async applyRates(rates) {
       await publishRates(rates);
@@ -158,6 +163,19 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
         `rate of ${last.ticker}`,
       );
       await new Promise((r) => setTimeout(r, 100));
+    },
+    share(ticker) {
+      const id = shareIds[ticker];
+      if (id === undefined) throw new Error(`the stack was not started with ${ticker}`);
+      return { type: 'share', id };
+    },
+    firings: (notificationId) => alerts.db.query('select step_key from notification_firings where notification_id = $1 order by id', [notificationId]),
+    async subscribePaid(userId) {
+      const uuid = randomUUID();
+      provider.addPayment({ AccountId: userId, Amount: 299, InvoiceId: uuid });
+      const res = await stack.api('POST', '/api/subscribe', { user: userId, body: { uuid, plan: 'basic-m' } });
+      if (res.status !== 200) throw new Error(`subscribe answered ${res.status}: ${res.text}`);
+      alerts.entitlements.invalidate(userId);
     },
     async addAlertsInstance(over = {}) {
       const app = await createAlertsApp({ ...alertsOptions, ...over });
@@ -176,6 +194,15 @@ export async function startAlertsStack(name: string, opts: { tickers: string[]; 
       for (const d of dbs) await d.drop();
     },
   };
+  if (opts.openingRates?.length) {
+    try {
+      await stack.applyRates(opts.openingRates);
+    } catch (err) {
+      await stack.close();
+      throw err;
+    }
+  }
+  return stack;
 }
 
 /** Polls `read` until `ok` holds (every 50 ms, at most `timeoutMs`), else fails naming `what` and the last value. */

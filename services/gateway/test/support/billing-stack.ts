@@ -8,6 +8,7 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
 import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { mintDevToken } from '../../src/auth/dev-token.js';
+import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
 import { createGatewayApp, type GatewayApp } from '../../src/gateway.app.js';
 
 export const CP_SECRET = 'e2e_cloudpayments_secret';
@@ -24,6 +25,8 @@ export interface BillingStack {
   /** The billing services' clock; tests move it. */
   clock: { now: Date };
   token(userId: string): Promise<string>;
+  /** An HTTP call to the gateway (`gatewayApi`). */
+  api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
   addInstance(): Promise<BillingApp>;
   close(): Promise<void>;
 }
@@ -58,6 +61,7 @@ export async function startBillingStack(name: string): Promise<BillingStack> {
     provider,
     clock,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
+    api: gatewayApi(base, (userId) => mintDevToken(userId, JWT_SECRET)),
     async addInstance() {
       const app = await createBillingApp(options);
       instances.push(app);

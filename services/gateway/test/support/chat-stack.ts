@@ -9,6 +9,8 @@ import { type ChatApp, createChatApp } from '@invest/chat/chat.app';
 import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
 import { mintDevToken } from '../../src/auth/dev-token.js';
 import { type FullStack, startFullStack } from './full-stack.js';
+import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
+import { readSse } from './sse-reader.js';
 
 const JWT_SECRET = 'chat-e2e-secret-0123456789-0123456789-xyz';
 export const OPENAI_KEY = 'sk-test-chat-e2e';
@@ -24,12 +26,27 @@ export interface ChatStack {
   /** The chat service's clock; tests move it. */
   clock: { now: Date };
   token(userId: string): Promise<string>;
+  /** An HTTP call to the gateway (`gatewayApi`). */
+  api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
+  /** An SSE request to the gateway as `user`, read as it arrives (`readSse`). */
+  openSse(method: string, path: string, opts: { user: string; body?: unknown; headers?: Record<string, string> }): Promise<ReturnType<typeof readSse>>;
   /** Starts another chat instance on the same database and bus (NATS shares the requests between them). */
   addInstance(): Promise<ChatApp>;
   close(): Promise<void>;
 }
 
-export async function startChatStack(name: string, opts: { heartbeatMs?: number; idleTimeoutMs?: number; offline?: boolean; requestTimeoutMs?: number } = {}): Promise<ChatStack> {
+export interface ChatStackOptions {
+  heartbeatMs?: number;
+  idleTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** No API key: the built-in offline responder answers. */
+  offline?: boolean;
+  requestTimeoutMs?: number;
+  /** Another OpenAI-compatible server as the model (a test's scripted one); the local fake still runs, unused. */
+  model?: { url: string; apiKey: string };
+}
+
+export async function startChatStack(name: string, opts: ChatStackOptions = {}): Promise<ChatStack> {
   const full = await startFullStack({
     name,
     tickers: ['SBER', 'GAZP'],
@@ -61,8 +78,13 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     busPrefix: full.busPrefix,
     logger,
     clock: () => clock.now,
-    // Offline: no key, so the built-in offline responder answers.
-    openai: { baseUrl: model.url, ...(opts.offline ? {} : { apiKey: OPENAI_KEY }), connectTimeoutMs: 5000, idleTimeoutMs: opts.idleTimeoutMs ?? 10_000, maxRetries: 0 },
+    openai: {
+      baseUrl: opts.model?.url ?? model.url,
+      ...(opts.offline ? {} : { apiKey: opts.model?.apiKey ?? OPENAI_KEY }),
+      connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
+      idleTimeoutMs: opts.idleTimeoutMs ?? 10_000,
+      maxRetries: 0,
+    },
     streamMaxAgeMs: 60_000,
     // Long enough that only a billing event can make a new plan apply within a test.
     entitlementsTtlMs: 120_000,
@@ -79,6 +101,14 @@ export async function startChatStack(name: string, opts: { heartbeatMs?: number;
     model,
     clock,
     token: (userId) => mintDevToken(userId, JWT_SECRET),
+    api: gatewayApi(full.base, (userId) => mintDevToken(userId, JWT_SECRET)),
+    async openSse(method, path, o) {
+      const ac = new AbortController();
+      const headers: Record<string, string> = { ...o.headers, authorization: `Bearer ${await mintDevToken(o.user, JWT_SECRET)}`, accept: 'text/event-stream' };
+      if (o.body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(new URL(path, full.base), { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: ac.signal });
+      return readSse(res, ac);
+    },
     async addInstance() {
       const app = await createChatApp(chatOptions);
       instances.push(app);
