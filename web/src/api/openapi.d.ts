@@ -1334,7 +1334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1829,7 +1829,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2330,7 +2330,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2509,7 +2509,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2773,7 +2773,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4169,7 +4169,10 @@ export interface operations {
     ChatMessagesController_send: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Chat id (UUID). */
                 id: string;
@@ -4473,7 +4476,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4617,7 +4620,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { requireUser } from '@invest/platform';
+import { idempotencyKeyOf, requireUser } from '@invest/platform';
 import { CHAT_SERVICE } from '../chat.tokens.js';
 import type { ChatService } from './chat.service.js';
 
@@ -37,7 +37,7 @@ export class ChatHandler {
 
   @MessagePattern(Subjects.chat.messagesSend)
   send(@Payload() req: RpcRequest<unknown>) {
-    return this.chat.send(requireUser(req.meta), req.data);
+    return this.chat.send(requireUser(req.meta), req.data, idempotencyKeyOf(req.meta));
   }
 
   @MessagePattern(Subjects.chat.messagesGet)

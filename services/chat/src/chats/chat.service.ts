@@ -17,9 +17,10 @@ import {
   rateMessageRequestSchema,
   type SendMessageReply,
   sendMessageRequestSchema,
+  Subjects,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type Logger, parseOrThrow, type RpcClient, ServiceError } from '@invest/platform';
+import { type Bus, busSubject, type Db, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, storedIdempotentResponse, withIdempotency } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
@@ -129,10 +130,17 @@ export class ChatService {
   /**
    * Stores the user's message and the assistant's (streaming) one, then starts the model call in the
    * background and answers at once; the answer's events follow on `chat.stream.<messageId>`.
-   * Over the period's limit: 429 before anything is stored or any model is called.
+   * Over the period's limit: 429 before anything is stored or any model is called. A repeat with the same
+   * `Idempotency-Key` is answered the first reply (its answer's id), and nothing is stored or called again.
    */
-  async send(userId: string, input: unknown): Promise<SendMessageReply> {
+  async send(userId: string, input: unknown, idempotencyKey?: string): Promise<SendMessageReply> {
     const req = parseOrThrow(sendMessageRequestSchema, input);
+    // The key names the question, not the gateway's name for the answer (a new one on every try): a repeat gets
+    // the first try's answer, before any check (the chat, the limit), as a create's repeat gets its first response.
+    const subject = Subjects.chat.messagesSend;
+    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, { chat_id: req.chat_id, message: req.message, context_data: req.context_data }) };
+    const replayed = await storedIdempotentResponse<SendMessageReply>(this.d.db, idempotency);
+    if (replayed) return replayed;
     // The entitlements depend on the user only: read them while the chat is looked up.
     this.d.limits.prefetch(userId);
     const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
@@ -151,12 +159,12 @@ export class ChatService {
     // The day of the answer's row: an orphaned answer gives its reservation back to the day its row names (a send
     // at 23:59:59.999 had reserved on one day and given back on the next).
     const period = dayPeriod(startedAt, this.d.limits.marketTz);
-    // One statement, no explicit transaction: the upsert reserves one answer of the period (its row lock
-    // serialises the user's concurrent sends and its WHERE sees the latest count), and the messages are
-    // stored only when the reservation was made. Over the limit nothing is stored and no model is called.
+    // One statement (in a transaction only with an Idempotency-Key, below): the upsert reserves one answer of the
+    // period (its row lock serialises the user's concurrent sends and its WHERE sees the latest count), and the
+    // messages are stored only when the reservation was made. Over the limit nothing is stored and no model is called.
     // The chat's row is locked first: a delete racing this send waits for it (and then stops its answer), or came
     // first and nothing is stored (an answer streaming for a deleted chat could not be stopped any more).
-    const [row] = await this.d.db.query<{ reserved: number | null; live: boolean }>(
+    const store = (client: SqlClient) => client.query<{ reserved: number | null; live: boolean }>(
       `with live as (
          select 1 from chats where id = $3 and deleted_at is null for update
        ), reserve as (
@@ -176,13 +184,28 @@ export class ChatService {
        )
        select (select used from reserve) as reserved, exists (select 1 from live) as live`,
       [userMessageId, messageId, chat.id, userId, provider.type, req.message, now.toISOString(), model, startedAt.toISOString(), titleFromMessage(req.message), period.start.toISOString(), limit],
-      // A fixed text on the hot path: planned once per pooled connection.
+      // A fixed text on the hot path: planned once per pooled connection (outside a transaction).
       { prepare: true },
     );
-    if (!row?.live) throw ServiceError.notFound('The chat');
-    if (row.reserved === null || row.reserved === undefined) {
-      ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
-      throw new Error('chat: no reservation although the limit allows one');
+    const requireStored = ([row]: { reserved: number | null; live: boolean }[]) => {
+      if (!row?.live) throw ServiceError.notFound('The chat');
+      if (row.reserved === null || row.reserved === undefined) {
+        ChatLimits.requireRemaining({ limit, used: limit ?? 0, resetsAt: period.resetsAt }, provider);
+        throw new Error('chat: no reservation although the limit allows one');
+      }
+    };
+    const reply: SendMessageReply = { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
+    if (idempotencyKey === undefined) requireStored(await store(this.d.db));
+    else {
+      // The key is claimed with the messages: a refused send (404, 429) leaves it unused; a repeat racing this one
+      // waits for it and gets its answer, and starts no model call of its own.
+      const answered = await this.d.db.transaction((tx) =>
+        withIdempotency(tx, idempotency, async () => {
+          requireStored(await store(tx));
+          return reply;
+        }, { status: 200 }),
+      );
+      if (answered.message_id !== messageId) return answered;
     }
 
     const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];
@@ -195,7 +218,7 @@ export class ChatService {
       periodStart: period.start,
       remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
     });
-    return { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
+    return reply;
   }
 
   /** The user's chat and its newest messages with content (oldest first), in one round trip; 404 otherwise. */

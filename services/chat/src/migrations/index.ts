@@ -1,5 +1,8 @@
-import { eventStoreMigration } from '@invest/platform';
+import { eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
 import { ChatSchema } from './0001-chat-schema.js';
 
+/** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of a send. */
+class ChatIdempotencyKeys extends IdempotencyKeysMigration {}
+
 /** Every migration of the chat database, in order. Names are stable: never rename one that shipped. */
-export const migrations = [eventStoreMigration, { name: '0001-chat-schema', class: ChatSchema }];
+export const migrations = [eventStoreMigration, { name: '0001-chat-schema', class: ChatSchema }, { name: '0002-idempotency-keys', class: ChatIdempotencyKeys }];

@@ -13,6 +13,7 @@ import { parseBody } from '../validation/request-input.js';
 import { CHAT_STREAM_READER } from './chat.tokens.js';
 import type { AnswerSubscription, ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
 import { ApiChatId, ApiChatLimited } from './chats.controller.js';
+import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { openSse, parseLastEventId, writeSse } from './sse.js';
 
 const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
@@ -43,18 +44,26 @@ export class ChatMessagesController {
   @ApiOkResponse({ description: SSE_DESCRIPTION })
   @ApiChatLimited()
   @ApiOwnedResource({ validation: true, notFound: 'The chat' })
-  async send(@Param('id') id: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  @ApiIdempotencyKey({ repeat: 'streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing' })
+  async send(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const input = parseBody(sendMessageBodySchema, body);
+    const opts = idempotencyOptions(key);
     // The gateway names the answer, so its subscription opens while the send is in flight.
     const messageId = randomUUID();
     const subscription = this.reader.open(messageId, 0);
     subscription.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+    let sent: SendMessageReply;
     try {
       // Errors here (422, 404, 429) are ordinary JSON answers through the error filter.
-      await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000) });
+      sent = await this.rpc.request<SendMessageReply>(Subjects.chat.messagesSend, { ...input, chat_id: id, message_id: messageId }, { timeoutMs: Math.max(this.config.rpcTimeoutMs, 20_000), ...opts });
     } catch (err) {
       void subscription.then((s) => s.close(), () => undefined);
       throw err;
+    }
+    if (sent.message_id !== messageId) {
+      // A repeat of a keyed send: the first try's answer, from its first event.
+      void subscription.then((s) => s.close(), () => undefined);
+      return this.replay(req, reply, sent.chat_id, sent.message_id, 0);
     }
     let opened: AnswerSubscription;
     try {
@@ -89,6 +98,11 @@ export class ChatMessagesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
+    await this.replay(req, reply, id, messageId, after);
+  }
+
+  /** An answer's events after `after` (from its replay buffer, or its stored text once that has expired), then live while it is written. */
+  private async replay(req: FastifyRequest, reply: FastifyReply, id: string, messageId: string, after: number): Promise<void> {
     const { data: msg, user_message_id: userMessageId = null } = await this.rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: id, message_id: messageId });
     // The user's own message has no answer stream (stop and rating refuse it too).
     if (msg.role !== 'assistant') throw ServiceError.validation({ message_id: ['Only an answer of the assistant can be streamed.'] });

@@ -18,15 +18,18 @@ export function idempotencyOptions(header: unknown): RpcCallOptions {
   return { idempotencyKey: parsed.data };
 }
 
-/** OpenAPI: the optional `Idempotency-Key` header of a create route. */
-export function ApiIdempotencyKey() {
+/**
+ * OpenAPI: the optional `Idempotency-Key` header of a create route; `repeat` says what a repeat answers when it is
+ * not the first response (a create's: the same id, 201).
+ */
+export function ApiIdempotencyKey(opts: { repeat?: string } = {}) {
   return applyDecorators(
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
       description:
-        'Makes the create safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours ' +
-        'answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed create does not use the key up. ' +
+        'Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours ' +
+        `${opts.repeat ?? 'answers the first response (same id, 201) and creates nothing'}; the same key with a different body is a 422. A failed request does not use the key up. ` +
         'Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
     }),
