@@ -21,6 +21,7 @@ export * from './messaging/bus-prefix.js';
 export * from './messaging/event-relay.js';
 export * from './messaging/publish-batch.js';
 export * from './messaging/durable-consumer.js';
+export * from './messaging/trusted-rates.js';
 export * from './messaging/dead-letter.migration.js';
 export * from './time/zoned-time.js';
 export * from './jobs/schedule.js';

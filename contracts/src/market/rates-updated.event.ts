@@ -26,6 +26,35 @@ export const ratesUpdatedV1Schema = z.object({
 });
 export type RatesUpdatedV1 = z.infer<typeof ratesUpdatedV1Schema>;
 
+/**
+ * How far a rate's `asOf` may lie ahead of the time it was recorded (clock skew between us and the provider).
+ * A rate dated later is not trusted: "never older over newer" would keep it until its bogus time (2099) and
+ * refuse every correct rate meanwhile. The screener skips such quotes against its clock; a consumer skips such
+ * rates against the later of the event's `recordedAt` and its own clock (`ratesNotAhead`), whoever published them.
+ */
+export const MAX_RATE_TIME_AHEAD_MS = 5 * 60_000;
+
+/**
+ * A batch's rates dated at most MAX_RATE_TIME_AHEAD_MS after `now` (`trusted`: the batch itself when all are),
+ * and the others (`ahead`). `now` is the later of the event's `recordedAt` and the consumer's clock. An `asOf`
+ * that is not a time stays in `trusted`, for the consumer to refuse as it would have.
+ */
+export function ratesNotAhead(rates: readonly RateChange[], now: Date): { trusted: readonly RateChange[]; ahead: readonly RateChange[] } {
+  const latest = now.getTime() + MAX_RATE_TIME_AHEAD_MS;
+  // A batch's rates mostly share their time: each distinct text is parsed once in a row.
+  let text: string | undefined;
+  let textAhead = false;
+  const isAhead = (r: RateChange) => {
+    if (r.asOf !== text) {
+      text = r.asOf;
+      textAhead = Date.parse(text) > latest;
+    }
+    return textAhead;
+  };
+  if (!rates.some(isAhead)) return { trusted: rates, ahead: [] };
+  return { trusted: rates.filter((r) => !isAhead(r)), ahead: rates.filter(isAhead) };
+}
+
 const ASSET_TYPE_SET: ReadonlySet<string> = new Set(ASSET_TYPES);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);

@@ -55,6 +55,33 @@ describe('rendering', () => {
   });
 });
 
+describe('rates dated ahead of their recording', () => {
+  it('are skipped by alerts and portfolios: they neither fire nor hold back the next correct rate', async () => {
+    // Past the opening rates' time: portfolios stores only a strictly newer rate.
+    stack.clock.now = at(stack.clock.now, 1);
+    const u = user();
+    const n = (await api('POST', '/api/price-alert', { user: u, body: { target_price: 210, assetable: share('GAZP'), name: 'ahead' } })).body.data;
+    expect(n.condition.operator).toBe('>=');
+    const gazp = stack.shareIds.GAZP!;
+    const portfolioPrice = async () =>
+      (await stack.portfolios.db.query<{ rate: number; as_of: Date }>("select current_rate::float8 as rate, rate_as_of as as_of from assets where asset_type = 'share' and asset_id = $1", [gazp]))[0];
+    // Published the way the screener publishes (its recorder and relay), which would itself have refused such a quote.
+    await stack.publishRates([{ ticker: 'GAZP', rate: 250, change: 25, asOf: at(stack.clock.now, 24 * 60) }]);
+    try {
+      // The next correct rate lands in both services (had the first been stored, it would be refused as older).
+      await rates([{ ticker: 'GAZP', rate: 205, change: 2.5 }]);
+      await eventually(portfolioPrice, (p) => p?.rate === 205, 'the portfolios price of GAZP');
+      expect(await firings(n.id)).toEqual([]);
+      await rates([{ ticker: 'GAZP', rate: 211, change: 5.5 }]);
+      expect(await firings(n.id)).toEqual([{ step_key: 'c0' }]);
+      const [fired] = (await api('GET', '/api/notification-events', { user: u })).body.data;
+      expect(fired.explanation.rate).toBe(211);
+    } finally {
+      await rates([{ ticker: 'GAZP', rate: 200, change: 0 }]);
+    }
+  });
+});
+
 describe('membership read model', () => {
   it('a watchlist notification created while an item is being removed never fires on the removed asset', async () => {
     const u = user();

@@ -182,6 +182,11 @@ export class AlertsEvaluator {
     this.index = new CandidateIndex(opts.indexLoadPage);
   }
 
+  /** The evaluator's clock (tests move it). */
+  now(): Date {
+    return this.opts.clock();
+  }
+
   /** Loads the candidate index (start-up, before the rates consumer); until then evaluation reads ranges. */
   async loadIndex(db: SqlClient): Promise<void> {
     const t0 = performance.now();

@@ -1,5 +1,5 @@
 import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource, trustedRatesOf } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
@@ -35,7 +35,9 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
     case MarketEventTypes.RatesUpdated: {
       const t0 = performance.now();
       const observedAt = new Date(event.recordedAt);
-      const rates = pendingRates(tx, event.data.rates, observedAt);
+      const trusted = trustedRatesOf(event, logger, evaluator.now());
+      if (trusted.length === 0) return;
+      const rates = pendingRates(tx, trusted, observedAt);
       let plan: EvaluationPlan;
       if (evaluator.index.loaded) {
         // The candidates are found and read while the rates are checked; they are stored after the firings.

@@ -1,5 +1,5 @@
 import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
+import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource, trustedRatesOf } from '@invest/platform';
 import { applyDescription, applyRates } from './asset-catalog.repository.js';
 
 export const RATES_UPDATED_DURABLE = 'portfolios__rates-updated';
@@ -12,7 +12,8 @@ export const ASSET_UPDATED_DURABLE = 'portfolios__asset-updated';
 export async function handleMarketEvent(event: MarketEvent, tx: Tx, logger: Logger): Promise<void> {
   switch (event.type) {
     case MarketEventTypes.RatesUpdated: {
-      const changed = await applyRates(tx, event.data.rates);
+      const trusted = trustedRatesOf(event, logger);
+      const changed = trusted.length > 0 ? await applyRates(tx, trusted) : 0;
       logger.debug({ eventId: event.id, rates: event.data.rates.length, changed }, 'rates applied');
       return;
     }

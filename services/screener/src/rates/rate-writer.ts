@@ -1,4 +1,4 @@
-import type { AssetType, RateChange } from '@invest/contracts';
+import { type AssetType, MAX_RATE_TIME_AHEAD_MS, type RateChange } from '@invest/contracts';
 import { type Db, type Logger, type Tx, dateInZone, sqlArray } from '@invest/platform';
 import { insertShareRows } from '../shares/share-rows.js';
 import { lockRateWrites, recordRatesUpdated } from './rates-updated.recorder.js';
@@ -80,13 +80,12 @@ const keyColumn = (type: AssetType) => (type === 'token' ? 'source_id' : 'ticker
 const num = (v: string | null): number | null => (v === null ? null : Number(v));
 
 /**
- * How far ahead of the writer's clock a quote time may be (clock skew between us and the provider). A quote
- * dated later than that is skipped, not clamped to now: "never older over newer" would otherwise keep it until
- * its bogus time (2099) and refuse every correct quote meanwhile, and clamping to now would still refuse the
- * correct ISS quotes (15 minutes delayed, so dated before now) until the clock caught up, under a price whose
- * time was wrong. The stored rate stays; the next correct quote lands.
+ * How far ahead of the writer's clock a quote time may be (`MAX_RATE_TIME_AHEAD_MS`, which consumers hold rates to
+ * as well). A quote dated later than that is skipped, not clamped to now: clamping would still refuse the correct
+ * ISS quotes (15 minutes delayed, so dated before now) until the clock caught up, under a price whose time was
+ * wrong. The stored rate stays; the next correct quote lands.
  */
-export const MAX_QUOTE_TIME_AHEAD_MS = 5 * 60_000;
+export const MAX_QUOTE_TIME_AHEAD_MS = MAX_RATE_TIME_AHEAD_MS;
 
 /**
  * Writes one provider batch in ONE transaction: creates missing assets (if asked), updates rates where the
