@@ -136,22 +136,43 @@ describe('a value of a new listing that a column cannot hold is unknown; the ref
   });
 });
 
-describe('a batch the database refuses is skipped with its reason; the other sources are written', () => {
-  it('a new TQBR share whose SECID is too long for the ticker index: TQBR skipped, later boards, CoinGecko refreshed', async () => {
+describe('a SECID that cannot be a ticker is skipped with its reason; the rest of its board is written', () => {
+  it('a new TQBR share with a SECID of 9,000 characters (too long for the ticker index): skipped, SBER refreshed', async () => {
     await run('get:assetRates');
-    const sberBefore = (await asset('share', 'SBER'))!.rate;
-    // Nothing in the parser stops this one: the unique (type, ticker) index refuses it, failing TQBR's transaction.
     addSecurity('shares', 'SBER', 'TQBR', randomLetters(9000), {});
     fake.setCell('shares', 'marketdata', 'SBER', 'TQBR', 'LAST', 612.34);
-    fake.setCell('shares', 'marketdata', 'AKGD', 'TQTF', 'LAST', 55.55);
-    fake.setCoin('bitcoin', { current_price: 34567.5 });
     const outcome = await run('get:assetRates');
     expect(outcome.status, failure(outcome)).toBe('done');
-    expect(notes(outcome)).toMatch(/shares TQBR: skipped, .*index row.*; last values kept/);
-    // TQBR's batch is rolled back whole (one response, one transaction): SBER keeps its rate.
-    expect((await asset('share', 'SBER'))!.rate).toBe(sberBefore);
-    expect((await asset('etf', 'AKGD'))!.rate).toBe(55.55);
-    expect((await asset('token', 'BTC'))!.rate).toBe(34567.5);
+    expect(notes(outcome)).toMatch(/SECID of 9000 characters is not a ticker/);
+    expect((await asset('share', 'SBER'))!.rate).toBe(612.34);
+    const [tickers] = await screener.db.query<{ longest: number }>("select max(length(ticker))::int as longest from assets where type = 'share'");
+    expect(tickers!.longest).toBeLessThanOrEqual(51);
+  });
+});
+
+describe('a batch the database refuses is skipped with its reason; the other sources are written', () => {
+  it('TQBR refused by the database (a rule the parser does not know): TQBR skipped whole, later boards and CoinGecko refreshed', async () => {
+    await run('get:assetRates');
+    const sberBefore = (await asset('share', 'SBER'))!.rate;
+    // A refusal no parser check foresees, as a constraint added to the database would be.
+    await screener.db.query(`create or replace function refuse_test_ticker() returns trigger language plpgsql as $$
+      begin raise exception 'ticker % refused for the test', new.ticker; end $$`);
+    await screener.db.query("create trigger refuse_test_ticker before insert on assets for each row when (new.ticker = 'REFUSED') execute function refuse_test_ticker()");
+    try {
+      addSecurity('shares', 'SBER', 'TQBR', 'REFUSED', {});
+      fake.setCell('shares', 'marketdata', 'SBER', 'TQBR', 'LAST', 623.45);
+      fake.setCell('shares', 'marketdata', 'AKGD', 'TQTF', 'LAST', 55.55);
+      fake.setCoin('bitcoin', { current_price: 34567.5 });
+      const outcome = await run('get:assetRates');
+      expect(outcome.status, failure(outcome)).toBe('done');
+      expect(notes(outcome)).toMatch(/shares TQBR: skipped, .*refused for the test.*; last values kept/);
+      // TQBR's batch is rolled back whole (one response, one transaction): SBER keeps its rate.
+      expect((await asset('share', 'SBER'))!.rate).toBe(sberBefore);
+      expect((await asset('etf', 'AKGD'))!.rate).toBe(55.55);
+      expect((await asset('token', 'BTC'))!.rate).toBe(34567.5);
+    } finally {
+      await screener.db.query('drop trigger refuse_test_ticker on assets');
+    }
   });
 });
 

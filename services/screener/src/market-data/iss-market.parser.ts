@@ -16,8 +16,10 @@ import {
   issDate,
   issInteger,
   issIsin,
+  MAX_SECID_LENGTH,
   issNonNegative,
   issNumber,
+  issSecid,
   issString,
   normalizeCurrency,
   quoteTime,
@@ -200,7 +202,7 @@ export function parseIssMarket(doc: unknown, spec: MoexMarketSpec, opts: { board
 
   const market = new Map<string, IssRow>();
   for (const row of marketdata) {
-    const secid = issString(row.SECID);
+    const secid = issSecid(row.SECID);
     const board = boardOf(row);
     if (secid && accepted(board) && !market.has(key(secid, board))) market.set(key(secid, board), row);
   }
@@ -209,9 +211,15 @@ export function parseIssMarket(doc: unknown, spec: MoexMarketSpec, opts: { board
   const skipped: IssSkip[] = [];
   const seen = new Set<string>();
   for (const s of securities) {
-    const secid = issString(s.SECID);
+    const given = issString(s.SECID);
     const board = boardOf(s);
-    if (!secid || !accepted(board) || seen.has(secid)) continue;
+    if (!given || !accepted(board)) continue;
+    const secid = issSecid(given);
+    if (!secid) {
+      skipped.push({ secid: given.length > 20 ? `${given.slice(0, 20)}…` : given, board, reason: `SECID of ${given.length} characters is not a ticker (at most ${MAX_SECID_LENGTH}, no spaces)` });
+      continue;
+    }
+    if (seen.has(secid)) continue;
     seen.add(secid);
     const m = market.get(key(secid, board));
     const result = toQuote(spec, secid, board, s, m);
@@ -344,7 +352,7 @@ export function parseIssMarketStats(doc: unknown, board: string): IssMarketStats
   requireBlockColumns(rows, 'marketdata', REQUIRED);
   const out = new Map<string, IssMarketStats>();
   for (const row of rows) {
-    const secid = issString(row.SECID);
+    const secid = issSecid(row.SECID);
     const rowBoard = issString(row.BOARDID) ?? board;
     if (!secid || rowBoard !== board || out.has(secid)) continue;
     out.set(secid, {

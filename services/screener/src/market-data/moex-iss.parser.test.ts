@@ -8,6 +8,8 @@ import {
   issDate,
   issInteger,
   issIsin,
+  issSecid,
+  MAX_SECID_LENGTH,
   issNonNegative,
   issNumber,
   normalizeCurrency,
@@ -233,5 +235,18 @@ describe('cell helpers', () => {
     expect(issIsin('RU00090295')).toBeNull();
     expect(issNonNegative(0)).toBe(0);
     expect(issNonNegative(-5)).toBeNull();
+  });
+});
+
+describe('issSecid', () => {
+  it('takes a SECID of up to MAX_SECID_LENGTH characters without whitespace or control characters', () => {
+    expect(issSecid('SBER')).toBe('SBER');
+    expect(issSecid('GLDRUB_TOM')).toBe('GLDRUB_TOM');
+    expect(issSecid('A'.repeat(MAX_SECID_LENGTH))).toBe('A'.repeat(MAX_SECID_LENGTH));
+    expect(issSecid('A'.repeat(MAX_SECID_LENGTH + 1))).toBeNull();
+    expect(issSecid('SB ER')).toBeNull();
+    expect(issSecid('SB\u0000ER')).toBeNull();
+    expect(issSecid(42)).toBe('42');
+    expect(issSecid(null)).toBeNull();
   });
 });

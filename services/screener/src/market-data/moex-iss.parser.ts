@@ -123,6 +123,19 @@ export function issIsin(v: unknown): string | null {
   return s && /^[A-Z]{2}[A-Z0-9]{9}[0-9]$/.test(s) ? s : null;
 }
 
+/** The longest SECID taken (MOEX's are 4-12 characters; ISS's column holds up to 51). */
+export const MAX_SECID_LENGTH = 51;
+
+/**
+ * A SECID of at most MAX_SECID_LENGTH characters with no whitespace or control characters; null otherwise. It
+ * becomes the asset's ticker, and one too long for the ticker index (~2.7 kB) made Postgres refuse the whole
+ * board's batch.
+ */
+export function issSecid(v: unknown): string | null {
+  const s = issString(v);
+  return s && s.length <= MAX_SECID_LENGTH && !/[\s\p{Cc}]/u.test(s) ? s : null;
+}
+
 /** ISS uses the legacy code `SUR` for roubles. */
 export function normalizeCurrency(code: string | null | undefined): string | null {
   if (!code) return null;
@@ -225,7 +238,7 @@ export function parseMoexShares(doc: unknown, opts: { boards?: readonly string[]
   const chosen = new Map<string, MoexShareQuote>();
   const rank = (board: string) => boards.indexOf(board);
   for (const sec of securities) {
-    const secid = issString(sec.SECID);
+    const secid = issSecid(sec.SECID);
     const board = issString(sec.BOARDID);
     if (!secid || !board || rank(board) < 0) continue;
     const existing = chosen.get(secid);
