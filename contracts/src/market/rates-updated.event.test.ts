@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RATE_TIME_AHEAD_MS, type RateChange, ratesNotAhead, ratesUpdatedV1Schema, readRatesUpdatedV1 } from './rates-updated.event.js';
+import { MAX_RATE_TIME_AHEAD_MS, type RateChange, ratesUpdatedV1Schema, ratesWithTrustedTimes, readRatesUpdatedV1 } from './rates-updated.event.js';
 
 const rate = { assetType: 'share', assetId: 1, ticker: 'SBER', currency: 'RUB', rate: 300.5, priceChangePercentage24h: -1.25, asOf: '2026-01-01T00:00:00Z' };
 const batch = { version: 1, source: 'get:assetRates', rates: [rate] };
@@ -29,28 +29,29 @@ describe('readRatesUpdatedV1', () => {
   });
 });
 
-describe('ratesNotAhead', () => {
+describe('ratesWithTrustedTimes', () => {
   const at = (asOf: string, assetId = 1): RateChange => ({ assetType: 'share', assetId, ticker: 'T', currency: 'RUB', rate: 1, priceChangePercentage24h: 0, asOf });
-  const recordedAt = new Date('2026-11-27T12:00:00.000Z');
+  const now = new Date('2026-11-27T12:00:00.000Z');
 
-  it('keeps rates up to MAX_RATE_TIME_AHEAD_MS after the recording, and gives the batch itself back when all are', () => {
-    const batch = [at('2026-11-27T11:59:00.000Z', 1), at(new Date(recordedAt.getTime() + MAX_RATE_TIME_AHEAD_MS).toISOString(), 2)];
-    const { trusted, ahead } = ratesNotAhead(batch, recordedAt);
+  it('trusts ISO 8601 instants up to MAX_RATE_TIME_AHEAD_MS after now, and gives the batch itself back when all are', () => {
+    const batch = [at('2026-11-27T11:59:00.000Z', 1), at(new Date(now.getTime() + MAX_RATE_TIME_AHEAD_MS).toISOString(), 2), at('2026-11-27T14:59:00+03:00', 3), at('2026-11-27T11:00:00Z', 4)];
+    const { trusted, untrusted } = ratesWithTrustedTimes(batch, now);
     expect(trusted).toBe(batch);
-    expect(ahead).toEqual([]);
+    expect(untrusted).toEqual([]);
   });
 
   it('sets apart rates dated later, in the batch order, whatever their neighbours share', () => {
-    const late = new Date(recordedAt.getTime() + MAX_RATE_TIME_AHEAD_MS + 1).toISOString();
+    const late = new Date(now.getTime() + MAX_RATE_TIME_AHEAD_MS + 1).toISOString();
     const batch = [at('2026-11-27T11:59:00.000Z', 1), at(late, 2), at(late, 3), at('2026-11-27T11:59:00.000Z', 4), at('2099-01-01T00:00:00Z', 5)];
-    const { trusted, ahead } = ratesNotAhead(batch, recordedAt);
+    const { trusted, untrusted } = ratesWithTrustedTimes(batch, now);
     expect(trusted.map((r) => r.assetId)).toEqual([1, 4]);
-    expect(ahead.map((r) => r.assetId)).toEqual([2, 3, 5]);
+    expect(untrusted.map((r) => r.assetId)).toEqual([2, 3, 5]);
   });
 
-  it('leaves a time it cannot read among the trusted (the consumer refuses it as before)', () => {
-    const { trusted, ahead } = ratesNotAhead([at('not a time')], recordedAt);
-    expect(trusted).toHaveLength(1);
-    expect(ahead).toEqual([]);
+  it('distrusts any other text, also forms Postgres would read as a time (and store ahead)', () => {
+    const batch = ['not a time', 'infinity', 'tomorrow', '20990101T000000Z', '2099-01-01T00:00:00.000+03', '2026-11-27 11:00:00Z', '2026-11-27T11:00:00', '2026-13-40T00:00:00Z', ''].map((t, i) => at(t, i + 1));
+    const { trusted, untrusted } = ratesWithTrustedTimes(batch, now);
+    expect(trusted).toEqual([]);
+    expect(untrusted).toHaveLength(batch.length);
   });
 });

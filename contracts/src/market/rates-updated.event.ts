@@ -30,29 +30,35 @@ export type RatesUpdatedV1 = z.infer<typeof ratesUpdatedV1Schema>;
  * How far a rate's `asOf` may lie ahead of the time it was recorded (clock skew between us and the provider).
  * A rate dated later is not trusted: "never older over newer" would keep it until its bogus time (2099) and
  * refuse every correct rate meanwhile. The screener skips such quotes against its clock; a consumer skips such
- * rates against the later of the event's `recordedAt` and its own clock (`ratesNotAhead`), whoever published them.
+ * rates against the later of the event's `recordedAt` and its own clock (`ratesWithTrustedTimes`), whoever published them.
  */
 export const MAX_RATE_TIME_AHEAD_MS = 5 * 60_000;
 
+/** An ISO 8601 instant with its zone, as `Date.toISOString()` writes it (fraction optional, `Z` or `±hh:mm`). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
+
 /**
- * A batch's rates dated at most MAX_RATE_TIME_AHEAD_MS after `now` (`trusted`: the batch itself when all are),
- * and the others (`ahead`). `now` is the later of the event's `recordedAt` and the consumer's clock. An `asOf`
- * that is not a time stays in `trusted`, for the consumer to refuse as it would have.
+ * A batch's rates a consumer may store (`trusted`: the batch itself when all are) and the others (`untrusted`):
+ * a trusted `asOf` is an ISO 8601 instant with its zone, dated at most MAX_RATE_TIME_AHEAD_MS after `now` (the
+ * later of the event's `recordedAt` and the consumer's clock). Any other text is untrusted too: Postgres reads
+ * forms JavaScript does not (`infinity`, `tomorrow`, `20990101T000000Z`), and one of them stored would hold back
+ * every correct rate as a date ahead does.
  */
-export function ratesNotAhead(rates: readonly RateChange[], now: Date): { trusted: readonly RateChange[]; ahead: readonly RateChange[] } {
+export function ratesWithTrustedTimes(rates: readonly RateChange[], now: Date): { trusted: readonly RateChange[]; untrusted: readonly RateChange[] } {
   const latest = now.getTime() + MAX_RATE_TIME_AHEAD_MS;
-  // A batch's rates mostly share their time: each distinct text is parsed once in a row.
+  // A batch's rates mostly share their time: each distinct text is read once in a row.
   let text: string | undefined;
-  let textAhead = false;
-  const isAhead = (r: RateChange) => {
+  let textTrusted = true;
+  const isTrusted = (r: RateChange) => {
     if (r.asOf !== text) {
       text = r.asOf;
-      textAhead = Date.parse(text) > latest;
+      const t = ISO_INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+      textTrusted = t <= latest;
     }
-    return textAhead;
+    return textTrusted;
   };
-  if (!rates.some(isAhead)) return { trusted: rates, ahead: [] };
-  return { trusted: rates.filter((r) => !isAhead(r)), ahead: rates.filter(isAhead) };
+  if (rates.every(isTrusted)) return { trusted: rates, untrusted: [] };
+  return { trusted: rates.filter(isTrusted), untrusted: rates.filter((r) => !isTrusted(r)) };
 }
 
 const ASSET_TYPE_SET: ReadonlySet<string> = new Set(ASSET_TYPES);

@@ -51,3 +51,36 @@ describe('market events: AssetUpdated on the asset catalog', () => {
     expect(await row(8)).toBeUndefined();
   });
 });
+
+describe('market events: RatesUpdated with a time not to be trusted', () => {
+  let db: Db;
+  useTestDatabase('pf_rates_ahead', migrations, (opened) => (db = opened));
+
+  const event = (asOf: string, rate: number): BusEvent => ({
+    id: randomUUID(),
+    type: 'RatesUpdated',
+    streamName: 'rates-share',
+    streamPosition: 1,
+    recordedAt: new Date().toISOString(),
+    data: { version: 1, source: 'test', rates: [{ assetType: 'share', assetId: 42, ticker: 'SBER', currency: 'RUB', rate, priceChangePercentage24h: 0, asOf }] },
+    metadata: {},
+  });
+  const apply = (e: BusEvent) => {
+    const decoded = decodeMarketEvent(e);
+    if (isUnknownEvent(decoded)) throw new Error(`not a market event this release reads: ${e.type}`);
+    return db.transaction((tx) => handleMarketEvent(decoded, tx, logger));
+  };
+  const held = async () => (await db.query<{ current_rate: number }>(`select current_rate::float8 as current_rate from assets where asset_type = 'share' and asset_id = 42`))[0];
+
+  // Dated ahead of the recording, or in a form Postgres reads as a time (far ahead) and JavaScript does not.
+  for (const bogus of ['2099-01-01T00:00:00Z', 'infinity', '20990101T000000Z', '2099-01-01T00:00:00.000+03', 'tomorrow']) {
+    it(`skips a rate dated "${bogus}", so the next correct rate lands`, async () => {
+      await db.query(`delete from assets where asset_type = 'share' and asset_id = 42`);
+      await apply(event(new Date(Date.now() - 60_000).toISOString(), 100));
+      await apply(event(bogus, 1));
+      expect(await held()).toEqual({ current_rate: 100 });
+      await apply(event(new Date().toISOString(), 101));
+      expect(await held()).toEqual({ current_rate: 101 });
+    });
+  }
+});
