@@ -3,7 +3,7 @@ import { ErrorCode } from '@invest/contracts';
 import { type Db, Migration, type SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
-import { canonicalJson, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
+import { canonicalJson, forgetIdempotentResponse, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
 import { IdempotencyKeysMigration } from './idempotency.migration.js';
 
 class CreateThings extends Migration {
@@ -141,5 +141,23 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint('s', { a: '1', b: 'x' })).not.toBe(f);
     expect(requestFingerprint('t', { a: 1, b: 'x' })).not.toBe(f);
     expect(f).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('forgetIdempotentResponse', () => {
+  it('forgets a key while it holds the given response: the next request with it runs again', async () => {
+    const first = await post('k-forget', { name: 'a' });
+    await forgetIdempotentResponse(db, req('k-forget', { name: 'a' }), first);
+    const again = await post('k-forget', { name: 'a' });
+    expect(again.data.id).not.toBe(first.data.id);
+    expect(await count('things')).toBe(2);
+  });
+
+  it('keeps a key that holds another response by now (claimed again meanwhile), and ignores no key', async () => {
+    const first = await post('k-keep', { name: 'a' });
+    await forgetIdempotentResponse(db, req('k-keep', { name: 'a' }), { data: { id: first.data.id + 1, name: 'a' } });
+    await forgetIdempotentResponse(db, req(undefined, { name: 'a' }), first);
+    expect(await post('k-keep', { name: 'a' })).toEqual(first);
+    expect(await count('things')).toBe(1);
   });
 });

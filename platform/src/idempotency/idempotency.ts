@@ -133,6 +133,16 @@ export async function storedIdempotentResponse<T>(db: SqlClient, req: Idempotenc
   return stored.response;
 }
 
+/**
+ * Forgets a stored response so that the next request with its key runs again: for a use case whose first
+ * outcome turned out not to count (a chat answer that failed and was given back). Deletes the key only while it
+ * still holds `response` (a repeat that already claimed it again keeps its own).
+ */
+export async function forgetIdempotentResponse(db: SqlClient, req: IdempotencyRequest, response: unknown): Promise<void> {
+  if (req.key === undefined) return;
+  await db.query('delete from idempotency_keys where scope = $1 and user_id = $2 and key = $3 and response::text = $4', [req.scope, req.userId, req.key, JSON.stringify(response)]);
+}
+
 function keyReused(): ServiceError {
   return ServiceError.validation({ [IDEMPOTENCY_KEY_FIELD]: [`This ${IDEMPOTENCY_KEY_FIELD} was already used with a different request.`] });
 }

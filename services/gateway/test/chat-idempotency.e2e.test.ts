@@ -1,7 +1,8 @@
 /**
  * `Idempotency-Key` on a chat send: a repeat (a client retrying after a dropped connection or a 503) gets the
- * first try's answer streamed again, counts nothing against the limit and asks the model nothing; the same key
- * with another question is a 422; a refused send leaves the key unused. Real gateway, chat, NATS and Postgres.
+ * first try's answer streamed again, counts nothing against the limit and asks the model nothing, unless that
+ * answer failed (then the question is asked again); the same key with another question is a 422; a refused send
+ * leaves the key unused. Real gateway, chat, NATS and Postgres.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,29 @@ describe('a chat send with an Idempotency-Key', () => {
     expect(stack.model.requests.length).toBe(asked + 1);
     expect(await used(user)).toBe(1);
     expect(await messagesOf(user, chatId)).toHaveLength(2);
+  });
+
+  it('repeated after the first answer failed (given back to the limit): the question is asked again, once', async () => {
+    const user = newUser();
+    const chatId = await supportChat(user);
+    const key = randomUUID();
+    stack.model.queue.push({ status: 503 });
+    const first = await (await send(user, chatId, 'Hello?', key)).rest();
+    expect(first.at(-1)?.event).toBe('error');
+    expect(await used(user)).toBe(0);
+    const asked = stack.model.requests.length;
+    stack.model.queue.push({ chunks: ['Now it works.'] });
+    const retry = await (await send(user, chatId, 'Hello?', key)).rest();
+    expect(retry[0]!.data.message_id).not.toBe(first[0]!.data.message_id);
+    expect(text(retry)).toBe('Now it works.');
+    expect(retry.at(-1)).toMatchObject({ event: 'done', data: { status: 'complete' } });
+    expect(stack.model.requests.length).toBe(asked + 1);
+    // The answer that worked is the key's now: a further repeat replays it.
+    const again = await (await send(user, chatId, 'Hello?', key)).rest();
+    expect(again[0]!.data).toEqual(retry[0]!.data);
+    expect(stack.model.requests.length).toBe(asked + 1);
+    expect(await used(user)).toBe(1);
+    expect((await messagesOf(user, chatId)).map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
   });
 
   it('the same key with another question is a 422 naming Idempotency-Key, and asks nothing', async () => {

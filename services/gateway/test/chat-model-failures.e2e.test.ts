@@ -83,7 +83,7 @@ beforeAll(async () => {
   await once(server, 'listening');
   const modelUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 
-  stack = await startChatStack('chatmf', { heartbeatMs: 500, idleTimeoutMs: IDLE_MS, connectTimeoutMs: 1500, model: { url: modelUrl, apiKey: KEY } });
+  stack = await startChatStack('chatmf', { heartbeatMs: 500, idleTimeoutMs: IDLE_MS, connectTimeoutMs: 1500, model: { url: modelUrl, apiKey: KEY }, realClock: true });
   base = stack.base;
 }, 120_000);
 

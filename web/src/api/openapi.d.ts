@@ -4170,7 +4170,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; after a failed answer it asks again; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {

@@ -20,7 +20,7 @@ import {
   Subjects,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, storedIdempotentResponse, withIdempotency } from '@invest/platform';
+import { type Bus, busSubject, type Db, forgetIdempotentResponse, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, storedIdempotentResponse, withIdempotency } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
@@ -140,7 +140,12 @@ export class ChatService {
     const subject = Subjects.chat.messagesSend;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, { chat_id: req.chat_id, message: req.message, context_data: req.context_data }) };
     const replayed = await storedIdempotentResponse<SendMessageReply>(this.d.db, idempotency);
-    if (replayed) return replayed;
+    if (replayed) {
+      if (!(await this.answerFailed(userId, replayed.message_id))) return replayed;
+      // The first answer failed (and was given back to the limit): the key is forgotten and the question asked again
+      // below (a repeat racing this one waits for it there).
+      await forgetIdempotentResponse(this.d.db, idempotency, replayed);
+    }
     // The entitlements depend on the user only: read them while the chat is looked up.
     this.d.limits.prefetch(userId);
     const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
@@ -219,6 +224,12 @@ export class ChatService {
       remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
     });
     return reply;
+  }
+
+  /** Whether the user's answer `messageId` failed (an answer that failed was given back to the limit). */
+  private async answerFailed(userId: string, messageId: string): Promise<boolean> {
+    const [m] = await this.d.db.query<{ status: string }>('select status from chat_messages where id = $1 and user_id = $2', [messageId, userId]);
+    return m?.status === 'failed';
   }
 
   /** The user's chat and its newest messages with content (oldest first), in one round trip; 404 otherwise. */

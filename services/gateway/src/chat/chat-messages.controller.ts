@@ -44,7 +44,7 @@ export class ChatMessagesController {
   @ApiOkResponse({ description: SSE_DESCRIPTION })
   @ApiChatLimited()
   @ApiOwnedResource({ validation: true, notFound: 'The chat' })
-  @ApiIdempotencyKey({ repeat: 'streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing' })
+  @ApiIdempotencyKey({ repeat: 'streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; after a failed answer it asks again' })
   async send(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const input = parseBody(sendMessageBodySchema, body);
     const opts = idempotencyOptions(key);

@@ -44,6 +44,8 @@ export interface ChatStackOptions {
   requestTimeoutMs?: number;
   /** Another OpenAI-compatible server as the model (a test's scripted one); the local fake still runs, unused. */
   model?: { url: string; apiKey: string };
+  /** The chat service on the real clock (`clock` then unused): answers take their own times, and orphans age. */
+  realClock?: boolean;
 }
 
 export async function startChatStack(name: string, opts: ChatStackOptions = {}): Promise<ChatStack> {
@@ -77,7 +79,7 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
     natsUrl,
     busPrefix: full.busPrefix,
     logger,
-    clock: () => clock.now,
+    clock: opts.realClock ? () => new Date() : () => clock.now,
     openai: {
       baseUrl: opts.model?.url ?? model.url,
       ...(opts.offline ? {} : { apiKey: opts.model?.apiKey ?? OPENAI_KEY }),

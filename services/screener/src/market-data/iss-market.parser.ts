@@ -216,7 +216,7 @@ export function parseIssMarket(doc: unknown, spec: MoexMarketSpec, opts: { board
     if (!given || !accepted(board)) continue;
     const secid = issSecid(given);
     if (!secid) {
-      skipped.push({ secid: given.length > 20 ? `${given.slice(0, 20)}…` : given, board, reason: `SECID of ${given.length} characters is not a ticker (at most ${MAX_SECID_LENGTH}, no spaces)` });
+      skipped.push({ secid: given.length > 20 ? `${given.slice(0, 20)}…` : given, board, reason: `SECID is not a ticker (more than ${MAX_SECID_LENGTH} characters, or whitespace or control characters)` });
       continue;
     }
     if (seen.has(secid)) continue;
