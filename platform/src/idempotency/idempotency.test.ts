@@ -3,7 +3,7 @@ import { ErrorCode } from '@invest/contracts';
 import { type Db, Migration, type SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
-import { canonicalJson, forgetIdempotentResponse, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
+import { canonicalJson, checkedUnlessReplayed, forgetIdempotentResponse, type IdempotencyRequest, requestFingerprint, withIdempotency } from './idempotency.js';
 import { IdempotencyKeysMigration } from './idempotency.migration.js';
 
 class CreateThings extends Migration {
@@ -159,5 +159,69 @@ describe('forgetIdempotentResponse', () => {
     await forgetIdempotentResponse(db, req(undefined, { name: 'a' }), first);
     expect(await post('k-keep', { name: 'a' })).toEqual(first);
     expect(await count('things')).toBe(1);
+  });
+});
+
+describe('checkedUnlessReplayed', () => {
+  const refused = () => ServiceError.validation({ name: ['no longer allowed'] });
+  /** A first create holding its key until `release()`; `claimed` resolves once its key is taken. */
+  function firstRunning(key: string, opts: { fail?: boolean } = {}) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let claimed!: () => void;
+    const claimedP = new Promise<void>((r) => (claimed = r));
+    const done = db.transaction((tx) =>
+      withIdempotency(tx, req(key, { name: 'a' }), async () => {
+        claimed();
+        const answer = await createThing(tx, 'a');
+        await gate;
+        if (opts.fail) throw ServiceError.validation({ name: ['the first failed'] });
+        return answer;
+      }),
+    );
+    done.catch(() => undefined);
+    return { claimed: claimedP, release, done };
+  }
+
+  it('runs the checks without a key, and a failure is the answer', async () => {
+    expect(await checkedUnlessReplayed(db, req(undefined, { name: 'a' }), async () => 7)).toEqual({ checked: 7 });
+    await expect(checkedUnlessReplayed(db, req(undefined, { name: 'a' }), () => Promise.reject(refused()))).rejects.toThrow(ServiceError);
+  });
+
+  it('a committed first: its response, and the checks do not run', async () => {
+    const first = await post('k-done', { name: 'a' });
+    let ran = false;
+    const got = await checkedUnlessReplayed(db, req('k-done', { name: 'a' }), async () => {
+      ran = true;
+      throw refused();
+    });
+    expect(got).toEqual({ replayed: first });
+    expect(ran).toBe(false);
+  });
+
+  it('a first still running when a check fails: waits for it and gives its response', async () => {
+    const first = firstRunning('k-running');
+    await first.claimed;
+    const second = checkedUnlessReplayed(db, req('k-running', { name: 'a' }), () => Promise.reject(refused()));
+    let settled = false;
+    void second.then(() => (settled = true), () => (settled = true));
+    await sleep(150);
+    expect(settled).toBe(false);
+    first.release();
+    const answer = await first.done;
+    expect(await second).toEqual({ replayed: answer });
+    expect(await count('things')).toBe(1);
+  });
+
+  it('a first that rolls back, or none at all: the check failure stands and the key stays unused', async () => {
+    const first = firstRunning('k-rolled', { fail: true });
+    await first.claimed;
+    const second = checkedUnlessReplayed(db, req('k-rolled', { name: 'a' }), () => Promise.reject(refused()));
+    first.release();
+    await expect(first.done).rejects.toThrow(ServiceError);
+    await expect(second).rejects.toMatchObject({ code: ErrorCode.Validation, errors: { name: ['no longer allowed'] } });
+    await expect(checkedUnlessReplayed(db, req('k-none', { name: 'a' }), () => Promise.reject(refused()))).rejects.toThrow(ServiceError);
+    expect(await count('idempotency_keys')).toBe(0);
+    expect(await count('things')).toBe(0);
   });
 });

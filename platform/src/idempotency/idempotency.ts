@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlClient } from '../db/database.js';
+import type { Db, SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
 
 /** How long a key is remembered: a repeat after that is a new request (IETF draft: the server decides; 24 h is common). */
@@ -131,6 +131,35 @@ export async function storedIdempotentResponse<T>(db: SqlClient, req: Idempotenc
   if (!stored || stored.response === null) return undefined;
   if (stored.fingerprint !== req.fingerprint) throw keyReused();
   return stored.response;
+}
+
+/**
+ * A keyed create's checks (run before its transaction), with the key's first answer first:
+ *
+ * - repeated after the first committed: `{ replayed }`, the stored response, before any check (what the checks
+ *   read, a rate, a plan, a deleted target, may have changed since; a retry must still get the first answer);
+ * - repeated while the first still runs, and a check fails meanwhile (the first has changed what it reads): the
+ *   failure is not answered yet; this waits for the first (its key) and gives `{ replayed }` its response, or
+ *   throws the failure when it rolled back (or no request held the key: it is left unused);
+ * - otherwise `{ checked }`, what the checks gave; the create then runs `withIdempotency`, which still waits for
+ *   a first request running.
+ *
+ * Without a key: the checks alone.
+ */
+export async function checkedUnlessReplayed<C, R>(
+  db: Db,
+  req: IdempotencyRequest,
+  checks: () => Promise<C>,
+): Promise<{ replayed: R } | { checked: C }> {
+  const stored = await storedIdempotentResponse<R>(db, req);
+  if (stored !== undefined) return { replayed: stored };
+  try {
+    return { checked: await checks() };
+  } catch (err) {
+    if (req.key === undefined || !(err instanceof ServiceError)) throw err;
+    // Claiming the key waits for a first request holding it; the failure rolls the claim back otherwise.
+    return { replayed: await db.transaction((tx) => withIdempotency<R>(tx, req, () => Promise.reject(err))) };
+  }
 }
 
 /**

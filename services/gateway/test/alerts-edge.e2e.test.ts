@@ -133,6 +133,37 @@ describe('idempotency', () => {
     }
   });
 
+  it('a repeat while the first create still runs answers its response even when a check fails meanwhile', async () => {
+    const u = user();
+    const headers = { 'idempotency-key': randomUUID() };
+    const body = { target_price: 105, assetable: share('SBER'), name: 'race' };
+    // The first create has passed its checks and holds its key; it waits for the user's quota lock.
+    const held = await holdOpen(stack.alerts.db, (tx) => lockQuotaOwner(tx, `notifications:${u}`));
+    const first = api('POST', '/api/price-alert', { user: u, body, headers });
+    expect(await blockedBy(stack.alerts.db, held.pid, first)).toBe(true);
+    // Now the rate equals the target: the repeat's check fails (a 422 without a first).
+    await rates([{ ticker: 'SBER', rate: 105, change: 0 }]);
+    try {
+      const again = api('POST', '/api/price-alert', { user: u, body, headers });
+      // The repeat waits on the first's key.
+      await eventually(
+        () => stack.alerts.db.query("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into idempotency_keys%'"),
+        (rows) => rows.length > 0,
+        'the repeat waiting on the key',
+      );
+      held.release();
+      await held.done;
+      const [a, b] = await Promise.all([first, again]);
+      expect(a.status, a.text).toBe(201);
+      expect(b.status, b.text).toBe(201);
+      expect(b.body).toEqual(a.body);
+      expect((await api('GET', '/api/notifications', { user: u })).body.data).toHaveLength(1);
+    } finally {
+      held.release();
+      await rates([{ ticker: 'SBER', rate: 100, change: 0 }]);
+    }
+  });
+
   it('a repeat of a watchlist price-change create with the same key answers the first response after the watchlist is gone', async () => {
     const u = user();
     await subscribePaid(u);

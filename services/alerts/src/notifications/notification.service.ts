@@ -16,7 +16,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, storedIdempotentResponse, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, checkedUnlessReplayed, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold } from '../evaluation/price-change.js';
@@ -70,16 +70,23 @@ export class NotificationService {
     const req = parseOrThrow(createPriceAlertRequestSchema, input);
     const subject = Subjects.alerts.priceAlertsCreate;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat of a create that succeeded answers its first response before any check (the rate, the plan or
-    // the asset may have changed since; the retry must still get the answer the first one got).
-    const replayed = await storedIdempotentResponse<NotificationReply>(this.o.db, idempotency);
-    if (replayed) return replayed;
-    const plan = await this.requireTarget(userId, 'asset');
-    const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
-    const current = await this.currentRate(asset);
-    if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
-    const operator = operatorFor(req.target_price, current.rate);
-    if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
+    // A repeat gets the first create's response, not a check's answer (the rate, the plan or the asset may have
+    // changed since, or while the first still runs).
+    const first = await checkedUnlessReplayed<{ plan: Entitlements; asset: AssetInfo; current: { rate: number; asOf: Date | null }; operator: '>=' | '<=' }, NotificationReply>(
+      this.o.db,
+      idempotency,
+      async () => {
+        const plan = await this.requireTarget(userId, 'asset');
+        const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
+        const current = await this.currentRate(asset);
+        if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
+        const operator = operatorFor(req.target_price, current.rate);
+        if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
+        return { plan, asset, current, operator };
+      },
+    );
+    if ('replayed' in first) return first.replayed;
+    const { plan, asset, current, operator } = first.checked;
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, idempotency, async () => {
         await this.requireRoom(tx, userId, plan);
@@ -101,16 +108,13 @@ export class NotificationService {
     const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
     const subject = Subjects.alerts.priceChangeAlertsCreate;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    const replayed = await storedIdempotentResponse<NotificationReply>(this.o.db, idempotency);
-    if (replayed) return replayed;
-    const plan = await this.requireTarget(userId, req.targetable_type);
-    let asset: AssetInfo | undefined;
-    let group: GetMembershipReply['data'] | undefined;
-    if (req.targetable_type === 'asset') {
-      asset = await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId);
-    } else {
-      group = await this.requireGroup(userId, req.targetable_type, req.targetable_id);
-    }
+    const first = await checkedUnlessReplayed<{ plan: Entitlements; asset?: AssetInfo; group?: GetMembershipReply['data'] }, NotificationReply>(this.o.db, idempotency, async () => {
+      const plan = await this.requireTarget(userId, req.targetable_type);
+      if (req.targetable_type === 'asset') return { plan, asset: await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId) };
+      return { plan, group: await this.requireGroup(userId, req.targetable_type, req.targetable_id) };
+    });
+    if ('replayed' in first) return first.replayed;
+    const { plan, asset, group } = first.checked;
     return this.o.db.transaction((tx) =>
       withIdempotency(tx, idempotency, async () => {
         await this.requireRoom(tx, userId, plan);

@@ -38,12 +38,17 @@ async function fencedSince(tx: Tx, asset: AssetRef, seen: number): Promise<boole
 
 const missing = (asset: AssetRef) => ServiceError.validation({ 'assetable.id': [`The selected ${asset.type} (id ${asset.id}) does not exist.`] });
 
+/** A checked asset use, confirmed in the create's transaction. */
+export interface AssetUse {
+  confirm(tx: Tx): Promise<void>;
+}
+
 /**
  * Checks `asset` for a new use by `userId` (the screener is asked, before any transaction), then `confirm(tx)` in
  * the add's transaction, before it writes: under the use lock, refused (422, as an asset that does not exist) if
  * a deletion asked about it meanwhile.
  */
-export async function checkAssetForUse(db: SqlClient, assets: AssetLookup, asset: AssetRef, userId: string): Promise<{ confirm(tx: Tx): Promise<void> }> {
+export async function checkAssetForUse(db: SqlClient, assets: AssetLookup, asset: AssetRef, userId: string): Promise<AssetUse> {
   const seen = await latestFence(db, asset);
   await assets.require(asset, userId);
   return {

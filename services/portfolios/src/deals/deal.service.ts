@@ -8,8 +8,8 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, storedIdempotentResponse, type Tx, withIdempotency } from '@invest/platform';
-import { checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
+import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, checkedUnlessReplayed, type Tx, withIdempotency } from '@invest/platform';
+import { type AssetUse, checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -49,14 +49,17 @@ export class DealService {
     const req = parseRequest(createDealRequestSchema, input, { portfolio_id: PORTFOLIO });
     const subject = Subjects.portfolios.dealsCreate;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat answers the first response before the checks, whose answers may have changed since.
-    const replayed = await storedIdempotentResponse<DealReply>(this.db, idempotency);
-    if (replayed) return replayed;
-    if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
-    // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
-    await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
-    // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
-    const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
+    // A repeat gets the first create's response, not a check's answer (they may have changed since, or while the
+    // first still runs).
+    const first = await checkedUnlessReplayed<AssetUse, DealReply>(this.db, idempotency, async () => {
+      if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
+      // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
+      await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
+      // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
+      return checkAssetForUse(this.db, this.assets, req.assetable, userId);
+    });
+    if ('replayed' in first) return first.replayed;
+    const use = first.checked;
 
     const limit = this.limits.dealsPerPortfolio;
     return this.db.transaction((tx) =>

@@ -11,8 +11,8 @@ import {
   type WatchlistReply,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, storedIdempotentResponse, withIdempotency } from '@invest/platform';
-import { checkAssetForUse } from '../asset-uses/asset-use.js';
+import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, checkedUnlessReplayed, withIdempotency } from '@invest/platform';
+import { type AssetUse, checkAssetForUse } from '../asset-uses/asset-use.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
@@ -90,13 +90,15 @@ export class WatchlistService {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
     const subject = Subjects.portfolios.watchlistItemsCreate;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat answers the first response before the checks, whose answers may have changed since.
-    const replayed = await storedIdempotentResponse<WatchlistItemReply>(this.db, idempotency);
-    if (replayed) return replayed;
-    const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
-    if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
-    // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
-    const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
+    // A repeat gets the first create's response, not a check's answer (as in the deal create).
+    const first = await checkedUnlessReplayed<AssetUse, WatchlistItemReply>(this.db, idempotency, async () => {
+      const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
+      if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
+      // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
+      return checkAssetForUse(this.db, this.assets, req.assetable, userId);
+    });
+    if ('replayed' in first) return first.replayed;
+    const use = first.checked;
     const limit = this.limits.itemsPerWatchlist;
     return this.db.transaction((tx) =>
       withIdempotency(tx, idempotency, async () => {
