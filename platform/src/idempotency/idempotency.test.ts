@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ErrorCode } from '@invest/contracts';
+import { ErrorCode, RequestOutcome } from '@invest/contracts';
+import { runWithContext } from '../context/request-context.js';
 import { type Db, Migration, type SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
@@ -223,5 +224,22 @@ describe('checkedUnlessReplayed', () => {
     await expect(checkedUnlessReplayed(db, req('k-none', { name: 'a' }), () => Promise.reject(refused()))).rejects.toThrow(ServiceError);
     expect(await count('idempotency_keys')).toBe(0);
     expect(await count('things')).toBe(0);
+  });
+});
+
+describe('checkedUnlessReplayed near the deadline', () => {
+  // A check whose (remote) answer came back 100 ms before the caller's deadline, inside the 250 ms margin.
+  const nearDeadline = <T>(fn: () => Promise<T>) => runWithContext({ correlationId: 'c', deadline: Date.now() + 100 }, fn);
+  const missing = () => ServiceError.validation({ 'assetable.id': ['The selected share (id 1) does not exist.'] });
+
+  it('the check failure is the answer, with a key as without one (no 503 "reached the service after its deadline")', async () => {
+    await expect(nearDeadline(() => checkedUnlessReplayed(db, req(undefined, { name: 'a' }), () => Promise.reject(missing())))).rejects.toMatchObject({ code: ErrorCode.Validation });
+    await expect(nearDeadline(() => checkedUnlessReplayed(db, req('k-late', { name: 'a' }), () => Promise.reject(missing())))).rejects.toMatchObject({ code: ErrorCode.Validation });
+  });
+
+  it("a check's RPC timeout keeps its message and outcome", async () => {
+    const timeout = ServiceError.unavailable('The screener service did not answer within 5000 ms.', RequestOutcome.Unknown);
+    await expect(nearDeadline(() => checkedUnlessReplayed(db, req('k-timeout', { name: 'a' }), () => Promise.reject(timeout)))).rejects.toBe(timeout);
+    await expect(checkedUnlessReplayed(db, req('k-timeout', { name: 'a' }), () => Promise.reject(timeout))).rejects.toBe(timeout);
   });
 });

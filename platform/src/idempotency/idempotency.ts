@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { ErrorCode } from '@invest/contracts';
+import { deadlinePassed } from '../context/deadline.js';
 import type { Db, SqlClient } from '../db/database.js';
 import { ServiceError } from '../rpc/service-error.js';
 
@@ -144,7 +146,8 @@ export async function storedIdempotentResponse<T>(db: SqlClient, req: Idempotenc
  * - otherwise `{ checked }`, what the checks gave; the create then runs `withIdempotency`, which still waits for
  *   a first request running.
  *
- * Without a key: the checks alone.
+ * Without a key: the checks alone. An unavailable service, a failure past the request's deadline, or a claim
+ * that fails for another reason (the database) answers the check's own error.
  */
 export async function checkedUnlessReplayed<C, R>(
   db: Db,
@@ -156,10 +159,23 @@ export async function checkedUnlessReplayed<C, R>(
   try {
     return { checked: await checks() };
   } catch (err) {
-    if (req.key === undefined || !(err instanceof ServiceError)) throw err;
-    // Claiming the key waits for a first request holding it; the failure rolls the claim back otherwise.
-    return { replayed: await db.transaction((tx) => withIdempotency<R>(tx, req, () => Promise.reject(err))) };
+    // Only an answer a first request could have caused waits for it: not an unavailable service, and not past the
+    // deadline (nobody would get the first's answer, and the claim could not start).
+    if (req.key === undefined || !(err instanceof ServiceError) || err.code === ErrorCode.Unavailable || deadlinePassed()) throw err;
+    try {
+      // Claiming the key waits for a first request holding it; the failure rolls the claim back otherwise.
+      return { replayed: await db.transaction((tx) => withIdempotency<R>(tx, req, () => Promise.reject(err))) };
+    } catch (claimErr) {
+      // The check's failure (no first, or it rolled back) or the key used with another request stand; anything
+      // else of the claim (the deadline reached while waiting, the database) does not replace the check's answer.
+      if (claimErr === err || isKeyReused(claimErr)) throw claimErr;
+      throw err;
+    }
   }
+}
+
+function isKeyReused(err: unknown): boolean {
+  return err instanceof ServiceError && err.code === ErrorCode.Validation && err.errors?.[IDEMPOTENCY_KEY_FIELD] !== undefined;
 }
 
 /**
