@@ -5,3 +5,4 @@ export * from './run-source-main.js';
 export * from './decider-specification.js';
 export * from './nats-cluster.js';
 export * from './held-transaction.js';
+export * from './eventually.js';

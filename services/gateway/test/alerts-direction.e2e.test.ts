@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { priceAlertsJob } from '@invest/alerts/testing/alerts-test-kit';
 import { createLogger, runJob } from '@invest/platform';
+import { eventually } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 const logger = createLogger('test', 'silent');
@@ -20,6 +21,15 @@ const api: AlertsStack['api'] = (...args) => stack.api(...args);
  * The screener's rate moves to `rate` at `asOf`, as its rate writer does it: the asset's rate (what
  * `screener.assets.get` answers a create) and a RatesUpdated batch (relayed to MARKET_EVENTS for alerts).
  */
+/** Waits until alerts' latest rate of `ticker` is `rate`. */
+async function alertsHolds(ticker: string, rate: number): Promise<void> {
+  await eventually(
+    () => stack.alerts.db.query<{ rate: number }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[ticker]]),
+    (r) => r[0]?.rate === rate,
+    `alerts has ${ticker} at ${rate}`,
+  );
+}
+
 async function writeRate(ticker: string, rate: number, change: number, asOf: Date): Promise<void> {
   const updated = await stack.screener.db.query(
     "update assets set current_rate = $2, price_change_percentage_24h = $3, rate_updated_at = $4 where type = 'share' and id = $1 returning id",
@@ -40,11 +50,7 @@ describe('a price-target decided from a rate newer than alerts holds', () => {
   it('a price-target whose direction was decided from the screener\'s newer rate is not fired by the sweep on the older rate alerts still holds', async () => {
     const t0 = stack.clock.now;
     await writeRate('SBER', 100, 0, t0);
-    await eventually(
-      () => stack.alerts.db.query<{ rate: number }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds.SBER]),
-      (r) => r[0]?.rate === 100,
-      'alerts has SBER at 100',
-    );
+    await alertsHolds('SBER', 100);
     // The consumer is down; the screener moves on to 110 a minute later.
     await stack.alerts.ratesConsumer!.stop();
     stack.clock.now = new Date(t0.getTime() + 60_000);
@@ -69,11 +75,7 @@ describe('a price-target decided from a rate newer than alerts holds', () => {
     const t0 = new Date(stack.clock.now.getTime() + 60_000);
     stack.clock.now = t0;
     await writeRate('SBER', 90, -10, t0);
-    await eventually(
-      () => stack.alerts.db.query<{ rate: number }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds.SBER]),
-      (r) => r[0]?.rate === 90,
-      'alerts has SBER at 90',
-    );
+    await alertsHolds('SBER', 90);
     // Alerts falls behind: two batches wait in MARKET_EVENTS (100, then 110).
     await stack.alerts.ratesConsumer!.stop();
     stack.clock.now = new Date(t0.getTime() + 60_000);
@@ -86,11 +88,7 @@ describe('a price-target decided from a rate newer than alerts holds', () => {
     expect(created.body.data.condition.operator).toBe('<=');
     // The consumer catches up: 100 (observed before the create), then 110.
     await stack.alerts.ratesConsumer!.start();
-    await eventually(
-      () => stack.alerts.db.query<{ rate: number }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds.SBER]),
-      (r) => r[0]?.rate === 110,
-      'alerts caught up to 110',
-    );
+    await alertsHolds('SBER', 110);
     await new Promise((r) => setTimeout(r, 300));
     const fired = await stack.alerts.db.query<{ texts: { en: { body: string } } }>('select texts from notification_firings where notification_id = $1', [created.body.data.id]);
     expect(fired.map((f) => f.texts.en.body)).toEqual([]);

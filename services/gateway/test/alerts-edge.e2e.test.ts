@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lockQuotaOwner } from '@invest/platform';
-import { blockedBy, holdOpen } from '@invest/platform/testing/index';
+import { blockedBy, eventually, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AlertsStack, OPENING_RATES, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, OPENING_RATES, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 

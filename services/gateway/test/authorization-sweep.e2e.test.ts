@@ -10,8 +10,9 @@
  * negative, non-numeric, UUID for integer and vice versa) are a 404 or 422, never a 500.
  */
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/alerts-stack.js';
+
 import { looseBody } from './support/gateway-api.js';
 import { readSse, type SseEvent } from './support/sse-reader.js';
 import { type WebStack, startWebStack } from './support/web-stack.js';

@@ -17,11 +17,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.close());
 
-async function supportChat(user: string): Promise<string> {
-  const r = await stack.api('POST', '/api/ai-chat', { user, body: { context_type: 'support' } });
-  expect(r.status, r.text).toBe(201);
-  return r.body.data.id as string;
-}
+const supportChat = (user: string) => stack.createChat(user);
 const send = (user: string, chatId: string, message: string, key?: string) =>
   stack.openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message }, headers: key === undefined ? {} : { 'idempotency-key': key } });
 const used = async (user: string) =>

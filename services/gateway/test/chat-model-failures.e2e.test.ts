@@ -60,9 +60,7 @@ async function ask(user: string, chatId: string, message: string, timeoutMs = 20
 
 async function freshChat(): Promise<{ user: string; chatId: string }> {
   const user = `mf-${randomUUID().slice(0, 8)}`;
-  const r = await api('POST', '/api/ai-chat', user, { context_type: 'support' });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return { user, chatId: r.body.data.id };
+  return { user, chatId: await stack.createChat(user) };
 }
 const supportUsed = async (user: string) =>
   (await api('GET', '/api/ai-chat/limits', user)).body.data.find((l: { context_type: string }) => l.context_type === 'support').used as number;

@@ -3,6 +3,7 @@
  * real gateway, chat, portfolios, screener and billing services over real NATS and Postgres.
  */
 import { randomUUID } from 'node:crypto';
+import { eventuallyTruthy } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import type { ApiOptions } from './support/gateway-api.js';
@@ -16,25 +17,12 @@ const api = (method: string, path: string, opts: ApiOptions = {}) => stack.api(m
 const openSse = (method: string, path: string, opts: { user?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
   stack.openSse(method, path, { ...opts, user: opts.user ?? ALICE });
 
-const createChat = async (user: string, body: Record<string, unknown>) => {
-  const r = await api('POST', '/api/ai-chat', { user, body });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.data.id as string;
-};
+const createChat = (user: string, body: Record<string, unknown>) => stack.createChat(user, body);
 const send = async (user: string, chatId: string, message: string, extra: Record<string, unknown> = {}) =>
   (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message, ...extra } })).rest();
 const limitOf = async (user: string, type: string) =>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   (await api('GET', '/api/ai-chat/limits', { user })).body.data.find((l: any) => l.context_type === type);
-const waitFor = async <T>(fn: () => Promise<T | undefined | null | false>, what: string, ms = 10_000): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 let alicePortfolio: number;
 
@@ -333,7 +321,7 @@ describe('limits and plans', () => {
       CP_SECRET,
     );
     expect(paid.status, paid.body).toBe(200);
-    const l = await waitFor(async () => {
+    const l = await eventuallyTruthy(async () => {
       const r = (await api('GET', '/api/ai-chat/limits', { user })).body.data;
       return r[0].limit === 200 && r;
     }, 'paid limits');

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { busName, busSubject } from '@invest/platform';
+import { eventuallyTruthy } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { type ChatStack, CP_SECRET, startChatStack } from './support/chat-stack.js';
@@ -19,20 +20,7 @@ const api = (method: string, path: string, opts: { user?: string; body?: unknown
 const openSse = (method: string, path: string, opts: { user?: string; body?: unknown; lastEventId?: string } = {}) =>
   stack.openSse(method, path, { user: opts.user ?? ALICE, body: opts.body, headers: opts.lastEventId ? { 'last-event-id': opts.lastEventId } : {} });
 
-const createChat = async (user: string, body: Record<string, unknown>) => {
-  const r = await api('POST', '/api/ai-chat', { user, body });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return r.body.data.id as string;
-};
-const waitFor = async <T>(fn: () => Promise<T | undefined | null | false>, what: string, ms = 10_000): Promise<T> => {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+const createChat = (user: string, body: Record<string, unknown>) => stack.createChat(user, body);
 const messageStatus = async (id: string) => (await stack.chatDb.query<{ status: string }>('select status from chat_messages where id = $1', [id]))[0]?.status;
 
 let rubPortfolio: number;
@@ -200,13 +188,13 @@ describe('surviving the connection', () => {
     const messageId = start.data.message_id as string;
     const req = stack.model.requests.at(-1)!;
     // Live resume while the model still writes: reconnect from the last id seen.
-    await waitFor(async () => req.sent >= 5, 'the model to write on');
+    await eventuallyTruthy(async () => req.sent >= 5, 'the model to write on');
     const second = await openSse('GET', `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { lastEventId: c2.id! });
     const c3 = (await second.next())!;
     expect(Number(c3.id)).toBeGreaterThan(Number(c2.id));
     second.drop();
     stack.model.release();
-    await waitFor(async () => (await messageStatus(messageId)) === 'complete', 'the answer to complete');
+    await eventuallyTruthy(async () => (await messageStatus(messageId)) === 'complete', 'the answer to complete');
     expect(req.aborted).toBe(false);
     // Finished: a reconnect replays what this client missed, then closes.
     const third = await (await openSse('GET', `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { lastEventId: c3.id! })).rest();
@@ -246,7 +234,7 @@ describe('surviving the connection', () => {
     const start = (await sse.next())!;
     await sse.next();
     const req = stack.model.requests.at(-1)!;
-    await waitFor(async () => req.sent >= 3, 'three chunks');
+    await eventuallyTruthy(async () => req.sent >= 3, 'three chunks');
     const messageId = start.data.message_id as string;
     expect((await api('POST', `/api/ai-chat/${chatId}/messages/${messageId}/stop`, { user: BOB })).status).toBe(404);
     const stopped = await api('POST', `/api/ai-chat/${chatId}/messages/${messageId}/stop`);
@@ -291,7 +279,7 @@ describe('deleting a chat', () => {
     const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'delete me' } });
     const start = (await sse.next())!;
     const req = stack.model.requests.at(-1)!;
-    await waitFor(async () => req.sent >= 3, 'three chunks');
+    await eventuallyTruthy(async () => req.sent >= 3, 'three chunks');
     expect((await api('DELETE', `/api/ai-chat/${chatId}`)).status).toBe(204);
     await req.ended;
     expect(req.aborted).toBe(true);
@@ -428,7 +416,7 @@ describe('a paid plan', () => {
       CP_SECRET,
     );
     expect(paid.status, paid.body).toBe(200);
-    const support = await waitFor(async () => {
+    const support = await eventuallyTruthy(async () => {
       const l = (await api('GET', '/api/ai-chat/limits', { user })).body.data.find((x: { context_type: string }) => x.context_type === 'support');
       return l.limit === 200 && l;
     }, 'the paid limit');

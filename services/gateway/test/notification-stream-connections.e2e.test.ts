@@ -8,11 +8,11 @@ import { connect, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { Subjects } from '@invest/contracts';
 import { busSubject } from '@invest/platform';
-import { holdOpen } from '@invest/platform/testing/index';
+import { eventually, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_FEED, type NotificationFeed } from '../src/alerts/notification-feed.js';
 import { looseBody } from './support/gateway-api.js';
-import { type AlertsStack, OPENING_RATES, eventually, startAlertsStack } from './support/alerts-stack.js';
+import { type AlertsStack, OPENING_RATES, startAlertsStack } from './support/alerts-stack.js';
 
 let stack: AlertsStack;
 

@@ -8,7 +8,7 @@
  */
 import { EventStreams, type ListSharesReply, listSharesQuerySchema, type ShareRow, STREAM_HEADER, Subjects } from '@invest/contracts';
 import { busSubject, createLogger } from '@invest/platform';
-import { testNatsUrl } from '@invest/platform/testing/index';
+import { eventuallyTruthy, testNatsUrl } from '@invest/platform/testing/index';
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
@@ -44,15 +44,6 @@ async function requestsSeen(): Promise<number> {
   return listRequests;
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 beforeAll(async () => {
   stack = await startFullStack({
@@ -204,15 +195,15 @@ describe('the gateway page cache', () => {
     const rates = [{ assetType: 'share' as const, assetId: stack.shareIds.SBER!, ticker: 'SBER', currency: 'RUB', rate: newRate, priceChangePercentage24h: null, asOf }];
     expect(await recordRatesForTest(stack.screener.db, 'share', 'get:assetRates', rates)).toBe(1);
     // Relayed after the commit; the TTL is far away, so only the event can renew the page.
-    const after = await waitFor(async () => {
+    const after = await eventuallyTruthy(async () => {
       const a = await get(path);
       return a.headers.get('etag') !== before.headers.get('etag') && a;
-    }, 'the cached page to be replaced');
+    }, 'the cached page to be replaced', 15_000);
     expect(rowOf(after).current_rate).toBe(newRate);
-    const afterOnSecond = await waitFor(async () => {
+    const afterOnSecond = await eventuallyTruthy(async () => {
       const a = await get(path, {}, secondBase);
       return a.text !== before.text && a;
-    }, 'the second gateway to drop its page');
+    }, 'the second gateway to drop its page', 15_000);
     expect(afterOnSecond.text).toBe(after.text);
     expect(afterOnSecond.headers.get('etag')).toBe(after.headers.get('etag'));
     const revalidated = await get(path, { 'if-none-match': before.headers.get('etag')! });
@@ -242,7 +233,7 @@ describe('the gateway page cache', () => {
       }
       expect((await fetch(new URL(`/api/custom-assets/${id}`, stack.base), { method: 'DELETE', headers: { authorization: auth.authorization } })).status).toBe(204);
       // Each write's event went out (RatesUpdated twice, AssetUpdated, AssetDeleted), so both gateways heard them.
-      await waitFor(async () => streams.length >= 4 && streams, 'the custom asset events on MARKET_EVENTS');
+      await eventuallyTruthy(async () => streams.length >= 4 && streams, 'the custom asset events on MARKET_EVENTS', 15_000);
       expect(streams).toEqual(['rates-custom_asset', 'rates-custom_asset', `asset-custom_asset-${id}`, `asset-custom_asset-${id}`]);
       await stack.bus.nc.flush();
       expect((await get(path)).text).toBe(first.text);

@@ -3,28 +3,16 @@
  * encodings that are not UTF-8, NUL, non-ASCII digits, out-of-range numbers, prototype keys. Every answer is a 200
  * or a 422 naming a field; never a 500.
  */
-import type { ShareRow } from '@invest/contracts';
-import { createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+import { type PageBody, type ScreenerStack, startScreenerStack } from './support/screener-stack.js';
 
 const SECRET = 'screener-query-edge-secret-0123456789-0123';
-const busPrefix = `${uniqueName('gwscrq')}.`;
 
-let testDb: { url: string; drop(): Promise<void> };
+let stack: ScreenerStack;
 let sql: pg.Client;
-let screener: ScreenerApp;
-let gw: GatewayApp;
 let base: string;
 
-interface PageBody {
-  data: ShareRow[];
-  meta: { current_page: number; per_page: number; total: number; last_page: number; from: number | null; to: number | null };
-  links: { first: string; last: string; prev: string | null; next: string | null };
-}
 
 async function raw(pathAndQuery: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${base}${pathAndQuery}`);
@@ -39,26 +27,12 @@ async function raw(pathAndQuery: string): Promise<{ status: number; body: unknow
 }
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('gw_scr_query_edge');
-  screener = await createScreenerApp({ databaseUrl: testDb.url, natsUrl: testNatsUrl(), busPrefix, loadDemoData: true, logger: createLogger('screener', 'silent') });
-  sql = new pg.Client({ connectionString: testDb.url });
-  await sql.connect();
-  gw = await createGatewayApp({
-    natsUrl: testNatsUrl(),
-    busPrefix,
-    auth: { jwtSecret: SECRET },
-    rpcTimeoutMs: 5000,
-    readyServices: ['screener'],
-    logger: createLogger('gateway', 'silent'),
-  });
-  base = await gw.listen(0, '127.0.0.1');
+  stack = await startScreenerStack('gw_scr_query_edge', { jwtSecret: SECRET });
+  ({ sql, base } = stack);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await screener?.close();
-  await sql?.end();
-  await testDb?.drop();
+  await stack?.close();
 });
 
 const FIELDS = ['page', 'per_page', 'sort', 'direction', 'category', 'country_code', 'search'];

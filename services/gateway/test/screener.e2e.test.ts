@@ -6,31 +6,23 @@
  */
 import { SHARE_SORT_COLUMNS, type ShareRow, shareRowSchema } from '@invest/contracts';
 import { createLogger } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
-import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
+import { testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
 import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
+import { type PageBody, type ScreenerStack, startScreenerStack } from './support/screener-stack.js';
 
 const SECRET = 'screener-e2e-secret-0123456789-0123456789';
-const busPrefix = `${uniqueName('gwscr')}.`;
 
-interface PageBody {
-  data: ShareRow[];
-  meta: { current_page: number; per_page: number; total: number; last_page: number; from: number | null; to: number | null };
-  links: { first: string; last: string; prev: string | null; next: string | null };
-}
 interface Answer<T = unknown> {
   status: number;
   body: T;
   headers: Headers;
 }
 
-let testDb: { url: string; drop(): Promise<void> };
+let stack: ScreenerStack;
 let sql: pg.Client;
-let screener: ScreenerApp;
-let gw: GatewayApp;
 let base: string;
 const screenerLog: string[] = [];
 
@@ -76,40 +68,25 @@ const sqlCount = async (text: string, params: unknown[] = []) => Number((await s
 const SHARES_FROM = `from shares s join assets a on a.id = s.asset_id where a.type = 'share'`;
 
 beforeAll(async () => {
-  testDb = await createTestDatabase('gw_screener');
-  screener = await createScreenerApp({
-    databaseUrl: testDb.url,
-    natsUrl: testNatsUrl(),
-    busPrefix,
-    loadDemoData: true,
-    logger: createLogger('screener', 'info', { write: (line: string) => void screenerLog.push(line) }),
+  stack = await startScreenerStack('gw_screener', {
+    jwtSecret: SECRET,
+    screenerLogger: createLogger('screener', 'info', { write: (line: string) => void screenerLog.push(line) }),
+    prepare: async (db) => {
+      await db.query(
+        `with a as (insert into assets (type, ticker, name, currency) values ('share', $1, 'Тестовая акция без данных', 'RUB') returning id)
+         insert into shares (asset_id, category_id) select a.id, (select id from share_categories where slug = 'ordinary') from a`,
+        [BARE_TICKER],
+      );
+      for (const [ticker, change] of Object.entries(WEEK_CHANGES)) {
+        await db.query(`update assets set price_change_percentage_7d = $2 where type = 'share' and ticker = $1`, [ticker, change]);
+      }
+    },
   });
-  sql = new pg.Client({ connectionString: testDb.url });
-  await sql.connect();
-  await sql.query(
-    `with a as (insert into assets (type, ticker, name, currency) values ('share', $1, 'Тестовая акция без данных', 'RUB') returning id)
-     insert into shares (asset_id, category_id) select a.id, (select id from share_categories where slug = 'ordinary') from a`,
-    [BARE_TICKER],
-  );
-  for (const [ticker, change] of Object.entries(WEEK_CHANGES)) {
-    await sql.query(`update assets set price_change_percentage_7d = $2 where type = 'share' and ticker = $1`, [ticker, change]);
-  }
-  gw = await createGatewayApp({
-    natsUrl: testNatsUrl(),
-    busPrefix,
-    auth: { jwtSecret: SECRET },
-    rpcTimeoutMs: 5000,
-    readyServices: ['screener'],
-    logger: createLogger('gateway', 'silent'),
-  });
-  base = await gw.listen(0, '127.0.0.1');
+  ({ sql, base } = stack);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await screener?.close();
-  await sql?.end();
-  await testDb?.drop();
+  await stack?.close();
 });
 
 describe('GET /api/public/shares', () => {

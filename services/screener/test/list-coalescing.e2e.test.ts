@@ -5,7 +5,7 @@
  */
 import { type ListSharesReply, Subjects } from '@invest/contracts';
 import { createLogger, RpcClient } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
+import { createTestDatabase, eventually, testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScreenerApp, type ScreenerApp } from '../src/screener.app.js';
@@ -38,16 +38,6 @@ async function waiting(observer: pg.Client, except: number): Promise<string[]> {
   return rows.rows.map((r) => r.query);
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe('identical concurrent screener requests', () => {
   it('send one query to Postgres, and every caller gets its answer', async () => {
     const locker = new pg.Client({ connectionString: testPostgresUrl(db.name) });
@@ -64,7 +54,7 @@ describe('identical concurrent screener requests', () => {
       // Sent after the identical ones on the same connection, so the service has taken them all by the
       // time this one (another key: it has a search, so its SQL differs) waits in Postgres.
       const marker = rpc.request<ListSharesReply>(Subjects.screener.sharesList, { ...query, search: 'no such share qq' });
-      await until('the marker query to wait', () => waiting(observer, lockerPid), (q) => q.some((s) => s.includes('search_text like')));
+      await eventually(() => waiting(observer, lockerPid), (q) => q.some((s) => s.includes('search_text like')), 'the marker query to wait');
       // Let any query still on its way to Postgres arrive, then count the identical ones.
       let seen: string[] = [];
       for (let i = 0; i < 10; i++) {

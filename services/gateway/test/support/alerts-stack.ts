@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RateChange } from '@invest/contracts';
 import { type Bus, connectBus, createLogger, type Logger, streamNameOf } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { createTestDatabase, eventually, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type AlertsApp, type AlertsAppOptions, createAlertsApp } from '@invest/alerts/alerts.app';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
 import { type FakeCloudPayments, type FakeCloudPaymentsOptions, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
@@ -203,15 +203,4 @@ export async function startAlertsStack(name: string, opts: AlertsStackOptions): 
     }
   }
   return stack;
-}
-
-/** Polls `read` until `ok` holds (every 50 ms, at most `timeoutMs`), else fails naming `what` and the last value. */
-export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

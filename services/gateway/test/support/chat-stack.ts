@@ -28,6 +28,8 @@ export interface ChatStack {
   token(userId: string): Promise<string>;
   /** An HTTP call to the gateway (`gatewayApi`). */
   api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
+  /** Creates a chat of `userId` (a support chat unless `body` says otherwise) and gives its id; fails unless 201. */
+  createChat(userId: string, body?: Record<string, unknown>): Promise<string>;
   /** An SSE request to the gateway as `user`, read as it arrives (`readSse`). */
   openSse(method: string, path: string, opts: { user: string; body?: unknown; headers?: Record<string, string> }): Promise<ReturnType<typeof readSse>>;
   /** Starts another chat instance on the same database and bus (NATS shares the requests between them). */
@@ -94,6 +96,8 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
   };
   const chat = await createChatApp(chatOptions);
   const instances: ChatApp[] = [chat];
+  const token = (userId: string) => mintDevToken(userId, JWT_SECRET);
+  const api = gatewayApi(full.base, token);
   return {
     base: full.base,
     full,
@@ -102,11 +106,16 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
     billing,
     model,
     clock,
-    token: (userId) => mintDevToken(userId, JWT_SECRET),
-    api: gatewayApi(full.base, (userId) => mintDevToken(userId, JWT_SECRET)),
+    token,
+    api,
+    async createChat(userId, body = { context_type: 'support' }) {
+      const r = await api('POST', '/api/ai-chat', { user: userId, body });
+      if (r.status !== 201) throw new Error(`creating a chat answered ${r.status}: ${r.text}`);
+      return r.body.data.id as string;
+    },
     async openSse(method, path, o) {
       const ac = new AbortController();
-      const headers: Record<string, string> = { ...o.headers, authorization: `Bearer ${await mintDevToken(o.user, JWT_SECRET)}`, accept: 'text/event-stream' };
+      const headers: Record<string, string> = { ...o.headers, authorization: `Bearer ${await token(o.user)}`, accept: 'text/event-stream' };
       if (o.body !== undefined) headers['content-type'] = 'application/json';
       const res = await fetch(new URL(path, full.base), { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: ac.signal });
       return readSse(res, ac);
