@@ -23,7 +23,7 @@ import { normalizeAmount, sameAmount, toMinorUnits } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
-import { notificationParams } from './provider/notification-body.js';
+import { signedNotificationParams } from './provider/notification-body.js';
 import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
 import { activeSubscriptionConflict, isActive } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
@@ -282,12 +282,17 @@ export class BillingService {
   private verifiedParams(input: unknown, kind: string): { raw: Buffer; params: Record<string, string>; nul: string[] } {
     const n: ProviderNotification = parseOrThrow(providerNotificationSchema, input);
     const raw = Buffer.from(n.body, 'base64');
-    if (!verifyCloudPaymentsSignature(raw, n, this.opts.apiSecret)) {
+    const covers = verifyCloudPaymentsSignature(raw, n, this.opts.apiSecret);
+    if (!covers) {
       // Never the body: it may be forged, and it carries personal data.
       this.opts.logger.warn({ notification: kind, bytes: raw.length, contentHmac: !!n.contentHmac, xContentHmac: !!n.xContentHmac }, 'billing: provider notification with a missing or bad signature rejected');
       throw new ServiceError(ErrorCode.Unauthenticated, 'Invalid signature.');
     }
-    const params = notificationParams(raw, n.contentType);
+    const params = signedNotificationParams(raw, n.contentType, covers);
+    if (params === 'ambiguous') {
+      this.opts.logger.warn({ notification: kind, bytes: raw.length, signed: covers }, 'billing: provider notification rejected: its fields read otherwise than the decoded text its signature covers');
+      throw new ServiceError(ErrorCode.Unauthenticated, 'Invalid signature.');
+    }
     if (!params) {
       this.opts.logger.error({ notification: kind, bytes: raw.length, contentType: n.contentType }, 'billing: signed notification body is neither a form nor a JSON object');
       throw ServiceError.validation({ body: ['The notification body could not be read.'] });

@@ -266,6 +266,35 @@ describe('POST /api/provider/payment-success', () => {
     expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
   });
 
+  it('refuses (401) a body whose escapes were moved under a signature of the decoded text: parsed fields are what the signature covers', async () => {
+    const u = user();
+    const p = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    // The payer put parameter syntax in Data (the widget's data); the provider escapes it and signs both ways.
+    const other = String(Number(p.TransactionId) + 5);
+    const captured = cloudPaymentsForm(payNotificationFields(p, { Data: `{"note":"&TransactionId=${other}&Amount=999999999999.99&"}` }));
+    const { 'X-Content-HMAC': decodedSignature } = signCloudPayments(Buffer.from(captured), CP_SECRET);
+    const dataStart = captured.indexOf('&Data=');
+    const dataEnd = captured.indexOf('&', dataStart + 1);
+    const forged =
+      captured
+        .slice(0, dataStart)
+        .replace(`TransactionId=${p.TransactionId}`, `TransactionId%3d${p.TransactionId}`)
+        .replace('&Amount=299.00', '&Amount%3d299.00') +
+      `&Data=${decodeURIComponent(captured.slice(dataStart + 6, dataEnd))}` +
+      captured.slice(dataEnd);
+    // The forgery keeps the decoded text, and so the X-Content-HMAC signature.
+    expect(decodeURIComponent(forged.replace(/\+/g, ' '))).toBe(decodeURIComponent(captured.replace(/\+/g, ' ')));
+    const post = (body: string, headers: Record<string, string>) =>
+      fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    expect((await post(forged, { 'x-content-hmac': decodedSignature })).status).toBe(401);
+    expect(await stack.db.query('select transaction_id from subscription_payments where user_id = $1 or transaction_id = $2', [u, other])).toEqual([]);
+    expect(await counts(u)).toEqual({ payments: 0, subscriptions: 0, events: 0 });
+    // The captured notification, signed over its raw bytes as the provider sends it, is recorded as it says.
+    expect((await post(captured, signCloudPayments(Buffer.from(captured), CP_SECRET))).status).toBe(200);
+    const rows = await stack.db.query<{ transaction_id: string; amount: string }>('select transaction_id, amount::text from subscription_payments where user_id = $1', [u]);
+    expect(rows).toEqual([{ transaction_id: String(p.TransactionId), amount: '299.00' }]);
+  });
+
   it('50 concurrent deliveries of one TransactionId across two billing instances give one payment and one period', async () => {
     await stack.addInstance();
     const u = user();

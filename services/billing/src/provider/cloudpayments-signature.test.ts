@@ -14,19 +14,20 @@ describe('CloudPayments signature', () => {
       'Content-HMAC': 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=',
       'X-Content-HMAC': '5DJF+aJ1cnV5aXbhApjCPGi/x2iRurIWgVXLiOmxvS4=',
     });
-    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBe(true);
-    expect(verifyCloudPaymentsSignature(body, { xContentHmac: '5DJF+aJ1cnV5aXbhApjCPGi/x2iRurIWgVXLiOmxvS4=' }, secret)).toBe(true);
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBe('raw');
+    expect(verifyCloudPaymentsSignature(body, { xContentHmac: '5DJF+aJ1cnV5aXbhApjCPGi/x2iRurIWgVXLiOmxvS4=' }, secret)).toBe('decoded');
     // Swapped headers, as some integrations send them.
-    expect(verifyCloudPaymentsSignature(body, { xContentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBe(true);
+    expect(verifyCloudPaymentsSignature(body, { xContentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBe('raw');
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: '5DJF+aJ1cnV5aXbhApjCPGi/x2iRurIWgVXLiOmxvS4=' }, secret)).toBe('decoded');
   });
 
   it('refuses a re-encoded body, another secret, a changed byte and a missing signature', () => {
-    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'pFdRwkeX8Wl6fLE0r3kDD7/i2pkx3tzGr5/43bQJav4=' }, secret)).toBe(false);
-    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, 'other_secret')).toBe(false);
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'pFdRwkeX8Wl6fLE0r3kDD7/i2pkx3tzGr5/43bQJav4=' }, secret)).toBeUndefined();
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, 'other_secret')).toBeUndefined();
     const tampered = Buffer.from(body.toString().replace('Amount=299.00', 'Amount=999.00'));
-    expect(verifyCloudPaymentsSignature(tampered, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBe(false);
-    expect(verifyCloudPaymentsSignature(body, {}, secret)).toBe(false);
-    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'short' }, secret)).toBe(false);
-    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, '')).toBe(false);
+    expect(verifyCloudPaymentsSignature(tampered, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, secret)).toBeUndefined();
+    expect(verifyCloudPaymentsSignature(body, {}, secret)).toBeUndefined();
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'short' }, secret)).toBeUndefined();
+    expect(verifyCloudPaymentsSignature(body, { contentHmac: 'sOuCbKphLhQ4Ss3bAvcN1C+5ncTnU2o2ipbHA6gNTZc=' }, '')).toBeUndefined();
   });
 });

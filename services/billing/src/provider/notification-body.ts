@@ -1,10 +1,31 @@
+import { type SignedMessage, urlDecoded } from './cloudpayments-signature.js';
+
 /**
  * The parameters of a provider notification, after its signature was checked: a form body (the default,
  * lower-case escapes, `+` for space) or JSON, by Content-Type. Every value is a string (a JSON number as
  * written); empty optional fields (`SubscriptionId=`) are absent. `undefined` when the body is neither.
  */
 export function notificationParams(raw: Buffer, contentType: string | null): Record<string, string> | undefined {
-  const text = raw.toString('utf8');
+  return readParams(raw.toString('utf8'), contentType, decode);
+}
+
+/**
+ * The parameters exactly as the accepted signature covers them. A signature over the raw bytes covers the
+ * raw reading. One over the decoded text (`X-Content-HMAC`) does not cover the escapes: a payer who puts
+ * `&Amount=…` in `Data` can move the real `&` and `=` between escaped and plain without changing the decoded
+ * text, so the raw reading could say anything. Then the decoded text is read as it stands (split on `&` and
+ * `=`, nothing decoded again), and the notification is taken only when both readings say the same:
+ * 'ambiguous' otherwise, which the caller refuses as unsigned.
+ */
+export function signedNotificationParams(raw: Buffer, contentType: string | null, covers: SignedMessage): Record<string, string> | 'ambiguous' | undefined {
+  const params = notificationParams(raw, contentType);
+  if (!params || covers === 'raw') return params;
+  const decoded = urlDecoded(raw);
+  const signed = decoded ? readParams(decoded.toString('utf8'), contentType, (s) => s) : undefined;
+  return signed && sameParams(params, signed) ? params : 'ambiguous';
+}
+
+function readParams(text: string, contentType: string | null, decodePart: (s: string) => string | undefined): Record<string, string> | undefined {
   if (/json/i.test(contentType ?? '')) {
     let parsed: unknown;
     try {
@@ -26,12 +47,17 @@ export function notificationParams(raw: Buffer, contentType: string | null): Rec
   for (const pair of text.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
-    const key = decode(eq < 0 ? pair : pair.slice(0, eq));
-    const value = decode(eq < 0 ? '' : pair.slice(eq + 1));
+    const key = decodePart(eq < 0 ? pair : pair.slice(0, eq));
+    const value = decodePart(eq < 0 ? '' : pair.slice(eq + 1));
     if (key === undefined || value === undefined) return undefined;
     if (value !== '' && !(key in out)) out[key] = value;
   }
   return out;
+}
+
+function sameParams(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
 }
 
 function decode(s: string): string | undefined {

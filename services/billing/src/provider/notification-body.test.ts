@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { signCloudPayments, verifyCloudPaymentsSignature } from './cloudpayments-signature.js';
+import { signedNotificationParams } from './notification-body.js';
+
+const secret = 'test_api_secret';
+const form = 'application/x-www-form-urlencoded';
+// A Pay whose `Data` (set by the payer in the browser) carries parameter syntax, escaped as the provider sends it.
+const captured = Buffer.from(
+  'TransactionId=2718281828&Amount=0.01&Currency=RUB&AccountId=42&Status=Completed' +
+    '&Data=%7b%22note%22%3a%22%26TransactionId%3dT%2b5%26Amount%3d999999999999.99%26%22%7d&TestMode=1',
+);
+const xContentHmac = signCloudPayments(captured, secret)['X-Content-HMAC'];
+
+/** The attack: escape the real `=`s as `%3d` and unescape `Data`; the decoded text is unchanged. */
+const forged = Buffer.from(
+  'TransactionId%3d2718281828&Amount%3d0.01&Currency=RUB&AccountId=42&Status=Completed' +
+    '&Data={"note":"&TransactionId=T%2b5&Amount=999999999999.99&"}&TestMode=1',
+);
+
+describe('signedNotificationParams', () => {
+  it('reads a body signed over its raw bytes as the raw bytes say, Data and all', () => {
+    const covers = verifyCloudPaymentsSignature(captured, { contentHmac: signCloudPayments(captured, secret)['Content-HMAC'] }, secret);
+    expect(covers).toBe('raw');
+    expect(signedNotificationParams(captured, form, covers!)).toMatchObject({ TransactionId: '2718281828', Amount: '0.01', Data: '{"note":"&TransactionId=T+5&Amount=999999999999.99&"}' });
+  });
+
+  it('refuses a body whose fields were moved between escaped and plain under a signature of the decoded text', () => {
+    const covers = verifyCloudPaymentsSignature(forged, { xContentHmac }, secret);
+    // The signature still holds: it covers only the decoded text, which the forgery kept.
+    expect(covers).toBe('decoded');
+    expect(signedNotificationParams(forged, form, covers!)).toBe('ambiguous');
+  });
+
+  it('takes a decoded-only signature when both readings agree', () => {
+    const plain = Buffer.from('TransactionId=7&Amount=299.00&Name=%d0%90%d0%bd%d0%bd%d0%b0+S&Data=%7b%22plan%22%3a%22basic-m%22%7d');
+    const covers = verifyCloudPaymentsSignature(plain, { xContentHmac: signCloudPayments(plain, secret)['X-Content-HMAC'] }, secret);
+    expect(covers).toBe('decoded');
+    expect(signedNotificationParams(plain, form, covers!)).toEqual({ TransactionId: '7', Amount: '299.00', Name: 'Анна S', Data: '{"plan":"basic-m"}' });
+  });
+});
