@@ -8,25 +8,25 @@ import { runSourceMain } from '../testing/run-source-main.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { type Bus, connectBus, ensureEventStream, streamNameOf } from './bus.js';
 import { busCleanCommand, cleanBusPrefix } from './bus-clean.js';
-import { busName } from './bus-prefix.js';
+import { busName, busSubject } from './bus-prefix.js';
 
 @Module({ controllers: [createHealthController('probe')] })
 class ProbeModule {}
 
 describe('a bus prefix on the real NATS', () => {
   const prefix = uniqueName('clean');
-  // Neighbours that must survive: same leading letters, and a nested prefix.
+  // A neighbour that must survive: same leading letters.
   const similar = `${prefix}x`;
-  const nested = `${prefix}.sub`;
   let bus: Bus;
   let others: Bus[] = [];
   beforeAll(async () => {
     bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bus-clean-test', prefix });
-    others = await Promise.all([similar, nested].map((p) => connectBus({ natsUrl: testNatsUrl(), name: 'bus-clean-test', prefix: p })));
+    others = await Promise.all([similar].map((p) => connectBus({ natsUrl: testNatsUrl(), name: 'bus-clean-test', prefix: p })));
   });
   afterAll(async () => {
     for (const b of [bus, ...others]) {
       for (const ctx of ['market', 'portfolios'] as const) await b?.jsm.streams.delete(streamNameOf(b, ctx)).catch(() => undefined);
+      await b?.jsm.streams.delete(busName(b.prefix, 'CHAT_STREAMS')).catch(() => undefined);
       await b?.close();
     }
   });
@@ -45,30 +45,43 @@ describe('a bus prefix on the real NATS', () => {
     }
   });
 
-  it("removes a prefix's streams and their consumers, and nothing of another prefix", async () => {
+  it("removes every stream and consumer named with the prefix, whatever the stream, and nothing of another prefix", async () => {
     for (const b of [bus, ...others]) {
       for (const ctx of ['market', 'portfolios'] as const) await ensureEventStream(b, ctx);
+      // A stream no catalog lists (chat's answer streams), with consumers of its own.
+      await b.jsm.streams.add({ name: busName(b.prefix, 'CHAT_STREAMS'), subjects: [busSubject(b.prefix, 'chat.streams.>')] });
+      await b.jsm.consumers.add(busName(b.prefix, 'CHAT_STREAMS'), { name: busName(b.prefix, 'reader-1'), ack_policy: AckPolicy.None });
     }
     const consumer = busName(prefix, 'alerts__rates-updated');
     await bus.jsm.consumers.add(streamNameOf(bus, 'market'), { durable_name: consumer, ack_policy: AckPolicy.Explicit });
     await bus.js.publish(`${prefix}.market.events.RatesUpdated`, '{}');
+    // A consumer of this prefix on another prefix's stream goes; that stream and its own consumer stay.
+    const foreign = streamNameOf(others[0]!, 'market');
+    const stray = busName(prefix, 'stray');
+    await bus.jsm.consumers.add(foreign, { durable_name: stray, ack_policy: AckPolicy.Explicit });
 
+    const mine = [`${prefix}_CHAT_STREAMS`, `${prefix}_MARKET_EVENTS`, `${prefix}_PORTFOLIOS_EVENTS`];
     const dry = await cleanBusPrefix(bus.jsm, prefix, { dryRun: true });
-    expect(dry.streams.map((s) => s.name).sort()).toEqual([`${prefix}_MARKET_EVENTS`, `${prefix}_PORTFOLIOS_EVENTS`]);
+    expect(dry.streams.map((s) => s.name).sort()).toEqual(mine);
+    expect(dry.consumers).toEqual([`${foreign}/${stray}`]);
     expect(await bus.jsm.streams.info(streamNameOf(bus, 'market'))).toBeTruthy();
 
     const report = await cleanBusPrefix(bus.jsm, `${prefix}.`);
     expect(report.streams).toEqual(
       expect.arrayContaining([
+        { name: `${prefix}_CHAT_STREAMS`, messages: 0, consumers: [busName(prefix, 'reader-1')] },
         { name: `${prefix}_MARKET_EVENTS`, messages: 1, consumers: [consumer] },
         { name: `${prefix}_PORTFOLIOS_EVENTS`, messages: 0, consumers: [] },
       ]),
     );
-    for (const ctx of ['market', 'portfolios'] as const) {
-      await expect(bus.jsm.streams.info(streamNameOf(bus, ctx))).rejects.toThrow(/not found/i);
-      for (const b of others) expect((await b.jsm.streams.info(streamNameOf(b, ctx))).config.name).toBe(streamNameOf(b, ctx));
+    expect(report.consumers).toEqual([`${foreign}/${stray}`]);
+    for (const name of mine) await expect(bus.jsm.streams.info(name)).rejects.toThrow(/not found/i);
+    for (const b of others) {
+      for (const ctx of ['market', 'portfolios'] as const) expect((await b.jsm.streams.info(streamNameOf(b, ctx))).config.name).toBe(streamNameOf(b, ctx));
+      expect((await b.jsm.consumers.info(busName(b.prefix, 'CHAT_STREAMS'), busName(b.prefix, 'reader-1'))).name).toBe(busName(b.prefix, 'reader-1'));
     }
-    expect((await cleanBusPrefix(bus.jsm, prefix)).streams).toEqual([]);
+    await expect(bus.jsm.consumers.info(foreign, stray)).rejects.toThrow(/not found/i);
+    expect(await cleanBusPrefix(bus.jsm, prefix)).toEqual({ prefix, streams: [], consumers: [] });
   });
 
   it('refuses an empty prefix, which names the unprefixed streams', async () => {
@@ -90,7 +103,7 @@ describe('a bus prefix on the real NATS', () => {
     expect(lines).toEqual([`would remove stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`]);
     expect(await busCleanCommand([prefix], deps)).toBe(0);
     expect(await busCleanCommand([prefix], deps)).toBe(0);
-    expect(lines.slice(1)).toEqual([`removed stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`, `no streams of prefix "${prefix}" on ${testNatsUrl()}`]);
+    expect(lines.slice(1)).toEqual([`removed stream ${prefix}_MARKET_EVENTS (0 messages; consumers: none)`, `no streams or consumers of prefix "${prefix}" on ${testNatsUrl()}`]);
   });
 
   it('runs as the real process npm run bus:clean starts', async () => {

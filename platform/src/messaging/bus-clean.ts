@@ -1,44 +1,64 @@
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
 import { connectNats } from './nats-connection.js';
-import { EventStreams } from '@invest/contracts';
 import { busName, normalizeBusPrefix } from './bus-prefix.js';
 
 /** What `cleanBusPrefix` removed (or, with `dryRun`, would remove). */
 export interface BusCleanReport {
   prefix: string;
   streams: { name: string; messages: number; consumers: string[] }[];
+  /** Consumers of the prefix on streams that are not its own, as `<stream>/<consumer>`. */
+  consumers: string[];
 }
 
 export interface BusCleanOptions {
-  /** Stream base names to look for (default: every context's stream in contracts' `EventStreams`). */
-  streams?: readonly string[];
   /** List what would go, remove nothing. */
   dryRun?: boolean;
 }
 
 /**
- * Removes the JetStream streams of one `BUS_PREFIX` (`<prefix>_MARKET_EVENTS`, ...) and with them every
- * durable consumer on them: what a stopped stack or test run leaves on the server. Only exact names are
- * touched, so another prefix (even one that starts with the same letters) is left alone. An empty prefix
- * is refused: it names the unprefixed (production) streams.
+ * Removes every JetStream stream and durable consumer whose name starts with one `BUS_PREFIX` (`<prefix>_`),
+ * with the consumers on those streams: what a stopped stack or test run leaves on the server. The server is
+ * asked for what it has, not for a list of known names, so a stream added later (chat's answer streams) goes
+ * too. Another prefix that starts with the same letters (`<prefix>x_`) is left alone; a nested prefix
+ * (`<prefix>.sub`) has names of the same shape (`<prefix>_sub_…`) and goes with it. An empty prefix is
+ * refused: it names the unprefixed (production) streams.
  */
 export async function cleanBusPrefix(jsm: JetStreamManager, prefix: string, opts: BusCleanOptions = {}): Promise<BusCleanReport> {
   const normalized = normalizeBusPrefix(prefix);
   if (!normalized) throw new Error('cleanBusPrefix: an empty prefix names the unprefixed streams; refusing');
-  const report: BusCleanReport = { prefix: normalized, streams: [] };
-  for (const base of opts.streams ?? Object.values(EventStreams).map((s) => s.stream)) {
-    const name = busName(normalized, base);
-    const info = await jsm.streams.info(name).catch((err: unknown) => {
-      if (/not found/i.test(String((err as Error).message))) return undefined;
-      throw err;
-    });
-    if (!info) continue;
-    const consumers: string[] = [];
-    for await (const c of jsm.consumers.list(name)) consumers.push(c.name);
-    if (!opts.dryRun) await jsm.streams.delete(name);
-    report.streams.push({ name, messages: info.state.messages, consumers: consumers.sort() });
+  const head = busName(normalized, '');
+  const report: BusCleanReport = { prefix: normalized, streams: [], consumers: [] };
+  const streams: StreamInfo[] = [];
+  for await (const info of jsm.streams.list()) streams.push(info);
+  for (const info of streams.sort((a, b) => a.config.name.localeCompare(b.config.name))) {
+    const name = info.config.name;
+    const consumers = await consumerNames(jsm, name);
+    if (name.startsWith(head)) {
+      if (!opts.dryRun) await jsm.streams.delete(name).catch(ignoreGone);
+      report.streams.push({ name, messages: info.state.messages, consumers: consumers.sort() });
+      continue;
+    }
+    for (const consumer of consumers.filter((c) => c.startsWith(head)).sort()) {
+      if (!opts.dryRun) await jsm.consumers.delete(name, consumer).catch(ignoreGone);
+      report.consumers.push(`${name}/${consumer}`);
+    }
   }
   return report;
+}
+
+async function consumerNames(jsm: JetStreamManager, stream: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const c of jsm.consumers.list(stream)) names.push(c.name);
+  } catch (err) {
+    ignoreGone(err);
+  }
+  return names;
+}
+
+/** Something else (a stopping test) may remove it first: gone is what was wanted. */
+function ignoreGone(err: unknown): void {
+  if (!/not found/i.test(String((err as Error).message))) throw err;
 }
 
 /**
@@ -61,10 +81,11 @@ export async function busCleanCommand(
   const nc = await connectNats(deps.natsUrl, 'bus-clean', { maxReconnectAttempts: 10 });
   try {
     const report = await cleanBusPrefix(await jetstreamManager(nc), prefix, { dryRun });
-    if (!report.streams.length) deps.out(`no streams of prefix "${prefix}" on ${deps.natsUrl}`);
+    if (!report.streams.length && !report.consumers.length) deps.out(`no streams or consumers of prefix "${prefix}" on ${deps.natsUrl}`);
     for (const s of report.streams) {
       deps.out(`${dryRun ? 'would remove' : 'removed'} stream ${s.name} (${s.messages} messages; consumers: ${s.consumers.join(', ') || 'none'})`);
     }
+    for (const c of report.consumers) deps.out(`${dryRun ? 'would remove' : 'removed'} consumer ${c}`);
     return 0;
   } finally {
     await nc.close();
