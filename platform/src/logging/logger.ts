@@ -1,6 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { currentContext } from '../context/request-context.js';
+import { redactUrl } from './redact-url.js';
 
 export type { Logger } from 'pino';
 
@@ -31,6 +32,8 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT, censor: '[redacted]' },
+    // A client may send its token in the query string; the gateway logs every URL.
+    serializers: { url: redactUrl },
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const ctx = currentContext();

@@ -167,6 +167,17 @@ describe('identity and correlation reach the service', () => {
     expect(typeof access!.ms).toBe('number');
   });
 
+  it('a token sent in the query string is refused and never logged', async () => {
+    const token = await mintDevToken('user-78', SECRET);
+    const res = await get(`/api/shares?per_page=5&token=${token}&Access_Token=${token}&jwt=${token}&api_key=k-123456&signature=s-123456`, { 'x-request-id': 'url-token-000001' });
+    expect(res.status).toBe(401);
+    const lines = gatewayLog.filter((l) => l.includes('url-token-000001'));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const secret of [token, 'k-123456', 's-123456']) expect(lines.join('\n')).not.toContain(secret);
+    const access = logLines().find((l) => l.correlationId === 'url-token-000001' && l.msg === 'request');
+    expect(access?.url).toBe('/api/shares?per_page=5&token=[redacted]&Access_Token=[redacted]&jwt=[redacted]&api_key=[redacted]&signature=[redacted]');
+  });
+
   it('concurrent requests keep their own contexts', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `concurrent-${String(i).padStart(4, '0')}`);
     const tokens = await Promise.all(ids.map((_, i) => mintDevToken(`u${i}`, SECRET)));
