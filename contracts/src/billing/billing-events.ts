@@ -26,6 +26,12 @@ export const paymentRecordedV1Schema = z.object({
   planCode: planCodeSchema,
   source: z.enum(['client', 'webhook']),
   subscriptionId: z.string().uuid(),
+  /**
+   * Whether it bought paid time (a SubscriptionStarted or SubscriptionExtended follows it). False: worth less
+   * than one day of its plan, it is recorded but starts, extends and renews nothing, and `subscriptionId` names
+   * the subscription it would have started, never started. Absent in events written before the field: true.
+   */
+  grantsAccess: z.boolean().optional(),
   at: iso,
 });
 export const subscriptionStartedV1Schema = z.object({

@@ -41,6 +41,24 @@ export type SubscriptionView = z.infer<typeof subscriptionSchema>;
 export const subscriptionReplySchema = z.object({ data: subscriptionSchema.nullable() });
 export type SubscriptionReply = z.infer<typeof subscriptionReplySchema>;
 
+/** One of the user's recorded payments (`GET /api/payments`), newest first. */
+export const paymentSchema = z.object({
+  /** SubscriptionPayment.uuid: the client's payment id, or the provider's TransactionId when its notification recorded it. */
+  uuid: z.string(),
+  transaction_id: z.string(),
+  amount: moneyAmountSchema,
+  currency: z.string(),
+  source: z.enum(['client', 'webhook']),
+  /** False: worth less than one day of its plan, it is recorded but grants no paid access. */
+  grants_access: z.boolean(),
+  /** The subscription it paid for; null when it grants no paid access. */
+  subscription_id: z.string().uuid().nullable(),
+  created_at: z.string(),
+});
+export type PaymentView = z.infer<typeof paymentSchema>;
+export const listPaymentsReplySchema = z.object({ data: z.array(paymentSchema) });
+export type ListPaymentsReply = z.infer<typeof listPaymentsReplySchema>;
+
 /**
  * The largest provider notification body the gateway forwards (a real one is a few KB; the payer sets some
  * fields, such as `Description`, in the browser). Base64 of it stays well below NATS's 1 MB message.

@@ -29,6 +29,7 @@ export const Subjects = {
     subscriptionGet: 'billing.subscription.get',
     subscribe: 'billing.subscription.subscribe',
     subscriptionSync: 'billing.subscription.sync',
+    paymentsList: 'billing.payments.list',
     providerPay: 'billing.provider.pay',
     providerRecurrent: 'billing.provider.recurrent',
     entitlementsGet: 'billing.entitlements.get',

@@ -5,7 +5,7 @@ import { parseOrThrow, requireUser } from '@invest/platform';
 import type { BillingService } from './billing.service.js';
 import { BILLING_SERVICE } from './billing.tokens.js';
 
-/** `billing.*`: plans (public), the user's subscription, provider notifications and entitlements. */
+/** `billing.*`: plans (public), the user's subscription and payments, provider notifications and entitlements. */
 @Controller()
 export class BillingHandler {
   constructor(@Inject(BILLING_SERVICE) private readonly billing: BillingService) {}
@@ -18,6 +18,11 @@ export class BillingHandler {
   @MessagePattern(Subjects.billing.subscriptionGet)
   current(@Payload() req: RpcRequest<unknown>) {
     return this.billing.current(requireUser(req.meta));
+  }
+
+  @MessagePattern(Subjects.billing.paymentsList)
+  payments(@Payload() req: RpcRequest<unknown>) {
+    return this.billing.payments(requireUser(req.meta));
   }
 
   @MessagePattern(Subjects.billing.subscribe)

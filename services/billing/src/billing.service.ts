@@ -1,6 +1,7 @@
 import {
   type Entitlements,
   ErrorCode,
+  type ListPaymentsReply,
   type ListPlansReply,
   type PlanCode,
   type ProviderNotification,
@@ -27,7 +28,7 @@ import { signedNotificationParams } from './provider/notification-body.js';
 import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
 import { activeSubscriptionConflict, isActive } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
-import { findCurrentSubscription, findPaymentByUuid, findSubscription, usableSubscriptions } from './subscriptions/subscription.queries.js';
+import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, usableSubscriptions } from './subscriptions/subscription.queries.js';
 
 export interface BillingServiceOptions {
   plans: Plan[];
@@ -72,6 +73,11 @@ export class BillingService {
     return { data: await findCurrentSubscription(this.db, userId, this.opts.plans, this.opts.clock()) };
   }
 
+  /** `GET /api/payments`: every payment recorded for the user, those that grant no paid access too. */
+  async payments(userId: string): Promise<ListPaymentsReply> {
+    return { data: await listPayments(this.db, userId) };
+  }
+
   /** `POST /api/subscribe`: confirms the client's payment with the provider, then records it once. */
   async subscribe(userId: string, input: unknown): Promise<SubscriptionReply> {
     const req = parseOrThrow(subscribeRequestSchema, input);
@@ -86,6 +92,9 @@ export class BillingService {
     const known = await findPaymentByUuid(this.db, req.uuid);
     if (known) {
       if (known.user_id !== userId) throw ServiceError.validation({ uuid: ['The uuid does not match a payment of yours.'] });
+      // Its Pay notification recorded it, worth less than a day of its plan: no subscription to answer (the
+      // provider check below refuses such an amount too, had this call come first).
+      if (!known.grants_access) throw ServiceError.validation({ uuid: [`The payment of ${known.amount} ${known.currency} is worth less than one day of a paid plan: it is recorded, but grants no paid access.`] });
       return { data: await findSubscription(this.db, known.subscription_id, this.opts.plans, now) };
     }
     // The spec's 409 comes before the payment is looked at (an unknown or unpaid uuid changes nothing either);

@@ -369,7 +369,7 @@ describe('POST /api/provider/payment-success', () => {
       { amount: 150, plan: 'basic-m', share: 150 / 299, data: { plan: 'basic-y' } },
       { amount: 1500, plan: 'basic-y', share: 1500 / 2990 },
       { amount: 5000, plan: 'basic-y', share: 5000 / 2990 },
-      { amount: 0.01, plan: 'basic-m', share: 0.01 / 299, data: { plan: 'basic-y' } },
+      { amount: 10, plan: 'basic-m', share: 10 / 299, data: { plan: 'basic-y' } },
     ];
     for (const c of cases) {
       const u = user();
@@ -383,6 +383,42 @@ describe('POST /api/provider/payment-success', () => {
       expect(Math.abs(paid - whole * c.share)).toBeLessThanOrEqual(1);
       expect(await counts(u)).toMatchObject({ payments: 1, subscriptions: 1 });
     }
+  });
+
+  it('a payment worth less than one day of its plan (0.01 RUB) is recorded and shown, but grants no paid access, also while a subscription runs', async () => {
+    const u = user();
+    const invoice = randomUUID();
+    const token = stack.provider.addPayment({ AccountId: u, Amount: 0.01, InvoiceId: invoice });
+    expect(await pay(token, { Data: JSON.stringify({ plan: 'basic-y' }) })).toEqual({ status: 200, body: '{"code":0}' });
+    const shown = { uuid: String(token.TransactionId), transaction_id: String(token.TransactionId), amount: '0.01', currency: 'RUB', source: 'webhook', grants_access: false, subscription_id: null };
+    const listed = await api('GET', '/api/payments', { user: u });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toEqual([{ ...shown, created_at: expect.any(String) }]);
+    expect((await api('GET', '/api/subscription', { user: u })).body).toEqual({ data: null });
+    expect(await rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId: u })).toMatchObject({ paid: false, plan: { code: 'free' }, endsAt: null, limits: { chatMessagesPerDay: { support: 10 } } });
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 0, events: 1 });
+    // The provider retries it; the client confirms its InvoiceId: nothing more, and no subscription to answer.
+    expect(await pay(token)).toEqual({ status: 200, body: '{"code":0}' });
+    const confirm = await api('POST', '/api/subscribe', { user: u, body: { uuid: invoice, plan: 'basic-m' } });
+    expect(confirm.status).toBe(422);
+    expect(confirm.body.errors.uuid[0]).toMatch(/0\.01 RUB is worth less than one day/);
+    expect(await counts(u)).toEqual({ payments: 1, subscriptions: 0, events: 1 });
+    // While a paid subscription runs, it extends nothing; both payments are listed, newest first.
+    const price = stack.provider.addPayment({ AccountId: u, Amount: 299 });
+    expect(await pay(price)).toEqual({ status: 200, body: '{"code":0}' });
+    const running = (await api('GET', '/api/subscription', { user: u })).body.data;
+    const second = stack.provider.addPayment({ AccountId: u, Amount: 0.01 });
+    expect(await pay(second)).toEqual({ status: 200, body: '{"code":0}' });
+    expect((await api('GET', '/api/subscription', { user: u })).body.data).toEqual(running);
+    expect(await counts(u)).toEqual({ payments: 3, subscriptions: 1, events: 4 });
+    const all = (await api('GET', '/api/payments', { user: u })).body.data as { transaction_id: string; grants_access: boolean; subscription_id: string | null }[];
+    expect(all.map((p) => [p.transaction_id, p.grants_access, p.subscription_id])).toEqual([
+      [String(second.TransactionId), false, null],
+      [String(price.TransactionId), true, running.id],
+      [String(token.TransactionId), false, null],
+    ]);
+    expect((await api('GET', '/api/payments', { user: user() })).body).toEqual({ data: [] });
+    expect((await api('GET', '/api/payments')).status).toBe(401);
   });
 
   it('answers non-2xx when our side fails, so the provider retries; nothing is half-recorded', async () => {

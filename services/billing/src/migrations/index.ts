@@ -1,5 +1,10 @@
 import { eventStoreMigration } from '@invest/platform';
 import { BillingSchema } from './0001-billing-schema.js';
+import { PaymentGrantsAccess } from './0002-payment-grants-access.js';
 
 /** Every migration of the billing database, in order. Names are stable: never rename one that shipped. */
-export const migrations = [eventStoreMigration, { name: '0001-billing-schema', class: BillingSchema }];
+export const migrations = [
+  eventStoreMigration,
+  { name: '0001-billing-schema', class: BillingSchema },
+  { name: '0002-payment-grants-access', class: PaymentGrantsAccess },
+];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addPeriod, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
+import { addPeriod, buysLessThanADay, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
 
 describe('planCatalog', () => {
   it('keeps prices as two-place decimal text, and refuses one that is not a positive amount', () => {
@@ -61,5 +61,21 @@ describe('paidUntil', () => {
   it('at most MAX_PERIODS_PER_PAYMENT periods', () => {
     const year = addPeriod(from, 'year').getTime() - from.getTime();
     expect(paidUntil(from, 'year', { paidMinor: 99_999_999_999_999, priceMinor: 299000 }).getTime() - from.getTime()).toBe(year * MAX_PERIODS_PER_PAYMENT);
+  });
+});
+
+describe('buysLessThanADay', () => {
+  it('compares the share with one day of the period starting then, exactly: the price over that period\'s days', () => {
+    const year2026 = new Date('2026-01-31T10:00:00.000Z');
+    const year2027 = new Date('2027-03-01T00:00:00.000Z');
+    // 2990.00 a year: a day is 8.1917… of 365 days, 8.1693… of 366 (March 2027 to March 2028).
+    expect(buysLessThanADay(year2026, 'year', { paidMinor: 819, priceMinor: 299000 })).toBe(true);
+    expect(buysLessThanADay(year2026, 'year', { paidMinor: 820, priceMinor: 299000 })).toBe(false);
+    expect(buysLessThanADay(year2027, 'year', { paidMinor: 816, priceMinor: 299000 })).toBe(true);
+    expect(buysLessThanADay(year2027, 'year', { paidMinor: 817, priceMinor: 299000 })).toBe(false);
+    // Exactly one day of a 28-day February is one.
+    expect(buysLessThanADay(year2026, 'month', { paidMinor: 1, priceMinor: 28 })).toBe(false);
+    expect(buysLessThanADay(year2026, 'month', { paidMinor: 1, priceMinor: 29900 })).toBe(true);
+    expect(buysLessThanADay(year2026, 'month', null)).toBe(false);
   });
 });

@@ -72,7 +72,8 @@ export const MAX_PERIODS_PER_PAYMENT = 100;
  * 2. else the paid plan in that currency whose price is nearest the amount by ratio (150 and 300 RUB are
  *    nearer 299 than 2990; 1,500 and 2,800 nearer 2990), for the share of its period the amount paid:
  *    a price changed between checkout and charge, a partial or a doubled payment each buy exactly their
- *    money's worth, and a token payment (0.01) buys seconds, whatever the widget's `Data` names;
+ *    money's worth, and one worth less than a day of it (a token 0.01) buys none (`buysLessThanADay`),
+ *    whatever the widget's `Data` names;
  * 3. else none (no amount, or no plan in that currency): unattributed, for an operator.
  */
 export function planForPayment(plans: readonly Plan[], amount: string, currency: string): PaymentPlan | undefined {
@@ -93,6 +94,20 @@ export function planForPayment(plans: readonly Plan[], amount: string, currency:
     }
   }
   return best && { plan: best.plan, share: { paidMinor: Number(minor), priceMinor: Number(best.price) } };
+}
+
+/** The least paid time a payment grants (issue 30: a token 0.01 RUB had unlocked the paid limits for the rest of the day). */
+export const MIN_PAID_TIME_MS = 86_400_000;
+
+/**
+ * Whether a payment buys less than one day of the period that starts at `from` (`MIN_PAID_TIME_MS`): such a
+ * payment is recorded but grants no paid access. Decided exactly, as `paid × period length < price × one day`
+ * in integers; the price itself (`share` null) never is.
+ */
+export function buysLessThanADay(from: Date, period: PlanPeriod, share: PeriodShare | null): boolean {
+  if (share === null) return false;
+  const length = BigInt(addPeriod(from, period).getTime() - from.getTime());
+  return BigInt(share.paidMinor) * length < BigInt(share.priceMinor) * BigInt(MIN_PAID_TIME_MS);
 }
 
 /** The end of one paid period that starts at `from` (calendar month or year, in UTC; Jan 31 + 1 month = Feb 28/29). */

@@ -41,6 +41,7 @@ const recorded = (over: Partial<Extract<BillingEvent, { type: 'PaymentRecorded' 
     planCode: 'basic-m',
     source: 'client',
     subscriptionId: SUB1,
+    grantsAccess: true,
     at,
     ...over,
   },
@@ -228,6 +229,64 @@ describe('billing decider', () => {
         // Twice the period that starts on April 10 (30 days): June 9.
         { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-06-09T12:00:00.000Z', externalId: null, at } },
       ]);
+  });
+
+  describe('a payment worth less than one day of its plan (issue 30: 0.01 RUB had unlocked the paid limits)', () => {
+    /** A Pay notification of `amount` RUB, nearest the monthly plan: its share of a month. */
+    const webhookPay = (amount: string, transactionId = '1001', newSubscriptionId = SUB1) =>
+      pay({
+        source: 'webhook',
+        uuid: transactionId,
+        payment: { transactionId, amount, currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null },
+        share: { paidMinor: Number(amount.replace('.', '')), priceMinor: 29900 },
+        newSubscriptionId,
+      });
+    const tokenRecorded = (over: Partial<Extract<BillingEvent, { type: 'PaymentRecorded' }>['data']> = {}) =>
+      recorded({ uuid: '1001', source: 'webhook', amount: '0.01', grantsAccess: false, ...over });
+
+    it('is recorded, and starts nothing: no subscription, no paid access', () => {
+      spec.given().when(webhookPay('0.01')).then([tokenRecorded()]);
+      expect(currentSubscription([tokenRecorded()].reduce(billingDecider.evolve, billingDecider.initialState()))).toBeUndefined();
+    });
+
+    it('one day is the price over the days of the period it would buy, compared exactly: 9.64 of 299.00 for 31 days buys none, 9.65 a day', () => {
+      // March 10 → April 10 is 31 days: one day is 299 / 31 = 9.6451… RUB.
+      spec.given().when(webhookPay('9.64')).then([tokenRecorded({ amount: '9.64' })]);
+      spec
+        .given()
+        .when(webhookPay('9.65'))
+        .then([recorded({ uuid: '1001', source: 'webhook', amount: '9.65' }), started({ endsAt: '2026-03-11T12:00:43.344Z' })]);
+    });
+
+    it('while a subscription runs, active or cancelled, it is recorded only: it neither extends nor renews, a day measured from its end', () => {
+      const history = [recorded(), started()];
+      // From April 10 the period is 30 days: a day is 9.9666… RUB (9.96 would have bought a day from today's 31).
+      spec
+        .given(history)
+        .when(webhookPay('9.96', '1002', SUB2))
+        .then([tokenRecorded({ paymentId: '1002', uuid: '1002', amount: '9.96', subscriptionId: SUB2 })]);
+      spec
+        .given(history)
+        .when(webhookPay('9.97', '1002', SUB2))
+        .then([
+          recorded({ paymentId: '1002', uuid: '1002', source: 'webhook', amount: '9.97' }),
+          { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-04-11T12:00:28.896Z', externalId: null, at } },
+        ]);
+      const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', at } };
+      const token = tokenRecorded({ paymentId: '1002', uuid: '1002', subscriptionId: SUB2 });
+      spec.given([...history, cancelled]).when(webhookPay('0.01', '1002', SUB2)).then([token]);
+      const state = [...history, cancelled, token].reduce(billingDecider.evolve, billingDecider.initialState());
+      expect(currentSubscription(state)).toMatchObject({ id: SUB1, status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z' });
+    });
+
+    it('a repeat of it (the provider retries, or the client confirms its InvoiceId) changes nothing; a later price payment starts a subscription', () => {
+      spec.given([tokenRecorded()]).when(webhookPay('0.01')).thenNothingHappened();
+      spec.given([tokenRecorded()]).when(pay({ payment: { transactionId: '1001', amount: '0.01', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null } })).thenNothingHappened();
+      spec
+        .given([tokenRecorded()])
+        .when(pay({ uuid: 'u2', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'u2', externalId: null }, newSubscriptionId: SUB2 }))
+        .then([recorded({ paymentId: '1002', uuid: 'u2', invoiceId: 'u2', subscriptionId: SUB2 }), started({ subscriptionId: SUB2 })]);
+    });
   });
 
   it('cleanup removes subscriptions that ended before the cut-off, and the next one becomes current', () => {

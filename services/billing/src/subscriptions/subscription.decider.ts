@@ -1,7 +1,7 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
 import { type Decider, ServiceError } from '@invest/platform';
 import { sameAmount } from '../plans/money.js';
-import { addPeriod, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
+import { addPeriod, buysLessThanADay, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 
 /**
  * One user's subscriptions and payments as an event-sourced stream (`billing-user-<userId>`): pure
@@ -172,7 +172,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       const current = currentSubscription(state);
       const active = current && isActive(current, now) ? current : undefined;
       if (active && command.source === 'client') throw activeSubscriptionConflict(active);
-      const recorded = (subscriptionId: string): BillingEvent => ({
+      const recorded = (subscriptionId: string, grantsAccess = true): BillingEvent => ({
         type: 'PaymentRecorded',
         data: {
           version: 1,
@@ -185,10 +185,14 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
           planCode: plan.code,
           source: command.source,
           subscriptionId,
+          grantsAccess,
           at,
         },
       });
       const running = current && current.endsAt !== null && isRunning(current, now) ? current : undefined;
+      // Worth less than one day of its plan (a token 0.01): money recorded and shown, but no paid access. It
+      // starts, extends and renews nothing, whatever runs now; it names the subscription it would have started.
+      if (buysLessThanADay(running ? new Date(running.endsAt!) : now, plan.period, command.share)) return [recorded(command.newSubscriptionId, false)];
       if (running) {
         // A recurring charge (or another payment) while a period runs: the new period follows it. A cancelled
         // one that still runs is renewed: active again, one subscription (a second one queued behind it was

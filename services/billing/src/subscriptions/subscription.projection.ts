@@ -16,9 +16,9 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
     case 'PaymentRecorded': {
       const d = event.data;
       await tx.query(
-        `insert into subscription_payments (id, subscription_id, user_id, amount, currency, platform_id, uuid, transaction_id, invoice_id, source, created_at)
-         values ($1, $2, $3, $4::numeric, $5, $6, $7, $8, $9, $10, $11)`,
-        [eventIdFor('subscription-payment', d.paymentId), d.subscriptionId, d.userId, d.amount, d.currency, CLOUDPAYMENTS_PLATFORM_ID, d.uuid, d.paymentId, d.invoiceId, d.source, d.at],
+        `insert into subscription_payments (id, subscription_id, user_id, amount, currency, platform_id, uuid, transaction_id, invoice_id, source, grants_access, created_at)
+         values ($1, $2, $3, $4::numeric, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [eventIdFor('subscription-payment', d.paymentId), d.subscriptionId, d.userId, d.amount, d.currency, CLOUDPAYMENTS_PLATFORM_ID, d.uuid, d.paymentId, d.invoiceId, d.source, d.grantsAccess ?? true, d.at],
       );
       return;
     }

@@ -1,4 +1,4 @@
-import type { SubscriptionView } from '@invest/contracts';
+import type { PaymentView, SubscriptionView } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { type Plan, planView } from '../plans/plan-catalog.js';
 
@@ -52,11 +52,26 @@ export async function usableSubscriptions(db: SqlClient, userId: string, now: Da
 }
 
 /** The payment recorded under a client uuid (or with it as InvoiceId), if any. */
-export async function findPaymentByUuid(db: SqlClient, uuid: string): Promise<{ user_id: string; subscription_id: string } | undefined> {
-  const [row] = await db.query<{ user_id: string; subscription_id: string }>(
+export async function findPaymentByUuid(
+  db: SqlClient,
+  uuid: string,
+): Promise<{ user_id: string; subscription_id: string; grants_access: boolean; amount: string; currency: string } | undefined> {
+  const [row] = await db.query<{ user_id: string; subscription_id: string; grants_access: boolean; amount: string; currency: string }>(
     // The client's own record first, else the first payment recorded under that InvoiceId.
-    'select user_id, subscription_id::text from subscription_payments where uuid = $1 or invoice_id = $1 order by (uuid = $1) desc, created_at, id limit 1',
+    `select user_id, subscription_id::text, grants_access, amount::text, currency from subscription_payments
+     where uuid = $1 or invoice_id = $1 order by (uuid = $1) desc, created_at, id limit 1`,
     [uuid],
   );
   return row;
+}
+
+/** The user's recorded payments, newest first (a user has one a period or so: no paging). */
+export async function listPayments(db: SqlClient, userId: string): Promise<PaymentView[]> {
+  const rows = await db.query<Omit<PaymentView, 'created_at'> & { created_at: Date }>(
+    `select uuid, transaction_id, amount::text as amount, currency, source, grants_access,
+            case when grants_access then subscription_id::text end as subscription_id, created_at
+     from subscription_payments where user_id = $1 order by created_at desc, transaction_id desc`,
+    [userId],
+  );
+  return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
 }

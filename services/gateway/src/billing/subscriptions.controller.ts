@@ -1,6 +1,15 @@
 import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type ListPlansReply, listPlansReplySchema, subscribeRequestSchema, Subjects, type SubscriptionReply, subscriptionReplySchema } from '@invest/contracts';
+import {
+  type ListPaymentsReply,
+  listPaymentsReplySchema,
+  type ListPlansReply,
+  listPlansReplySchema,
+  subscribeRequestSchema,
+  Subjects,
+  type SubscriptionReply,
+  subscriptionReplySchema,
+} from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
@@ -9,7 +18,7 @@ import { parseBody } from '../validation/request-input.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it.' } } };
 
-/** Plans (public) and the signed-in user's subscription: subscribe after a widget payment, sync with the provider. */
+/** Plans (public) and the signed-in user's subscription and payments: subscribe after a widget payment, sync with the provider. */
 @ApiTags('subscriptions')
 @Controller('api')
 export class SubscriptionsController {
@@ -31,6 +40,20 @@ export class SubscriptionsController {
   @ApiCommonErrors({ auth: true })
   current(): Promise<SubscriptionReply> {
     return this.rpc.request(Subjects.billing.subscriptionGet, {});
+  }
+
+  @Get('payments')
+  @UseGuards(JwtAuthGuard)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'The payments recorded for the user',
+    description:
+      'Newest first, those that grant no paid access too: a payment worth less than one day of its plan is recorded and listed with `grants_access: false` and no `subscription_id`.',
+  })
+  @ApiOkResponse({ schema: openApiSchema(listPaymentsReplySchema) })
+  @ApiCommonErrors({ auth: true })
+  payments(): Promise<ListPaymentsReply> {
+    return this.rpc.request(Subjects.billing.paymentsList, {});
   }
 
   @Post('subscribe')
