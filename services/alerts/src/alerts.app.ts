@@ -72,7 +72,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
   const res = new ServiceResources(logger);
   return res.boot(async () => {
     // Rate batches come a minute apart: connections idle past pg-pool's 10 s would be new backends, with cold
-    // catalogue caches, for every batch (13–18 ms more Postgres CPU a batch at a one-minute cadence: docs/decisions.md).
+    // catalogue caches, for every batch (13–18 ms more Postgres CPU a batch at a one-minute cadence: docs/decisions/0025-alerts-candidate-index.md).
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger, poolIdleTimeoutMs: 5 * 60_000 });
     // The market and portfolios streams are ensured here too (same definitions as their owners'), so the
     // services start in any order.

@@ -1,5 +1,5 @@
 /**
- * User ids the gateway accepts (docs/decisions.md "token rules": any Unicode except controls, lone surrogates,
+ * User ids the gateway accepts (docs/decisions/0014-token-rules.md: any Unicode except controls, lone surrogates,
  * U+FFFD and outer white space: ids from identity providers, e-mails) buy a subscription through the Pay
  * webhook like any other user. Billing's AccountId check once admitted visible ASCII only: the webhook
  * recorded such a user's payment as unattributed, and then /api/subscribe refused the same payment with 409.

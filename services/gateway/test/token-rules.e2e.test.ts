@@ -1,5 +1,5 @@
 /**
- * The token rules (docs/decisions.md, "token rules") through HTTP on the real stack: a `sub` that
+ * The token rules (docs/decisions/0014-token-rules.md) through HTTP on the real stack: a `sub` that
  * Postgres cannot store, or that would collapse into another user, and a token lifetime beyond
  * AUTH_MAX_TOKEN_TTL are 401 on portfolio routes, before any service sees them.
  */

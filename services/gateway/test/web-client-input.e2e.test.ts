@@ -62,7 +62,7 @@ async function addSberDeal(page: Page, quantity: string, price: string): Promise
 type DealRow = { quantity: number; price: number };
 const dealsOf = async (id: number, user: string) => (JSON.parse(await apiText(`/api/portfolios/${id}/deals`, user)) as { data: DealRow[] }).data;
 
-describe('money input is sent exactly (docs/decisions.md: "Money and quantities are exact decimals end to end")', () => {
+describe('money input is sent exactly (docs/decisions/0015-exact-decimals.md)', () => {
   it('a quantity with 8 decimal places typed into the deal form is stored with every digit', async () => {
     const page = await freshPage();
     const user = newUser();

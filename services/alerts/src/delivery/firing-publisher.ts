@@ -138,7 +138,7 @@ export class FiringPublisher {
     const { bus } = this.opts;
     // One subject for every firing, with no id in it: JetStream's file store keeps state per subject, and a
     // subject per notification made each publish a new one (~4 µs more of nats-server a message, a quarter
-    // of its cost; `docs/decisions.md`). Nothing filters by notification; the gateway fans out by user.
+    // of its cost; `docs/decisions/0024-alerts-direct-publication.md`). Nothing filters by notification; the gateway fans out by user.
     const subject = busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired));
     await publishBatch(
       bus,

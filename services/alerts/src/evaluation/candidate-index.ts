@@ -10,7 +10,7 @@ const UP = 4;
 /**
  * The index's entries, one slot each, in typed arrays: no object per entry for every full collection to mark
  * (a million entries as objects, with their lists and the id map pointing at them, were ~90 ms of a full
- * collection's CPU and ~85 MB of heap; see docs/decisions.md). An entry is enough to say whether a rate
+ * collection's CPU and ~85 MB of heap; see docs/decisions/0025-alerts-candidate-index.md). An entry is enough to say whether a rate
  * can fire its notification. Lists hold slots.
  *
  * A removed entry is marked dead and its slot stays taken while its list still holds it: the list drops it

@@ -10,7 +10,7 @@ export const DEFAULT_HEAP_GROWING_PERCENT = 300;
  * tens of MB, and V8 sized the next limit ~1.2× the live heap, so a full collection started in every second
  * or third batch and its concurrent marking (~250 ms of CPU then) competed with the batch for the two cores.
  * With room to grow, full collections come from V8's memory reducer while the service idles between batches
- * (measured in docs/decisions.md). The flag is read whenever V8 computes a limit, so setting it after start
+ * (docs/decisions/0025-alerts-candidate-index.md). The flag is read whenever V8 computes a limit, so setting it after start
  * takes effect from the next one.
  */
 export function allowHeapGrowth(percent: number): void {

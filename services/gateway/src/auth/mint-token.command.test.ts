@@ -1,5 +1,5 @@
 /**
- * `npm run token` mints only tokens the gateway accepts (docs/decisions.md, "token rules"): run as a
+ * `npm run token` mints only tokens the gateway accepts (docs/decisions/0014-token-rules.md): run as a
  * real process from source.
  */
 import { fileURLToPath } from 'node:url';

@@ -2,7 +2,7 @@
  * `npm run token -- <userId> [ttl]`: prints a development bearer token for `userId` (HS256 with
  * AUTH_JWT_SECRET, or its development default outside production) as the last line of its output.
  * `ttl`: seconds or a duration such as `2h`, `7d` (default 12h), at most AUTH_MAX_TOKEN_TTL: minted
- * tokens follow the same rules as any other (docs/decisions.md, "token rules").
+ * tokens follow the same rules as any other (docs/decisions/0014-token-rules.md).
  */
 import { loadGatewayConfigOrExit } from '../config/gateway.config.js';
 import { DEV_TOKEN_TTL, mintDevToken } from './dev-token.js';

@@ -1,8 +1,8 @@
 import { MAX_USER_ID_LENGTH, userIdProblem } from '@invest/contracts';
 
 /**
- * What the gateway asks of a token beyond its signature and `exp`/`nbf` (docs/decisions.md, "token
- * rules"): a `sub` that can be stored and compared faithfully, and a bounded lifetime.
+ * What the gateway asks of a token beyond its signature and `exp`/`nbf` (docs/decisions/0014-token-rules.md):
+ * a `sub` that can be stored and compared faithfully, and a bounded lifetime.
  */
 
 /** Default of `AUTH_MAX_TOKEN_TTL`: the longest lifetime a token may claim. */

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ifNoneMatchMatches } from '../http/conditional-get.js';
 import type { SerializedPage } from './public-page.cache.js';
 
-/** `Cache-Control` of the public page: anyone may keep it as long as the gateway would (decisions.md, "Public screener cache"). */
+/** `Cache-Control` of the public page: anyone may keep it as long as the gateway would (docs/decisions/0016-screener-page-caches.md). */
 export const publicCacheControl = (ttlMs: number): string => (ttlMs >= 1000 ? `public, max-age=${Math.floor(ttlMs / 1000)}` : 'public, no-cache');
 
 /** Whether a request carries no credentials: only such requests share the gateway's public pages. */
