@@ -3,7 +3,7 @@ import { requiredString } from '../common/text.js';
 
 /*
  * The AI chat (`services/chat`): chats per user and context, messages, streamed answers, free limits.
- * HTTP shapes: docs in services/chat/README.md; the design's "Chat stream (SSE)" section.
+ * HTTP shapes: docs in services/chat/README.md; docs/architecture.md, "HTTP contract".
  */
 
 /** A chat or message id (UUID). Anything else is "not found", never a 500. */
