@@ -115,7 +115,9 @@ async function startDemoProviders() {
 }
 
 function build() {
-  const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+  // Quiet unless asked: the build's progress is noise on every start; its errors are printed anyway.
+  const quiet = String(env.LOG_LEVEL ?? '').toLowerCase() === 'debug' || String(env.LOG_LEVEL ?? '').toLowerCase() === 'trace' ? [] : ['--quiet'];
+  const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), ...quiet], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 

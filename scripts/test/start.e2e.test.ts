@@ -143,6 +143,16 @@ describe('npm start', () => {
 
     await stopsCleanly(stack, stack.child.pid!, 'SIGINT');
     expect(errorLines(stack.lines)).toEqual([]);
+    // A quiet start: at the default level only warnings, errors and one line a job run that changed something
+    // (the demo data load is one): no build progress, mapped routes, requests or "nothing new" runs.
+    const chatter = stack.lines.filter((l) => {
+      if (/^\[build\]|Mapped \{/.test(l)) return true;
+      const json = l.indexOf('{"level"');
+      if (json < 0) return false;
+      const line = JSON.parse(l.slice(json)) as { level: string; msg: string; changed?: number };
+      return line.level === 'info' && !(Number(line.changed) > 0) && line.msg !== 'demo data loaded';
+    });
+    expect(chatter).toEqual([]);
     // npm's EBADENGINE warnings are for installs; a start with everything installed shows none either.
     expect(stack.lines.filter((l) => l.includes('EBADENGINE'))).toEqual([]);
   }, 120_000);

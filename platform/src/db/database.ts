@@ -152,6 +152,6 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Db> {
     logger: (message: string) => opts.logger?.debug({ orm: true }, message),
   });
   const applied = await orm.migrator.up();
-  if (applied.length && opts.logger) opts.logger.info({ migrations: applied.map((m) => m.name) }, 'migrations applied');
+  if (applied.length && opts.logger) opts.logger.debug({ migrations: applied.map((m) => m.name) }, 'migrations applied');
   return new Db(orm, opts.url, pool);
 }

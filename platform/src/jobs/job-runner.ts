@@ -37,11 +37,12 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
       const result = await withAdvisoryLock(db, lockName, () => job.run(args));
       const tookMs = Math.round(performance.now() - started);
       if (!result.ran) {
-        logger.info({ job: job.name, args }, `${job.name}: skipped, another instance holds the lock`);
+        logger.debug({ job: job.name, args }, `${job.name}: skipped, another instance holds the lock`);
         return { status: 'locked' };
       }
       const s = result.result;
-      logger.info(
+      // One line a run that changed something; the rest (every minute's "nothing new") only at debug.
+      logger[s.changed > 0 ? 'info' : 'debug'](
         { job: job.name, args, ...s, tookMs },
         `${job.name}: fetched ${s.fetched}, changed ${s.changed}, skipped ${s.skipped}, took ${tookMs} ms`,
       );

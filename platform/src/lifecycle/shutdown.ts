@@ -13,14 +13,14 @@ export function exitOnSignals(opts: { name: string; logger: Logger; close: () =>
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, `${name} stopping`);
+    logger.debug({ signal }, `${name} stopping`);
     setTimeout(() => {
       logger.error(`${name} did not stop within ${timeoutMs / 1000} s; exiting`);
       process.exit(1);
     }, timeoutMs).unref();
     close().then(
       () => {
-        logger.info(`${name} stopped`);
+        logger.debug(`${name} stopped`);
         process.exit(0);
       },
       (err: unknown) => {

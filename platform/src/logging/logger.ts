@@ -46,8 +46,9 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
 /** Routes NestJS's own log calls into the pino logger. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
+  // Nest's own info lines (every mapped route, each module initialised) are start-up chatter.
   log(message: unknown, context?: string) {
-    this.logger.info({ context }, String(message));
+    this.logger.debug({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string) {
     this.logger.error({ context, trace }, String(message));

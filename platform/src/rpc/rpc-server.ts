@@ -52,11 +52,11 @@ export class RpcContextInterceptor implements NestInterceptor {
           error: (e: unknown) => {
             const code =
               e instanceof ServiceError ? e.code : e instanceof ConcurrencyError || e instanceof EventIdConflictError ? ErrorCode.Conflict : ErrorCode.Internal;
-            this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
+            this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
             subscriber.error(e);
           },
           complete: () => {
-            this.logger.info({ subject, ms: +(performance.now() - started).toFixed(2) }, 'rpc handled');
+            this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2) }, 'rpc handled');
             subscriber.complete();
           },
         });

@@ -72,7 +72,7 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
       res.push(() => scheduler.stop());
     }
 
-    logger.info({ busPrefix: opts.busPrefix || undefined, provider: cp.baseUrl }, 'billing service started');
+    logger.debug({ busPrefix: opts.busPrefix || undefined, provider: cp.baseUrl }, 'billing service started');
     return { app, db, bus, billing, plans, close: res.close };
   });
 }

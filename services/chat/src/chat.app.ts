@@ -102,7 +102,7 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
     const app = await res.startApp(ChatModule.register({ chat, stopResources: res.stop }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     if (model.name === 'offline') logger.warn('chat: OPENAI_API_KEY is not set; the offline responder answers (no AI)');
-    logger.info({ busPrefix: opts.busPrefix || undefined, model: model.name, baseUrl: opts.openai.baseUrl }, 'chat service started');
+    logger.debug({ busPrefix: opts.busPrefix || undefined, model: model.name, baseUrl: opts.openai.baseUrl }, 'chat service started');
     return { app, db, bus, chat, generator, model, close: res.close };
   });
 }

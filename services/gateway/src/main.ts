@@ -9,7 +9,7 @@ let gateway: GatewayApp;
 try {
   gateway = await createGatewayApp({ ...config, logger });
   const url = await gateway.listen();
-  logger.info({ url, docs: `${url}/api/docs`, readyServices: config.readyServices, busPrefix: config.busPrefix || undefined }, 'gateway listening');
+  logger.debug({ url, docs: `${url}/api/docs`, readyServices: config.readyServices, busPrefix: config.busPrefix || undefined }, 'gateway listening');
 } catch (err) {
   logger.fatal({ err }, 'gateway failed to start');
   process.exit(1);

@@ -83,7 +83,7 @@ beforeAll(async () => {
     bodyLimitBytes: 1024,
     // Every request here must reach the stub; the public page cache has its own tests (screener-cache.e2e.test.ts).
     publicScreenerCache: { ttlMs: 0 },
-    logger: createLogger('gateway', 'info', { write: (s: string) => void gatewayLog.push(s) }),
+    logger: createLogger('gateway', 'debug', { write: (s: string) => void gatewayLog.push(s) }),
   });
   base = await gw.listen(0, '127.0.0.1');
 });

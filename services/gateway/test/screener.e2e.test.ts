@@ -70,7 +70,7 @@ const SHARES_FROM = `from shares s join assets a on a.id = s.asset_id where a.ty
 beforeAll(async () => {
   stack = await startScreenerStack('gw_screener', {
     jwtSecret: SECRET,
-    screenerLogger: createLogger('screener', 'info', { write: (line: string) => void screenerLog.push(line) }),
+    screenerLogger: createLogger('screener', 'debug', { write: (line: string) => void screenerLog.push(line) }),
     prepare: async (db) => {
       await db.query(
         `with a as (insert into assets (type, ticker, name, currency) values ('share', $1, 'Тестовая акция без данных', 'RUB') returning id)

@@ -84,7 +84,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     const ratesConsumer = await res.start(createRatesUpdatedConsumer({ db, bus, logger }));
     const assetConsumer = await res.start(createAssetUpdatedConsumer({ db, bus, logger }));
 
-    logger.info({ busPrefix: opts.busPrefix || undefined }, 'portfolios service started');
+    logger.debug({ busPrefix: opts.busPrefix || undefined }, 'portfolios service started');
     return { app, db, bus, relay, ratesConsumer, assetConsumer, close: res.close };
   });
 }

@@ -20,7 +20,7 @@ try {
     listCacheTtlMs: config.SCREENER_CACHE_TTL_MS,
     customAssetsMaxPerUser: config.CUSTOM_ASSETS_MAX_PER_USER,
   });
-  logger.info(
+  logger.debug(
     { busPrefix: config.BUS_PREFIX || undefined, marketTz: config.MARKET_TZ, jobs: config.JOBS_ENABLED, moexIssUrl: config.MOEX_ISS_URL, coingeckoUrl: config.COINGECKO_URL },
     'screener started',
   );

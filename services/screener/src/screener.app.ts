@@ -143,7 +143,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       scheduler = scheduleScreenerJobs(deps, jobs);
       const started = scheduler;
       res.push(() => started.stop());
-      logger.info({ jobs: jobs.scheduled.map((s) => [s.job.name, ...s.args].join(' ')) }, 'screener jobs scheduled');
+      logger.debug({ jobs: jobs.scheduled.map((s) => [s.job.name, ...s.args].join(' ')) }, 'screener jobs scheduled');
     }
 
     const started = app;

@@ -38,8 +38,8 @@ export function installRequestContextHooks(fastify: FastifyInstance, logger: Log
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 100) / 100,
     };
-    if (request.ctx) runWithContext(request.ctx, () => logger.info(line, 'request'));
-    else logger.info(line, 'request');
+    if (request.ctx) runWithContext(request.ctx, () => logger.debug(line, 'request'));
+    else logger.debug(line, 'request');
     done();
   });
 }

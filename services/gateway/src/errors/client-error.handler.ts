@@ -52,7 +52,7 @@ export function clientErrorHandler(logger: Logger) {
 export function answerUnmetExpectations(server: Server, logger: Logger): void {
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const correlationId = correlationIdFrom(request.headers[REQUEST_ID_HEADER]);
-    logger.info({ correlationId, method: request.method, url: request.url, status: 417 }, 'request');
+    logger.debug({ correlationId, method: request.method, url: request.url, status: 417 }, 'request');
     const body = JSON.stringify({ message: 'Only the expectation 100-continue is supported.' });
     response.writeHead(417, {
       'content-type': 'application/json; charset=utf-8',

@@ -14,7 +14,7 @@ export function frameworkErrorHandler(logger: Logger) {
     const { status, body, internal } = toHttpError(error);
     runWithContext(ctx, () => {
       if (internal !== undefined) logger.error({ err: internal }, 'unhandled framework error');
-      logger.info({ method: request.method, url: request.url, status, ms: 0 }, 'request');
+      logger.debug({ method: request.method, url: request.url, status, ms: 0 }, 'request');
     });
     void reply.header(REQUEST_ID_HEADER, ctx.correlationId).code(status).send(body);
   };

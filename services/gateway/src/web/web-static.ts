@@ -136,6 +136,6 @@ export function installWebClient(fastify: FastifyInstance, dir: string, logger: 
     if (decoded.startsWith('/assets/') || extname(decoded) !== '') return done();
     send(request, reply, index, csp);
   });
-  logger.info({ dir, files: files.size }, 'web client served at /');
+  logger.debug({ dir, files: files.size }, 'web client served at /');
   return true;
 }

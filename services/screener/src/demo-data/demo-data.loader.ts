@@ -94,7 +94,7 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
 
     const details = { shares: shares.length, dividends: inserted.length, skipped: skipped.length, today: opts.today, rates };
     await tx.query('insert into data_loads (name, details) values ($1, $2::jsonb)', [DEMO_DATA_LOAD, JSON.stringify(details)]);
-    if (skipped.length) opts.logger?.info({ skipped }, 'demo data: main-board securities that are not shares were skipped');
+    if (skipped.length) opts.logger?.debug({ skipped }, 'demo data: main-board securities that are not shares were skipped');
     return { loaded: true, shares: shares.length, dividends: inserted.length, skipped: skipped.length };
   });
   if (result.loaded) {
