@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { type Db, Migration } from '../db/database.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
 import { createLogger } from '../logging/logger.js';
-import { PrivateNats, privateNatsAvailable } from '../testing/private-nats.js';
+import { PrivateNats, skipWithoutNatsServer } from '../testing/private-nats.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
 import { type Bus, connectBus, ensureEventStream, streamNameOf } from './bus.js';
@@ -358,7 +358,7 @@ describe('DurableConsumer on the shared NATS', () => {
   });
 });
 
-describe.skipIf(!privateNatsAvailable)('DurableConsumer across a NATS restart', () => {
+describe.skipIf(skipWithoutNatsServer)('DurableConsumer across a NATS restart', () => {
   let nats: PrivateNats;
   let bus: Bus;
   let stream: string;

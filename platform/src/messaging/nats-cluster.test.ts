@@ -13,7 +13,7 @@ import { appendToStream } from '../event-store/event-store.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
 import { createLogger } from '../logging/logger.js';
 import { NATS_CLUSTER_CONFIG, NatsCluster } from '../testing/nats-cluster.js';
-import { privateNatsAvailable } from '../testing/private-nats.js';
+import { skipWithoutNatsServer } from '../testing/private-nats.js';
 import { uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
 import { clusterStatus } from './cluster-status.js';
@@ -35,7 +35,7 @@ const logger = createLogger('cluster-test', 'silent');
 const peersOf = (info: { cluster?: { leader?: string; replicas?: { name: string }[] } }) =>
   [info.cluster?.leader, ...(info.cluster?.replicas ?? []).map((r) => r.name)].filter(Boolean).length;
 
-describe.skipIf(!privateNatsAvailable)('three-node JetStream cluster', () => {
+describe.skipIf(skipWithoutNatsServer)('three-node JetStream cluster', () => {
   let cluster: NatsCluster;
   let bus: Bus;
   let db: Db;

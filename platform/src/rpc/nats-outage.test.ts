@@ -9,7 +9,7 @@ import { ErrorCode } from '@invest/contracts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHealthController } from '../health/health.controller.js';
 import { createLogger } from '../logging/logger.js';
-import { PrivateNats, privateNatsAvailable } from '../testing/private-nats.js';
+import { PrivateNats, skipWithoutNatsServer } from '../testing/private-nats.js';
 import { testNatsUrl } from '../testing/test-env.js';
 import { RpcClient } from './rpc-client.js';
 import { startRpcService } from './rpc-server.js';
@@ -17,7 +17,7 @@ import { startRpcService } from './rpc-server.js';
 @Module({ controllers: [createHealthController('outage')] })
 class OutageModule {}
 
-describe.skipIf(!privateNatsAvailable)('NATS outage', () => {
+describe.skipIf(skipWithoutNatsServer)('NATS outage', () => {
   let nats: PrivateNats | undefined;
   let app: INestMicroservice | undefined;
   let rpc: RpcClient | undefined;

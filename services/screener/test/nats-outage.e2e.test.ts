@@ -4,12 +4,12 @@
  * while NATS is still down.
  */
 import { type Bus, connectBus, createLogger, streamNameOf } from '@invest/platform';
-import { PrivateNats, createTestDatabase, privateNatsAvailable } from '@invest/platform/testing/index';
+import { PrivateNats, createTestDatabase, skipWithoutNatsServer } from '@invest/platform/testing/index';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CustomAssetsService } from '../src/custom-assets/custom-assets.service.js';
 import { type ScreenerApp, createScreenerApp } from '../src/screener.app.js';
 
-describe.skipIf(!privateNatsAvailable)('screener during a NATS outage', () => {
+describe.skipIf(skipWithoutNatsServer)('screener during a NATS outage', () => {
   let nats: PrivateNats | undefined;
   let db: { url: string; drop(): Promise<void> } | undefined;
   let screener: ScreenerApp | undefined;
