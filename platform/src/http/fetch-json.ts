@@ -1,3 +1,5 @@
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import pRetry from 'p-retry';
 import type { Logger } from '../logging/logger.js';
 
 /** Why a provider call failed, in words an operator understands from the log line alone. */
@@ -33,15 +35,6 @@ export interface FetchJsonOptions {
   reviver?: (key: string, value: unknown, context?: { source?: string }) => unknown;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    });
-  });
-
 /**
  * GETs (or sends) JSON from an outside provider with a timeout, retries with exponential backoff on
  * throttling (403/429), 5xx, timeouts and network errors, and a clear error when the body is not JSON
@@ -49,21 +42,43 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  */
 export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions): Promise<T> {
   const retries = opts.retries ?? 3;
-  let delay = opts.backoffMs ?? 500;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fetchOnce<T>(url, opts);
-    } catch (err) {
-      const e = err instanceof ProviderError ? err : new ProviderError(opts.provider, 'network', String((err as Error).message ?? err));
-      if (!e.retryable || attempt >= retries || opts.signal?.aborted) {
-        opts.logger?.warn({ provider: opts.provider, url: redactUrl(url), reason: e.reason, status: e.status, attempts: attempt + 1 }, e.message);
-        throw e;
-      }
-      const wait = Math.max((e as ProviderError & { retryAfterMs?: number }).retryAfterMs ?? delay, opts.minRetryWaitMs ?? 0);
-      opts.logger?.info({ provider: opts.provider, reason: e.reason, status: e.status, attempt: attempt + 1, waitMs: wait }, `${opts.provider}: retrying`);
-      await sleep(wait, opts.signal);
-      delay *= 2;
+  const backoffMs = opts.backoffMs ?? 500;
+  const minWait = opts.minRetryWaitMs ?? 0;
+  let attempts = 0;
+  try {
+    return await pRetry(
+      async () => {
+        attempts++;
+        try {
+          return await fetchOnce<T>(url, opts);
+        } catch (err) {
+          throw err instanceof ProviderError ? err : new ProviderError(opts.provider, 'network', String((err as Error).message ?? err));
+        }
+      },
+      {
+        retries,
+        factor: 2,
+        minTimeout: backoffMs,
+        maxTimeout: Infinity,
+        randomize: false,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        shouldRetry: ({ error }) => error instanceof ProviderError && error.retryable,
+        // A Retry-After, or the provider's minimum spacing, longer than the backoff wins: wait for the
+        // difference before p-retry's own delay.
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft, retryDelay }) => {
+          if (!(error instanceof ProviderError) || !error.retryable || retriesLeft === 0) return;
+          const retryAfterMs = (error as ProviderError & { retryAfterMs?: number }).retryAfterMs;
+          const wait = Math.max(retryAfterMs ?? retryDelay, minWait);
+          opts.logger?.info({ provider: opts.provider, reason: error.reason, status: error.status, attempt: attemptNumber, waitMs: wait }, `${opts.provider}: retrying`);
+          if (wait > retryDelay) await sleep(wait - retryDelay, opts.signal);
+        },
+      },
+    );
+  } catch (err) {
+    if (err instanceof ProviderError) {
+      opts.logger?.warn({ provider: opts.provider, url: redactUrl(url), reason: err.reason, status: err.status, attempts }, err.message);
     }
+    throw err;
   }
 }
 
@@ -96,6 +111,8 @@ async function fetchOnce<T>(url: string, opts: FetchJsonOptions): Promise<T> {
     throw new ProviderError(opts.provider, 'not_json', 'body is not valid JSON', res.status);
   }
 }
+
+const sleep = (ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {});
 
 function redactUrl(url: string): string {
   return url.replace(/([?&](?:api_key|key|token)=)[^&]+/gi, '$1[redacted]');

@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import type { ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
 import { NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import {
@@ -86,15 +87,15 @@ export function isTransientJetStreamError(err: unknown): boolean {
  * for at most `budgetMs` (default 30 s: a leader election after a node loss takes a few seconds).
  */
 export async function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_000): Promise<T> {
-  const until = Date.now() + budgetMs;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      if (!isTransientJetStreamError(err) || Date.now() >= until) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** attempt)));
-    }
-  }
+  return pRetry(call, {
+    retries: Infinity,
+    maxRetryTime: budgetMs,
+    factor: 2,
+    minTimeout: 100,
+    maxTimeout: 2_000,
+    randomize: false,
+    shouldRetry: ({ error }) => isTransientJetStreamError(error),
+  });
 }
 
 /** A JetStream API error saying the stream asked for does not exist. */
