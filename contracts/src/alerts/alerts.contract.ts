@@ -111,6 +111,11 @@ export const notificationSchema = z.object({
   notification_type_id: z.number().int(),
   name: z.string().nullable(),
   is_active: z.boolean(),
+  /**
+   * Active but not firing: the user's paid access ended and the free plan does not allow this one (see the
+   * alerts README, "When paid access ends"). It fires again once the user pays; nothing else changes.
+   */
+  paused: z.boolean(),
   last_triggered_at: z.string().nullable(),
   condition: z.object({
     operator: z.enum(['>=', '<=']),

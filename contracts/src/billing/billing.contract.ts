@@ -97,4 +97,14 @@ export const entitlementsSchema = z.object({
   }),
 });
 export type Entitlements = z.infer<typeof entitlementsSchema>;
+
+/**
+ * What the free plan allows: billing answers it to a user without paid access, and alerts applies it from
+ * the moment a paid access's `endsAt` passes (it does not ask billing again until the user's next billing event).
+ */
+export const FREE_PLAN_LIMITS: Entitlements['limits'] = {
+  activeNotifications: 3,
+  notificationTargets: ['asset'],
+  chatMessagesPerDay: { portfolio_health: 5, support: 10 },
+};
 export const entitlementsRequestSchema = z.object({ userId: z.string().min(1) });

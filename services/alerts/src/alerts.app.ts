@@ -10,6 +10,7 @@ import { dailyResetJob, priceAlertsJob, priceChangeAlertsJob } from './jobs/aler
 import { createPortfolioEventsConsumer } from './membership/portfolio-events.consumer.js';
 import { migrations } from './migrations/index.js';
 import { NotificationService } from './notifications/notification.service.js';
+import { createBillingEventsConsumer } from './plans/billing-events.consumer.js';
 import { EntitlementsClient } from './plans/entitlements.client.js';
 import { createAssetDeletedConsumer, createRatesUpdatedConsumer } from './rates/rates-updated.consumer.js';
 import { allowHeapGrowth, DEFAULT_HEAP_GROWING_PERCENT } from './runtime/heap-growth.js';
@@ -63,7 +64,7 @@ export interface AlertsApp {
 /**
  * Boots the alerts service: database (migrations, seeded notification types), NATS handlers, the
  * RatesUpdated consumer that evaluates notifications, the membership consumer on PORTFOLIOS_EVENTS, the
- * publisher of NotificationFired to ALERTS_EVENTS (with its backstop) and (optionally) the backstop sweeps.
+ * paid-access consumer on BILLING_EVENTS, the publisher of NotificationFired to ALERTS_EVENTS (with its backstop) and (optionally) the backstop sweeps.
  */
 export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp> {
   const logger = opts.logger ?? createLogger('alerts');
@@ -74,13 +75,13 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     // Rate batches come a minute apart: connections idle past pg-pool's 10 s would be new backends, with cold
     // catalogue caches, for every batch (13–18 ms more Postgres CPU a batch at a one-minute cadence: docs/decisions/0025-alerts-candidate-index.md).
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger, poolIdleTimeoutMs: 5 * 60_000 });
-    // The market and portfolios streams are ensured here too (same definitions as their owners'), so the
+    // The market, portfolios and billing streams are ensured here too (same definitions as their owners'), so the
     // services start in any order.
     // No async stack traces: nats.js builds two Error objects (stack captures) per request for them, most of the
     // cost of publishing a NotificationFired when a batch fires hundreds (a failure still says what failed).
     const bus = await res.connectBus(
       { natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'alerts', prefix: opts.busPrefix, connection: { noAsyncTraces: true } },
-      ['alerts', 'market', 'portfolios'],
+      ['alerts', 'market', 'portfolios', 'billing'],
     );
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'alerts-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const entitlements = new EntitlementsClient(rpc, opts.entitlementsTtlMs ?? 30_000, logger);
@@ -104,6 +105,8 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     );
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
     await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
+    // Until when each user's paid access runs, which evaluation compares with its clock (README, "When paid access ends").
+    await res.start(createBillingEventsConsumer({ db, bus, logger, entitlements }));
     // Before the rates consumer: an event is evaluated against every notification the database holds.
     if (opts.consumeRates !== false && opts.candidateIndex !== false) {
       await evaluator.loadIndex(db);
@@ -119,7 +122,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
       res.push(() => scheduler.stop());
     }
 
-    logger.info({ busPrefix: opts.busPrefix || undefined }, 'alerts service started');
+    logger.debug({ busPrefix: opts.busPrefix || undefined }, 'alerts service started');
     return { app, db, bus, evaluator, publisher, ratesConsumer, portfolioConsumer, entitlements, close: res.close };
   });
 }

@@ -4597,6 +4597,7 @@ export interface operations {
                             notification_type_id: number;
                             name: string | null;
                             is_active: boolean;
+                            paused: boolean;
                             last_triggered_at: string | null;
                             condition: {
                                 /** @enum {string} */
@@ -4742,6 +4743,7 @@ export interface operations {
                             notification_type_id: number;
                             name: string | null;
                             is_active: boolean;
+                            paused: boolean;
                             last_triggered_at: string | null;
                             condition: {
                                 /** @enum {string} */
@@ -4873,6 +4875,7 @@ export interface operations {
                             notification_type_id: number;
                             name: string | null;
                             is_active: boolean;
+                            paused: boolean;
                             last_triggered_at: string | null;
                             condition: {
                                 /** @enum {string} */
@@ -4996,6 +4999,7 @@ export interface operations {
                             notification_type_id: number;
                             name: string | null;
                             is_active: boolean;
+                            paused: boolean;
                             last_triggered_at: string | null;
                             condition: {
                                 /** @enum {string} */

@@ -135,6 +135,11 @@ function Notifications() {
                   <div className="muted small">
                     {a.target.type === 'asset' ? a.target.ticker : `${a.target.type === 'portfolio' ? t('портфель', 'portfolio') : t('список', 'watchlist')} ${a.target.name ?? a.target.id}`} · {describeCondition(a)}
                   </div>
+                  {a.paused && (
+                    <div className="muted small" data-testid="alert-paused">
+                      {t('На паузе: бесплатный тариф его не включает. После оплаты оно снова заработает.', 'Paused: the free plan does not include it. It works again once you pay.')}
+                    </div>
+                  )}
                 </div>
                 <label className="small">
                   <input type="checkbox" data-testid="alert-toggle" checked={a.is_active} onChange={() => void act(() => api.post('/api/switch-notification/{id}', { path: { id: a.id } }))} />{' '}

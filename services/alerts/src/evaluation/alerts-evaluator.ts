@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CrossedAsset, type FiringExplanation, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import { type Db, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
+import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
 import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
@@ -192,7 +193,7 @@ export class AlertsEvaluator {
     const t0 = performance.now();
     await this.index.load(db);
     this.index.prepare(startOfDayInZone(this.opts.clock(), this.opts.marketTz));
-    this.opts.logger.info({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
+    this.opts.logger.debug({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
   }
 
   async loadTypes(db: SqlClient): Promise<Map<number, NotificationTypeRow>> {
@@ -420,7 +421,7 @@ export class AlertsEvaluator {
     const targetNames = new Map(candidateRows.map((r) => [Number(r.id), r.target_name]));
     const empty: EvaluationPlan = { candidates: 0, firings: [], now: ctx.now, source, targetNames, assetNames: new Map() };
     const seen = new Set<number>();
-    const decisions: { n: NotificationState; d: FiringDecision }[] = [];
+    const decisions: PlannedFiring[] = [];
     for (const row of candidateRows) {
       const n = toState(row);
       if (seen.has(n.id)) continue;
@@ -432,10 +433,27 @@ export class AlertsEvaluator {
       if (d) decisions.push({ n, d });
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
+    const firings = await this.withinPlans(db, decisions, ctx.now, timings);
+    if (firings.length === 0) return { ...empty, candidates: seen.size };
     // Names once for the whole batch, whichever chunk a firing is recorded in.
-    const assetNames = await this.assetNames(db, decisions.flatMap(({ d }) => d.crossed));
+    const assetNames = await this.assetNames(db, firings.flatMap(({ d }) => d.crossed));
     timings.decide = performance.now() - t0;
-    return { candidates: seen.size, firings: decisions, now: ctx.now, source, targetNames, assetNames };
+    return { candidates: seen.size, firings, now: ctx.now, source, targetNames, assetNames };
+  }
+
+  /**
+   * The decisions without those paused: of a user whose paid access ended (`paid_access`, from billing's events),
+   * what the free plan does not keep (README, "When paid access ends"). One read for the batch, of what alerts
+   * stores: billing is never asked here.
+   */
+  private async withinPlans(db: SqlClient, decisions: PlannedFiring[], now: Date, timings: Record<string, number>): Promise<PlannedFiring[]> {
+    const t0 = performance.now();
+    const keeps = await freePlanKeeps(db, [...new Set(decisions.map(({ n }) => n.userId))], now);
+    timings.paidAccess = performance.now() - t0;
+    if (keeps.size === 0) return decisions;
+    const firing = decisions.filter(({ n }) => !isPaused(n, keeps));
+    if (firing.length < decisions.length) this.opts.logger.debug({ paused: decisions.length - firing.length }, 'paused notifications not fired (paid access ended)');
+    return firing;
   }
 
   /**

@@ -8,6 +8,7 @@ import { HotFiringUpdates } from './0007-hot-firing-updates.js';
 import { DropUnreadFiringIndex } from './0008-drop-unread-firing-index.js';
 import { FiringTextsNameAsset } from './0009-firing-texts-name-asset.js';
 import { OperatorRateAsOf } from './0010-operator-rate-as-of.js';
+import { PaidAccess } from './0011-paid-access.js';
 
 /** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -26,4 +27,5 @@ export const migrations = [
   { name: '0008-drop-unread-firing-index', class: DropUnreadFiringIndex },
   { name: '0009-firing-texts-name-asset', class: FiringTextsNameAsset },
   { name: '0010-operator-rate-as-of', class: OperatorRateAsOf },
+  { name: '0011-paid-access', class: PaidAccess },
 ];

@@ -3,9 +3,9 @@ import {
   assetInfoSchema,
   type AssetRef,
   COOLDOWN_MINUTES,
-  type Entitlements,
   createPriceAlertRequestSchema,
   createPriceChangeAlertRequestSchema,
+  type Entitlements,
   type GetMembershipReply,
   listNotificationsRequestSchema,
   notificationIdRequestSchema,
@@ -22,7 +22,8 @@ import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluati
 import { currentThreshold } from '../evaluation/price-change.js';
 import { operatorFor } from '../evaluation/price-target.js';
 import { addSnapshotMembers, assetTargetKey, isDeleted, lockTarget, type TargetKey, targetKeyOf } from '../membership/membership.repository.js';
-import { type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
+import { type EntitlementsAnswer, type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
+import { freePlanKeeps, isPaused, recordPaidAccess } from '../plans/paid-access.repository.js';
 
 const assetsReplySchema = z.object({ data: z.array(assetInfoSchema) });
 const NOTIFICATION = 'Notification';
@@ -72,7 +73,7 @@ export class NotificationService {
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
     // A repeat gets the first create's response, not a check's answer (the rate, the plan or the asset may have
     // changed since, or while the first still runs).
-    const first = await checkedUnlessReplayed<{ plan: Entitlements; asset: AssetInfo; current: { rate: number; asOf: Date | null }; operator: '>=' | '<=' }, NotificationReply>(
+    const first = await checkedUnlessReplayed<{ plan: EntitlementsAnswer; asset: AssetInfo; current: { rate: number; asOf: Date | null }; operator: '>=' | '<=' }, NotificationReply>(
       this.o.db,
       idempotency,
       async () => {
@@ -108,7 +109,7 @@ export class NotificationService {
     const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
     const subject = Subjects.alerts.priceChangeAlertsCreate;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    const first = await checkedUnlessReplayed<{ plan: Entitlements; asset?: AssetInfo; group?: GetMembershipReply['data'] }, NotificationReply>(this.o.db, idempotency, async () => {
+    const first = await checkedUnlessReplayed<{ plan: EntitlementsAnswer; asset?: AssetInfo; group?: GetMembershipReply['data'] }, NotificationReply>(this.o.db, idempotency, async () => {
       const plan = await this.requireTarget(userId, req.targetable_type);
       if (req.targetable_type === 'asset') return { plan, asset: await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId) };
       return { plan, group: await this.requireGroup(userId, req.targetable_type, req.targetable_id) };
@@ -151,7 +152,8 @@ export class NotificationService {
     const q = parseOrThrow(listNotificationsRequestSchema, input);
     const [{ total } = { total: '0' }] = await this.o.db.query<{ total: string }>('select count(*)::text as total from notifications where user_id = $1', [userId]);
     const rows = await this.o.db.query<ViewRow>(`${VIEW_SQL} where n.user_id = $1 order by n.id desc limit $2 offset $3`, [userId, q.per_page, (q.page - 1) * q.per_page]);
-    return { data: rows.map((r) => this.toView(r)), meta: pageMeta(q, Number(total), rows.length) };
+    const keeps = await freePlanKeeps(this.o.db, [userId], this.o.clock());
+    return { data: rows.map((r) => this.toView(r, keeps)), meta: pageMeta(q, Number(total), rows.length) };
   }
 
   /**
@@ -175,7 +177,10 @@ export class NotificationService {
         const [row] = await tx.query<{ is_active: boolean }>('select is_active from notifications where id = $1 and user_id = $2 for update', [id, userId]);
         if (!row) throw ServiceError.notFound(NOTIFICATION);
         if (row.is_active !== seen.is_active) return undefined;
-        if (plan) await this.requireActiveSlot(tx, userId, plan);
+        if (plan) {
+          await recordPaidAccess(tx, plan);
+          await this.requireActiveSlot(tx, userId, plan.entitlements);
+        }
         await tx.query(
           `update notifications set is_active = not is_active, cycle = cycle + 1, updated_at = $2,
              initial_value = case when notification_type_id = $3 then value else initial_value end
@@ -205,10 +210,11 @@ export class NotificationService {
   private async view(db: SqlClient, userId: string, id: number): Promise<NotificationView> {
     const [row] = await db.query<ViewRow>(`${VIEW_SQL} where n.id = $1 and n.user_id = $2`, [id, userId]);
     if (!row) throw ServiceError.notFound(NOTIFICATION);
-    return this.toView(row);
+    return this.toView(row, await freePlanKeeps(db, [userId], this.o.clock()));
   }
 
-  private toView(r: ViewRow): NotificationView {
+  /** `keeps`: what the free plan keeps firing of the users whose paid access ended (`freePlanKeeps`). */
+  private toView(r: ViewRow, keeps: ReadonlyMap<string, ReadonlySet<number>>): NotificationView {
     const s = toState(r);
     const threshold = s.kind === 'price-change' ? currentThreshold(s, { now: this.o.clock(), marketTz: this.o.marketTz }).initialValue : s.initialValue;
     return {
@@ -217,6 +223,7 @@ export class NotificationService {
       notification_type_id: r.notification_type_id,
       name: r.name,
       is_active: s.isActive,
+      paused: isPaused(s, keeps),
       last_triggered_at: s.lastTriggeredAt?.toISOString() ?? null,
       condition: { operator: s.operator, value: s.value, initial_value: threshold, cooldown_minutes: s.cooldownMinutes },
       target: {
@@ -234,20 +241,23 @@ export class NotificationService {
     };
   }
 
-  /** Plan gate: the target type must be one the plan allows. Returns the plan, asked before any transaction. */
-  private async requireTarget(userId: string, type: 'asset' | 'portfolio' | 'watchlist'): Promise<Entitlements> {
-    const e = await this.o.entitlements.get(userId);
+  /** Plan gate: the target type must be one the plan allows. Returns billing's answer, asked before any transaction. */
+  private async requireTarget(userId: string, type: 'asset' | 'portfolio' | 'watchlist'): Promise<EntitlementsAnswer> {
+    const answer = await this.o.entitlements.answer(userId);
+    const e = answer.entitlements;
     if (!e.limits.notificationTargets.includes(type)) {
       throw planRequired(`Notifications on a ${type} need a paid plan.`, { notification_targets: e.limits.notificationTargets, plan: e.plan.code });
     }
-    return e;
+    return answer;
   }
 
   /**
    * A create: one more notification must fit the per-user limit (a 422 on `notifications`) and, active, the
    * plan's (a 403), both counted under the user's lock, so concurrent creates cannot both take the last one.
+   * The paid access the plan was granted under is recorded with it: a user whose billing events alerts has not
+   * read (yet) is paused when it ends all the same.
    */
-  private async requireRoom(tx: Tx, userId: string, plan: Entitlements): Promise<void> {
+  private async requireRoom(tx: Tx, userId: string, plan: EntitlementsAnswer): Promise<void> {
     await lockQuotaOwner(tx, `notifications:${userId}`);
     const limit = this.o.perUser ?? DEFAULT_NOTIFICATIONS_PER_USER;
     await requireBelowQuota(tx, {
@@ -257,7 +267,8 @@ export class NotificationService {
       field: 'notifications',
       message: `You can have at most ${limit} notifications (the notifications per user limit).`,
     });
-    await this.requireActiveSlot(tx, userId, plan);
+    await recordPaidAccess(tx, plan);
+    await this.requireActiveSlot(tx, userId, plan.entitlements);
   }
 
   /** Plan gate: one more active notification must fit the plan's limit (the caller holds the user's lock). */

@@ -1,13 +1,19 @@
 import { type Entitlements, entitlementsSchema, ErrorCode, Subjects } from '@invest/contracts';
 import { type Bus, busSubject, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 
+/** What billing answered about a user's plan, and when it was asked (orders answers: `paid-access.repository.ts`). */
+export interface EntitlementsAnswer {
+  entitlements: Entitlements;
+  askedAt: Date;
+}
+
 /**
  * The user's plan limits from billing (`billing.entitlements.get`), reused for `ttlMs`. A billing event of
  * the user (BILLING_EVENTS, read with a plain subscription: losing one only delays the refresh to the TTL)
  * drops the copy at once, so a new subscription lifts the gate without waiting.
  */
 export class EntitlementsClient {
-  private readonly cache = new Map<string, { value: Entitlements; until: number }>();
+  private readonly cache = new Map<string, EntitlementsAnswer & { until: number }>();
   private sub: { unsubscribe(): void } | undefined;
 
   constructor(
@@ -17,16 +23,29 @@ export class EntitlementsClient {
   ) {}
 
   async get(userId: string): Promise<Entitlements> {
+    return (await this.answer(userId)).entitlements;
+  }
+
+  /** The kept answer while it lasts, else a new one. */
+  async answer(userId: string): Promise<EntitlementsAnswer> {
     const hit = this.cache.get(userId);
-    if (hit && hit.until > Date.now()) return hit.value;
+    if (hit && hit.until > Date.now()) return hit;
+    return this.ask(userId);
+  }
+
+  /** Asks billing now, past the kept copy (which the answer replaces). */
+  async ask(userId: string): Promise<EntitlementsAnswer> {
+    // The wall clock, not the service's (tests move that): it orders billing's answers, which billing dates by its own.
+    const askedAt = new Date();
     const raw = await this.rpc.request<unknown>(Subjects.billing.entitlementsGet, { userId });
     const parsed = entitlementsSchema.safeParse(raw);
     if (!parsed.success) {
       this.logger.error({ issues: parsed.error.issues.slice(0, 5) }, 'billing.entitlements.get answered in an unexpected shape');
       throw ServiceError.unavailable('The billing service answered unexpectedly.');
     }
-    this.cache.set(userId, { value: parsed.data, until: Date.now() + this.ttlMs });
-    return parsed.data;
+    const answer = { entitlements: parsed.data, askedAt };
+    this.cache.set(userId, { ...answer, until: askedAt.getTime() + this.ttlMs });
+    return answer;
   }
 
   invalidate(userId: string): void {

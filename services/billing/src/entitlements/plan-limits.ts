@@ -1,4 +1,4 @@
-import type { Entitlements, PlanCode } from '@invest/contracts';
+import { type Entitlements, FREE_PLAN_LIMITS, type PlanCode } from '@invest/contracts';
 
 export type PlanLimits = Entitlements['limits'];
 
@@ -13,7 +13,7 @@ const PAID: PlanLimits = {
  * is unlimited. Free: a few active notifications on assets only and a few chat messages a day.
  */
 export const PLAN_LIMITS: Record<PlanCode, PlanLimits> = {
-  free: { activeNotifications: 3, notificationTargets: ['asset'], chatMessagesPerDay: { portfolio_health: 5, support: 10 } },
+  free: FREE_PLAN_LIMITS,
   'basic-m': PAID,
   'basic-y': PAID,
   'free-forever': PAID,

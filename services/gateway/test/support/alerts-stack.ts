@@ -10,7 +10,7 @@ import { type Bus, connectBus, createLogger, type Logger, streamNameOf } from '@
 import { createTestDatabase, eventually, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type AlertsApp, type AlertsAppOptions, createAlertsApp } from '@invest/alerts/alerts.app';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
-import { type FakeCloudPayments, type FakeCloudPaymentsOptions, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { type FakeCloudPayments, type FakeCloudPaymentsOptions, payNotificationFields, sendSignedNotification, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { createPortfoliosApp, type PortfoliosApp } from '@invest/portfolios/portfolios.app';
 import { recordRatesForTest } from '@invest/screener/testing/rates-test-kit';
 import { createScreenerApp, type ScreenerApp } from '@invest/screener/screener.app';
@@ -54,6 +54,11 @@ export interface AlertsStack {
   firings(notificationId: number): Promise<{ step_key: string }[]>;
   /** Pays for `basic-m` at the local CloudPayments and confirms it (`POST /api/subscribe`); alerts then sees the paid plan. */
   subscribePaid(userId: string): Promise<void>;
+  /**
+   * Pays for `basic-m` again as the provider reports it (a signed Pay notification): a user with a running
+   * subscription gets it extended. Alerts learns it from BILLING_EVENTS (unlike `subscribePaid`, this drops none of its copies).
+   */
+  payAgain(userId: string): Promise<void>;
   /** Another alerts instance on the same database and bus. */
   addAlertsInstance(over?: Partial<AlertsAppOptions>): Promise<AlertsApp>;
   close(): Promise<void>;
@@ -176,6 +181,11 @@ export async function startAlertsStack(name: string, opts: AlertsStackOptions): 
       const res = await stack.api('POST', '/api/subscribe', { user: userId, body: { uuid, plan: 'basic-m' } });
       if (res.status !== 200) throw new Error(`subscribe answered ${res.status}: ${res.text}`);
       alerts.entitlements.invalidate(userId);
+    },
+    async payAgain(userId) {
+      const payment = provider.addPayment({ AccountId: userId, Amount: 299, InvoiceId: randomUUID() });
+      const res = await sendSignedNotification(new URL('/api/provider/payment-success', base).toString(), payNotificationFields(payment), CP_SECRET);
+      if (res.status !== 200 || res.body !== '{"code":0}') throw new Error(`the payment notification answered ${res.status}: ${res.body}`);
     },
     async addAlertsInstance(over = {}) {
       const app = await createAlertsApp({ ...alertsOptions, ...over });
