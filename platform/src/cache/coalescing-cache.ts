@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /** Options of a CoalescingCache. */
 export interface CoalescingCacheOptions<V> {
   /** How long a loaded value is reused; 0 keeps nothing beyond sharing loads in flight. */
@@ -11,35 +13,39 @@ export interface CoalescingCacheOptions<V> {
   now?: () => number;
 }
 
-interface Entry<V> {
-  value: V;
-  expires: number;
-  bytes: number;
-}
-
 /**
- * A small read-through cache for hot queries. Concurrent reads of the same key share one load
- * (single flight), so a burst of identical requests costs one query whose result is at most one
- * query-duration old. With `ttlMs > 0` a result is also reused for that long, within `maxEntries` and
- * `maxBytes` (least recently used first out). `clear()` after a write makes the next read load afresh; a
- * load already in flight when clear() is called is not reused.
+ * A small read-through cache for hot queries: lru-cache keeps the values (TTL, entry and byte bounds, least
+ * recently used out first); this adds the single flight. Concurrent reads of the same key share one load, so
+ * a burst of identical requests costs one query whose result is at most one query-duration old. `clear()`
+ * after a write makes the next read load afresh, and a load already in flight then is neither joined nor
+ * stored. (lru-cache's own `fetch()` coalesces too, but rejects the readers of a load that `clear()` aborts.)
  */
-export class CoalescingCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+export class CoalescingCache<V extends NonNullable<unknown>> {
+  private readonly values: LRUCache<string, V> | undefined;
   private readonly inflight = new Map<string, { generation: number; promise: Promise<V> }>();
   private generation = 0;
-  private totalBytes = 0;
 
-  constructor(private readonly opts: CoalescingCacheOptions<V>) {}
+  constructor(opts: CoalescingCacheOptions<V>) {
+    const max = opts.maxEntries ?? 1000;
+    if (opts.ttlMs <= 0 || max < 1) return;
+    const sizeOf = opts.sizeOf;
+    this.values = new LRUCache<string, V>({
+      max,
+      ttl: opts.ttlMs,
+      ttlResolution: 0,
+      ...(opts.now ? { perf: { now: opts.now } } : {}),
+      ...(opts.maxBytes !== undefined && sizeOf ? { maxSize: opts.maxBytes, sizeCalculation: (v: V) => Math.max(1, sizeOf(v)) } : {}),
+    });
+  }
 
   /** Entries held now (expired ones included until they are read or pushed out). */
   get size(): number {
-    return this.entries.size;
+    return this.values?.size ?? 0;
   }
 
   /** Bytes held now, as measured by `sizeOf` (0 without it). */
   get bytes(): number {
-    return this.totalBytes;
+    return this.values?.calculatedSize ?? 0;
   }
 
   get(key: string, load: () => Promise<V>): Promise<V> {
@@ -52,7 +58,7 @@ export class CoalescingCache<V> {
     const promise = load().then(
       (value) => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
-        if (this.opts.ttlMs > 0 && generation === this.generation) this.store(key, value, (this.opts.now ?? Date.now)() + this.opts.ttlMs);
+        if (generation === this.generation) this.values?.set(key, value);
         return value;
       },
       (err: unknown) => {
@@ -66,42 +72,12 @@ export class CoalescingCache<V> {
 
   /** The cached value of a key if it is still fresh (marking it recently used), without loading. */
   peek(key: string): V | undefined {
-    const hit = this.entries.get(key);
-    if (!hit) return undefined;
-    if (hit.expires <= (this.opts.now ?? Date.now)()) {
-      this.remove(key, hit);
-      return undefined;
-    }
-    // Maps iterate in insertion order: re-inserting keeps the least recently used first.
-    this.entries.delete(key);
-    this.entries.set(key, hit);
-    return hit.value;
+    return this.values?.get(key);
   }
 
   /** Forgets every cached value and stops sharing loads that started before now. */
   clear(): void {
     this.generation++;
-    this.entries.clear();
-    this.totalBytes = 0;
-  }
-
-  private remove(key: string, entry: Entry<V>) {
-    this.entries.delete(key);
-    this.totalBytes -= entry.bytes;
-  }
-
-  private store(key: string, value: V, expires: number) {
-    const maxEntries = this.opts.maxEntries ?? 1000;
-    const maxBytes = this.opts.maxBytes ?? Infinity;
-    const bytes = this.opts.sizeOf?.(value) ?? 0;
-    const previous = this.entries.get(key);
-    if (previous) this.remove(key, previous);
-    if (bytes > maxBytes || maxEntries < 1) return;
-    for (const [oldKey, old] of this.entries) {
-      if (this.entries.size < maxEntries && this.totalBytes + bytes <= maxBytes) break;
-      this.remove(oldKey, old);
-    }
-    this.entries.set(key, { value, expires, bytes });
-    this.totalBytes += bytes;
+    this.values?.clear();
   }
 }
