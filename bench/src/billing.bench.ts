@@ -98,7 +98,7 @@ export async function run(args: string[]): Promise<void> {
     'billing',
   );
   const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: gatewayPort, READY_SERVICES: 'billing' }, 'gateway');
-  const plain = startNode(`${repoRoot}bench/dist/baseline/plain-webhook.server.js`, { PORT: plainPort, DATABASE_URL: plainDb.url, CLOUDPAYMENTS_API_SECRET: SECRET }, 'plain');
+  const plain = startNode(`${repoRoot}bench/dist/support/plain-webhook.server.js`, { PORT: plainPort, DATABASE_URL: plainDb.url, CLOUDPAYMENTS_API_SECRET: SECRET }, 'plain');
   try {
     await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
     await waitForOk(`http://127.0.0.1:${plainPort}/health`);

@@ -1,23 +1,21 @@
 /**
- * `npm run bench -- rates [--assets N] [--rounds N] [--no-gc]`: one MOEX board of N shares (default 3,000) whose prices
- * all change every round, through the screener's own code:
+ * `npm run bench -- rates [--assets N] [--rounds N] [--no-gc] [--baseline <git ref>]`: one MOEX board of N shares
+ * (default 3,000) whose prices all change every round, through the screener's own code:
  *   parse          - provider body (JSON text) to rate inputs: JSON.parse, ISS blocks by column name, price chain;
  *   upsert         - the batch transaction: compare, update rates and closes, record ONE RatesUpdated;
  *   to JetStream   - from the provider response being received to the RatesUpdated event being readable
  *                    on MARKET_EVENTS (parse + upsert + relay woken by LISTEN/NOTIFY + publish + delivery).
- * Also: the first changed batch of a market day (the closes roll over and the 7-day base is read again; the
- * variants before the roll-over insert today's closes rows instead), an unchanged batch (what every quiet
- * refresh costs), and where the changed batch's transaction spends its time, statement by statement. Three
- * variants, round by round in the same run:
- *   now      - the current writer (`writeRateBatch`) on the current schema;
- *   previous - the one-statement writer before the closes roll-over (`baseline/rate-writer.previous.ts`: today's
- *              close rewritten and the close 7 days back looked up for every asset on every refresh);
- *   before   - the writer and schema before the HOT/unnest rework (`baseline/rate-writer.before.ts`, migrations
- *              without 0006: full pages, one JSON document parsed twice), with the five-statement append.
- * Each variant has a fresh database (with a month of daily closes) and relay (removed afterwards); one unique bus prefix; the fake provider
- * serves a synthetic board in the real ISS layout.
+ * Also: the first changed batch of a market day (the closes roll over and the 7-day base is read again), an
+ * unchanged batch (what every quiet refresh costs), and where the changed batch's transaction spends its time,
+ * statement by statement. Two variants, round by round in the same run, on the same batches:
+ *   now      - this tree's code (its build in dist/);
+ *   baseline - the code of `--baseline <ref>` (default 020afbd, main when issue 31 was filed), built in a git
+ *              worktree (support/baseline-ref.ts): its platform (database, relay), parser, writer and migrations.
+ * The guard rail: now's p99 within 1.25 × the baseline's. Each variant has a fresh database (with a month of
+ * daily closes) and relay (removed afterwards); one unique bus prefix; the fake provider serves a synthetic board
+ * in the real ISS layout.
  */
-import { createLogger, connectBus, ensureEventStream, EventRelay, openDatabase, streamNameOf } from '@invest/platform';
+import { connectBus, createLogger, ensureEventStream, EventRelay, openDatabase, streamNameOf } from '@invest/platform';
 import { testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import type { BusEvent, RatesUpdatedV1 } from '@invest/contracts';
 import { loadShareCategories } from '@invest/screener/jobs/asset-rates.job';
@@ -29,13 +27,18 @@ import { screenerEventSubject } from '@invest/screener/rates/rates-updated.recor
 import { FakeProviders, type IssBlock } from '@invest/screener/testing/fake-providers';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
-import { writeRateBatchBefore } from './baseline/rate-writer.before.js';
-import { writeRateBatchPrevious } from './baseline/rate-writer.previous.js';
 import { parseOptions } from './support/args.js';
+import { type BaselineBuild, baselineRefArg, prepareBaseline } from './support/baseline-ref.js';
 import { collectGarbage } from './support/gc.js';
 import { PhaseTimer } from './support/phase-timer.js';
 
+/** The commit issue 31's guard rails compare with. */
+const DEFAULT_BASELINE = '020afbd';
+/** Now's p99 may be at most this many times the baseline's (issue 31). */
+const GUARD_RATIO = 1.25;
+
 interface Options {
+  baseline: string;
   assets: number;
   rounds: number;
   /** `--no-gc`: no full collection before each refresh (the other variants' garbage lands where it falls). */
@@ -43,7 +46,8 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  return { ...parseOptions(args.filter((a) => a !== '--no-gc'), { assets: 3000, rounds: 40 }), gc: !args.includes('--no-gc') };
+  const { ref, rest } = baselineRefArg(args, DEFAULT_BASELINE);
+  return { baseline: ref, ...parseOptions(rest.filter((a) => a !== '--no-gc'), { assets: 3000, rounds: 40 }), gc: !rest.includes('--no-gc') };
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -77,11 +81,33 @@ function bumpPrices(fake: FakeProviders, round: number): void {
   });
 }
 
-type Writer = typeof writeRateBatch;
+/** The code a variant runs: the functions of a refresh as the screener's rates job calls them. */
+const currentCode = { openDatabase, EventRelay, migrations, loadShareCategories, MOEX_MARKETS, parseIssMarket, moexRateInputs, writeRateBatch, screenerEventSubject };
+type RatesCode = typeof currentCode;
+
+/** The same functions from the baseline's build; a name the ref does not export stops the bench, naming it. */
+async function baselineCode(build: BaselineBuild): Promise<RatesCode> {
+  const pick = async (folder: string, module: string, names: (keyof RatesCode)[]) => {
+    const m = await build.importDist<Record<string, unknown>>(folder, module);
+    const missing = names.filter((n) => m[n] === undefined);
+    if (missing.length) throw new Error(`baseline ${build.sha.slice(0, 7)}: ${folder}/src/${module}.ts exports no ${missing.join(', ')}`);
+    return Object.fromEntries(names.map((n) => [n, m[n]]));
+  };
+  const parts = await Promise.all([
+    pick('platform', 'index', ['openDatabase', 'EventRelay']),
+    pick('services/screener', 'migrations/index', ['migrations']),
+    pick('services/screener', 'jobs/asset-rates.job', ['loadShareCategories']),
+    pick('services/screener', 'market-data/iss-market.parser', ['MOEX_MARKETS', 'parseIssMarket']),
+    pick('services/screener', 'rates/moex-rates.source', ['moexRateInputs']),
+    pick('services/screener', 'rates/rate-writer', ['writeRateBatch']),
+    pick('services/screener', 'rates/rates-updated.recorder', ['screenerEventSubject']),
+  ]);
+  return Object.assign({}, ...parts) as RatesCode;
+}
 
 const HISTORY_DAYS = 30;
 
-/** The writers' statements, named for the per-phase breakdown. */
+/** The writers' statements, named for the per-phase breakdown (older refs' statements included). */
 const statementLabels: [RegExp, string][] = [
   [/pg_advisory_xact_lock/, 'lock'],
   [/rate_updated_at::text from assets/, 'known assets (select)'],
@@ -98,10 +124,10 @@ const statementLabel = (sql: string) => statementLabels.find(([re]) => re.test(s
 
 interface Variant {
   name: string;
+  code: RatesCode;
   dbName: string;
   db: Awaited<ReturnType<typeof openDatabase>>;
   relay: EventRelay;
-  write: Writer;
   phases: PhaseTimer;
   parse: number[];
   upsert: number[];
@@ -112,6 +138,7 @@ interface Variant {
 
 export async function run(args: string[]): Promise<void> {
   const opts = parseArgs(args);
+  const baseline = prepareBaseline(opts.baseline);
   const logger = createLogger('bench-rates', 'warn');
   const prefix = `${uniqueName('benchrates')}.`;
   const fake = await FakeProviders.start();
@@ -120,16 +147,15 @@ export async function run(args: string[]): Promise<void> {
   const stream = await ensureEventStream(bus, 'market');
 
   const variants: Variant[] = [];
-  for (const [name, write, schema] of [
-    ['now', writeRateBatch, migrations],
-    ['previous', writeRateBatchPrevious, migrations.filter((m) => m.name < '0007')],
-    ['before', writeRateBatchBefore, migrations.filter((m) => m.name < '0006')],
+  for (const [name, code] of [
+    ['now', currentCode],
+    ['baseline', await baselineCode(baseline)],
   ] as const) {
     const dbName = uniqueName(`bench_rates_${name}`);
-    const db = await openDatabase({ url: testPostgresUrl(dbName), migrations: [...schema], logger, poolMax: 4 });
-    const relay = new EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: screenerEventSubject });
+    const db = await code.openDatabase({ url: testPostgresUrl(dbName), migrations: code.migrations, logger, poolMax: 4 });
+    const relay = new code.EventRelay({ db, bus, name: 'screener-relay', logger, subjectFor: code.screenerEventSubject });
     await relay.start();
-    variants.push({ name, dbName, db, relay, write, phases: new PhaseTimer(statementLabel), parse: [], upsert: [], endToEnd: [], unchanged: [], dayFirst: [] });
+    variants.push({ name, code, dbName, db, relay, phases: new PhaseTimer(statementLabel), parse: [], upsert: [], endToEnd: [], unchanged: [], dayFirst: [] });
   }
 
   // Every published RatesUpdated, by its batch source, with the time it became readable here.
@@ -154,26 +180,27 @@ export async function run(args: string[]): Promise<void> {
       });
     });
 
-  const spec = MOEX_MARKETS.shares;
-  const endpoint = `${fake.moexUrl}${issMarketPath(spec, 'TQBR')}`;
+  const endpoint = `${fake.moexUrl}${issMarketPath(MOEX_MARKETS.shares, 'TQBR')}`;
 
   /**
    * One refresh as the job does it, timed: fetch, parse, write. It starts after a full garbage collection: a
-   * screener refreshes a board once a minute and is idle in between, while this process runs three writers, their
+   * screener refreshes a board once a minute and is idle in between, while this process runs two writers, their
    * relays, the fake provider and the event reader back to back, whose garbage (none of it a real screener's)
    * would otherwise be collected inside whichever transaction came next. The refresh's own garbage (the 1.8 MB
    * body, its parse, the write) is collected where it falls, as in the service.
    */
   async function refresh(v: Variant, source: string) {
     if (opts.gc) collectGarbage();
-    const categories = await loadShareCategories(v.db);
+    const { code } = v;
+    const spec = code.MOEX_MARKETS.shares;
+    const categories = await code.loadShareCategories(v.db);
     const res = await fetch(endpoint);
     const body = await res.text();
     const received = performance.now();
-    const parsed = parseIssMarket(JSON.parse(body), spec, { board: 'TQBR' });
-    const { items } = moexRateInputs(spec, parsed.quotes, categories, new Date());
+    const parsed = code.parseIssMarket(JSON.parse(body), spec, { board: 'TQBR' });
+    const { items } = code.moexRateInputs(spec, parsed.quotes, categories, new Date());
     const parsedAt = performance.now();
-    const result = await v.write(v.phases.timed(v.db), { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
+    const result = await code.writeRateBatch(v.phases.timed(v.db), { assetType: 'share', source, items, insertMissing: true }, { marketTz: 'Europe/Moscow' });
     // Without the timer's own round trip (reading the backend's pid).
     const probeMs = v.phases.runs.at(-1)?.get('probe') ?? 0;
     const writtenAt = performance.now() - probeMs;
@@ -181,6 +208,10 @@ export async function run(args: string[]): Promise<void> {
   }
 
   try {
+    console.log(`baseline: ${opts.baseline} (commit ${baseline.sha.slice(0, 12)}), built in ${baseline.root}`);
+    if (baseline.lockDifferences.length) {
+      console.log(`  its lock file pins other versions than installed here; it runs on this tree's: ${baseline.lockDifferences.join('; ')}`);
+    }
     console.log(`${opts.assets} shares on one board, ${opts.rounds} rounds (every price changes each round)${opts.gc ? '' : ', no full GC before a refresh'}; Postgres ${new URL(testPostgresUrl()).host}, NATS ${testNatsUrl()}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
     // Warm-up: creates the assets (and their sibling rows), then one changed round.
     for (const v of variants) {
@@ -223,12 +254,20 @@ export async function run(args: string[]): Promise<void> {
     }
 
     const breakdown = variants.map((v) => v.phases.summary(percentile));
-    // The first batch of a market day, as if the stored rates were yesterday's: `now` stores yesterday's
-    // closes (rows that are not there yet) and reads the 7-day base again; the others insert today's closes.
+    // The first batch of a market day, as if the stored rates were yesterday's: the writer stores yesterday's
+    // closes (rows that are not there yet) and reads the 7-day base again. A ref from before the roll-over
+    // (migration 0007: no close_7d_base_for) wrote today's close on every refresh: it inserts that row again.
+    const rollsOver = new Map<Variant, boolean>();
+    for (const v of variants) {
+      const [{ has } = { has: false }] = await v.db.query<{ has: boolean }>(
+        "select exists (select 1 from information_schema.columns where table_name = 'assets' and column_name = 'close_7d_base_for') as has",
+      );
+      rollsOver.set(v, has);
+    }
     for (let i = 0; i < Math.min(5, opts.rounds); i++) {
       bumpPrices(fake, opts.rounds + 2 + i);
       for (const v of variants) {
-        if (v.name === 'now') {
+        if (rollsOver.get(v)) {
           await v.db.query(`update assets set rate_updated_at = rate_updated_at - interval '1 day', close_7d_base_for = null`);
           await v.db.query(`delete from asset_daily_closes where trade_date = (now() at time zone 'Europe/Moscow')::date - 1`);
         } else {
@@ -247,18 +286,27 @@ export async function run(args: string[]): Promise<void> {
       }
     }
 
-    console.log('');
-    console.log(`${'figure'.padEnd(52)}${'p50'.padStart(11)}${'p99'.padStart(11)}`);
-    const line = (name: string, xs: number[]) => console.log(`${name.padEnd(52)}${fmt(percentile(xs, 50))}${fmt(percentile(xs, 99))}`);
-    for (const v of variants) line(`parse (${opts.assets} rows) [${v.name}]`, v.parse);
-    for (const v of variants) line(`upsert + RatesUpdated (${opts.assets} changed) [${v.name}]`, v.upsert);
-    for (const v of variants) line(`provider response -> event on JetStream [${v.name}]`, v.endToEnd);
-    for (const v of variants) line(`first changed batch of a market day [${v.name}]`, v.dayFirst);
-    for (const v of variants) line(`unchanged batch (${opts.assets} rows, no event) [${v.name}]`, v.unchanged);
+    // Side by side: now and the baseline, p50 and p99, and now's p99 over the baseline's.
+    const [now, base] = variants as [Variant, Variant];
+    const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2).padStart(8)}×` : '        -');
+    console.log(`\n${'figure'.padEnd(48)}${'p50 now'.padStart(11)}${'baseline'.padStart(11)}${'p99 now'.padStart(11)}${'baseline'.padStart(11)}${'p99 now/base'.padStart(14)}`);
+    const line = (name: string, a: number[], b: number[]) => {
+      const [a99, b99] = [percentile(a, 99), percentile(b, 99)];
+      console.log(`${name.padEnd(48)}${fmt(percentile(a, 50))}${fmt(percentile(b, 50))}${fmt(a99)}${fmt(b99)}${ratio(a99, b99).padStart(14)}`);
+    };
+    line(`parse (${opts.assets} rows)`, now.parse, base.parse);
+    line(`upsert + RatesUpdated (${opts.assets} changed)`, now.upsert, base.upsert);
+    line('provider response -> event on JetStream', now.endToEnd, base.endToEnd);
+    line('first changed batch of a market day', now.dayFirst, base.dayFirst);
+    line(`unchanged batch (${opts.assets} rows, no event)`, now.unchanged, base.unchanged);
     console.log(`\nwhere the changed batch's upsert spends its time (per transaction; p50 and p99 of each phase on its own):`);
-    variants.forEach((v, i) => {
-      for (const { phase, p50, p99 } of breakdown[i]!.filter((b) => b.phase !== 'probe')) console.log(`${`  ${phase} [${v.name}]`.padEnd(52)}${fmt(p50)}${fmt(p99)}`);
-    });
+    const [nowPhases, basePhases] = breakdown as [ReturnType<PhaseTimer['summary']>, ReturnType<PhaseTimer['summary']>];
+    for (const phase of new Set([...nowPhases, ...basePhases].map((b) => b.phase).filter((p) => p !== 'probe'))) {
+      const a = nowPhases.find((b) => b.phase === phase);
+      const b = basePhases.find((x) => x.phase === phase);
+      const cell = (ms: number | undefined) => (ms === undefined ? '-'.padStart(11) : fmt(ms));
+      console.log(`${`  ${phase}`.padEnd(48)}${cell(a?.p50)}${cell(b?.p50)}${cell(a?.p99)}${cell(b?.p99)}${(a && b ? ratio(a.p99, b.p99) : '-').padStart(14)}`);
+    }
     // Statistics reach pg_stat_user_tables within a second of each backend's last transaction.
     await new Promise((r) => setTimeout(r, 1500));
     console.log('\nrow updates that were HOT (no index entry, same page), over the whole run:');
@@ -270,8 +318,12 @@ export async function run(args: string[]): Promise<void> {
       const pct = (r: { upd: string; hot: string }) => (Number(r.upd) ? ((100 * Number(r.hot)) / Number(r.upd)).toFixed(0) : '-');
       console.log(`  [${v.name}] ${rows.map((r) => `${r.relname} ${pct(r)} % of ${r.upd} (${r.pages} pages)`).join(', ')}`);
     }
-    const p99 = percentile(variants[0]!.upsert, 99);
+    const p99 = percentile(now.upsert, 99);
     console.log(`\nupsert + RatesUpdated p99 ${p99.toFixed(1)} ms [now]: target ≤ 100 ms → ${p99 <= 100 ? 'met' : 'NOT met'}`);
+    for (const [name, a, b] of [['upsert + RatesUpdated', now.upsert, base.upsert], ['provider response -> event on JetStream', now.endToEnd, base.endToEnd]] as const) {
+      const r = percentile(a, 99) / percentile(b, 99);
+      console.log(`${name} p99 now / baseline ${r.toFixed(2)}: guard rail ≤ ${GUARD_RATIO} → ${r <= GUARD_RATIO ? 'met' : 'NOT met'}`);
+    }
   } finally {
     await messages.close().catch(() => undefined);
     await reading.catch(() => undefined);

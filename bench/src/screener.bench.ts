@@ -77,8 +77,8 @@ export async function run(args: string[]): Promise<void> {
     { ...common, PORT: gatewayPort, READY_SERVICES: 'screener', SCREENER_PUBLIC_CACHE_TTL_MS: String(publicCacheTtl) },
     'gateway',
   );
-  const plain = startNode(`${repoRoot}bench/dist/baseline/plain-screener.server.js`, { PORT: plainPort, DATABASE_URL: db.url }, 'plain');
-  const cachedFloor = startNode(`${repoRoot}bench/dist/baseline/plain-cached.server.js`, { PORT: cachedPort, SOURCE_URL: `http://127.0.0.1:${gatewayPort}` }, 'plain-cached');
+  const plain = startNode(`${repoRoot}bench/dist/support/plain-screener.server.js`, { PORT: plainPort, DATABASE_URL: db.url }, 'plain');
+  const cachedFloor = startNode(`${repoRoot}bench/dist/support/plain-cached.server.js`, { PORT: cachedPort, SOURCE_URL: `http://127.0.0.1:${gatewayPort}` }, 'plain-cached');
   try {
     await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
     await waitForOk(`http://127.0.0.1:${plainPort}/health`);

@@ -3,6 +3,7 @@
  * from memory with the gateway's own bytes and headers (fetched once per URL from `SOURCE_URL`, the gateway),
  * so the gap to the gateway's cached answer is the cost of the gateway itself (Nest, hooks, query validation,
  * key and links), not of the data.
+ * A floor, not an older version of our code: older versions are built from a git ref (baseline-ref.ts).
  */
 import Fastify from 'fastify';
 

@@ -2,6 +2,7 @@
  * The floor of the stack for the screener benchmark: one Fastify process with a pg pool that answers
  * `GET /api/public/shares` by running the screener's own list SQL (same builder, same validation
  * schema, same paging meta, same named prepared statement), with no NestJS, no NATS and no second process.
+ * A floor, not an older version of our code: older versions are built from a git ref (baseline-ref.ts).
  */
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';

@@ -2,6 +2,7 @@
  * The floor of `npm run bench -- billing`: a plain Node HTTP server that does the least a correct webhook
  * must do — check the HMAC over the raw bytes, parse the form, and record the TransactionId once
  * (`insert … on conflict do nothing`) — with no gateway, no NATS, no event store and no read models.
+ * A floor, not an older version of our code: older versions are built from a git ref (baseline-ref.ts).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
