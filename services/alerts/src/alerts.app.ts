@@ -7,6 +7,7 @@ import { FiringPublisher } from './delivery/firing-publisher.js';
 import { AlertsEvaluator } from './evaluation/alerts-evaluator.js';
 import { NotificationEventsService } from './inbox/notification-events.service.js';
 import { dailyResetJob, priceAlertsJob, priceChangeAlertsJob } from './jobs/alerts-jobs.js';
+import { paidAccessJob } from './jobs/paid-access.job.js';
 import { createPortfolioEventsConsumer } from './membership/portfolio-events.consumer.js';
 import { migrations } from './migrations/index.js';
 import { NotificationService } from './notifications/notification.service.js';
@@ -29,7 +30,7 @@ export interface AlertsAppOptions {
   rpcTimeoutMs?: number;
   /** Notifications one user may have, active or not (`ALERTS_MAX_PER_USER`, default 500). */
   notificationsPerUser?: number;
-  /** Run the sweeps notify:price-alerts and notify:price-change-alerts on their schedules. */
+  /** Run the sweeps notify:price-alerts and notify:price-change-alerts, the daily reset and notify:record-paid-access on their schedules. */
   jobsEnabled?: boolean;
   /** Now, for evaluation, cooldowns and the daily reset (tests move it). */
   clock?: () => Date;
@@ -119,6 +120,8 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
       scheduler.schedule(priceAlertsJob(db, evaluator, publisher));
       scheduler.schedule(priceChangeAlertsJob(db, evaluator, publisher));
       scheduler.schedule(dailyResetJob(db, clock, marketTz));
+      // At start too: users whose paid access began before alerts recorded it are paused once it ends.
+      scheduler.schedule(paidAccessJob(db, entitlements, logger), [], undefined, { atStart: true });
       res.push(() => scheduler.stop());
     }
 

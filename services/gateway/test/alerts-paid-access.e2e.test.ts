@@ -2,7 +2,8 @@
  * When a user's paid access ends (issue 30): what the free plan does not allow is paused, not deleted, and fires
  * again once the user pays, on the alerts e2e stack (real billing with the local CloudPayments, real Postgres and
  * NATS). The end comes from the alerts clock passing the subscription's `ends_at`; paying again reaches alerts
- * through BILLING_EVENTS.
+ * through BILLING_EVENTS. A user whose paid access alerts never recorded (it began before alerts recorded it) is
+ * found by the job notify:record-paid-access, which a starting instance runs.
  */
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@invest/platform/testing/index';
@@ -72,6 +73,54 @@ describe('when paid access ends', () => {
       await stack.applyRates([{ ticker: 'SBER', rate: 107, change: 6.5 }]);
       expect(await stack.firings(newer.id)).toEqual([{ step_key: 'c0:t5' }]);
       expect(await stack.firings(group.id)).toEqual([{ step_key: 'c0:t5' }]);
+    } finally {
+      await stack.applyRates([{ ticker: 'SBER', rate: 100, change: 0 }]);
+    }
+  });
+
+  it('pauses, once a job run recorded them, users alerts never recorded paid access for (from before it did): paid access ended since, or before', async () => {
+    const u = user();
+    await stack.subscribePaid(u);
+    const endsAt = new Date((await api('GET', '/api/subscription', { user: u })).body.data.ends_at);
+    const p = (await api('POST', '/api/portfolios', { user: u, body: { name: 'Main', currency_code: 'RUB' } })).body.data;
+    const deal = { type: 'buy', assetable: stack.share('SBER'), quantity: 1, price: 100, date: '2024-01-10' };
+    expect((await api('POST', `/api/portfolios/${p.id}/deals`, { user: u, body: deal })).status).toBe(201);
+    const onSber = { targetable_type: 'asset', targetable_id: stack.shareIds.SBER, assetable_type_simplified: 'share' };
+    const kept = [await changeAlert(u, onSber), await changeAlert(u, onSber), await changeAlert(u, onSber)];
+    const newer = await changeAlert(u, onSber);
+    const group = await changeAlert(u, { targetable_type: 'portfolio', targetable_id: p.id });
+    // As for a user from before alerts recorded paid access: the creates recorded it, the billing stream no longer holds it.
+    await stack.alerts.db.query('delete from paid_access where user_id = $1', [u]);
+
+    // A user billing answers "not paid" about (their paid access ended before alerts recorded it), holding four
+    // active: the fourth was switched on while they paid (here by hand: the plan gate refuses it now).
+    const ended = user();
+    const endedKept = [await changeAlert(ended, onSber), await changeAlert(ended, onSber), await changeAlert(ended, onSber)];
+    expect((await api('POST', `/api/switch-notification/${endedKept[2]!.id}`, { user: ended })).status).toBe(200);
+    const endedFourth = await changeAlert(ended, onSber);
+    await stack.alerts.db.query('update notifications set is_active = true where id = $1', [endedKept[2]!.id]);
+    expect(await stack.alerts.db.query('select 1 from paid_access where user_id = any($1::text[])', [[u, ended]])).toEqual([]);
+
+    try {
+      // Paid access ends (10 minutes past it: later than any earlier test's clock, whose subscription ended before).
+      stack.clock.now = at(endsAt, 10);
+      expect([...(await pausedById(u)).values()]).toEqual([false, false, false, false, false]);
+      expect([...(await pausedById(ended)).values()]).toEqual([false, false, false, false]);
+
+      // A deploy: an instance starts with its jobs, and runs notify:record-paid-access at start.
+      await stack.addAlertsInstance({ jobsEnabled: true, consumeRates: false });
+      const paused = await eventually(() => pausedById(u), (m) => m.get(group.id) === true, 'the portfolio notification paused');
+      expect([...kept, newer, group].map((n) => paused.get(n.id))).toEqual([false, false, false, true, true]);
+      const endedPaused = await eventually(() => pausedById(ended), (m) => m.get(endedFourth.id) === true, 'the fourth of the ended user paused');
+      expect(endedKept.map((n) => endedPaused.get(n.id))).toEqual([false, false, false]);
+
+      await stack.applyRates([{ ticker: 'SBER', rate: 106, change: 6 }]);
+      for (const n of [...kept, ...endedKept.slice(0, 2)]) expect(await stack.firings(n.id)).toEqual([{ step_key: 'c0:t5' }]);
+      // Switched off and on: a new cycle.
+      expect(await stack.firings(endedKept[2]!.id)).toEqual([{ step_key: 'c1:t5' }]);
+      expect(await stack.firings(newer.id)).toEqual([]);
+      expect(await stack.firings(group.id)).toEqual([]);
+      expect(await stack.firings(endedFourth.id)).toEqual([]);
     } finally {
       await stack.applyRates([{ ticker: 'SBER', rate: 100, change: 0 }]);
     }

@@ -6,9 +6,11 @@ import type { EntitlementsAnswer } from './entitlements.client.js';
  * Records what billing answered about a user's paid access, unless an answer asked later is recorded already.
  * Paid: until the entitlement's `endsAt` (null: no end). Not paid: a user known to have had paid access has it
  * ended by the time billing was asked at the latest; a user never seen with paid access gets no row (the plan
- * gate kept everything they have within the free plan).
+ * gate kept everything they have within the free plan), unless `beyondFreePlan`: the caller found them holding
+ * active notifications the free plan does not keep (`usersBeyondFreePlanWithoutRow`), which only paid access
+ * they had before alerts recorded it gave them.
  */
-export async function recordPaidAccess(db: SqlClient, { entitlements: e, askedAt }: EntitlementsAnswer): Promise<void> {
+export async function recordPaidAccess(db: SqlClient, { entitlements: e, askedAt }: EntitlementsAnswer, opts: { beyondFreePlan?: boolean } = {}): Promise<void> {
   if (e.paid) {
     await db.query(
       `insert into paid_access (user_id, paid_until, asked_at) values ($1, $2, $3)
@@ -17,6 +19,8 @@ export async function recordPaidAccess(db: SqlClient, { entitlements: e, askedAt
     );
     return;
   }
+  // A row written meanwhile is left to the update below, which orders the answers.
+  if (opts.beyondFreePlan) await db.query('insert into paid_access (user_id, paid_until, asked_at) values ($1, $2, $2) on conflict (user_id) do nothing', [e.userId, askedAt]);
   await db.query(`update paid_access set paid_until = least(coalesce(paid_until, 'infinity'), $2), asked_at = $2 where user_id = $1 and asked_at < $2`, [e.userId, askedAt]);
 }
 
@@ -35,6 +39,23 @@ export async function freePlanKeeps(db: SqlClient, userIds: readonly string[], n
     [userIds, now, FREE_PLAN_LIMITS.notificationTargets, FREE_PLAN_LIMITS.activeNotifications],
   );
   return new Map(rows.map((r) => [r.user_id, new Set(r.kept.map(Number))]));
+}
+
+/**
+ * Users with active notifications the free plan would not keep (more than it allows active, or on a target type it
+ * does not allow) and no paid_access row: users whose paid access began before alerts recorded it
+ * (`jobs/paid-access.job.ts`). One pass over the active notifications, by user id.
+ */
+export async function usersBeyondFreePlanWithoutRow(db: SqlClient): Promise<string[]> {
+  const rows = await db.query<{ user_id: string }>(
+    `select n.user_id from notifications n
+      where n.is_active and not exists (select 1 from paid_access p where p.user_id = n.user_id)
+      group by n.user_id
+     having count(*) > $1 or bool_or(n.targetable_type <> all($2::text[]))
+      order by n.user_id`,
+    [FREE_PLAN_LIMITS.activeNotifications, FREE_PLAN_LIMITS.notificationTargets],
+  );
+  return rows.map((r) => r.user_id);
 }
 
 /** Whether a notification is paused: active, but its user's paid access ended and the free plan does not keep it. */
