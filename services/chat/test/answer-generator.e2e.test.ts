@@ -1,6 +1,7 @@
 /**
  * The chat service on its own (real Postgres and NATS, no gateway): a model that goes silent is abandoned
- * after the idle timeout, the abort reaches the model, and the answer is stored as failed and not counted.
+ * after the idle timeout, the abort reaches the model, and the answer is stored as failed (counted: the model
+ * had sent part of it).
  * No billing runs, so the provider's free limit applies.
  */
 import { randomUUID } from 'node:crypto';
@@ -54,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('idle timeout', () => {
-  it('abandons a silent model as failed (aborting it), keeps what it wrote, and gives the answer back to the limit', async () => {
+  it('abandons a silent model as failed (aborting it), keeps what it wrote, and counts it (the model had started)', async () => {
     const user = `u-${randomUUID().slice(0, 8)}`;
     const chat = (await app.chat.create(user, { context_type: 'support' })).data;
     const sent = await app.chat.send(user, { chat_id: chat.id, message: 'hello?' });
@@ -69,7 +70,7 @@ describe('idle timeout', () => {
     expect(model.aborted).toBe(true);
     const [row] = await app.db.query<{ content: string; error: string }>('select content, error from chat_messages where id = $1', [sent.message_id]);
     expect(row).toEqual({ content: 'Thinking', error: 'The model sent nothing for 300 ms.' });
-    expect((await app.chat.limitsOf(user)).data.find((l) => l.context_type === 'support')!.used).toBe(0);
+    expect((await app.chat.limitsOf(user)).data.find((l) => l.context_type === 'support')!.used).toBe(1);
   });
 });
 

@@ -126,7 +126,7 @@ describe('HTTP errors from the model', () => {
 });
 
 describe('broken streams', () => {
-  it('a stream cut off mid-answer (no finish_reason, no [DONE]) is not stored as a complete answer nor charged', async () => {
+  it('a stream cut off mid-answer (no finish_reason, no [DONE]) is not stored as a complete answer; charged, as the model had started', async () => {
     const { user, chatId } = await freshChat();
     queue.push((_req, res) => {
       sse(res);
@@ -139,7 +139,7 @@ describe('broken streams', () => {
     const row = await answerRow(r.events[0]!.data.message_id);
     expect(row!.status).not.toBe('complete');
     expect(r.events.at(-1)!.event).toBe('error');
-    expect(await supportUsed(user)).toBe(0);
+    expect(await supportUsed(user)).toBe(1);
   });
 
   it('an HTTP 200 stream with no content at all (empty body) is not a complete, charged answer', async () => {
@@ -174,7 +174,7 @@ describe('broken streams', () => {
     expect(row!.status === 'complete' && row!.content === '').toBe(false);
   });
 
-  it('malformed SSE JSON mid-stream: an error event, failed, partial text kept, nothing charged', async () => {
+  it('malformed SSE JSON mid-stream: an error event, failed, partial text kept, charged (the model had started)', async () => {
     const { user, chatId } = await freshChat();
     queue.push((_req, res) => {
       sse(res);
@@ -187,7 +187,7 @@ describe('broken streams', () => {
     expect(r.events.at(-1)!.event).toBe('error');
     const row = await answerRow(r.events[0]!.data.message_id);
     expect(row).toMatchObject({ status: 'failed', content: 'Partial ' });
-    expect(await supportUsed(user)).toBe(0);
+    expect(await supportUsed(user)).toBe(1);
   });
 
   it('usage missing: the answer completes with estimated usage', async () => {
@@ -216,7 +216,7 @@ describe('timeouts', () => {
     expect(await supportUsed(user)).toBe(0);
   });
 
-  it('a stream that stops mid-answer but stays open: failed after the idle timeout, partial kept, nothing charged', async () => {
+  it('a stream that stops mid-answer but stays open: failed after the idle timeout, partial kept, charged (the model had started)', async () => {
     const { user, chatId } = await freshChat();
     queue.push((_req, res) => {
       sse(res);
@@ -226,7 +226,7 @@ describe('timeouts', () => {
     const r = await ask(user, chatId, 'silence');
     expect(r.events.at(-1)!.event).toBe('error');
     expect(await answerRow(r.events[0]!.data.message_id)).toMatchObject({ status: 'failed', content: 'Then silence' });
-    expect(await supportUsed(user)).toBe(0);
+    expect(await supportUsed(user)).toBe(1);
   });
 
   it('a stream that only sends keep-alive comments forever: failed after the idle timeout', async () => {

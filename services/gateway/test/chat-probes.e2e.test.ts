@@ -231,26 +231,37 @@ describe('stop', () => {
     expect(q.status).toBe(422);
   });
 
-  it('stopping before any content gives the answer back; stopping twice while streaming is harmless', async () => {
+  it('a stopped answer counts, even stopped at its first event (the model was asked); only one that failed before the model sent anything is given back', async () => {
     const user = `probe-stop2-${randomUUID().slice(0, 8)}`;
     const chatId = await createChat(user, { context_type: 'support' });
-    stack.model.queue.push({ chunks: ['only'], holdLast: true });
-    const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'stop me' } });
-    const id = (await sse.next())!.data.message_id;
-    await stack.model.waitForRequest(stack.model.requests.length);
-    const [a, b] = await Promise.all([
-      api('POST', `/api/ai-chat/${chatId}/messages/${id}/stop`, { user }),
-      api('POST', `/api/ai-chat/${chatId}/messages/${id}/stop`, { user }),
-    ]);
-    expect(a.status).toBe(200);
-    expect(b.status).toBe(200);
-    expect(a.body.data.status).toBe('stopped');
-    expect(b.body.data.status).toBe('stopped');
-    await sse.rest();
+    const requests = stack.model.requests.length;
+    // Failed before the model sent anything (an HTTP 500; an error payload before the first chunk): given back.
+    stack.model.queue.push({ status: 500 }, { chunks: ['never'], errorAfter: 0 });
+    for (const message of ['fail at once', 'fail before a chunk']) expect((await send(user, chatId, message)).at(-1)?.event).toBe('error');
     expect((await limitOf(user, 'support')).used).toBe(0);
+    // Failed after the model sent part of its answer: the call was made and paid for, so it counts.
+    stack.model.queue.push({ chunks: ['Half ', 'an answer'], errorAfter: 1 });
+    expect((await send(user, chatId, 'fail halfway')).at(-1)?.event).toBe('error');
+    expect((await limitOf(user, 'support')).used).toBe(1);
+    // Each answer stopped at its first event once the model has the request (twice at once for the first: harmless).
+    for (let i = 2; i <= 10; i++) {
+      stack.model.queue.push({ chunks: ['only'], holdLast: true });
+      const sse = await openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: `stop me ${i}` } });
+      const id = (await sse.next())!.data.message_id;
+      await stack.model.waitForRequest(requests + 2 + i);
+      const stops = await Promise.all(Array.from({ length: i === 2 ? 2 : 1 }, () => api('POST', `/api/ai-chat/${chatId}/messages/${id}/stop`, { user })));
+      for (const r of stops) expect(r.body.data).toMatchObject({ status: 'stopped', content: '' });
+      await sse.rest();
+      expect((await limitOf(user, 'support')).used).toBe(i);
+    }
+    expect(stack.model.requests.length).toBe(requests + 12);
+    // The free limit (10) is used up by them: the next send is refused before any model call.
+    const over = await api('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'one more' } });
+    expect(over.status, JSON.stringify(over.body)).toBe(429);
+    expect(stack.model.requests.length).toBe(requests + 12);
   });
 
-  it('an orphaned answer sent at 23:59:59.999 MSK is charged to, and given back to, the day of its row (the next one)', async () => {
+  it('an orphaned answer sent at 23:59:59.999 MSK is charged to the day of its row (the next one), and a stop keeps it charged there', async () => {
     const user = `probe-mid-${randomUUID().slice(0, 8)}`;
     const chatId = await createChat(user, { context_type: 'support' });
     stack.clock.now = new Date('2026-03-10T20:59:59.999Z'); // 23:59:59.999 in Moscow
@@ -267,8 +278,8 @@ describe('stop', () => {
       expect(stopped.body.data).toMatchObject({ status: 'stopped', content: '' });
       sse.drop();
       stack.model.release();
-      // Stopped without content: it must not count against the day it was reserved in.
-      expect((await usage()).map((r) => [new Date(r.period_start).toISOString(), r.used])).toEqual([['2026-03-10T21:00:00.000Z', 0]]);
+      // Stopped, it stays counted, on the day it was reserved in.
+      expect((await usage()).map((r) => [new Date(r.period_start).toISOString(), r.used])).toEqual([['2026-03-10T21:00:00.000Z', 1]]);
     } finally {
       stack.clock.now = new Date();
     }
@@ -326,6 +337,41 @@ describe('limits and plans', () => {
       return r[0].limit === 200 && r;
     }, 'paid limits');
     expect(l.map((x: { limit: number }) => x.limit)).toEqual([200, 200]);
+  });
+
+  it('each message gets the limit of the plan in force when it is sent: paid until the paid access ends, free from then on, the same day', async () => {
+    const user = `probe-ends-${randomUUID().slice(0, 8)}`;
+    const chatId = await createChat(user, { context_type: 'support' });
+    const setClocks = (at: Date) => {
+      stack.clock.now = at;
+      stack.billingClock.now = at;
+    };
+    try {
+      setClocks(new Date('2026-04-10T09:00:00Z'));
+      const paid = await sendSignedNotification(
+        new URL('/api/provider/payment-success', stack.base).toString(),
+        payNotificationFields({ TransactionId: Math.floor(3e9 + Math.random() * 1e9), Amount: 299, Currency: 'RUB', InvoiceId: null, AccountId: user, Status: 'Completed', SubscriptionId: null, TestMode: true }),
+        CP_SECRET,
+      );
+      expect(paid.status, paid.body).toBe(200);
+      await eventuallyTruthy(async () => (await limitOf(user, 'support')).limit === 200, 'paid limits');
+      const endsAt = new Date((await api('GET', '/api/subscription', { user })).body.data.ends_at);
+      // Half an hour before the paid access ends (midday in Moscow): more messages than the free plan allows.
+      setClocks(new Date(endsAt.getTime() - 30 * 60_000));
+      for (let i = 0; i < 11; i++) expect((await send(user, chatId, `paid ${i}`)).at(-1)?.event).toBe('done');
+      expect(await limitOf(user, 'support')).toMatchObject({ limit: 200, used: 11 });
+      // A minute after it ended, the same day: no billing event says so; the free limit applies to this message.
+      setClocks(new Date(endsAt.getTime() + 60_000));
+      const requests = stack.model.requests.length;
+      const over = await api('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'after the end' } });
+      expect(over.status, JSON.stringify(over.body)).toBe(429);
+      expect(over.body).toMatchObject({ limit: 10 });
+      expect(stack.model.requests.length).toBe(requests);
+      expect(await limitOf(user, 'support')).toMatchObject({ limit: 10, used: 11, remaining: 0 });
+    } finally {
+      stack.clock.now = new Date();
+      stack.billingClock.now = null;
+    }
   });
 
 });

@@ -342,7 +342,7 @@ describe('what the model receives', () => {
 });
 
 describe('limits', () => {
-  it('counts complete answers per day and context, not failed ones; over the limit is a 429 before any model call; the next MSK day resets', async () => {
+  it('counts complete answers per day and context, not one that failed before the model sent anything; over the limit is a 429 before any model call; the next MSK day resets', async () => {
     const user = `carol-${randomUUID().slice(0, 8)}`;
     const p = (await api('POST', '/api/portfolios', { user, body: { name: 'C', currency_code: 'RUB' } })).body.data.id;
     const chatId = await createChat(user, { context_type: 'portfolio_health', context_id: p });
@@ -375,7 +375,7 @@ describe('limits', () => {
 });
 
 describe('failures and concurrency', () => {
-  it('an error sent mid-stream ends as an error event and a failed message that does not count', async () => {
+  it('an error sent mid-stream ends as an error event and a failed message that counts (the model had sent part of it)', async () => {
     const user = `dave-${randomUUID().slice(0, 8)}`;
     const chatId = await createChat(user, { context_type: 'support' });
     stack.model.queue.push({ chunks: ['Half ', 'an ', 'answer'], errorAfter: 2 });
@@ -385,7 +385,7 @@ describe('failures and concurrency', () => {
     const stored = (await api('GET', `/api/ai-chat/${chatId}`, { user })).body.data.messages[1];
     expect(stored).toMatchObject({ status: 'failed', content: 'Half an ' });
     const support = (await api('GET', '/api/ai-chat/limits', { user })).body.data.find((l: { context_type: string }) => l.context_type === 'support');
-    expect(support.used).toBe(0);
+    expect(support.used).toBe(1);
   });
 
   it('concurrent sends cannot overshoot the limit', async () => {

@@ -119,8 +119,8 @@ export class ChatService {
     await this.d.db.query('update chats set deleted_at = $2 where id = $1', [chat.id, this.d.clock().toISOString()]);
     // An answer still streaming is stopped: nobody can reach it to stop it any more, and the model call would go
     // on (and be charged) for a chat that is gone.
-    const streaming = await this.d.db.query<{ id: string; created_at: Date }>(
-      "select id, created_at from chat_messages where chat_id = $1 and role = 'assistant' and status = 'streaming'",
+    const streaming = await this.d.db.query<{ id: string }>(
+      "select id from chat_messages where chat_id = $1 and role = 'assistant' and status = 'streaming'",
       [chat.id],
     );
     for (const m of streaming) await this.stopAnswer(m);
@@ -142,8 +142,8 @@ export class ChatService {
     const replayed = await storedIdempotentResponse<SendMessageReply>(this.d.db, idempotency);
     if (replayed) {
       if (!(await this.answerFailed(userId, replayed.message_id))) return replayed;
-      // The first answer failed (and was given back to the limit): the key is forgotten and the question asked again
-      // below (a repeat racing this one waits for it there).
+      // The first answer failed (given back to the limit unless the model had sent part of it): the key is forgotten
+      // and the question asked again below (a repeat racing this one waits for it there).
       await forgetIdempotentResponse(this.d.db, idempotency, replayed);
     }
     // The entitlements depend on the user only: read them while the chat is looked up.
@@ -226,7 +226,7 @@ export class ChatService {
     return reply;
   }
 
-  /** Whether the user's answer `messageId` failed (an answer that failed was given back to the limit). */
+  /** Whether the user's answer `messageId` failed (a repeat of its question asks again). */
   private async answerFailed(userId: string, messageId: string): Promise<boolean> {
     const [m] = await this.d.db.query<{ status: string }>('select status from chat_messages where id = $1 and user_id = $2', [messageId, userId]);
     return m?.status === 'failed';
@@ -278,23 +278,19 @@ export class ChatService {
    * Stops a streaming answer wherever it is generated (here, or the instance that answers the stop request), or
    * settles it when no instance generates it any more.
    */
-  private async stopAnswer(msg: { id: string; created_at: Date | string }): Promise<void> {
+  private async stopAnswer(msg: { id: string }): Promise<void> {
     if (!(await this.d.generator.stop(msg.id))) {
       const heard = await this.d.bus.nc
         .request(busSubject(this.d.bus.prefix, STOP_CONTROL_SUBJECT), msg.id, { timeout: 1500 })
         .then(() => true)
         .catch(() => false);
+      // Stopped, it stays counted like any stopped answer: an instance too busy to answer within the timeout may
+      // well be generating it still, and a stop must never give back a model call.
       if (!heard) {
-        const period = dayPeriod(new Date(msg.created_at), this.d.limits.marketTz);
-        await this.d.db.query(
-          `with m as (
-             update chat_messages set status = 'stopped', completed_at = $2, error = 'orphaned' where id = $1 and status = 'streaming'
-             returning user_id, context_type, content
-           )
-           update chat_usage u set used = u.used - 1 from m
-            where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $3 and m.content = '' and u.used > 0`,
-          [msg.id, this.d.clock().toISOString(), period.start.toISOString()],
-        );
+        await this.d.db.query(`update chat_messages set status = 'stopped', completed_at = $2, error = 'orphaned' where id = $1 and status = 'streaming'`, [
+          msg.id,
+          this.d.clock().toISOString(),
+        ]);
       }
     }
   }

@@ -9,7 +9,7 @@ export interface AnswerJob {
   request: ModelRequest;
   /** When the assistant message was stored (latency is measured from here). */
   startedAt: Date;
-  /** Start of the limit period the answer's reservation was made in (given back if it does not count). */
+  /** Start of the limit period the answer's reservation was made in (given back if the answer fails empty). */
   periodStart: Date;
   /** Answers left in the period once this one is settled (null: unlimited). */
   remaining(): Promise<number | null>;
@@ -185,8 +185,9 @@ export class AnswerGenerator {
               : describe(error).replaceAll('\u0000', '');
     const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
     const now = this.deps.clock();
-    // Settling the message and giving back its reservation (failed, or stopped before any content) is one
-    // statement: the count can never disagree with the messages.
+    // Settling the message and giving back its reservation is one statement: the count can never disagree with
+    // the messages. Only an answer that failed before the model sent anything is given back (chat-limits.ts): a
+    // stopped one counts even when empty, or stopping every answer at its first event was a model call for free.
     const settle = (to: string, text: string, why: string | null, release: boolean) =>
       this.deps.db.query(
         `with m as (
@@ -211,7 +212,7 @@ export class AnswerGenerator {
       );
     let stored = true;
     try {
-      await settle(status, content, errorText, status === 'failed' || (status === 'stopped' && content === ''));
+      await settle(status, content, errorText, status === 'failed' && content === '');
     } catch (err) {
       stored = false;
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');

@@ -4,9 +4,10 @@ import type { ContextProvider } from '../providers/context-provider.js';
 import { dayPeriod } from './limit-period.js';
 
 /**
- * The answers that count against a period are kept in `chat_usage`: complete ones, stopped ones that have
- * content, and ones still streaming (reserved when the messages are stored, so concurrent sends cannot
- * overshoot). An answer that fails, or is stopped before any content, gives its reservation back.
+ * The answers that count against a period are kept in `chat_usage`: every answer the model was asked for
+ * (reserved when the messages are stored, so concurrent sends cannot overshoot), complete, stopped (even before
+ * its first chunk) or failed after the model sent something. Only an answer that failed before the model sent
+ * anything gives its reservation back: a stop is the user's choice, and the model call was made.
  */
 
 export interface LimitState {
@@ -17,10 +18,18 @@ export interface LimitState {
   periodStart: Date;
 }
 
+interface CacheEntry {
+  /** `Date.now()` when asked (the TTL is real time). */
+  at: number;
+  value: Promise<Entitlements>;
+  /** When the answered paid access ends, by the service's clock (epoch ms); unset: no end, or not answered yet. */
+  endsAt?: number;
+}
+
 /** Free limits per user, context and `MARKET_TZ` day; the numbers come from billing's entitlements. */
 export class ChatLimits {
   /** Entitlements per user, kept for `entitlementsTtlMs` (billing's README: callers cache briefly). */
-  private readonly cache = new Map<string, { at: number; value: Promise<Entitlements> }>();
+  private readonly cache = new Map<string, CacheEntry>();
 
   constructor(
     private readonly rpc: RpcClient,
@@ -31,10 +40,19 @@ export class ChatLimits {
     const ttl = this.opts.entitlementsTtlMs ?? 5000;
     const now = Date.now();
     const hit = this.cache.get(userId);
-    if (hit && now - hit.at < ttl) return hit.value;
+    if (hit && now - hit.at < ttl && !(hit.endsAt !== undefined && hit.endsAt <= this.opts.clock().getTime())) return hit.value;
     if (this.cache.size > 10_000) this.cache.clear();
     const value = this.rpc.request<Entitlements>(Subjects.billing.entitlementsGet, { userId }, { userId, timeoutMs: 3000 });
-    this.cache.set(userId, { at: now, value });
+    const entry: CacheEntry = { at: now, value };
+    this.cache.set(userId, entry);
+    // Paid access ends at its `endsAt` with no billing event: the plan in force is asked again from then on, so a
+    // message after it gets the limit of the plan in force then, not the best plan of the cache's lifetime.
+    value.then(
+      (e) => {
+        if (e.endsAt !== null) entry.endsAt = Date.parse(e.endsAt);
+      },
+      () => undefined,
+    );
     // A failure is remembered for a second (a prefetch and the read after it share one answer), then retried.
     value.catch(() => {
       const entry = this.cache.get(userId);

@@ -41,7 +41,7 @@ export class ChatSchema extends Migration {
     this.addSql('create index chat_messages_chat_idx on chat_messages (chat_id, seq)');
     // Answers counted against a period's limit: reserved (+1) with the messages, in one statement whose
     // upsert serialises a user's concurrent sends on this row; given back (-1) in the statement that settles
-    // an answer as failed, or stopped without content.
+    // an answer as failed before the model sent anything.
     this.addSql(`
       create table chat_usage (
         user_id text not null,

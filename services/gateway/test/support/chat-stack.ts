@@ -25,6 +25,8 @@ export interface ChatStack {
   model: FakeOpenAi;
   /** The chat service's clock; tests move it. */
   clock: { now: Date };
+  /** Billing's clock: the real time while `now` is null (the default); a test that sets it puts it back. */
+  billingClock: { now: Date | null };
   token(userId: string): Promise<string>;
   /** An HTTP call to the gateway (`gatewayApi`). */
   api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
@@ -66,8 +68,10 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
   const natsUrl = testNatsUrl();
   const billingDb = await createTestDatabase(`${name}_bil`);
   const chatDb = await createTestDatabase(`${name}_chat`);
+  const billingClock: { now: Date | null } = { now: null };
   const billing = await createBillingApp({
     databaseUrl: billingDb.url,
+    clock: () => billingClock.now ?? new Date(),
     natsUrl,
     busPrefix: full.busPrefix,
     logger,
@@ -106,6 +110,7 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
     billing,
     model,
     clock,
+    billingClock,
     token,
     api,
     async createChat(userId, body = { context_type: 'support' }) {
