@@ -5,6 +5,8 @@
  * stall, and lone surrogates streamed differently from what was stored.
  */
 import { randomUUID } from 'node:crypto';
+import { busName, busSubject } from '@invest/platform';
+import { eventuallyTruthy } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatStack, startChatStack } from './support/chat-stack.js';
 
@@ -154,6 +156,69 @@ describe('resume: Last-Event-ID', () => {
     const r = await resume(u, `/api/ai-chat/${chatId}/messages/${messageId}/stream?last_event_id=1&last_event_id=99999`);
     expect(r.status, r.raw.slice(0, 200)).toBe(422);
     expect(Object.keys(r.json.errors)).toEqual(['last_event_id']);
+  });
+});
+
+/** JetStream consumers of CHAT_STREAMS reading the answer `messageId`. */
+async function consumersOf(messageId: string): Promise<number> {
+  const subject = busSubject(stack.full.busPrefix, `chat.stream.${messageId}`);
+  let n = 0;
+  for await (const c of stack.full.bus.jsm.consumers.list(busName(stack.full.busPrefix, 'CHAT_STREAMS'))) {
+    if (c.config.filter_subject === subject || c.config.filter_subjects?.includes(subject)) n++;
+  }
+  return n;
+}
+
+describe('many readers of one answer', () => {
+  it("a user's live answer streams are capped (429 naming the limit); the readers of one answer share one consumer and all get it whole", async () => {
+    const u = newUser('flood');
+    const chatId = await createChat(u);
+    stack.model.queue.push({ chunks: ['Shared ', 'answer.'], holdLast: true });
+    const sender = await stack.openSse('POST', `/api/ai-chat/${chatId}/messages`, { user: u, body: { message: 'read me many times' } });
+    const start = await sender.next();
+    const messageId = start!.data.message_id as string;
+    expect(await sender.next()).toMatchObject({ event: 'chunk', data: { content: 'Shared ' } });
+    const path = `/api/ai-chat/${chatId}/messages/${messageId}/stream`;
+    // The send's own stream is one of the user's 10 (CHAT_STREAM_MAX_PER_USER's default): 9 resumes are let in.
+    const readers: Awaited<ReturnType<ChatStack['openSse']>>[] = [];
+    for (let i = 0; i < 9; i++) {
+      const r = await stack.openSse('GET', path, { user: u });
+      expect(r.res.status).toBe(200);
+      expect((await r.next())?.event).toBe('start');
+      expect(await r.next()).toMatchObject({ event: 'chunk', data: { content: 'Shared ' } });
+      readers.push(r);
+    }
+    for (let i = 0; i < 3; i++) {
+      const over = await stack.api('GET', path, { user: u });
+      expect(over.status, over.text).toBe(429);
+      expect(over.body).toMatchObject({ limit: 10, message: expect.stringContaining('At most 10 live answer streams') });
+    }
+    // Another user is not held back by this one's streams (a 404 on this answer, not a 429).
+    expect((await stack.api('GET', path, { user: newUser('other') })).status).toBe(404);
+    // Ten readers, one consumer.
+    expect(await consumersOf(messageId)).toBe(1);
+    // A reader that leaves gives its place back, and the others keep reading.
+    readers.shift()!.drop();
+    const again = await eventuallyTruthy(async () => {
+      const r = await stack.openSse('GET', path, { user: u });
+      if (r.res.status === 200) return r;
+      await r.rest().catch(() => undefined);
+      return false;
+    }, 'a place given back');
+    readers.push(again);
+    stack.model.release();
+    const whole = (await sender.rest()).map((e) => e.event);
+    expect(whole).toEqual(['chunk', 'done']);
+    for (const r of readers) {
+      const events = await r.rest();
+      expect(events.filter((e) => e.event === 'chunk').map((e) => e.data.content).join('')).toContain('answer.');
+      expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'complete' } });
+    }
+    // Every stream ended: the places are free again, and the consumer is gone.
+    await eventuallyTruthy(async () => (await consumersOf(messageId)) === 0, 'the consumer closed');
+    const after = await stack.api('GET', path, { user: u });
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('event: done');
   });
 });
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
-import { type Logger, type RpcClient, ServiceError } from '@invest/platform';
+import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { type ChatStreamEvent, ErrorCode, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
+import { currentContext, type Logger, type RpcCallOptions, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
@@ -36,6 +37,33 @@ export class ChatMessagesController {
     @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
   ) {}
 
+  /** Live answer streams by user on this instance (sends and resumes). */
+  private readonly liveStreams = new Map<string, number>();
+
+  /**
+   * Counts one live answer stream of the signed-in user until the returned release is called. A resume
+   * (`refuse`) beyond CHAT_STREAM_MAX_PER_USER is a 429: each holds a connection and a reader, and resuming is
+   * free (150 of one answer had been 150 streams). A send is not refused here: the daily limit bounds sends, and
+   * its message would be paid for and then not streamed.
+   */
+  private holdStream(refuse: boolean): () => void {
+    const key = currentContext()?.userId ?? '';
+    const open = this.liveStreams.get(key) ?? 0;
+    const limit = this.config.chatStreamMaxPerUser;
+    if (refuse && open >= limit) {
+      throw new ServiceError(ErrorCode.RateLimited, `At most ${limit} live answer streams per user at once; close one (another tab or device) first.`, undefined, { limit });
+    }
+    this.liveStreams.set(key, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.liveStreams.get(key) ?? 1) - 1;
+      if (left > 0) this.liveStreams.set(key, left);
+      else this.liveStreams.delete(key);
+    };
+  }
+
   @Post()
   @ApiOperation({ summary: 'Send a message; the answer streams back', description: `${SSE_DESCRIPTION} \`context_data\` (portfolio_health): the client's metrics, numbers; volatility and max_drawdown enter the prompt.` })
   @ApiChatId()
@@ -48,6 +76,15 @@ export class ChatMessagesController {
   async send(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const input = parseBody(sendMessageBodySchema, body);
     const opts = idempotencyOptions(key);
+    const release = this.holdStream(false);
+    try {
+      await this.sendAndRelay(id, input, opts, req, reply);
+    } finally {
+      release();
+    }
+  }
+
+  private async sendAndRelay(id: string, input: z.output<typeof sendMessageBodySchema>, opts: RpcCallOptions, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     // The gateway names the answer, so its subscription opens while the send is in flight.
     const messageId = randomUUID();
     const subscription = this.reader.open(messageId, 0);
@@ -89,6 +126,7 @@ export class ChatMessagesController {
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'The `id:` of the last event received.' })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: SSE_DESCRIPTION })
+  @ApiResponse({ status: 429, description: 'The user already holds `CHAT_STREAM_MAX_PER_USER` live answer streams on this gateway instance (`limit`); close one first.', schema: { type: 'object', properties: { message: { type: 'string' }, limit: { type: 'integer' } } } })
   @ApiOwnedResource({ notFound: 'The chat or message' })
   async resume(
     @Param('id') id: string,
@@ -98,7 +136,12 @@ export class ChatMessagesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const after = parseLastEventId(lastEventId ?? (req.query as Record<string, unknown> | undefined)?.last_event_id);
-    await this.replay(req, reply, id, messageId, after);
+    const release = this.holdStream(true);
+    try {
+      await this.replay(req, reply, id, messageId, after);
+    } finally {
+      release();
+    }
   }
 
   /** An answer's events after `after` (from its replay buffer, or its stored text once that has expired), then live while it is written. */

@@ -78,6 +78,12 @@ describe('gateway config', () => {
     expect(issues({ SCREENER_PUBLIC_CACHE_MAX_BYTES: 'lots' })[0]).toMatch(/^SCREENER_PUBLIC_CACHE_MAX_BYTES: /);
   });
 
+  it('live answer streams per user: 10 by default, CHAT_STREAM_MAX_PER_USER overrides, a bad value is named', () => {
+    expect(loadGatewayConfig({}).chatStreamMaxPerUser).toBe(10);
+    expect(loadGatewayConfig({ CHAT_STREAM_MAX_PER_USER: '3' }).chatStreamMaxPerUser).toBe(3);
+    expect(issues({ CHAT_STREAM_MAX_PER_USER: '0' })[0]).toMatch(/^CHAT_STREAM_MAX_PER_USER: /);
+  });
+
   it('HTTP server limits: defaults, overrides, and a headers timeout within the request timeout', () => {
     expect(loadGatewayConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_000 });
     expect(

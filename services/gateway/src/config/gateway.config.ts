@@ -15,7 +15,7 @@ export const DEV_JWT_SECRET = 'invest-dev-secret-change-me-0123456789abcdef';
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 
 /** Environment of the gateway; every variable is named when its value is bad. */
-/** Live notification streams one user may hold on one gateway instance: tabs and devices, not an unbounded number. */
+/** Live notification (or chat answer) streams one user may hold on one gateway instance: tabs and devices, not an unbounded number. */
 export const DEFAULT_STREAMS_PER_USER = 10;
 
 export const gatewayEnvSchema = baseConfigSchema
@@ -49,6 +49,7 @@ export const gatewayEnvSchema = baseConfigSchema
     PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     BODY_LIMIT_BYTES: positiveInt('BODY_LIMIT_BYTES').default(1_048_576),
     CHAT_HEARTBEAT_MS: positiveInt('CHAT_HEARTBEAT_MS').default(15_000),
+    CHAT_STREAM_MAX_PER_USER: positiveInt('CHAT_STREAM_MAX_PER_USER').default(DEFAULT_STREAMS_PER_USER),
     HTTP_HEADERS_TIMEOUT_MS: positiveInt('HTTP_HEADERS_TIMEOUT_MS').default(10_000),
     HTTP_REQUEST_TIMEOUT_MS: positiveInt('HTTP_REQUEST_TIMEOUT_MS').default(30_000),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveInt('HTTP_KEEP_ALIVE_TIMEOUT_MS').default(5_000),
@@ -121,6 +122,8 @@ export interface GatewayConfig {
   notificationStream: { pollMs: number; heartbeatMs: number; maxPerUser?: number };
   /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
   chatHeartbeatMs: number;
+  /** Live answer streams (sends and resumes) one user may hold on this gateway instance; a resume beyond it is a 429. */
+  chatStreamMaxPerUser: number;
   /** Slow-client limits of the HTTP server (see README, Configuration). */
   http: HttpServerLimits;
   /** The built web client served at `/` (empty: none). */
@@ -178,6 +181,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, '') } : {}),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     chatHeartbeatMs: env.CHAT_HEARTBEAT_MS,
+    chatStreamMaxPerUser: env.CHAT_STREAM_MAX_PER_USER,
     http: {
       headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
