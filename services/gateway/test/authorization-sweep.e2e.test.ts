@@ -157,7 +157,10 @@ async function aliceView(): Promise<Record<string, any>> {
 }
 
 beforeAll(async () => {
-  stack = await startWebStack('advz', { tickers: ['SBER', 'GAZP'] });
+  // Alice's streaming answer below is held silent (its last chunk) until Bob's probes are done, however long they
+  // take: on a loaded machine they took over 10 s, and the chat rightly failed the silent model at its idle timeout
+  // ("The model sent nothing for 10000 ms."). The test releases her answer; no clock of the service may end it first.
+  stack = await startWebStack('advz', { tickers: ['SBER', 'GAZP'], chatIdleTimeoutMs: 30 * 60_000 });
   await stack.applyRates([
     { ticker: 'SBER', rate: 100, change: 0 },
     { ticker: 'GAZP', rate: 200, change: 0 },

@@ -19,7 +19,15 @@ export interface WebStack extends AlertsStack {
   model: FakeOpenAi;
 }
 
-export async function startWebStack(name: string, opts: { tickers: string[]; answer?: FakeScript }): Promise<WebStack> {
+export async function startWebStack(
+  name: string,
+  opts: {
+    tickers: string[];
+    answer?: FakeScript;
+    /** The chat's OPENAI_IDLE_TIMEOUT_MS (default 10 s): longest silence of the model before an answer is failed. */
+    chatIdleTimeoutMs?: number;
+  },
+): Promise<WebStack> {
   const model = await startFakeOpenAi({ apiKey: OPENAI_KEY, ...(opts.answer ? { defaultScript: opts.answer } : {}) });
   const stack = await startAlertsStack(name, {
     tickers: opts.tickers,
@@ -36,7 +44,7 @@ export async function startWebStack(name: string, opts: { tickers: string[]; ans
     natsUrl: testNatsUrl(),
     busPrefix: stack.busPrefix,
     logger,
-    openai: { baseUrl: model.url, apiKey: OPENAI_KEY, connectTimeoutMs: 5000, idleTimeoutMs: 10_000, maxRetries: 0 },
+    openai: { baseUrl: model.url, apiKey: OPENAI_KEY, connectTimeoutMs: 5000, idleTimeoutMs: opts.chatIdleTimeoutMs ?? 10_000, maxRetries: 0 },
     streamMaxAgeMs: 60_000,
     shutdownDrainMs: 0,
   });
