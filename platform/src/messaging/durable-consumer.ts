@@ -1,11 +1,13 @@
-import { AckPolicy, DeliverPolicy, JetStreamApiCodes, JetStreamApiError, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { type BusEvent, busEventSchema, CORRELATION_HEADER, isUnknownEvent, type UnknownEvent } from '@invest/contracts';
 import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
 import { type Bus, EVENT_STREAM_MAX_AGE_MS, retryTransient } from './bus.js';
-import { busName, busSubject } from './bus-prefix.js';
-import { stepDownConsumerLeader } from './cluster-status.js';
+import { busName } from './bus-prefix.js';
+import { ensureDurable } from './consumer-setup.js';
+import { type DeadLetterReason, recordDeadLetter, replayDeadLetters } from './dead-letters.js';
+import { applyOnce, inInbox, pruneInbox } from './inbox.js';
 
 export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   db: Db;
@@ -78,8 +80,6 @@ export interface DurableConsumerStats {
   replayed: number;
 }
 
-const ABANDON = Symbol('abandon');
-
 /**
  * A durable pull consumer with an inbox: the effect and the inbox row (consumer, message id) commit in
  * one transaction, then the message is acked. A redelivery of a message whose effect committed (a crash
@@ -139,70 +139,10 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
    * cluster errors (a leader election) are retried.
    */
   ensure(): Promise<void> {
-    return retryTransient(() => this.ensureOnce());
-  }
-
-  private async ensureOnce(): Promise<void> {
-    const { bus, stream } = this.opts;
-    const replicas = await this.streamReplicas();
-    // The server never drops a message on its own (max_deliver -1): this consumer decides when a failing
-    // message is dead-lettered, and an event not understood yet waits for a later reader.
-    const config = {
-      durable_name: this.name,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ack_wait: this.ackWaitMs * 1_000_000,
-      max_deliver: -1,
-      // Explicit rather than inherited (0), so a stream scaled since shows here (see rescale()).
-      num_replicas: replicas,
-      ...(this.opts.filterSubject ? { filter_subject: busSubject(bus.prefix, this.opts.filterSubject) } : {}),
-    };
-    try {
-      const existing = await bus.jsm.consumers.info(stream, this.name);
-      await bus.jsm.consumers.update(stream, this.name, { ack_wait: config.ack_wait, max_deliver: config.max_deliver, num_replicas: replicas });
-      if (existing.config.num_replicas !== replicas && replicas > 1) await this.resync(replicas);
-      return;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError)) throw err;
-      if (err.code === JetStreamApiCodes.StreamNotFound) {
-        if (!this.opts.ensureStream) throw err;
-        await this.opts.ensureStream();
-      } else if (err.code !== JetStreamApiCodes.ConsumerNotFound) {
-        throw err;
-      }
-    }
-    // Creating a durable with the same configuration twice is accepted, so racing instances are fine.
-    await bus.jsm.consumers.add(stream, config);
-  }
-
-  /**
-   * After the consumer's replica count changed (its stream was scaled): waits for the new peers, then has
-   * the leader step down once. nats-server 2.9 leaves a consumer scaled up with its stream "not current" on
-   * a follower after that follower restarts (so `/healthz` fails and one more lost node would stop the
-   * consumer) until a new leader brings the followers up to date; the step-down does that now.
-   */
-  private async resync(replicas: number): Promise<void> {
-    const { bus, stream, logger } = this.opts;
-    for (let i = 0; i < 100; i++) {
-      const info = await bus.jsm.consumers.info(stream, this.name);
-      const followers = info.cluster?.replicas ?? [];
-      if (info.cluster?.leader && followers.length === replicas - 1 && followers.every((f) => f.current)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await stepDownConsumerLeader(bus.nc, stream, this.name);
-    logger.info({ consumer: this.name, stream, replicas }, 'consumer: replicas changed with the stream; leader stepped down to bring the followers up to date');
-  }
-
-  /** Replicas of the stream read (re-created first with `ensureStream` when it is missing and that is given). */
-  private async streamReplicas(): Promise<number> {
-    const { bus, stream } = this.opts;
-    try {
-      return (await bus.jsm.streams.info(stream)).config.num_replicas || 1;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== JetStreamApiCodes.StreamNotFound || !this.opts.ensureStream) throw err;
-      await this.opts.ensureStream();
-      return (await bus.jsm.streams.info(stream)).config.num_replicas || 1;
-    }
+    const { bus, stream, filterSubject, logger, ensureStream } = this.opts;
+    return retryTransient(() =>
+      ensureDurable({ bus, stream, name: this.name, ackWaitMs: this.ackWaitMs, logger, ...(filterSubject ? { filterSubject } : {}), ...(ensureStream ? { ensureStream } : {}) }),
+    );
   }
 
   async start(): Promise<void> {
@@ -330,16 +270,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     });
   }
 
-  /** Inbox row and effect in the caller's transaction; false when the event was applied before. */
-  private async applyOnce(event: E, tx: Tx): Promise<boolean> {
-    // The event id, not the JetStream sequence: a re-publish after the duplicate window is still the same event.
-    const fresh = await tx.query('insert into es_inbox (consumer, message_id) values ($1, $2) on conflict do nothing returning 1', [
-      this.opts.durableName,
-      event.id,
-    ]);
-    if (fresh.length === 0) return false;
-    await this.opts.handle(event, tx);
-    return true;
+  private applyOnce(event: E, tx: Tx): Promise<boolean> {
+    return applyOnce(tx, this.opts.durableName, event, this.opts.handle);
   }
 
   private retryDelay(attempt: number): number {
@@ -355,8 +287,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     const { db, logger } = this.opts;
     try {
       // Already applied by an upgraded instance (a rolling deploy): nothing is left to do.
-      const seen = await db.query('select 1 from es_inbox where consumer = $1 and message_id = $2', [this.opts.durableName, event.id]);
-      if (seen.length > 0) {
+      if (await inInbox(db, this.opts.durableName, event.id)) {
         msg.ack();
         this.counts.duplicates++;
         return 'duplicate';
@@ -377,24 +308,9 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     return 'unknown';
   }
 
-  private async deadLetter(msg: JsMsg, reason: 'malformed' | 'failed', err: unknown, event: BusEvent | undefined): Promise<ProcessOutcome> {
+  private async deadLetter(msg: JsMsg, reason: DeadLetterReason, err: unknown, event: BusEvent | undefined): Promise<ProcessOutcome> {
     try {
-      await this.opts.db.query(
-        `insert into es_dead_letters (consumer, stream, subject, stream_sequence, deliveries, reason, error, event_id, event_type, payload)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          this.opts.durableName,
-          msg.info.stream,
-          msg.subject,
-          msg.seq,
-          msg.info.deliveryCount,
-          reason,
-          String((err as Error)?.message ?? err).slice(0, 2_000),
-          event?.id ?? null,
-          event?.type ?? null,
-          msg.string(),
-        ],
-      );
+      await recordDeadLetter(this.opts.db, this.opts.durableName, msg, reason, err, event);
     } catch (dbErr) {
       // Not kept yet: leave it on the stream and try again later rather than lose it.
       this.opts.logger.error({ err: dbErr, consumer: this.name, seq: msg.seq }, 'consumer: could not dead-letter; will retry');
@@ -430,23 +346,9 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     if (pruned > 0) this.opts.logger.info({ consumer: this.name, pruned }, 'consumer: old inbox rows pruned');
   }
 
-  /**
-   * Deletes this consumer's inbox rows older than `inboxRetentionMs`, in batches (short transactions, whatever
-   * has piled up); returns how many.
-   */
-  async pruneInbox(): Promise<number> {
-    const retentionMs = this.opts.inboxRetentionMs ?? EVENT_STREAM_MAX_AGE_MS + 24 * 3_600_000;
-    let pruned = 0;
-    for (;;) {
-      const rows = await this.opts.db.query(
-        `delete from es_inbox where ctid = any (array(
-           select ctid from es_inbox where consumer = $1 and processed_at < now() - $2 * interval '1 millisecond' limit 5000))
-         returning 1`,
-        [this.opts.durableName, retentionMs],
-      );
-      pruned += rows.length;
-      if (rows.length < 5000) return pruned;
-    }
+  /** Deletes this consumer's inbox rows older than `inboxRetentionMs`; returns how many. */
+  pruneInbox(): Promise<number> {
+    return pruneInbox(this.opts.db, this.opts.durableName, this.opts.inboxRetentionMs ?? EVENT_STREAM_MAX_AGE_MS + 24 * 3_600_000);
   }
 
   /**
@@ -463,37 +365,20 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
 
   private async replayOnce(): Promise<number> {
     const { db, logger } = this.opts;
-    const rows = await db.query<{ id: string }>(
-      'select id::text as id from es_dead_letters where consumer = $1 and replay_requested_at is not null order by es_dead_letters.id limit 100',
-      [this.opts.durableName],
-    );
+    const results = await replayDeadLetters(db, this.opts.durableName, (envelope, tx) => {
+      const decoded = this.decode(envelope);
+      if (isUnknownEvent(decoded)) throw new Error(decoded.unknownEvent);
+      return runWithContext({ correlationId: String(envelope.metadata.correlationId ?? envelope.id) }, () => this.applyOnce(decoded, tx));
+    });
     let replayed = 0;
-    for (const { id } of rows) {
-      try {
-        const outcome = await db.transaction(async (tx) => {
-          const [row] = await tx.query<{ payload: string }>(
-            'select payload from es_dead_letters where id = $1 and replay_requested_at is not null for update skip locked',
-            [id],
-          );
-          if (!row) return ABANDON;
-          const envelope = busEventSchema.parse(JSON.parse(row.payload)) as BusEvent;
-          const decoded = this.decode(envelope);
-          if (isUnknownEvent(decoded)) throw new Error(decoded.unknownEvent);
-          const applied = await runWithContext({ correlationId: String(envelope.metadata.correlationId ?? envelope.id) }, () => this.applyOnce(decoded, tx));
-          await tx.query('delete from es_dead_letters where id = $1', [id]);
-          return applied;
-        });
-        if (outcome === ABANDON) continue;
-        replayed++;
-        this.counts.replayed++;
-        logger.info({ consumer: this.name, deadLetter: id, applied: outcome }, 'consumer: dead letter replayed');
-      } catch (err) {
-        logger.error({ err, consumer: this.name, deadLetter: id }, 'consumer: dead letter replay failed; kept');
-        await db.query('update es_dead_letters set replay_requested_at = null, replays = replays + 1, error = $2 where id = $1', [
-          id,
-          String((err as Error)?.message ?? err).slice(0, 2_000),
-        ]);
+    for (const r of results) {
+      if (r.error !== undefined) {
+        logger.error({ err: r.error, consumer: this.name, deadLetter: r.id }, 'consumer: dead letter replay failed; kept');
+        continue;
       }
+      replayed++;
+      this.counts.replayed++;
+      logger.info({ consumer: this.name, deadLetter: r.id, applied: r.applied }, 'consumer: dead letter replayed');
     }
     return replayed;
   }
