@@ -98,6 +98,11 @@ export async function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_00
   });
 }
 
+/** Runs `call` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws its last error. */
+export function retryFor<T>(forMs: number, call: () => Promise<T>): Promise<T> {
+  return pRetry(call, { retries: Infinity, maxRetryTime: forMs, factor: 2, minTimeout: 100, maxTimeout: 1_000, randomize: false });
+}
+
 /** A JetStream API error saying the stream asked for does not exist. */
 export function isStreamNotFound(err: unknown): boolean {
   return /not found/i.test(String((err as Error | undefined)?.message));

@@ -1,5 +1,5 @@
 import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type Logger } from '@invest/platform';
+import { type Bus, busSubject, type Db, type Logger, retryFor } from '@invest/platform';
 import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
 import { ChunkText, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
 
@@ -109,7 +109,7 @@ export class AnswerGenerator {
     const publish = (event: ChatStreamEvent) => {
       const data = JSON.stringify(event);
       const msgID = `${job.messageId}:${sequence++}`;
-      chain = chain.then(() => publishWithRetry(() => bus.js.publish(subject, data, { msgID }), this.deps.publishRetryMs ?? 30_000)).catch((err: unknown) =>
+      chain = chain.then(() => retryFor(this.deps.publishRetryMs ?? 30_000, () => bus.js.publish(subject, data, { msgID }))).catch((err: unknown) =>
         logger.error({ err, messageId: job.messageId, event: event.type }, 'chat: publishing a stream event failed'),
       );
     };
@@ -232,20 +232,6 @@ export class AnswerGenerator {
       logger.info({ messageId: job.messageId, status, usage: finalUsage, firstChunkMs }, 'chat: answer finished');
     }
     await chain;
-  }
-}
-
-/** Runs `publish` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws the last error. */
-async function publishWithRetry(publish: () => Promise<unknown>, forMs: number): Promise<void> {
-  const until = Date.now() + forMs;
-  for (let delay = 100; ; delay = Math.min(1000, delay * 2)) {
-    try {
-      await publish();
-      return;
-    } catch (err) {
-      if (Date.now() + delay > until) throw err;
-      await new Promise((r) => setTimeout(r, delay));
-    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { CHAT_STREAMS, type ChatStreamEvent, chatStreamEventSchema, chatStreamSubject } from '@invest/contracts';
-import { type Bus, busName, busSubject, connectBus, type Logger } from '@invest/platform';
+import { type Bus, busName, busSubject, connectBus, type Logger, retryFor } from '@invest/platform';
 import { DeliverPolicy } from '@nats-io/jetstream';
 
 /** One event of an answer with its JetStream sequence (the SSE `id:`). */
@@ -146,7 +146,7 @@ export class ChatStreamReader {
     };
     feed.ready = (async () => {
       const bus = await this.connection();
-      const { consumer, messages } = await retrying(this.opts.openRetryMs ?? 10_000, async () => {
+      const { consumer, messages } = await retryFor(this.opts.openRetryMs ?? 10_000, async () => {
         const consumer = await bus.js.consumers.get(this.streamName(), {
           filter_subjects: busSubject(bus.prefix, chatStreamSubject(messageId)),
           deliver_policy: DeliverPolicy.All,
@@ -203,18 +203,5 @@ export class ChatStreamReader {
     const bus = this.bus;
     this.bus = undefined;
     if (bus) await (await bus.catch(() => undefined))?.close();
-  }
-}
-
-/** Runs `fn` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws its last error. */
-async function retrying<T>(forMs: number, fn: () => Promise<T>): Promise<T> {
-  const until = Date.now() + forMs;
-  for (let delay = 100; ; delay = Math.min(1000, delay * 2)) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() + delay > until) throw err;
-      await new Promise((r) => setTimeout(r, delay));
-    }
   }
 }
