@@ -12,17 +12,24 @@ describe('runJob', () => {
   it('never runs the same job twice at once', async () => {
     let concurrent = 0;
     let maxConcurrent = 0;
+    // A run holds the lock until the other run has answered (or has started too: then the lock let both in), not
+    // for a while: on a loaded machine the other run may only come to the lock after any fixed time.
+    let finish!: () => void;
+    const other = new Promise<void>((r) => (finish = r));
     const job: Job = {
       name: 'test:slow',
       async run() {
         concurrent++;
         maxConcurrent = Math.max(maxConcurrent, concurrent);
-        await new Promise((r) => setTimeout(r, 200));
+        if (concurrent > 1) finish();
+        await other;
         concurrent--;
         return { fetched: 1, changed: 1, skipped: 0 };
       },
     };
-    const outcomes = await Promise.all([runJob(db, job, [], logger), runJob(db, job, [], logger)]);
+    const runs = [runJob(db, job, [], logger), runJob(db, job, [], logger)];
+    void Promise.race(runs).then(finish);
+    const outcomes = await Promise.all(runs);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['done', 'locked']);
     expect(maxConcurrent).toBe(1);
     // The lock is released afterwards.

@@ -241,10 +241,10 @@ describe('DurableConsumer on the shared NATS', () => {
       expect(row).toMatchObject({ reason: 'failed', deliveries: 3, event_id: id, event_type: 'Counted', error: 'downstream refused', subject: busSubject(prefix, l.subject) });
       expect(JSON.parse(row!.payload)).toMatchObject({ id, data: { amount: 7 } });
       expect(await inInbox(l.durableName, id)).toBe(false);
-      // Terminated: the server offers it no more.
-      await pause(1_000);
+      // Terminated: once the server has taken the termination (nothing of the lane pending an ack any more; a nak
+      // would keep it pending), it offers the message no more.
+      await expect.poll(async () => (await l.info(c)).num_ack_pending, { timeout: 10_000, interval: 100 }).toBe(0);
       expect(attempts).toHaveLength(3);
-      expect((await l.info(c)).num_ack_pending).toBe(0);
 
       // The runbook's replay: fix the cause, mark the row, and the consumer applies it and drops the row.
       healed = true;
@@ -279,10 +279,9 @@ describe('DurableConsumer on the shared NATS', () => {
           { reason: 'malformed', payload: 'not json at all', deliveries: 1 },
           { reason: 'malformed', payload: '{"hello":"world"}', deliveries: 1 },
         ]);
-      await pause(500);
-      const info = await l.info(c);
-      expect(info.num_ack_pending).toBe(0);
-      expect(info.num_redelivered).toBe(0);
+      // Both terminations taken by the server: neither can be offered again.
+      await expect.poll(async () => (await l.info(c)).num_ack_pending, { timeout: 10_000, interval: 100 }).toBe(0);
+      expect((await l.info(c)).num_redelivered).toBe(0);
       expect(calls).toBe(0);
     } finally {
       await c.stop();
@@ -302,7 +301,9 @@ describe('DurableConsumer on the shared NATS', () => {
       // Offered again and again (beyond maxDeliver), never applied, never recorded.
       await expect.poll(async () => (await l.info(old)).num_redelivered, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(1);
       await expect.poll(() => lines.filter((x) => x.eventId === newer).length, { timeout: 10_000 }).toBeGreaterThan(0);
-      await pause(800);
+      // Delivered a fourth time (after `known`, the consumer's 5th delivery): the first three were handled, one
+      // more than maxDeliver, each to its end (a redelivery follows the previous one's nak).
+      await expect.poll(async () => (await l.info(old)).delivered.consumer_seq, { timeout: 10_000, interval: 100 }).toBeGreaterThanOrEqual(5);
       expect(await inInbox(l.durableName, newer)).toBe(false);
       expect(await appliedAmounts([newer])).toEqual([]);
       expect(old.stats().unknown).toBe(1);
