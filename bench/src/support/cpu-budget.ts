@@ -58,9 +58,9 @@ export function pidsNamed(name: string): string[] {
   return pids;
 }
 
-/** This process's main thread (`pid/pid`) and its other threads (V8's compiler and GC helpers, libuv's pool). */
-export function ownThreads(): { main: string[]; others: string[] } {
-  const pid = String(process.pid);
+/** A process's (by default this one's) main thread (`pid/pid`) and its other threads (V8's compiler and GC helpers, libuv's pool). */
+export function ownThreads(of: number = process.pid): { main: string[]; others: string[] } {
+  const pid = String(of);
   const others = readdirSync(`/proc/${pid}/task`)
     .filter((t) => t !== pid)
     .map((t) => `${pid}/${t}`);
