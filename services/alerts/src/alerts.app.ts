@@ -38,8 +38,6 @@ export interface AlertsAppOptions {
   publicationGraceMs?: number;
   /** How often that backstop runs (default 5 s). */
   publicationBackstopPollMs?: number;
-  /** Evaluate rate events through the in-memory candidate index (default true; the benchmark compares). */
-  candidateIndex?: boolean;
   /** Start the RatesUpdated consumer (default true; a test can run an instance without it). */
   consumeRates?: boolean;
   /**
@@ -47,7 +45,6 @@ export interface AlertsAppOptions {
    * loaded (`ALERTS_HEAP_GROWING_PERCENT`, default 300; 0: V8's own). Process-wide: it sets a V8 flag.
    */
   heapGrowingPercent?: number;
-  ratesConsumer?: { batchSize?: number; firingChunk?: number; firingWriters?: number; afterCommit?: (event: MarketEvent) => void | Promise<void> };
 }
 
 export interface AlertsApp {
@@ -109,11 +106,11 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     // Until when each user's paid access runs, which evaluation compares with its clock (README, "When paid access ends").
     await res.start(createBillingEventsConsumer({ db, bus, logger, entitlements }));
     // Before the rates consumer: an event is evaluated against every notification the database holds.
-    if (opts.consumeRates !== false && opts.candidateIndex !== false) {
+    if (opts.consumeRates !== false) {
       await evaluator.loadIndex(db);
       allowHeapGrowth(opts.heapGrowingPercent ?? DEFAULT_HEAP_GROWING_PERCENT);
     }
-    const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher, ...opts.ratesConsumer })) : undefined;
+    const ratesConsumer = opts.consumeRates !== false ? await res.start(createRatesUpdatedConsumer({ db, bus, logger, evaluator, publisher })) : undefined;
 
     if (opts.jobsEnabled) {
       const scheduler = new JobScheduler(db, logger);

@@ -173,7 +173,7 @@ export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
   /** Each plan's documents, across its chunks: by the crossed rate's object, then `documentsKey`. */
   private readonly documentsByPlan = new WeakMap<EvaluationPlan, Map<RateView, Map<string, FiringDocuments>>>();
-  /** Milliseconds of each phase of the last evaluation (logged; read by the benchmark). */
+  /** Milliseconds of each phase of the last evaluation (the consumer logs them at debug with each rate event). */
   lastTimings: Record<string, number> = {};
   /** Candidates of rate events without a range read per asset, once loaded (`loadIndex`). */
   readonly index: CandidateIndex;
