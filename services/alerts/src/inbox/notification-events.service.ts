@@ -4,6 +4,7 @@ import {
   listNotificationEventsRequestSchema,
   type Locale,
   markReadRequestSchema,
+  notificationEventView,
   type NotificationEventView,
   type NotificationTypeCode,
   type Page,
@@ -73,17 +74,8 @@ export class NotificationEventsService {
 }
 
 function toView(r: FiringRow, locale: Locale): NotificationEventView {
-  const text = r.texts[locale] ?? r.texts.ru ?? { title: '', body: '' };
-  return {
-    id: Number(r.id),
-    notification_id: Number(r.notification_id),
-    type: r.type,
-    title: text.title,
-    body: text.body,
-    path: r.path,
-    assets: r.assets,
-    explanation: r.explanation,
-    read_at: r.read_at ? new Date(r.read_at).toISOString() : null,
-    fired_at: new Date(r.fired_at).toISOString(),
-  };
+  return notificationEventView(
+    { id: Number(r.id), notificationId: Number(r.notification_id), type: r.type, texts: r.texts, path: r.path, assets: r.assets, explanation: r.explanation, readAt: r.read_at, firedAt: r.fired_at },
+    locale,
+  );
 }

@@ -1,6 +1,18 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { ErrorCode, type ListNotificationEventsRequest, listNotificationEventsRequestSchema, markReadRequestSchema, pageMeta, notificationEventSchema, type NotificationEventView, type Page, Subjects } from '@invest/contracts';
+import {
+  ErrorCode,
+  type ListNotificationEventsRequest,
+  listNotificationEventsRequestSchema,
+  markReadRequestSchema,
+  pageMeta,
+  notificationEventSchema,
+  type NotificationEventView,
+  type NotificationFiredV1,
+  notificationFiredView,
+  type Page,
+  Subjects,
+} from '@invest/contracts';
 import { currentContext, isReplyTooLarge, type Logger, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
@@ -13,6 +25,7 @@ import { openApiSchema } from '../docs/openapi.schemas.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
 import { localeFromAcceptLanguage } from './accept-language.js';
 import { NOTIFICATION_FEED, type NotificationFeed } from './notification-feed.js';
+import { SentFirings } from './sent-firings.js';
 
 type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };
 
@@ -21,14 +34,16 @@ const inboxPage = pageSchema(eventRow);
 (inboxPage.properties!.meta as { properties: Record<string, unknown> }).properties.unread_count = { type: 'integer', description: 'Unread firings of the user (all pages).' };
 /** At most this many missed firings are replayed per read while catching up. */
 const REPLAY_BATCH = 100;
+/** At most this many live firings wait for a stream that cannot write them yet; past it, the inbox read catches up. */
+const LIVE_QUEUE = 100;
 
 /**
  * The user's fired notifications: the inbox (paged, newest first, unread count, mark read) and a live SSE
- * stream. The stream reads the alerts inbox after the last id it sent (`Last-Event-ID` on a reconnect), so
- * a reconnect gets exactly what it missed, in order, whichever gateway instance it reaches. It reads when
- * NotificationFired of the user goes by on ALERTS_EVENTS (NotificationFeed: push), and every
- * NOTIFICATION_STREAM_POLL_MS as a backstop; it sends a heartbeat comment every
- * NOTIFICATION_STREAM_HEARTBEAT_MS so proxies keep the connection open.
+ * stream. The stream writes each NotificationFired of the user as it goes by on ALERTS_EVENTS (NotificationFeed),
+ * rendered as its inbox row (`notificationFiredView`), with no read of the inbox. The inbox is read for the replay
+ * after `Last-Event-ID` (any gateway instance can serve a reconnect) and every NOTIFICATION_STREAM_POLL_MS as a
+ * backstop for a message core NATS lost; `SentFirings` keeps a firing from going out twice on one stream. A
+ * heartbeat comment every NOTIFICATION_STREAM_HEARTBEAT_MS keeps proxies from closing the connection.
  */
 @ApiTags('notifications')
 @UseGuards(JwtAuthGuard)
@@ -117,7 +132,7 @@ export class NotificationEventsController {
       after = (await this.read(userId, 0, 1)).meta.last_id;
     }
 
-    // Each stream holds a connection, timers and an inbox read per firing: a user gets a few at once, not any number.
+    // Each stream holds a connection, timers, a backstop read and a live queue: a user gets a few at once, not any number.
     const key = userId ?? '';
     const limit = this.config.notificationStream.maxPerUser ?? DEFAULT_STREAMS_PER_USER;
     const open = this.openStreams.get(key) ?? 0;
@@ -148,53 +163,85 @@ export class NotificationEventsController {
     }
     raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     raw.write(`retry: 3000\n: connected\n\n`);
+    const sent = new SentFirings(after);
+    /** Live firings of the user waiting while an inbox read or a slow client holds the stream. */
+    const live: NotificationFiredV1[] = [];
+    /** An inbox read is due: the replay first, then each backstop tick (and a late live firing). */
+    let readDue = true;
+    let following = false;
     let busy = false;
     let batch = REPLAY_BATCH;
-    /** A wake-up while a read was under way: read again after it (the firing may have committed after that read). */
-    let again = false;
-    const poll = async () => {
-      if (closed) return;
-      if (busy) {
-        again = true;
-        return;
+    const frame = (e: NotificationEventView) => `id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`;
+    // A client reading slowly (or not at all): nothing more is written until what was has gone out.
+    const drain = async () => {
+      if (!closed) await new Promise<void>((resolve) => raw.once('drain', (drained = resolve)));
+      drained = undefined;
+    };
+    /** The inbox after the cursor, in batches, each written once the last has gone out; what was pushed live is skipped. */
+    const readInbox = async () => {
+      for (;;) {
+        let page: EventsPage;
+        try {
+          page = await this.read(userId, sent.after, batch, locale);
+        } catch (err) {
+          // A batch of big firings (a watchlist's hundreds of assets each) can exceed what one NATS reply holds:
+          // smaller batches from then on, down to one firing, rather than retrying the same batch for ever.
+          if (!isReplyTooLarge(err) || batch === 1) throw err;
+          batch = Math.max(1, batch >> 2);
+          continue;
+        }
+        let full = false;
+        for (const e of page.data) {
+          if (closed) return;
+          if (sent.confirmed(e.id)) full = !raw.write(frame(e)) || full;
+        }
+        if (full) await drain();
+        if (closed) return;
+        if (page.data.length < batch) break;
       }
+      sent.caughtUp();
+    };
+    /** Writes what is due, one thing at a time: an inbox read when one is due, else the live firings in turn. */
+    const pump = async () => {
+      if (busy || !following) return;
       busy = true;
       try {
-        do {
-          again = false;
-          for (;;) {
-            let page: EventsPage;
+        while (!closed) {
+          if (readDue) {
+            readDue = false;
             try {
-              page = await this.read(userId, after, batch, locale);
+              await readInbox();
             } catch (err) {
-              // A batch of big firings (a watchlist's hundreds of assets each) can exceed what one NATS reply holds:
-              // smaller batches from then on, down to one firing, rather than retrying the same batch for ever.
-              if (!isReplyTooLarge(err) || batch === 1) throw err;
-              batch = Math.max(1, batch >> 2);
-              continue;
+              // The alerts service is away: keep the stream (live firings still come), read again at the next tick.
+              this.logger.warn({ err }, 'notification stream: inbox read failed');
             }
-            let full = false;
-            for (const e of page.data) {
-              if (closed) return;
-              full = !raw.write(`id: ${e.id}\nevent: notification\ndata: ${JSON.stringify(e)}\n\n`) || full;
-              after = e.id;
-            }
-            // A client reading slowly (or not at all): the next batch waits until this one has gone out.
-            if (full && !closed) await new Promise<void>((resolve) => raw.once('drain', (drained = resolve)));
-            drained = undefined;
-            if (closed) return;
-            if (page.data.length < batch) break;
+            continue;
           }
-        } while (again && !closed);
-      } catch (err) {
-        // The alerts service is away: keep the stream, try again at the next wake-up or tick.
-        this.logger.warn({ err }, 'notification stream: inbox read failed');
+          const firing = live.shift();
+          if (!firing) break;
+          const verdict = sent.live(firing.firingId);
+          if (verdict === 'send') {
+            if (!raw.write(frame(notificationFiredView(firing, locale)))) await drain();
+          } else if (verdict === 'late') {
+            readDue = true;
+          }
+        }
       } finally {
         busy = false;
       }
     };
+    const onFiring = (firing: NotificationFiredV1) => {
+      // The feed fans out by user; a stream never sends another user's firing whatever reaches it.
+      if (closed || firing.userId !== userId) return;
+      if (live.length < LIVE_QUEUE) live.push(firing);
+      else readDue = true;
+      void pump();
+    };
     let stopListening = () => {};
-    const pollTimer = setInterval(() => void poll(), this.config.notificationStream.pollMs);
+    const pollTimer = setInterval(() => {
+      readDue = true;
+      void pump();
+    }, this.config.notificationStream.pollMs);
     const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), this.config.notificationStream.heartbeatMs);
     stop = () => {
       stopListening();
@@ -202,13 +249,14 @@ export class NotificationEventsController {
       clearInterval(heartbeat);
     };
     if (closed) stop();
-    // Following before the first read: a firing committed after that read wakes the stream.
+    // Following before the first read: a firing committed after that read comes live (held until the read is written).
     if (userId) {
-      const unlisten = await this.feed.listen(userId, () => void poll());
+      const unlisten = await this.feed.listen(userId, onFiring);
       if (closed) unlisten();
       else stopListening = unlisten;
     }
-    await poll();
+    following = true;
+    await pump();
   }
 
   private read(userId: string | undefined, afterId: number, perPage: number, locale = 'ru'): Promise<EventsPage> {

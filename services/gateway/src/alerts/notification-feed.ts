@@ -1,34 +1,38 @@
-import { eventSubject } from '@invest/contracts';
+import { AlertsEventTypes, type BusEvent, decodeAlertsEvent, eventSubject, isUnknownEvent, type NotificationFiredV1 } from '@invest/contracts';
 import { type Bus, busSubject, connectBus, type Logger } from '@invest/platform';
 
-/** The gateway's follower of NotificationFired (ALERTS_EVENTS), waking the SSE streams of the user. */
+/** The gateway's follower of NotificationFired (ALERTS_EVENTS), handing each firing to the SSE streams of its user. */
 export const NOTIFICATION_FEED = Symbol('NOTIFICATION_FEED');
+
+/** Receives a firing of the user it listens for. */
+export type FiringListener = (firing: NotificationFiredV1) => void;
 
 /**
  * One NATS subscription to `alerts.events.NotificationFired` per gateway, fanned out by user to the open
- * notification streams. It only wakes a stream: the stream then reads the alerts inbox after the last id it
- * sent, so the database stays the source of truth, and a message lost on the way (core NATS, or this
- * connection away) is caught by the stream's slow backstop poll.
+ * notification streams, which write the firing at once (the event carries what the inbox row shows). Core NATS
+ * can lose a message (this connection away, a slow consumer): each stream's backstop read of the alerts inbox
+ * sends what did not come this way, so the database stays the source of truth.
  */
 export class NotificationFeed {
   private bus: Promise<Bus> | undefined;
   private sub: ReturnType<Bus['nc']['subscribe']> | undefined;
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listeners = new Map<string, Set<FiringListener>>();
 
   constructor(private readonly opts: { natsUrl: string; busPrefix: string; logger: Logger }) {}
 
   private start(): Promise<Bus> {
     this.bus ??= connectBus({ natsUrl: this.opts.natsUrl, name: 'gateway-notification-feed', prefix: this.opts.busPrefix }).then(
       (bus) => {
-        this.sub = bus.nc.subscribe(busSubject(bus.prefix, eventSubject('alerts', 'NotificationFired')), {
+        this.sub = bus.nc.subscribe(busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired)), {
           callback: (err, msg) => {
             if (err) return;
+            let event: BusEvent;
             try {
-              const userId = msg.json<{ data?: { userId?: unknown } }>().data?.userId;
-              if (typeof userId === 'string') for (const wake of this.listeners.get(userId) ?? []) wake();
+              event = msg.json<BusEvent>();
             } catch {
-              // Not an event: nothing to wake.
+              return; // Not an event: nothing to hand on.
             }
+            this.dispatch(event);
           },
         });
         return bus;
@@ -41,17 +45,32 @@ export class NotificationFeed {
     return this.bus;
   }
 
+  private dispatch(event: BusEvent): void {
+    const userId = (event.data as { userId?: unknown } | null | undefined)?.userId;
+    const listeners = typeof userId === 'string' ? this.listeners.get(userId) : undefined;
+    // Every firing passes every gateway: only those of a user streaming here are checked against the catalog.
+    if (!listeners) return;
+    const decoded = decodeAlertsEvent(event);
+    if (isUnknownEvent(decoded)) {
+      this.opts.logger.warn({ eventId: event.id, reason: decoded.unknownEvent }, 'notification stream: event not understood; the inbox read sends it');
+      return;
+    }
+    // The subscription's subject carries NotificationFired only.
+    if (decoded.type !== AlertsEventTypes.NotificationFired) return;
+    for (const listener of [...listeners]) listener(decoded.data);
+  }
+
   /**
-   * Calls `wake` whenever a notification of the user fires, until the returned function is called. Resolves
-   * once the subscription is in place (a firing after it wakes the stream); without NATS it resolves anyway
-   * and the stream relies on its poll.
+   * Hands `onFiring` every NotificationFired of the user, until the returned function is called. Resolves once
+   * the subscription is in place (a firing after it comes this way); without NATS it resolves anyway and the
+   * stream relies on its backstop read.
    */
-  async listen(userId: string, wake: () => void): Promise<() => void> {
+  async listen(userId: string, onFiring: FiringListener): Promise<() => void> {
     let set = this.listeners.get(userId);
     if (!set) this.listeners.set(userId, (set = new Set()));
-    set.add(wake);
+    set.add(onFiring);
     const stop = () => {
-      set.delete(wake);
+      set.delete(onFiring);
       if (set.size === 0 && this.listeners.get(userId) === set) this.listeners.delete(userId);
     };
     try {

@@ -117,7 +117,7 @@ export interface GatewayConfig {
   /** When set, paging links are absolute URLs on this base; otherwise path URLs. */
   publicBaseUrl?: string;
   bodyLimitBytes: number;
-  /** SSE `/api/notification-events/stream`: how often the alerts inbox is read, and the heartbeat interval. */
+  /** SSE `/api/notification-events/stream`: how often the alerts inbox is read as the backstop of live firings, and the heartbeat interval. */
   /** `maxPerUser`: live streams one user may hold on this gateway instance (default DEFAULT_STREAMS_PER_USER). */
   notificationStream: { pollMs: number; heartbeatMs: number; maxPerUser?: number };
   /** SSE comment sent on a chat stream after this much silence, so proxies keep the connection open. */
