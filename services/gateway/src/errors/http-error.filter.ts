@@ -15,10 +15,11 @@ export class HttpErrorFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<FastifyRequest>();
-    const { status, body, internal } = toHttpError(exception, { method: request?.method });
+    const { status, body, internal, headers } = toHttpError(exception, { method: request?.method });
     if (internal !== undefined) this.log(request, status, internal);
     if (reply.sent) return;
     if (status === 401) reply.header('www-authenticate', 'Bearer');
+    if (headers) reply.headers(headers);
     reply.status(status).send(body);
   }
 

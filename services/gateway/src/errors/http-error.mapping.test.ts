@@ -62,6 +62,17 @@ describe('toHttpError', () => {
     });
   });
 
+  it('409 of a request still running with the same Idempotency-Key carries Retry-After from extra.retry_after', () => {
+    const e = ServiceError.conflict('A request with this Idempotency-Key is still being processed; retry it shortly.', { retry_after: 1 });
+    expect(toHttpError(e)).toEqual({
+      status: 409,
+      body: { message: 'A request with this Idempotency-Key is still being processed; retry it shortly.' },
+      headers: { 'retry-after': '1' },
+    });
+    // Only a whole number of seconds becomes the header.
+    for (const retry_after of [0, -1, 1.5, '1', null]) expect(toHttpError(ServiceError.conflict('x', { retry_after })).headers).toBeUndefined();
+  });
+
   it('503 hides which service failed but hands the cause to the log', () => {
     const e = ServiceError.unavailable('The screener service did not answer within 3000 ms.');
     const r = toHttpError(e);

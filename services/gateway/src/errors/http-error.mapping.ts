@@ -18,6 +18,8 @@ export interface HttpErrorBody {
 export interface HttpError {
   status: number;
   body: HttpErrorBody;
+  /** Response headers the answer carries (`retry-after` on a 409 the client may simply repeat later). */
+  headers?: Record<string, string>;
   /** Set when the error is ours (500): log it in full, never send it. */
   internal?: unknown;
 }
@@ -100,8 +102,15 @@ function fromServiceError(e: ServiceError, method: string | undefined): HttpErro
       if (unknown) return { status, body: { message: OUTCOME_UNKNOWN_MESSAGE, outcome: RequestOutcome.Unknown }, internal: e };
       return { status, body: { message: e.extra?.public === true ? e.message : UNAVAILABLE_MESSAGE, outcome: RequestOutcome.NotDone }, internal: e };
     }
-    case ErrorCode.Conflict:
-      return { status, body: { message: e.message || DEFAULT_MESSAGES[409]!, ...(e.extra?.used_in ? { used_in: e.extra.used_in } : {}) } };
+    case ErrorCode.Conflict: {
+      // `extra.retry_after` (seconds): the conflict passes by itself (a request with the same Idempotency-Key still running).
+      const retryAfter = e.extra?.retry_after;
+      return {
+        status,
+        body: { message: e.message || DEFAULT_MESSAGES[409]!, ...(e.extra?.used_in ? { used_in: e.extra.used_in } : {}) },
+        ...(Number.isSafeInteger(retryAfter) && (retryAfter as number) > 0 ? { headers: { 'retry-after': String(retryAfter) } } : {}),
+      };
+    }
     case ErrorCode.Internal:
       return { status: 500, body: SERVER_ERROR, internal: e };
     default:
