@@ -1,8 +1,11 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The idempotency keys of a service's create requests (see withIdempotency). A service adds a migration of
+ * The idempotency keys of a service's create requests (see `idempotent`). A service adds a migration of
  * its own that extends this class, listed after its existing ones.
+ *
+ * A key is claimed (`status` 0, committed at once) before its create runs, and finished (`status`, `response`) in
+ * the create's transaction; `created_at` is the claim's time: the key's expiry, and which claim of a key is which.
  *
  * `response` is `json`, not `jsonb`: a replay answers the stored text exactly, key order included.
  */

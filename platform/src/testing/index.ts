@@ -6,3 +6,4 @@ export * from './decider-specification.js';
 export * from './nats-cluster.js';
 export * from './held-transaction.js';
 export * from './eventually.js';
+export * from './idempotency-waiters.js';
