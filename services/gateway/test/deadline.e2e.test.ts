@@ -4,6 +4,7 @@
  * process or a slow database would), then let go: the late work must not commit, and a retry books once.
  */
 import { randomUUID } from 'node:crypto';
+import { eventually } from '@invest/platform/testing/index';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '../src/auth/dev-token.js';
@@ -17,13 +18,13 @@ let stack: FullStack;
 let token: string;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
-async function api(method: string, path: string, opts: { body?: unknown; key?: string } = {}): Promise<{ status: number; body: any }> {
+async function api(method: string, path: string, opts: { body?: unknown; key?: string } = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.key) headers['idempotency-key'] = opts.key;
   const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
 beforeAll(async () => {
@@ -74,6 +75,32 @@ describe('deadlines', () => {
     expect(deals.body.data.map((d: { id: number }) => d.id)).toEqual([retry.body.data.id]);
     const portfolio = await api('GET', `/api/portfolios/${id}`);
     expect(portfolio.body.data).toMatchObject({ deals_count: 1 });
+  });
+
+  it('a keyed repeat waits for its first up to its own deadline, then is a 409 with Retry-After; the first, answered 503, leaves the key to the retry', async () => {
+    const p = await api('POST', '/api/portfolios', { body: { name: 'Busy', currency_code: 'RUB' } });
+    const id = p.body.data.id as number;
+    const deal = { type: 'buy', assetable: { type: 'share', id: stack.shareIds.SBER }, quantity: 2, price: 250, commission: 0, date: '2024-01-10' };
+    const key = randomUUID();
+
+    const lock = await holdPortfolio(id);
+    try {
+      const first = api('POST', `/api/portfolios/${id}/deals`, { body: deal, key });
+      // The first claimed its key before its checks; now it waits for the portfolio's lock.
+      await eventually(() => stack.portfolios.db.query('select 1 from idempotency_keys where key = $1 and status = 0', [key]), (rows) => rows.length === 1, 'the first claiming its key');
+      const busy = await api('POST', `/api/portfolios/${id}/deals`, { body: deal, key });
+      expect(busy.status).toBe(409);
+      expect(busy.headers.get('retry-after')).toBe('1');
+      expect(busy.body).toEqual({ message: 'A request with this Idempotency-Key is still being processed; retry it shortly.' });
+      expect((await first).body).toMatchObject({ outcome: 'unknown' });
+    } finally {
+      await lock.release();
+    }
+    // The late first does not commit (past its deadline) and frees the key: the retry books the deal, once.
+    const retry = await api('POST', `/api/portfolios/${id}/deals`, { body: deal, key });
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    const deals = await api('GET', `/api/portfolios/${id}/deals`);
+    expect(deals.body.data.map((d: { id: number }) => d.id)).toEqual([retry.body.data.id]);
   });
 
   it('a read that times out says nothing was done', async () => {

@@ -8,8 +8,8 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, Decimal, requestFingerprint, requireBelowQuota, ServiceError, checkedUnlessReplayed, type Tx, withIdempotency } from '@invest/platform';
-import { type AssetUse, checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
+import { type Db, Decimal, idempotent, requestFingerprint, requireBelowQuota, ServiceError, type Tx } from '@invest/platform';
+import { checkAssetForReopening, checkAssetForUse } from '../asset-uses/asset-use.js';
 import { type Clock, latestAllowedDealDate } from '../common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
@@ -44,26 +44,21 @@ export class DealService {
     return { data: rows, meta: pageMeta(req, total, rows.length) };
   }
 
-  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  /**
+   * `idempotencyKey`: a repeat with the same key and request answers the first create's reply, before any check (see
+   * `idempotent`): what they read may have changed since (the portfolio deleted, the asset gone).
+   */
   async create(userId: string, input: unknown, idempotencyKey?: string): Promise<DealReply> {
     const req = parseRequest(createDealRequestSchema, input, { portfolio_id: PORTFOLIO });
     const subject = Subjects.portfolios.dealsCreate;
-    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat gets the first create's response, not a check's answer (they may have changed since, or while the
-    // first still runs).
-    const first = await checkedUnlessReplayed<AssetUse, DealReply>(this.db, idempotency, async () => {
+    const limit = this.limits.dealsPerPortfolio;
+    return idempotent<DealReply>(this.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async (finish) => {
       if (req.date > latestAllowedDealDate(this.clock())) throw ServiceError.validation({ date: ['The date must not be in the future.'] });
       // Ownership before the (possibly remote) asset look-up: someone else's portfolio is simply not found.
       await requireOwnedPortfolio(this.db, userId, req.portfolio_id);
       // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
-      return checkAssetForUse(this.db, this.assets, req.assetable, userId);
-    });
-    if ('replayed' in first) return first.replayed;
-    const use = first.checked;
-
-    const limit = this.limits.dealsPerPortfolio;
-    return this.db.transaction((tx) =>
-      withIdempotency(tx, idempotency, async () => {
+      const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
+      return this.db.transaction(async (tx) => {
         const portfolio = await lockPortfolio(tx, userId, req.portfolio_id);
         if (!portfolio) throw ServiceError.notFound(PORTFOLIO);
         await use.confirm(tx);
@@ -85,9 +80,9 @@ export class DealService {
         await invalidateStatistics(tx, portfolio.id);
         const deal = await findDeal(tx, portfolio.id, id);
         if (!deal) throw ServiceError.notFound(DEAL);
-        return { data: deal };
-      }),
-    );
+        return finish(tx, { data: deal });
+      });
+    });
   }
 
   async delete(userId: string, input: unknown): Promise<DeletedReply> {

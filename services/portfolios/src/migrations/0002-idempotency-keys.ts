@@ -1,4 +1,4 @@
 import { IdempotencyKeysMigration } from '@invest/platform';
 
-/** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of portfolio, deal, watchlist and item creates. */
+/** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of portfolio, deal, watchlist and item creates. */
 export class PortfoliosIdempotencyKeys extends IdempotencyKeysMigration {}

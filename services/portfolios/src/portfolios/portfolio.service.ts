@@ -7,7 +7,7 @@ import {
   Subjects,
   updatePortfolioRequestSchema,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, withIdempotency } from '@invest/platform';
+import { type Db, idempotent, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError } from '@invest/platform';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
@@ -27,13 +27,13 @@ export class PortfolioService {
     return { data: await listPortfolios(this.db, userId) };
   }
 
-  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see `idempotent`). */
   async create(userId: string, input: unknown, idempotencyKey?: string): Promise<PortfolioReply> {
     const req = parseOrThrow(createPortfolioRequestSchema, input);
     const subject = Subjects.portfolios.portfoliosCreate;
     const limit = this.limits.portfoliosPerUser;
-    return this.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+    return idempotent<PortfolioReply>(this.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, (finish) =>
+      this.db.transaction(async (tx) => {
         // The user's creates queue here, so the count cannot go stale before the insert commits.
         await lockQuotaOwner(tx, `portfolios:${userId}`);
         await requireBelowQuota(tx, {
@@ -49,7 +49,7 @@ export class PortfolioService {
         );
         const portfolioId = num(row!.id);
         await recordPortfolioCreated(tx, { portfolioId, userId, name: req.name, currencyCode: req.currency_code });
-        return { data: (await findPortfolio(tx, userId, portfolioId))! };
+        return finish(tx, { data: (await findPortfolio(tx, userId, portfolioId))! });
       }),
     );
   }

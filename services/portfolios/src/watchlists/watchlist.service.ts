@@ -11,8 +11,8 @@ import {
   type WatchlistReply,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError, checkedUnlessReplayed, withIdempotency } from '@invest/platform';
-import { type AssetUse, checkAssetForUse } from '../asset-uses/asset-use.js';
+import { type Db, idempotent, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError } from '@invest/platform';
+import { checkAssetForUse } from '../asset-uses/asset-use.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
@@ -40,13 +40,13 @@ export class WatchlistService {
     return listWatchlistsPage(this.db, userId, after ?? 0, this.limits.itemsPerWatchlist);
   }
 
-  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see `idempotent`). */
   async create(userId: string, input: unknown, idempotencyKey?: string): Promise<WatchlistReply> {
     const req = parseOrThrow(createWatchlistRequestSchema, input);
     const subject = Subjects.portfolios.watchlistsCreate;
     const limit = this.limits.watchlistsPerUser;
-    return this.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+    return idempotent<WatchlistReply>(this.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, (finish) =>
+      this.db.transaction(async (tx) => {
         await lockQuotaOwner(tx, `watchlists:${userId}`);
         await requireBelowQuota(tx, {
           limit,
@@ -57,7 +57,7 @@ export class WatchlistService {
         });
         const [row] = await tx.query<{ id: string }>('insert into watchlists (user_id, name) values ($1, $2) returning id::text', [userId, req.name]);
         const [watchlist] = await listWatchlists(tx, userId, num(row!.id));
-        return { data: watchlist! };
+        return finish(tx, { data: watchlist! });
       }),
     );
   }
@@ -85,23 +85,17 @@ export class WatchlistService {
     return { data: { id, deleted: true } };
   }
 
-  /** `idempotencyKey`: as in create. */
+  /** `idempotencyKey`: as in create; a repeat answers before any check (the watchlist may be gone by now). */
   async addItem(userId: string, input: unknown, idempotencyKey?: string): Promise<WatchlistItemReply> {
     const req = parseRequest(addWatchlistItemRequestSchema, input, { watchlist_id: WATCHLIST });
     const subject = Subjects.portfolios.watchlistItemsCreate;
-    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat gets the first create's response, not a check's answer (as in the deal create).
-    const first = await checkedUnlessReplayed<AssetUse, WatchlistItemReply>(this.db, idempotency, async () => {
+    const limit = this.limits.itemsPerWatchlist;
+    return idempotent<WatchlistItemReply>(this.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async (finish) => {
       const owned = await this.db.query('select 1 from watchlists where id = $1 and user_id = $2', [req.watchlist_id, userId]);
       if (owned.length === 0) throw ServiceError.notFound(WATCHLIST);
       // Confirmed in the transaction: a custom asset's deletion racing this add sees it, or refuses it (asset-use.ts).
-      return checkAssetForUse(this.db, this.assets, req.assetable, userId);
-    });
-    if ('replayed' in first) return first.replayed;
-    const use = first.checked;
-    const limit = this.limits.itemsPerWatchlist;
-    return this.db.transaction((tx) =>
-      withIdempotency(tx, idempotency, async () => {
+      const use = await checkAssetForUse(this.db, this.assets, req.assetable, userId);
+      return this.db.transaction(async (tx) => {
         if (!(await lockWatchlist(tx, userId, req.watchlist_id))) throw ServiceError.notFound(WATCHLIST);
         await use.confirm(tx);
         // Under the watchlist's row lock: concurrent adds cannot overshoot.
@@ -122,9 +116,9 @@ export class WatchlistService {
         await recordWatchlistItems(tx, 'added', req.watchlist_id, [{ itemId: id, userId, asset: req.assetable }]);
         const item = await findItem(tx, req.watchlist_id, id);
         if (!item) throw ServiceError.notFound(ITEM);
-        return { data: item };
-      }),
-    );
+        return finish(tx, { data: item });
+      });
+    });
   }
 
   async removeItem(userId: string, input: unknown): Promise<DeletedReply> {
