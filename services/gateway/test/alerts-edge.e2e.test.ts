@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { lockQuotaOwner } from '@invest/platform';
-import { blockedBy, eventually, holdOpen } from '@invest/platform/testing/index';
+import { blockedBy, eventually, holdOpen, idempotencyWaiters } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AlertsStack, OPENING_RATES, startAlertsStack } from './support/alerts-stack.js';
 
@@ -145,12 +145,8 @@ describe('idempotency', () => {
     await rates([{ ticker: 'SBER', rate: 105, change: 0 }]);
     try {
       const again = api('POST', '/api/price-alert', { user: u, body, headers });
-      // The repeat waits on the first's key.
-      await eventually(
-        () => stack.alerts.db.query("select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into idempotency_keys%'"),
-        (rows) => rows.length > 0,
-        'the repeat waiting on the key',
-      );
+      // The repeat waits for the first, which holds its key (its check never runs).
+      await eventually(() => idempotencyWaiters(stack.alerts.db), (n) => n > 0, 'the repeat waiting for the key');
       held.release();
       await held.done;
       const [a, b] = await Promise.all([first, again]);

@@ -10,7 +10,7 @@ import { FiringTextsNameAsset } from './0009-firing-texts-name-asset.js';
 import { OperatorRateAsOf } from './0010-operator-rate-as-of.js';
 import { PaidAccess } from './0011-paid-access.js';
 
-/** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of the two creates. */
+/** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
 
 /** Every migration of the alerts database, in order. Names are stable: never rename one that shipped. */

@@ -16,7 +16,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, checkedUnlessReplayed, type SqlClient, type Tx, withIdempotency } from '@invest/platform';
+import { type Db, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold } from '../evaluation/price-change.js';
@@ -66,30 +66,22 @@ const VIEW_SQL = `select ${NOTIFICATION_COLUMNS}, n.created_at, coalesce(a.ticke
 export class NotificationService {
   constructor(private readonly o: NotificationServiceOptions) {}
 
-  /** `POST /api/price-alert`: price-target; the operator is fixed now from the current rate. */
+  /**
+   * `POST /api/price-alert`: price-target; the operator is fixed now from the current rate. A repeat with the same
+   * `Idempotency-Key` gets the first create's response before any check (see `idempotent`): the rate, the plan or
+   * the asset may have changed since.
+   */
   async createPriceAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceAlertRequestSchema, input);
     const subject = Subjects.alerts.priceAlertsCreate;
-    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    // A repeat gets the first create's response, not a check's answer (the rate, the plan or the asset may have
-    // changed since, or while the first still runs).
-    const first = await checkedUnlessReplayed<{ plan: EntitlementsAnswer; asset: AssetInfo; current: { rate: number; asOf: Date | null }; operator: '>=' | '<=' }, NotificationReply>(
-      this.o.db,
-      idempotency,
-      async () => {
-        const plan = await this.requireTarget(userId, 'asset');
-        const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
-        const current = await this.currentRate(asset);
-        if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
-        const operator = operatorFor(req.target_price, current.rate);
-        if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
-        return { plan, asset, current, operator };
-      },
-    );
-    if ('replayed' in first) return first.replayed;
-    const { plan, asset, current, operator } = first.checked;
-    return this.o.db.transaction((tx) =>
-      withIdempotency(tx, idempotency, async () => {
+    return idempotent<NotificationReply>(this.o.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async (finish) => {
+      const plan = await this.requireTarget(userId, 'asset');
+      const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
+      const current = await this.currentRate(asset);
+      if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
+      const operator = operatorFor(req.target_price, current.rate);
+      if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
+      return this.o.db.transaction(async (tx) => {
         await this.requireRoom(tx, userId, plan);
         await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'assetable.id', asset.type);
         await rememberAsset(tx, asset);
@@ -99,25 +91,20 @@ export class NotificationService {
            values ($1, $2, 'asset', $3, $4, $5, $6, $7, $7, null, $8, $9, $9) returning id::text`,
           [userId, NotificationTypeIds.priceTarget, asset.id, asset.type, req.name ?? null, operator, req.target_price, decidedAt(current.asOf, now), now],
         );
-        return { data: await this.view(tx, userId, Number(row!.id)) };
-      }),
-    );
+        return finish(tx, { data: await this.view(tx, userId, Number(row!.id)) });
+      });
+    });
   }
 
-  /** `POST /api/price-change-alert`: price-change on an asset, or on a portfolio or watchlist of the user. */
+  /** `POST /api/price-change-alert`: price-change on an asset, or on a portfolio or watchlist of the user; a repeat as in createPriceAlert. */
   async createPriceChangeAlert(userId: string, input: unknown, idempotencyKey?: string): Promise<NotificationReply> {
     const req = parseOrThrow(createPriceChangeAlertRequestSchema, input);
     const subject = Subjects.alerts.priceChangeAlertsCreate;
-    const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) };
-    const first = await checkedUnlessReplayed<{ plan: EntitlementsAnswer; asset?: AssetInfo; group?: GetMembershipReply['data'] }, NotificationReply>(this.o.db, idempotency, async () => {
+    return idempotent<NotificationReply>(this.o.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async (finish) => {
       const plan = await this.requireTarget(userId, req.targetable_type);
-      if (req.targetable_type === 'asset') return { plan, asset: await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId) };
-      return { plan, group: await this.requireGroup(userId, req.targetable_type, req.targetable_id) };
-    });
-    if ('replayed' in first) return first.replayed;
-    const { plan, asset, group } = first.checked;
-    return this.o.db.transaction((tx) =>
-      withIdempotency(tx, idempotency, async () => {
+      const asset = req.targetable_type === 'asset' ? await this.requireAsset({ type: req.assetable_type_simplified!, id: req.targetable_id }, 'targetable_id', userId) : undefined;
+      const group = req.targetable_type === 'asset' ? undefined : await this.requireGroup(userId, req.targetable_type, req.targetable_id);
+      return this.o.db.transaction(async (tx) => {
         await this.requireRoom(tx, userId, plan);
         if (asset) {
           await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'targetable_id', asset.type);
@@ -143,9 +130,9 @@ export class NotificationService {
             this.o.clock(),
           ],
         );
-        return { data: await this.view(tx, userId, Number(row!.id)) };
-      }),
-    );
+        return finish(tx, { data: await this.view(tx, userId, Number(row!.id)) });
+      });
+    });
   }
 
   async list(userId: string, input: unknown): Promise<Page<NotificationView>> {
