@@ -12,7 +12,7 @@ import {
   createCustomAssetRequestSchema,
   updateCustomAssetRequestSchema,
 } from '@invest/contracts';
-import { type Db, type SqlClient, type Tx, ServiceError, parseOrThrow, requestFingerprint, requireBelowQuota, withIdempotency } from '@invest/platform';
+import { type Db, type SqlClient, type Tx, ServiceError, idempotent, parseOrThrow, requestFingerprint, requireBelowQuota } from '@invest/platform';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 import { recordAssetDeleted, recordAssetUpdated } from './asset-events.recorder.js';
 import type { AssetUsesSource } from './asset-uses.client.js';
@@ -105,14 +105,14 @@ export class CustomAssetsService {
     return { data: rows.map((r) => r.asset) };
   }
 
-  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see withIdempotency). */
+  /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see `idempotent`). */
   async create(userId: string, input: unknown, idempotencyKey?: string): Promise<CustomAssetReply> {
     const req = parseOrThrow(createCustomAssetRequestSchema, input);
     const today = this.today();
     const subject = CustomAssetSubjects.create;
     const limit = this.maxPerUser;
-    return this.db.transaction((tx) =>
-      withIdempotency(tx, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, async () => {
+    return idempotent<CustomAssetReply>(this.db, { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, req) }, (finish) =>
+      this.db.transaction(async (tx) => {
         await lockRateWrites(tx);
         // Every custom asset write holds the rate-writes lock, so this count cannot go stale before the insert commits.
         await requireBelowQuota(tx, {
@@ -133,7 +133,7 @@ export class CustomAssetsService {
         );
         await storeClose(tx, row!.id, today);
         await recordRatesUpdated(tx, 'custom_asset', CUSTOM_ASSET_PRICE_SOURCE, [toChange(row!)]);
-        return { data: (await readOwned(tx, userId, Number(row!.id)))! };
+        return finish(tx, { data: (await readOwned(tx, userId, Number(row!.id)))! });
       }),
     );
   }
