@@ -16,11 +16,12 @@ import {
   pageQuerySchema,
   rateMessageRequestSchema,
   type SendMessageReply,
+  type SendMessageRequest,
   sendMessageRequestSchema,
   Subjects,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, forgetIdempotentResponse, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient, storedIdempotentResponse, withIdempotency } from '@invest/platform';
+import { type Bus, busSubject, type Db, type FinishIdempotent, idempotent, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient } from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
@@ -139,13 +140,20 @@ export class ChatService {
     // the first try's answer, before any check (the chat, the limit), as a create's repeat gets its first response.
     const subject = Subjects.chat.messagesSend;
     const idempotency = { scope: subject, userId, key: idempotencyKey, fingerprint: requestFingerprint(subject, { chat_id: req.chat_id, message: req.message, context_data: req.context_data }) };
-    const replayed = await storedIdempotentResponse<SendMessageReply>(this.d.db, idempotency);
-    if (replayed) {
-      if (!(await this.answerFailed(userId, replayed.message_id))) return replayed;
-      // The first answer failed (given back to the limit unless the model had sent part of it): the key is forgotten
-      // and the question asked again below (a repeat racing this one waits for it there).
-      await forgetIdempotentResponse(this.d.db, idempotency, replayed);
-    }
+    // A refused send (404, 429) leaves the key unused; a repeat racing the first waits for it and gets its reply,
+    // and starts no model call of its own. Unless that answer failed (given back to the limit unless the model had
+    // sent part of it): then the key is freed and the question asked again.
+    return idempotent<SendMessageReply>(this.d.db, idempotency, (finish) => this.ask(userId, req, idempotencyKey === undefined ? undefined : finish), {
+      status: 200,
+      outdated: (replied) => this.answerFailed(userId, replied.message_id),
+    });
+  }
+
+  /**
+   * A send's work: stores the question and the answer's row (reserving the answer) and starts the model call.
+   * `finish`: with an `Idempotency-Key`, stores the reply with the key in the same transaction.
+   */
+  private async ask(userId: string, req: SendMessageRequest, finish: FinishIdempotent<SendMessageReply> | undefined): Promise<SendMessageReply> {
     // The entitlements depend on the user only: read them while the chat is looked up.
     this.d.limits.prefetch(userId);
     const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
@@ -200,17 +208,13 @@ export class ChatService {
       }
     };
     const reply: SendMessageReply = { chat_id: chat.id, message_id: messageId, user_message_id: userMessageId, stream_subject: chatStreamSubject(messageId) };
-    if (idempotencyKey === undefined) requireStored(await store(this.d.db));
+    if (!finish) requireStored(await store(this.d.db));
     else {
-      // The key is claimed with the messages: a refused send (404, 429) leaves it unused; a repeat racing this one
-      // waits for it and gets its answer, and starts no model call of its own.
-      const answered = await this.d.db.transaction((tx) =>
-        withIdempotency(tx, idempotency, async () => {
-          requireStored(await store(tx));
-          return reply;
-        }, { status: 200 }),
-      );
-      if (answered.message_id !== messageId) return answered;
+      // The key is finished with the messages: from now on a repeat gets this reply.
+      await this.d.db.transaction(async (tx) => {
+        requireStored(await store(tx));
+        await finish(tx, reply);
+      });
     }
 
     const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];

@@ -1,7 +1,7 @@
 import { eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
 import { ChatSchema } from './0001-chat-schema.js';
 
-/** `idempotency_keys` (platform's withIdempotency): the Idempotency-Key of a send. */
+/** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of a send. */
 class ChatIdempotencyKeys extends IdempotencyKeysMigration {}
 
 /** Every migration of the chat database, in order. Names are stable: never rename one that shipped. */
