@@ -1354,7 +1354,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1849,7 +1849,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2350,7 +2350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2529,7 +2529,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -2793,7 +2793,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4257,7 +4257,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; after a failed answer it asks again; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours streams the first answer again (its events from the start, live while it is still being written) and asks the model nothing; after a failed answer it asks again; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4563,7 +4563,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -4708,7 +4708,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

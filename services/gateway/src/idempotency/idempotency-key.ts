@@ -30,6 +30,7 @@ export function ApiIdempotencyKey(opts: { repeat?: string } = {}) {
       description:
         'Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours ' +
         `${opts.repeat ?? 'answers the first response (same id, 201) and creates nothing'}; the same key with a different body is a 422. A failed request does not use the key up. ` +
+        'A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. ' +
         'Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', example: '8e03978e-40d5-43e8-bc93-6894a57f9324' },
     }),
