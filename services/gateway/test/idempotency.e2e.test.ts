@@ -37,7 +37,8 @@ async function api(method: string, path: string, opts: { user: string; body?: un
 const newUser = (name: string) => `${name}-${randomUUID()}`;
 const share = (ticker: string) => ({ type: 'share', id: asset[ticker] });
 const buy = (ticker: string, quantity: number, date = '2024-01-10') => ({ type: 'buy', assetable: share(ticker), quantity, price: 100, commission: 0, date });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A relay publishes within a poll (100 ms here) of a commit; the bound is for a loaded machine. */
+const POLL = { timeout: 15_000, interval: 100 };
 
 async function newPortfolio(user: string): Promise<number> {
   const r = await api('POST', '/api/portfolios', { user, body: { name: 'P', currency_code: 'RUB' } });
@@ -59,6 +60,24 @@ async function ratesOf(assetId: number) {
 
 const positionEvents = async (portfolioId: number) =>
   (await readPortfolioEvents(bus)).filter((e) => e.event.type === 'PositionOpened' && (e.event.data as { portfolioId: number }).portfolioId === portfolioId);
+
+/**
+ * Waits until portfolios' relay has published everything recorded so far: it publishes in the order events were
+ * recorded, so once a portfolio created now (another user's) is on PORTFOLIOS_EVENTS, so is every earlier event.
+ */
+async function portfolioEventsRelayed(): Promise<void> {
+  const marker = await newPortfolio(newUser('marker'));
+  await expect
+    .poll(async () => (await readPortfolioEvents(bus)).some((e) => e.event.type === 'PortfolioCreated' && (e.event.data as { portfolioId: number }).portfolioId === marker), POLL)
+    .toBe(true);
+}
+
+/** The same for the screener's relay and MARKET_EVENTS, with a custom asset created now (another user's) and its RatesUpdated. */
+async function marketEventsRelayed(): Promise<void> {
+  const marker = await api('POST', '/api/custom-assets', { user: newUser('marker'), body: { name: 'Marker', currency: 'RUB', price: 1 } });
+  expect(marker.status).toBe(201);
+  await expect.poll(async () => (await ratesOf(marker.body.data.id as number)).length, POLL).toBe(1);
+}
 
 let stack: FullStack;
 beforeAll(async () => {
@@ -90,8 +109,7 @@ describe('Idempotency-Key', () => {
 
     const rows = await portfolios.db.query<{ n: number }>('select count(*)::int as n from deals where portfolio_id = $1', [pid]);
     expect(rows[0]!.n).toBe(1);
-    await expect.poll(async () => (await positionEvents(pid)).length, { timeout: 5000, interval: 100 }).toBe(1);
-    await sleep(400); // several relay polls: nothing more arrives
+    await portfolioEventsRelayed();
     expect(await positionEvents(pid)).toHaveLength(1);
     const list = await api('GET', `/api/portfolios/${pid}/deals`, { user });
     expect(list.body.data.map((d: { id: number }) => d.id)).toEqual([first.body.data.id]);
@@ -149,8 +167,7 @@ describe('Idempotency-Key', () => {
 
     const owned = await screener.db.query<{ n: number }>('select count(*)::int as n from custom_assets where owner_user_id = $1', [user]);
     expect(owned[0]!.n).toBe(1);
-    await expect.poll(async () => (await ratesOf(id)).length, { timeout: 5000, interval: 100 }).toBe(1);
-    await sleep(400);
+    await marketEventsRelayed();
     expect(await ratesOf(id)).toHaveLength(1);
 
     const changed = await api('POST', '/api/custom-assets', { user, body: { ...body, price: 2 }, key });

@@ -39,6 +39,19 @@ async function openStream(u: string, lastEventId?: string) {
   return { ids, readUntil, close: () => controller.abort() };
 }
 
+/**
+ * A price target of `u` at `target` (above the current rate), fired by a move to `rate`; its firing's id. A marker: the
+ * stream sends it after everything the user's earlier firings made it send.
+ */
+async function firingAfter(u: string, target: number, rate: number): Promise<number> {
+  const created = await api('POST', '/api/price-alert', { user: u, body: { target_price: target, assetable: { type: 'share', id: stack.shareIds.SBER } } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  await stack.applyRates([{ ticker: 'SBER', rate, change: 0 }]);
+  const [fired] = await stack.alerts.db.query<{ id: string }>('select id::text from notification_firings where notification_id = $1', [created.body.data.id]);
+  expect(fired, 'the marker fired').toBeDefined();
+  return Number(fired!.id);
+}
+
 describe('inbox order', () => {
   it('GET /api/notification-events is newest first when firing ids cross a power of ten (9 → 10), and the SSE replay sends each once in id order', async () => {
     const u = `order-${randomUUID().slice(0, 8)}`;
@@ -77,9 +90,11 @@ describe('inbox order', () => {
     await stack.applyRates([{ ticker: 'SBER', rate: 102, change: 0 }]);
     const next = (await stack.alerts.db.query<{ id: string }>('select id::text from notification_firings where notification_id = $1', [r.body.data.id])).map((x) => Number(x.id));
     await s.readUntil(() => s.ids().includes(next[0]!), 'the next firing');
-    await new Promise((res) => setTimeout(res, 500));
+    // Nothing else comes with it (the replay again, a second copy): the stream's next event is a later firing.
+    const marker = await firingAfter(u, 102.5, 103);
+    await s.readUntil(() => s.ids().includes(marker), 'the marker firing');
     s.close();
-    expect(s.ids()).toEqual([...mine, ...next]);
+    expect(s.ids()).toEqual([...mine, ...next, marker]);
     await stack.applyRates([{ ticker: 'SBER', rate: 100, change: 0 }]);
   });
 });
@@ -104,17 +119,18 @@ describe('SSE burst', () => {
     await stack.applyRates([{ ticker: 'SBER', rate: 1000, change: 0 }]);
     const all = (await stack.alerts.db.query<{ id: string }>('select id::text from notification_firings where user_id = $1 order by notification_firings.id', [u])).map((r) => Number(r.id));
     expect(all).toHaveLength(N);
-    // Read until nothing more comes for 2 s (or every firing came).
-    for (;;) {
-      const before = s.ids().length;
-      try {
-        await s.readUntil(() => s.ids().length > before, 'more', 2_000);
-      } catch {
-        break;
-      }
-    }
+    // Read until every firing came (a firing that never comes is named below), then until a marker firing made
+    // after them: whatever the stream sends for the burst (a repeat, too) comes before it.
+    const cameAll = () => {
+      const got = new Set(s.ids());
+      return all.every((id) => got.has(id));
+    };
+    await s.readUntil(cameAll, `all ${N} firings`, 60_000).catch(() => undefined);
+    const marker = await firingAfter(u, 1001, 1002);
+    await s.readUntil(() => s.ids().includes(marker), 'the marker firing');
     s.close();
-    const got = s.ids();
+    expect(s.ids().at(-1)).toBe(marker);
+    const got = s.ids().slice(0, -1);
     const missing = all.filter((id) => !got.includes(id));
     const duplicated = got.filter((id, i) => got.indexOf(id) !== i);
     // Issue: "live over SSE ... a reconnect with Last-Event-ID receives what it missed": every firing, once, in order.
