@@ -4,10 +4,12 @@
  * serves. Every answer is Laravel-shaped and carries a request id. No service is needed: none of these
  * requests reaches the bus.
  */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger } from '@invest/platform';
-import { testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { eventually, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEV_JWT_SECRET } from '../src/config/gateway.config.js';
 import { createGatewayApp, type GatewayApp } from '../src/gateway.app.js';
@@ -270,11 +272,15 @@ describe('while the gateway closes', () => {
       const s = connect(otherPort, '127.0.0.1', () => resolve(s));
     });
     const answer = collect(socket);
-    // A request in flight (its body not yet complete) keeps the connection open through close().
+    const server = other.app.getHttpServer() as Server;
+    const inFlight = once(server, 'request');
+    // A request in flight (its body not yet complete) keeps the connection open through close(): the gateway has
+    // its headers before it closes (an idle connection would be closed at once).
     socket.write('POST /api/portfolios HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
-    await sleep(50);
+    await inFlight;
     const closed = other.close();
-    await sleep(50);
+    // The HTTP server itself is closing (no longer listening) when the rest arrives.
+    await eventually(async () => server.listening, (listening) => !listening, 'the server to stop listening');
     // The first request completes (401: no token); the pipelined second one arrives while closing.
     socket.write('}GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
     const { text } = await answer;

@@ -4,13 +4,15 @@
  * adversarial test: the first kept polling the inbox for ever, the second queued ~40 MB for one client).
  */
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { Subjects } from '@invest/contracts';
-import { busSubject } from '@invest/platform';
-import { eventually, holdOpen } from '@invest/platform/testing/index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { busSubject, type RpcClient } from '@invest/platform';
+import { eventually, eventuallyTruthy, holdOpen } from '@invest/platform/testing/index';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NOTIFICATION_FEED, type NotificationFeed } from '../src/alerts/notification-feed.js';
+import { RPC_CLIENT } from '../src/gateway.tokens.js';
 import { looseBody } from './support/gateway-api.js';
 import { type AlertsStack, OPENING_RATES, startAlertsStack } from './support/alerts-stack.js';
 
@@ -22,7 +24,9 @@ async function api(method: string, path: string, opts: { user?: string; body?: u
   if (opts.user) headers.authorization = `Bearer ${await stack.token(opts.user)}`;
   if (opts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 8000);
+  // A bound for a request that never answers, not a measure: the inbox page of 100 big firings is put together from
+  // up to 99 replies, which take seconds on a loaded machine.
+  const timer = setTimeout(() => ac.abort(), 30_000);
   try {
     const res = await fetch(new URL(path, stack.base), { method, headers, body: opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)), signal: ac.signal });
     const ctype = res.headers.get('content-type');
@@ -108,23 +112,38 @@ describe('connection handling', () => {
       },
     });
     await stack.bus.nc.flush();
+    // The stream's reads go through the gateway's RPC client: the first one's answer is what the handler goes on from.
+    const rpc = stack.gw.app.get<symbol, RpcClient>(RPC_CLIENT);
+    const requests = vi.spyOn(rpc, 'request');
+    const server = stack.gw.app.getHttpServer() as Server;
+    const sockets: Socket[] = [];
+    const onConn = (sock: Socket) => sockets.push(sock);
+    server.on('connection', onConn);
+    let firstRead: unknown;
     // Hold the inbox table so the stream's first read (the newest firing id) waits; the client leaves meanwhile.
     const held = await holdOpen(stack.alerts.db, (tx) => tx.query('lock table notification_firings in access exclusive mode'));
     try {
       const s = await rawGet('/api/notification-events/stream', { authorization: `Bearer ${await stack.token(u)}` });
       await eventually(async () => reads, (n) => n >= 1, 'the first inbox read');
+      const call = requests.mock.calls.findIndex((c) => c[0] === Subjects.alerts.notificationEventsList && (c[2] as { userId?: string } | undefined)?.userId === u);
+      firstRead = requests.mock.results[call]?.value;
+      const gatewaySide = await eventuallyTruthy(async () => sockets.find((x) => x.remotePort === s.localPort), "the connection's socket on the gateway");
+      const gone = once(gatewaySide, 'close');
       s.destroy();
-      await sleep(300);
+      // The gateway has seen the client leave (its request is closed) before the read is answered.
+      await gone;
     } finally {
+      server.off('connection', onConn);
       held.release();
       await held.done;
     }
-    // A handler that ran on after its client left would keep reading the inbox every 200 ms.
-    await sleep(1500);
-    const before = reads;
-    await sleep(1500);
+    // The read is answered; the handler, waiting for it since before this test did, has gone on from it: a handler
+    // that ran on after its client left has registered its feed listener (and its inbox poll, every 200 ms) by now.
+    expect(firstRead, 'the stream read the inbox through the RPC client').toBeInstanceOf(Promise);
+    await (firstRead as Promise<unknown>).catch(() => undefined);
+    requests.mockRestore();
     sub.unsubscribe();
-    expect({ listener: listeners.has(u), readsAfterLeaving: reads - before }).toEqual({ listener: false, readsAfterLeaving: 0 });
+    expect({ listener: listeners.has(u), reads }).toEqual({ listener: false, reads: 1 });
   });
 
   it('a client that never reads does not make the gateway buffer the whole replay (backpressure)', async () => {
@@ -198,5 +217,5 @@ describe('big firings', () => {
     const odd = await api('GET', '/api/notification-events?per_page=99&page=1', { user: u });
     expect(odd.status).toBe(200);
     expect(odd.body.data.map((f: { id: number }) => f.id)).toEqual(small.slice(0, 99));
-  });
+  }, 90_000);
 });

@@ -4,7 +4,7 @@
  * left hidden for the finish-deletions job to delete (a review found it was).
  */
 import { type Db, openDatabase, runWithContext, ServiceError } from '@invest/platform';
-import { createTestDatabase } from '@invest/platform/testing/index';
+import { blockedBy, createTestDatabase, eventually } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { RATES_WRITE_LOCK } from '../rates/rates-updated.recorder.js';
@@ -25,11 +25,12 @@ describe('a deletion whose final transaction is refused', () => {
 
   it('answers "not_done" only when the asset is shown again (not left hidden for the job to delete)', async () => {
     // Portfolios answers "no uses" at once; meanwhile (between the hide and the delete) a rates write (a
-    // get:assetRates run) takes the rate-writes lock and holds it for a while: the deletion's final transaction
-    // begins in time, waits for the lock, and reaches its commit past the request's deadline.
+    // get:assetRates run) takes the rate-writes lock and holds it until the deletion's final transaction, begun in
+    // time, waits for it and the request's deadline has passed: that transaction reaches its commit past the deadline.
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     let rates: Promise<void> | undefined;
+    let ratesPid = 0;
     const service = new CustomAssetsService(db, () => '2024-03-01', {
       usesOf: async () => {
         let locked!: () => void;
@@ -38,23 +39,30 @@ describe('a deletion whose final transaction is refused', () => {
         rates = runWithContext({ correlationId: 'rates-job' }, () =>
           db.transaction(async (tx) => {
             await tx.query('select pg_advisory_xact_lock($1::bigint)', [RATES_WRITE_LOCK.toString()]);
+            ratesPid = (await tx.query<{ pid: number }>('select pg_backend_pid() as pid'))[0]!.pid;
             locked();
             await released;
           }),
         );
         await holding;
-        setTimeout(release, 1_200);
         return [];
       },
     });
     const { data } = await service.create('u1', { name: 'Garage', currency: 'RUB', price: 7 });
 
-    const outcome = await runWithContext({ correlationId: 'deletion', userId: 'u1', deadline: Date.now() + 1_000 }, () =>
+    const deadline = Date.now() + 2_000;
+    const deleting = runWithContext({ correlationId: 'deletion', userId: 'u1', deadline }, () =>
       service.delete('u1', { id: data.id }).then(
         () => 'deleted',
         (e: unknown) => e,
       ),
     );
+    await eventually(async () => ratesPid, (pid) => pid > 0, 'the rates write to hold its lock');
+    const waited = await blockedBy(db, ratesPid, deleting);
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now() + 50)));
+    release();
+    const outcome = await deleting;
+    expect(waited, "the deletion's final transaction waited for the rates lock").toBe(true);
     await rates;
     expect(rates).toBeDefined();
     // The request answered: nothing was done.
