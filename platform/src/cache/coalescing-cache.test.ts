@@ -98,11 +98,11 @@ describe('CoalescingCache', () => {
   });
 
   it('drops an expired entry and its bytes when it is read', async () => {
-    let now = 1;
+    let now = 0;
     const cache = new CoalescingCache<string>({ ttlMs: 100, maxBytes: 100, sizeOf: (v) => v.length, now: () => now });
     await cache.get('k', async () => 'value');
     expect(cache.bytes).toBe(5);
-    now = 102;
+    now = 100;
     expect(cache.peek('k')).toBeUndefined();
     expect(cache.size).toBe(0);
     expect(cache.bytes).toBe(0);

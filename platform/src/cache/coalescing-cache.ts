@@ -14,27 +14,29 @@ export interface CoalescingCacheOptions<V> {
 }
 
 /**
- * A small read-through cache for hot queries: lru-cache keeps the values (TTL, entry and byte bounds, least
- * recently used out first); this adds the single flight. Concurrent reads of the same key share one load, so
+ * A small read-through cache for hot queries: lru-cache keeps the values (entry and byte bounds, least recently
+ * used out first); this adds the single flight and the expiry (an entry is stale from `ttlMs` after it was
+ * stored, on the given clock: lru-cache's own TTL is stale only after it, and never for a clock reading 0). Concurrent reads of the same key share one load, so
  * a burst of identical requests costs one query whose result is at most one query-duration old. `clear()`
  * after a write makes the next read load afresh, and a load already in flight then is neither joined nor
  * stored. (lru-cache's own `fetch()` coalesces too, but rejects the readers of a load that `clear()` aborts.)
  */
 export class CoalescingCache<V extends NonNullable<unknown>> {
-  private readonly values: LRUCache<string, V> | undefined;
+  private readonly values: LRUCache<string, { value: V; expires: number }> | undefined;
+  private readonly now: () => number;
+  private readonly ttlMs: number;
   private readonly inflight = new Map<string, { generation: number; promise: Promise<V> }>();
   private generation = 0;
 
   constructor(opts: CoalescingCacheOptions<V>) {
+    this.now = opts.now ?? Date.now;
+    this.ttlMs = opts.ttlMs;
     const max = opts.maxEntries ?? 1000;
     if (opts.ttlMs <= 0 || max < 1) return;
     const sizeOf = opts.sizeOf;
-    this.values = new LRUCache<string, V>({
+    this.values = new LRUCache<string, { value: V; expires: number }>({
       max,
-      ttl: opts.ttlMs,
-      ttlResolution: 0,
-      ...(opts.now ? { perf: { now: opts.now } } : {}),
-      ...(opts.maxBytes !== undefined && sizeOf ? { maxSize: opts.maxBytes, sizeCalculation: (v: V) => Math.max(1, sizeOf(v)) } : {}),
+      ...(opts.maxBytes !== undefined && sizeOf ? { maxSize: opts.maxBytes, sizeCalculation: (e) => Math.max(1, sizeOf(e.value)) } : {}),
     });
   }
 
@@ -58,7 +60,7 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
     const promise = load().then(
       (value) => {
         if (this.inflight.get(key)?.promise === promise) this.inflight.delete(key);
-        if (generation === this.generation) this.values?.set(key, value);
+        if (generation === this.generation) this.values?.set(key, { value, expires: this.now() + this.ttlMs });
         return value;
       },
       (err: unknown) => {
@@ -72,7 +74,11 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
 
   /** The cached value of a key if it is still fresh (marking it recently used), without loading. */
   peek(key: string): V | undefined {
-    return this.values?.get(key);
+    const hit = this.values?.get(key);
+    if (!hit) return undefined;
+    if (hit.expires > this.now()) return hit.value;
+    this.values!.delete(key);
+    return undefined;
   }
 
   /** Forgets every cached value and stops sharing loads that started before now. */
