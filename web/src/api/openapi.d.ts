@@ -4416,6 +4416,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description The user already holds `CHAT_STREAM_MAX_PER_USER` live answer streams on this gateway instance (`limit`); close one first. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        message?: string;
+                        limit?: number;
+                    };
+                };
+            };
             /** @description Unexpected error (details are only logged). */
             500: {
                 headers: {
