@@ -38,3 +38,31 @@ describe('signedNotificationParams', () => {
     expect(signedNotificationParams(plain, form, covers!)).toEqual({ TransactionId: '7', Amount: '299.00', Name: 'Анна S', Data: '{"plan":"basic-m"}' });
   });
 });
+
+describe('notification format', () => {
+  // A JSON Pay of 0.01 whose Data the payer filled with parameter syntax (not escaped: it is JSON).
+  const json = Buffer.from(
+    JSON.stringify({
+      TransactionId: 2718281828,
+      Amount: 0.01,
+      Currency: 'RUB',
+      AccountId: '42',
+      Status: 'Completed',
+      Data: { note: '&TransactionId=31415&Amount=2990.00&Currency=RUB&AccountId=666&Status=Completed&' },
+    }),
+  );
+
+  it('reads a signed JSON body as JSON whatever the Content-Type (outside the signature) says', () => {
+    const covers = verifyCloudPaymentsSignature(json, { contentHmac: signCloudPayments(json, secret)['Content-HMAC'] }, secret);
+    expect(covers).toBe('raw');
+    const expected = { TransactionId: '2718281828', Amount: '0.01', AccountId: '42', Data: '{"note":"&TransactionId=31415&Amount=2990.00&Currency=RUB&AccountId=666&Status=Completed&"}' };
+    for (const contentType of [form, 'text/plain', null]) expect(signedNotificationParams(json, contentType, covers!)).toMatchObject(expected);
+  });
+
+  it('still reads a form as a form, and refuses a form sent as JSON', () => {
+    const plain = Buffer.from('TransactionId=7&Amount=299.00');
+    expect(signedNotificationParams(plain, form, 'raw')).toEqual({ TransactionId: '7', Amount: '299.00' });
+    expect(signedNotificationParams(plain, null, 'raw')).toEqual({ TransactionId: '7', Amount: '299.00' });
+    expect(signedNotificationParams(plain, 'application/json', 'raw')).toBeUndefined();
+  });
+});

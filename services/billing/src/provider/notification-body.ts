@@ -2,11 +2,21 @@ import { type SignedMessage, urlDecoded } from './cloudpayments-signature.js';
 
 /**
  * The parameters of a provider notification, after its signature was checked: a form body (the default,
- * lower-case escapes, `+` for space) or JSON, by Content-Type. Every value is a string (a JSON number as
+ * lower-case escapes, `+` for space) or JSON (`isJson`). Every value is a string (a JSON number as
  * written); empty optional fields (`SubscriptionId=`) are absent. `undefined` when the body is neither.
  */
 export function notificationParams(raw: Buffer, contentType: string | null): Record<string, string> | undefined {
-  return readParams(raw.toString('utf8'), contentType, decode);
+  const text = raw.toString('utf8');
+  return readParams(text, isJson(text, contentType), decode);
+}
+
+/**
+ * JSON when the Content-Type says so, or when the body is a JSON object whatever it says: the Content-Type is
+ * outside the signature, and a signed JSON notification re-sent as a form was split on the `&` and `=` inside its
+ * strings (text the payer typed, such as `Data`), so its fields were whatever the payer wrote there.
+ */
+function isJson(text: string, contentType: string | null): boolean {
+  return /json/i.test(contentType ?? '') || text.trimStart().startsWith('{');
 }
 
 /**
@@ -21,12 +31,13 @@ export function signedNotificationParams(raw: Buffer, contentType: string | null
   const params = notificationParams(raw, contentType);
   if (!params || covers === 'raw') return params;
   const decoded = urlDecoded(raw);
-  const signed = decoded ? readParams(decoded.toString('utf8'), contentType, (s) => s) : undefined;
+  // Read in the format of the bytes received, so both readings parse the same kind of text.
+  const signed = decoded ? readParams(decoded.toString('utf8'), isJson(raw.toString('utf8'), contentType), (s) => s) : undefined;
   return signed && sameParams(params, signed) ? params : 'ambiguous';
 }
 
-function readParams(text: string, contentType: string | null, decodePart: (s: string) => string | undefined): Record<string, string> | undefined {
-  if (/json/i.test(contentType ?? '')) {
+function readParams(text: string, json: boolean, decodePart: (s: string) => string | undefined): Record<string, string> | undefined {
+  if (json) {
     let parsed: unknown;
     try {
       // Numbers as written (`"TransactionId": 9007199964992993`, `"Amount": 299.00`): through a double, two
