@@ -44,7 +44,8 @@ export class ChatMessagesController {
    * Counts one live answer stream of the signed-in user until the returned release is called. A resume
    * (`refuse`) beyond CHAT_STREAM_MAX_PER_USER is a 429: each holds a connection and a reader, and resuming is
    * free (150 of one answer had been 150 streams). A send is not refused here: the daily limit bounds sends, and
-   * its message would be paid for and then not streamed.
+   * its message would be paid for and then not streamed. A keyed send's repeat streams an answer already counted,
+   * as a resume does, and is capped like one.
    */
   private holdStream(refuse: boolean): () => void {
     const key = currentContext()?.userId ?? '';
@@ -76,15 +77,15 @@ export class ChatMessagesController {
   async send(@Param('id') id: string, @Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const input = parseBody(sendMessageBodySchema, body);
     const opts = idempotencyOptions(key);
-    const release = this.holdStream(false);
+    const hold = { release: this.holdStream(false) };
     try {
-      await this.sendAndRelay(id, input, opts, req, reply);
+      await this.sendAndRelay(id, input, opts, req, reply, hold);
     } finally {
-      release();
+      hold.release();
     }
   }
 
-  private async sendAndRelay(id: string, input: z.output<typeof sendMessageBodySchema>, opts: RpcCallOptions, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async sendAndRelay(id: string, input: z.output<typeof sendMessageBodySchema>, opts: RpcCallOptions, req: FastifyRequest, reply: FastifyReply, hold: { release: () => void }): Promise<void> {
     // The gateway names the answer, so its subscription opens while the send is in flight.
     const messageId = randomUUID();
     const subscription = this.reader.open(messageId, 0);
@@ -98,8 +99,11 @@ export class ChatMessagesController {
       throw err;
     }
     if (sent.message_id !== messageId) {
-      // A repeat of a keyed send: the first try's answer, from its first event.
+      // A repeat of a keyed send: the first try's answer, from its first event. No model call and nothing counted
+      // against the daily limit: a resume in all but name (15 repeats had been 15 streams past the cap of 10).
       void subscription.then((s) => s.close(), () => undefined);
+      hold.release();
+      hold.release = this.holdStream(true);
       return this.replay(req, reply, sent.chat_id, sent.message_id, 0);
     }
     let opened: AnswerSubscription;
