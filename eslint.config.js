@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['services/**/*.ts'],
+    files: ['services/**/*.ts', 'test/e2e/**/*.ts'],
     plugins: { local: { rules: { 'service-boundaries': serviceBoundaries } } },
     rules: { 'local/service-boundaries': 'error' },
   },

@@ -7,7 +7,7 @@ export default defineConfig({
   resolve: { conditions: ['development'] },
   ssr: { resolve: { conditions: ['development'], externalConditions: ['development'] } },
   test: {
-    include: ['eslint/**/*.test.ts', 'contracts/src/**/*.test.ts', 'platform/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'scripts/test/**/*.test.ts', 'web/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
+    include: ['eslint/**/*.test.ts', 'contracts/src/**/*.test.ts', 'platform/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'scripts/test/**/*.test.ts', 'web/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -9,6 +9,9 @@ const root = dirname(dirname(new URL(import.meta.url).pathname));
 const servicesDir = join(root, 'services');
 const services = new Set(readdirSync(servicesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name));
 
+const e2eDir = join(root, 'test', 'e2e');
+const isE2e = (file) => !relative(e2eDir, file).startsWith('..');
+
 /** The service a file belongs to, or undefined outside services/. */
 function serviceOf(file) {
   const rel = relative(servicesDir, file);
@@ -38,9 +41,11 @@ export const serviceBoundaries = {
   },
   create(context) {
     const file = context.filename;
-    const service = serviceOf(file);
+    // An end-to-end test (test/e2e) is a test of no one service: it may use every service's app factory and
+    // test kit, as a service's own tests may use another's.
+    const service = serviceOf(file) ?? (isE2e(file) ? 'e2e' : undefined);
     if (!service) return {};
-    const test = isTestFile(file, service);
+    const test = service === 'e2e' || isTestFile(file, service);
 
     function check(node) {
       const source = node.source && node.source.type === 'Literal' ? node.source.value : undefined;

@@ -37,6 +37,12 @@ describe('ESLint service boundaries', () => {
     expect(await boundaryErrors('services/gateway/src/custom-assets/example.test.ts', allowed)).toEqual([]);
     const internal = "import { StatisticsService } from '@invest/portfolios/statistics/statistics.service';\nexport const s = StatisticsService;\n";
     expect(await boundaryErrors('services/gateway/test/example.e2e.test.ts', internal)).toEqual([expect.stringContaining('may import only portfolios')]);
+    // End-to-end tests (test/e2e) follow the same rule for every service.
+    expect(await boundaryErrors('test/e2e/alerts/example.e2e.test.ts', allowed)).toEqual([]);
+    expect(await boundaryErrors('test/e2e/alerts/example.e2e.test.ts', internal)).toEqual([expect.stringContaining('may import only portfolios')]);
+    expect(await boundaryErrors('test/e2e/alerts/example.e2e.test.ts', "import { x } from '../../../services/chat/src/x.js';\nexport const y = x;\n")).toEqual([
+      expect.stringContaining("reaches into chat's directory"),
+    ]);
   });
 
   it('leaves a service its own source, platform and contracts', async () => {

@@ -116,7 +116,7 @@ describe('custom assets', () => {
   it('hides the asset while portfolios is asked, and shows it again when portfolios names a use or does not answer', async () => {
     const { data } = await service.create('u8', { name: 'Barn', currency: 'RUB', price: 5 });
     const seenWhileAsked: unknown[] = [];
-    // What portfolios answers (its real answer: services/gateway/test/custom-assets.e2e.test.ts); meanwhile the asset is hidden.
+    // What portfolios answers (its real answer: test/e2e/screener/custom-assets.e2e.test.ts); meanwhile the asset is hidden.
     const answering = (answer: () => Promise<AssetUse[]>): AssetUsesSource => ({
       usesOf: async (asset) => {
         seenWhileAsked.push({ asset, listed: (await service.list('u8')).data.length, got: (await getAssets(db, [asset], 'u8')).data.length });

@@ -1,0 +1,79 @@
+/**
+ * Billing end to end for tests: the real billing service and the gateway on a fresh database and a unique bus
+ * prefix, with the local CloudPayments (API and signed notifications). `addInstance()` starts another
+ * billing instance on the same database and bus (the NATS queue group shares the requests between them).
+ */
+import { connectBus, createLogger, streamNameOf, type Bus, type Db } from '@invest/platform';
+import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
+import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
+import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
+import { createGatewayApp, type GatewayApp } from '@invest/gateway/gateway.app';
+
+export const CP_SECRET = 'e2e_cloudpayments_secret';
+export const CP_PUBLIC_ID = 'pk_e2e_public';
+const JWT_SECRET = 'billing-e2e-secret-0123456789-0123456789';
+
+export interface BillingStack {
+  base: string;
+  billing: BillingApp;
+  db: Db;
+  gw: GatewayApp;
+  bus: Bus;
+  provider: FakeCloudPayments;
+  /** The billing services' clock; tests move it. */
+  clock: { now: Date };
+  token(userId: string): Promise<string>;
+  /** An HTTP call to the gateway (`gatewayApi`). */
+  api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
+  addInstance(): Promise<BillingApp>;
+  close(): Promise<void>;
+}
+
+export async function startBillingStack(name: string): Promise<BillingStack> {
+  const busPrefix = `${uniqueName(name)}.`;
+  const logger = createLogger('test', 'silent');
+  const database = await createTestDatabase(name);
+  const natsUrl = testNatsUrl();
+  const provider = await startFakeCloudPayments({ publicId: CP_PUBLIC_ID, apiSecret: CP_SECRET });
+  const clock = { now: new Date() };
+  const options = {
+    databaseUrl: database.url,
+    natsUrl,
+    busPrefix,
+    logger,
+    clock: () => clock.now,
+    relayPollMs: 100,
+    cloudPayments: { baseUrl: provider.url, publicId: CP_PUBLIC_ID, apiSecret: CP_SECRET, timeoutMs: 2000, retries: 1, backoffMs: 50 },
+  };
+  const billing = await createBillingApp(options);
+  const instances: BillingApp[] = [billing];
+  const gw = await createGatewayApp({ natsUrl, busPrefix, logger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
+  const base = await gw.listen(0, '127.0.0.1');
+  const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
+  return {
+    base,
+    billing,
+    db: billing.db,
+    gw,
+    bus,
+    provider,
+    clock,
+    token: (userId) => mintDevToken(userId, JWT_SECRET),
+    api: gatewayApi(base, (userId) => mintDevToken(userId, JWT_SECRET)),
+    async addInstance() {
+      const app = await createBillingApp(options);
+      instances.push(app);
+      return app;
+    },
+    async close() {
+      await gw.close();
+      for (const i of instances.reverse()) await i.close();
+      await provider.close();
+      await bus.jsm.streams.delete(streamNameOf(bus, 'billing')).catch(() => undefined);
+      await bus.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The browser of the browser tests: the system Chromium (Debian's `chromium`, installed by
+ * scripts/ensure-chromium.mjs when missing) driven by playwright-core, never a downloaded browser.
+ * Also the project's build (the web client in web/dist), screenshots, and the page-weight measures of
+ * the performance budget.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+const root = new URL('../../../', import.meta.url).pathname;
+/** Where the tests leave a screenshot of each screen (gitignored, like all of .runtime/). */
+export const SCREENSHOT_DIR = join(root, '.runtime', 'screenshots');
+
+/** Flags for a quiet, deterministic headless Chromium as root in a container (no sandbox, no GPU, no calls home). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Installs Chromium when missing, makes sure web/dist is built (a no-op when the build stamp is fresh, as
+ * under `npm test`, which builds first), then launches the browser. Playwright gives every launch a fresh
+ * temporary `--user-data-dir` of its own and deletes it on close (it refuses the flag in `args`).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  execFileSync(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--quiet'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Saves a full-page screenshot of the current screen as `.runtime/screenshots/<name>.png`. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  // From the top: a full-page shot of a scrolled page draws a sticky header in the middle of it.
+  await page.evaluate('window.scrollTo(0, 0)');
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+export interface ScriptWeight {
+  url: string;
+  gzipBytes: number;
+}
+
+/** Records every script the page loads from now on; `settled()` resolves to them once their bodies are read. */
+export function recordScripts(page: Page): { settled(): Promise<ScriptWeight[]> } {
+  const pending: Promise<ScriptWeight | undefined>[] = [];
+  page.on('response', (res) => {
+    const type = res.headers()['content-type'] ?? '';
+    if (res.request().resourceType() !== 'script' && !/javascript/.test(type)) return;
+    // The decoded body, gzipped here: the budget counts gzip bytes whatever encoding the server chose (brotli).
+    pending.push(res.body().then((body) => ({ url: res.url(), gzipBytes: gzipSync(body).length }), () => undefined));
+  });
+  return { settled: async () => (await Promise.all(pending)).filter((s): s is ScriptWeight => s !== undefined) };
+}
+
+/**
+ * The page's paint timings (ms since navigation start) from the Performance API: the first contentful paint
+ * (`paint` entries) and the latest largest-contentful-paint candidate so far; undefined when the page painted
+ * nothing within 5 s. (A string: this package's types have no DOM.)
+ */
+export async function paintTimings(page: Page): Promise<{ fcp: number | undefined; lcp: number | undefined }> {
+  const t = (await page.evaluate(`new Promise((resolve) => {
+    const fcp = () => performance.getEntriesByType('paint').find((e) => e.name === 'first-contentful-paint')?.startTime;
+    let lcp = null;
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) lcp = e.startTime; }).observe({ type: 'largest-contentful-paint', buffered: true });
+    const until = Date.now() + 5000;
+    const check = () => (fcp() !== undefined || Date.now() > until ? resolve({ fcp: fcp() ?? null, lcp }) : setTimeout(check, 20));
+    setTimeout(check, 0);
+  })`)) as { fcp: number | null; lcp: number | null };
+  return { fcp: t.fcp ?? undefined, lcp: t.lcp ?? undefined };
+}

@@ -1,0 +1,383 @@
+/**
+ * The web client in a real browser (system Chromium through playwright-core) against the whole product
+ * in-process (support/web-stack.ts): the gateway serves the built client from web/dist and every service
+ * runs on its own fresh database and a unique bus prefix. What the page shows is checked against what
+ * the API answers for the same view, so the tests hold for any demo data. One browser and one stack for
+ * the file; each scenario gets its own browser context (fresh storage). Every screen leaves a screenshot
+ * in .runtime/screenshots/.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { paintTimings, recordScripts, screenshot } from '../support/browser.js';
+import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
+import type { WebStack } from '../support/web-stack.js';
+
+let stack: WebStack;
+let freshPage: FreshPage;
+useBrowserStack('web_e2e', { tickers: ['SBER', 'GAZP'] }, (s) => ({ stack, freshPage } = s));
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
+async function apiGet(path: string, user?: string): Promise<any> {
+  const headers: Record<string, string> = { 'accept-language': 'en' };
+  if (user) headers.authorization = `Bearer ${await stack.token(user)}`;
+  const res = await fetch(new URL(path, stack.base), { headers });
+  expect(res.status, path).toBe(200);
+  return res.json();
+}
+
+/** Tickers of the shares page the API answers for a screener query (the page's parameters, explicit). */
+async function apiTickers(query: Record<string, string>): Promise<string[]> {
+  const q = new URLSearchParams({ page: '1', per_page: '25', sort: 'market_cap', direction: 'desc', ...query });
+  const body = (await apiGet(`/api/public/shares?${q}`)) as { data: { asset: string }[] };
+  return body.data.map((r) => r.asset);
+}
+
+/** Tickers of the rows the screener shows once it is not loading. */
+async function shownTickers(page: Page): Promise<string[]> {
+  await page.locator('[data-testid="screener-table"][data-loading="false"]').waitFor();
+  return page.locator('[data-testid="screener-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ticker') ?? ''));
+}
+
+/** Waits until the screener shows exactly `expected` (the view changes asynchronously after a click). */
+async function expectRows(page: Page, expected: string[], what: string): Promise<void> {
+  expect(expected.length, `the API has rows for ${what}`).toBeGreaterThan(0);
+  await expect.poll(() => shownTickers(page), { message: what, timeout: 10_000 }).toEqual(expected);
+}
+
+const SORTS = ['market_cap', 'price_change_percentage_24h', 'price_change_percentage_7d', 'dividend_yield', 'trading_volume'];
+
+describe('screener (public)', () => {
+  it('sorts by each of the five columns in both directions, with the state in the URL', async () => {
+    const page = await freshPage();
+    await page.goto(stack.base + '/');
+    await expectRows(page, await apiTickers({}), 'the default view');
+    await page.locator('[data-testid="screener-as-of"]').filter({ hasText: /\d/ }).waitFor();
+    await screenshot(page, 'screener');
+    const views = new Map<string, string[]>();
+    for (const sort of SORTS) {
+      for (const direction of ['desc', 'asc']) {
+        // A header not yet active starts descending; a second click flips it (the default column starts active, descending).
+        const header = page.locator(`[data-testid="sort-${sort}"]`);
+        if ((await header.getAttribute('data-direction')) !== direction) await header.click();
+        await expect.poll(() => header.getAttribute('data-direction')).toBe(direction);
+        const expected = await apiTickers({ sort, direction });
+        views.set(`${sort} ${direction}`, expected);
+        await expectRows(page, expected, `sort ${sort} ${direction}`);
+        const url = new URL(page.url());
+        expect(url.searchParams.get('sort') ?? 'market_cap').toBe(sort);
+        expect(url.searchParams.get('direction') ?? 'desc').toBe(direction);
+      }
+    }
+    // The data really orders differently both ways, so a page that dropped the direction could not pass.
+    for (const sort of ['market_cap', 'dividend_yield', 'trading_volume']) expect(views.get(`${sort} asc`)).not.toEqual(views.get(`${sort} desc`));
+    // The link reproduces the view in another browser.
+    const other = await freshPage();
+    await other.goto(page.url());
+    await expectRows(other, await apiTickers({ sort: 'trading_volume', direction: 'asc' }), 'the same view from its link');
+  });
+
+  it('filters by category and country and searches in Cyrillic and Latin', async () => {
+    const page = await freshPage();
+    await page.goto(stack.base + '/');
+    await expectRows(page, await apiTickers({}), 'the default view');
+
+    const categories = (await apiGet('/api/public/shares/categories')).data as { slug: string; shares_count: number }[];
+    const category = categories.filter((c) => c.shares_count > 0).sort((a, b) => a.shares_count - b.shares_count)[0]!;
+    await page.locator('[data-testid="filter-category"]').selectOption(category.slug);
+    await expectRows(page, await apiTickers({ category: category.slug }), `category ${category.slug}`);
+    await expect.poll(() => page.locator('[data-testid="pager-total"]').textContent()).toBe(String(category.shares_count));
+    expect(new URL(page.url()).searchParams.get('category')).toBe(category.slug);
+    await screenshot(page, 'screener-category');
+
+    await page.locator('[data-testid="filter-category"]').selectOption('');
+    const countries = (await apiGet('/api/public/shares/countries')).data as { code: string; shares_count: number }[];
+    const country = countries.filter((c) => c.shares_count > 0).sort((a, b) => a.shares_count - b.shares_count)[0]!;
+    await page.locator('[data-testid="filter-country"]').selectOption(country.code);
+    await expectRows(page, await apiTickers({ country_code: country.code }), `country ${country.code}`);
+    await page.locator('[data-testid="filter-country"]').selectOption('');
+
+    const search = page.locator('[data-testid="screener-search"]');
+    await search.fill('Сбер');
+    await expectRows(page, await apiTickers({ search: 'Сбер' }), 'search Сбер');
+    expect(await shownTickers(page)).toContain('SBER');
+    expect(new URL(page.url()).searchParams.get('search')).toBe('Сбер');
+    await screenshot(page, 'screener-search');
+    await search.fill('gazp');
+    await expectRows(page, await apiTickers({ search: 'gazp' }), 'search gazp');
+    expect(await shownTickers(page)).toContain('GAZP');
+    await search.fill('no such share anywhere');
+    await page.locator('[data-testid="screener-empty"]').waitFor();
+  });
+
+  it('pages forward and back and changes the page size', async () => {
+    const page = await freshPage();
+    await page.goto(stack.base + '/');
+    await expectRows(page, await apiTickers({}), 'page 1');
+    const total = Number(await page.locator('[data-testid="pager-total"]').textContent());
+    expect(total).toBeGreaterThan(25);
+    await page.locator('[data-testid="pager-next"]').click();
+    await expectRows(page, await apiTickers({ page: '2' }), 'page 2');
+    await expect.poll(() => page.locator('[data-testid="pager-current"]').textContent()).toBe('2');
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    await page.locator('[data-testid="pager-prev"]').click();
+    await expectRows(page, await apiTickers({}), 'back to page 1');
+    await page.locator('[data-testid="pager-per-page"]').selectOption('10');
+    await expectRows(page, await apiTickers({ per_page: '10' }), '10 per page');
+    await expect.poll(() => page.locator('[data-testid="pager-last"]').textContent()).toBe(String(Math.ceil(total / 10)));
+    // Back in history returns to the previous view.
+    await page.goBack();
+    await expectRows(page, await apiTickers({}), 'history back');
+  });
+
+  it('formats market cap for the ru and en locales (6,26 трлн ₽ / 6.26T RUB) and names the category in each', async () => {
+    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; market_cap: number; category: { slug: string; name: string } }[]).find(
+      (r) => r.asset === 'SBER',
+    )!;
+    const trillions = (sber.market_cap / 1e12).toFixed(2);
+    expect(Number(trillions)).toBeGreaterThanOrEqual(1);
+    expect(sber.category).toMatchObject({ slug: 'ordinary', name: 'Ordinary shares' });
+    const cells = async (locale: string) => {
+      const page = await freshPage({ locale });
+      await page.goto(stack.base + '/?search=SBER');
+      const row = page.locator('[data-testid="screener-row"][data-ticker="SBER"]');
+      const text = await row.locator('[data-testid="cell-market_cap"]').textContent();
+      if (locale.startsWith('ru')) await screenshot(page, 'screener-ru');
+      return { cap: text?.replace(/\s/g, ' '), category: await row.locator('[data-testid="cell-category"]').textContent() };
+    };
+    expect(await cells('ru-RU')).toEqual({ cap: `${trillions.replace('.', ',')} трлн ₽`, category: 'Обыкновенные акции' });
+    expect(await cells('en-US')).toEqual({ cap: `${trillions}T RUB`, category: 'Ordinary shares' });
+  });
+
+  it('is usable at phone width', async () => {
+    const page = await freshPage({ width: 390, height: 844 });
+    await page.goto(stack.base + '/');
+    await expectRows(page, await apiTickers({}), 'phone view');
+    // The page itself does not scroll sideways (the table may, inside its own box).
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'screener-phone');
+  });
+});
+
+const newUser = () => `web-${randomUUID().slice(0, 8)}`;
+
+/** Signs in through the development form (the gateway's `/api/dev/token`), as a person would. */
+async function signIn(page: Page, userId: string): Promise<void> {
+  await page.goto(stack.base + '/sign-in');
+  await page.locator('[data-testid="sign-in-form"]').waitFor();
+  await screenshot(page, 'sign-in');
+  await page.locator('[data-testid="sign-in-user-id"]').fill(userId);
+  await page.locator('[data-testid="sign-in-submit"]').click();
+  await page.locator('[data-testid="signed-in-user"]').filter({ hasText: userId }).waitFor();
+}
+
+describe('signed in: portfolio, price alert, live toast', () => {
+  it('creates a portfolio with a deal and shows its statistics', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-portfolios"]').click();
+    await page.locator('[data-testid="portfolio-name"]').fill('Web e2e portfolio');
+    await page.locator('[data-testid="portfolio-submit"]').click();
+    const item = page.locator('[data-testid="portfolio-item"]').filter({ hasText: 'Web e2e portfolio' });
+    await item.waitFor();
+    const portfolios = (await apiGet('/api/portfolios', user)).data as { id: number; name: string; currency_code: string }[];
+    expect(portfolios.map((p) => [p.name, p.currency_code])).toEqual([['Web e2e portfolio', 'RUB']]);
+    expect(await item.getAttribute('data-portfolio-id')).toBe(String(portfolios[0]!.id));
+    await screenshot(page, 'portfolios');
+
+    await item.locator('[data-testid="portfolio-link"]').click();
+    await expect.poll(() => page.locator('[data-testid="portfolio-title"]').textContent()).toBe('Web e2e portfolio');
+    await page.locator('[data-testid="deal-asset-search"]').fill('SBER');
+    await page.locator('[data-testid="deal-asset-option"][data-ticker="SBER"]').click();
+    await page.locator('[data-testid="deal-quantity"]').fill('10');
+    await page.locator('[data-testid="deal-submit"]').click();
+    await page.locator('[data-testid="deal-item"]').filter({ hasText: 'SBER' }).waitFor();
+    const deals = (await apiGet(`/api/portfolios/${portfolios[0]!.id}/deals`, user)).data as { type: string; quantity: number }[];
+    expect(deals.map((d) => [d.type, d.quantity])).toEqual([['buy', 10]]);
+    // The statistics with the health metrics and the allocation chart (a canvas) follow the deal.
+    await page.locator('[data-testid="portfolio-statistics"] [data-testid="metric-networth"]').waitFor();
+    await page.locator('[data-testid="portfolio-statistics"] canvas').waitFor();
+    await screenshot(page, 'portfolio');
+  });
+
+  it('creates a price alert from a screener row; a rate change fires it and the toast appears without a reload', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.goto(stack.base + '/?search=SBER');
+    const row = page.locator('[data-testid="screener-row"][data-ticker="SBER"]');
+    await row.locator('[data-testid="row-create-alert"]').click();
+    const sber = ((await apiGet('/api/public/shares?search=SBER')).data as { asset: string; id: number; current_rate: number }[]).find((r) => r.asset === 'SBER')!;
+    const target = Math.round(sber.current_rate * 105) / 100;
+    await page.locator('[data-testid="alert-target-price"]').fill(String(target));
+    await screenshot(page, 'alert-dialog');
+    await page.locator('[data-testid="alert-submit"]').click();
+    await page.locator('[data-testid="alert-dialog"]').waitFor({ state: 'detached' });
+    const alerts = (await apiGet('/api/notifications', user)).data as { id: number; is_active: boolean; condition: { operator: string; value: number } }[];
+    expect(alerts.map((a) => [a.is_active, a.condition.operator, a.condition.value])).toEqual([[true, '>=', target]]);
+
+    // The live stream is open; a marker on the window proves the page is never reloaded.
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    await page.evaluate('window.__sameDocument = true');
+    // The screener's rate writer records a rise above the target and relays RatesUpdated: alerts fires.
+    await stack.publishRates([{ ticker: 'SBER', rate: Math.round((target + 1) * 100) / 100, change: 6, asOf: new Date() }]);
+    const toast = page.locator('[data-testid="toast"]').filter({ has: page.locator('[data-testid="toast-title"]') });
+    await toast.waitFor({ timeout: 15_000 });
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    const inbox = (await apiGet('/api/notification-events', user)).data as { notification_id: number; title: string }[];
+    expect(inbox.map((f) => f.notification_id)).toEqual([alerts[0]!.id]);
+    expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe(inbox[0]!.title);
+    await screenshot(page, 'alert-toast');
+
+    // The inbox lists the firing and the one-time alert is now off.
+    await page.locator('[data-testid="nav-notifications"]').click();
+    await page.locator(`[data-testid="inbox-item"][data-notification-id="${alerts[0]!.id}"]`).waitFor();
+    await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="false"]`).waitFor();
+    await screenshot(page, 'notifications');
+    // Switched back on, then deleted, from the list.
+    const item = page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"]`);
+    await item.locator('[data-testid="alert-toggle"]').click();
+    await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="true"]`).waitFor();
+    expect(((await apiGet('/api/notifications', user)).data as { is_active: boolean }[]).map((a) => a.is_active)).toEqual([true]);
+    await item.locator('[data-testid="alert-delete"]').click();
+    await item.waitFor({ state: 'detached' });
+    expect((await apiGet('/api/notifications', user)).data).toEqual([]);
+  });
+});
+
+describe('chat', () => {
+  it('streams an answer that survives a reload, then rates it', async () => {
+    const page = await freshPage();
+    await signIn(page, newUser());
+    await page.locator('[data-testid="nav-chat"]').click();
+    await page.locator('[data-testid="chat-new-support"]').click();
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    // The model sends its first chunks and holds the last until released: the answer is mid-stream meanwhile.
+    const chunks = ['Diversify', ' across', ' sectors', ' and', ' keep', ' costs', ' low.'];
+    stack.model.queue.push({ chunks, delayMs: 20, holdLast: true });
+    await page.locator('[data-testid="chat-input"]').fill('How should I start investing?');
+    await page.locator('[data-testid="chat-send"]').click();
+    const live = page.locator('[data-testid="chat-answer"][data-live="true"]');
+    await live.filter({ hasText: 'Diversify across sectors and keep costs' }).waitFor();
+    expect(await live.textContent()).not.toContain('low.');
+    await page.locator('[data-testid="chat-stop"]').waitFor();
+    await screenshot(page, 'chat-streaming');
+
+    // A reload during the answer resumes it: the gateway replays what was written, then the rest arrives live.
+    await page.reload();
+    await live.filter({ hasText: 'Diversify across sectors and keep costs' }).waitFor();
+    stack.model.release();
+    const answer = page.locator('[data-testid="chat-answer"][data-status="complete"]');
+    await answer.filter({ hasText: chunks.join('') }).waitFor();
+    await expect.poll(() => page.locator('[data-testid="chat-answer"]').count()).toBe(1);
+    expect(await page.locator('[data-testid="chat-question"]').textContent()).toBe('How should I start investing?');
+    await answer.locator('[data-testid="chat-rate-like"]').click();
+    await page.locator('[data-testid="chat-rating"][data-rating="like"]').waitFor();
+    await screenshot(page, 'chat');
+  });
+});
+
+describe('subscription', () => {
+  it('syncs when opened, buys a plan through the provider\'s widget script (the local CloudPayments\' one), and shows it', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-subscription"]').click();
+    await page.locator('[data-testid="subscription-status"][data-status="none"]').waitFor();
+    // Opening the screen asked the provider about this user (sync-subscription).
+    expect(stack.provider.requests.some((r) => r.path === '/subscriptions/find' && (r.body as { accountId?: string }).accountId === user)).toBe(true);
+    const plans = (await apiGet('/api/plans')).data as { code: string; paid: boolean }[];
+    const shown = await page.locator('[data-testid="plan"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-plan')));
+    expect(shown).toEqual(plans.map((p) => p.code));
+    expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-price"]').textContent()).toMatch(/299/);
+    await screenshot(page, 'subscription');
+
+    await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
+    await page.locator('[data-testid="payment-widget-public-id"]').filter({ hasText: 'pk_alerts' }).waitFor();
+    await screenshot(page, 'payment-widget');
+    await page.locator('[data-testid="payment-pay"]').click();
+    // The provider's own dialog, from its script: closing it is no payment and no error.
+    await page.locator('[data-testid="cp-widget-cancel"]').click();
+    await page.locator('[data-testid="cp-widget"]').waitFor({ state: 'detached' });
+    expect(await page.locator('[data-testid="payment-failure"]').count()).toBe(0);
+    expect(stack.provider.payments.filter((p) => p.AccountId === user)).toEqual([]);
+    await page.locator('[data-testid="payment-pay"]').click();
+    await page.locator('[data-testid="cp-widget-pay"]').click();
+    await page.locator('[data-testid="payment-widget"]').waitFor({ state: 'detached' });
+    const status = page.locator('[data-testid="subscription-status"][data-plan="basic-m"][data-usable="true"]');
+    await status.waitFor();
+    // The payment is the provider's, for this user; billing recorded the subscription; a reload still shows it.
+    expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([299]);
+    // With a recurrent charge every month at the provider.
+    expect(stack.provider.subscriptions.filter((s) => s.AccountId === user).map((s) => [s.Amount, s.Period, s.Status])).toEqual([[299, 1, 'Active']]);
+    const subscription = (await apiGet('/api/subscription', user)).data as { plan: { code: string }; usable: boolean };
+    expect([subscription.plan.code, subscription.usable]).toEqual(['basic-m', true]);
+    await page.reload();
+    await status.waitFor();
+    expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').isDisabled()).toBe(true);
+    // The sync of the reopened screen found the provider's subscription by the account and linked it.
+    const sc = stack.provider.subscriptions.find((s) => s.AccountId === user)!.Id;
+    expect(((await apiGet('/api/subscription', user)).data as { external_id: string | null }).external_id).toBe(sc);
+    await screenshot(page, 'subscription-active');
+  });
+
+  it('after the widget paid, a failed confirm is repeated without paying again, even after the dialog was closed', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-subscription"]').click();
+    await page.locator('[data-testid="subscription-status"][data-status="none"]').waitFor();
+    await page.locator('[data-testid="plan"][data-plan="basic-y"] [data-testid="plan-buy"]').click();
+    await page.locator('[data-testid="payment-pay"]').click();
+    // The provider cannot be asked about the payment (billing's look-up and its retry answer 503).
+    stack.provider.failNext(2);
+    await page.locator('[data-testid="cp-widget-pay"]').click();
+    await page.locator('[data-testid="payment-error"]').waitFor();
+    stack.provider.failNext(0);
+    // Closed instead of confirmed, then opened again for another plan: it is the paid invoice's confirm.
+    await page.locator('[data-testid="payment-widget"] button.secondary').click();
+    await page.locator('[data-testid="payment-widget"]').waitFor({ state: 'detached' });
+    await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
+    await page.locator('[data-testid="payment-pay"]:not([disabled])').click();
+    await page.locator('[data-testid="subscription-status"][data-plan="basic-y"][data-usable="true"]').waitFor();
+    // One payment: the second click only confirmed it; the provider's dialog never opened again.
+    expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([2990]);
+  });
+});
+
+describe('performance budget of the screener page (Lighthouse-style, this browser, loopback)', () => {
+  const FCP_BUDGET_MS = 1000;
+  const JS_BUDGET_GZIP_BYTES = 200 * 1024;
+
+  it('paints its first content within 1 s and loads under 200 KB of gzipped JavaScript', async () => {
+    // Cold loads (a new context has an empty cache). Like Lighthouse, several runs: the best of up to three
+    // counts, so one load slowed by the other test files sharing the two cores does not decide.
+    const fcps: number[] = [];
+    const lcps: number[] = [];
+    let jsBytes = 0;
+    let scripts: string[] = [];
+    for (let run = 0; run < 3 && !(fcps.length && Math.min(...fcps) < FCP_BUDGET_MS); run++) {
+      const page = await freshPage();
+      const recorded = recordScripts(page);
+      await page.goto(stack.base + '/');
+      await page.locator('[data-testid="screener-row"]').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const { fcp, lcp } = await paintTimings(page);
+      expect(fcp, 'a first-contentful-paint entry').toBeTypeOf('number');
+      fcps.push(fcp!);
+      // Reported, not budgeted: when the largest element (the table, not the boot line) was painted.
+      if (lcp !== undefined) lcps.push(lcp);
+      const weights = await recorded.settled();
+      scripts = weights.map((s) => new URL(s.url).pathname);
+      jsBytes = weights.reduce((sum, s) => sum + s.gzipBytes, 0);
+      expect(scripts.length, 'the page loads its JavaScript from the gateway').toBeGreaterThan(0);
+      expect(weights.every((s) => new URL(s.url).origin === stack.base), 'no script from another origin (no CDN)').toBe(true);
+      await page.context().close();
+    }
+    console.info(`[budget] screener FCP ${fcps.map((f) => `${Math.round(f)} ms`).join(', ')} (LCP ${lcps.map((f) => `${Math.round(f)} ms`).join(', ')}); JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${scripts.length} files`);
+    expect(Math.min(...fcps)).toBeLessThan(FCP_BUDGET_MS);
+    expect(jsBytes).toBeLessThan(JS_BUDGET_GZIP_BYTES);
+  });
+});
