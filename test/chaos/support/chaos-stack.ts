@@ -58,9 +58,12 @@ export class Instance {
         rest = lines.pop()!;
         for (const line of lines) {
           if (!line) continue;
+          const startLine = /"msg":"[\w ]*(started|listening)"/.test(line);
+          if (startLine) this.serving = true;
+          // What runs at info and above, as in production, plus the start line.
+          if (!startLine && line.startsWith('{"level":"debug"')) continue;
           this.output.push(line);
           this.log?.write(`${line}\n`);
-          if (/"msg":"[\w ]*(started|listening)"/.test(line)) this.serving = true;
         }
         if (this.output.length > 400) this.output.splice(0, this.output.length - 400);
       });
@@ -170,8 +173,9 @@ export async function startChaosStack(opts: StackOptions): Promise<ChaosStack> {
   const common: Record<string, string> = {
     ...(process.env as Record<string, string>),
     NODE_ENV: 'development',
-    // info: the "started" line of each process tells when it serves (kept in memory, shown on failure).
-    LOG_LEVEL: 'info',
+    // debug: the "started" / "listening" line of each process (debug since the quiet start) tells when it
+    // serves; the other debug lines are dropped as they arrive (see Instance.start).
+    LOG_LEVEL: 'debug',
     NATS_URL: opts.natsUrl,
     BUS_PREFIX: busPrefix,
     JETSTREAM_REPLICAS: String(opts.replicas),
