@@ -89,6 +89,16 @@ describe('a bus prefix on the real NATS', () => {
     await expect(cleanBusPrefix(bus.jsm, '.')).rejects.toThrow(/empty prefix/);
   });
 
+  it("refuses a prefix whose names start like the unprefixed environment's streams or durables", async () => {
+    for (const prefix of ['portfolios', 'screener', 'MARKET', 'CHAT', 'PORTFOLIOS', 'alerts']) {
+      await expect(cleanBusPrefix(bus.jsm, prefix), prefix).rejects.toThrow(/unprefixed/);
+    }
+    const lines: string[] = [];
+    const deps = { natsUrl: testNatsUrl(), out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };
+    expect(await busCleanCommand(['MARKET', '--dry-run'], deps)).toBe(64);
+    expect(lines).toEqual([expect.stringMatching(/^ERR prefix "MARKET" would also match the unprefixed MARKET_EVENTS/)]);
+  });
+
   it('runs as a command: usage errors exit 64, a dry run lists, a run removes', async () => {
     const lines: string[] = [];
     const deps = { natsUrl: testNatsUrl(), out: (l: string) => lines.push(l), err: (l: string) => lines.push(`ERR ${l}`) };

@@ -1,6 +1,14 @@
 import { jetstreamManager, type JetStreamManager, type StreamInfo } from '@nats-io/jetstream';
 import { connectNats } from './nats-connection.js';
+import { CHAT_STREAMS, EventStreams } from '@invest/contracts';
 import { busName, normalizeBusPrefix } from './bus-prefix.js';
+
+/**
+ * Names the unprefixed (production) environment uses: its streams, and its durables `<service>__<purpose>`. A
+ * prefix whose names would start like one of them (`portfolios`, `MARKET`) is refused: cleaning it would take
+ * those too.
+ */
+const UNPREFIXED_NAMES = [...Object.values(EventStreams).map((s) => s.stream), CHAT_STREAMS.stream, ...['alerts', 'billing', 'chat', 'gateway', 'portfolios', 'screener'].map((s) => `${s}__`)];
 
 /** What `cleanBusPrefix` removed (or, with `dryRun`, would remove). */
 export interface BusCleanReport {
@@ -27,6 +35,8 @@ export async function cleanBusPrefix(jsm: JetStreamManager, prefix: string, opts
   const normalized = normalizeBusPrefix(prefix);
   if (!normalized) throw new Error('cleanBusPrefix: an empty prefix names the unprefixed streams; refusing');
   const head = busName(normalized, '');
+  const clash = UNPREFIXED_NAMES.find((name) => name.startsWith(head));
+  if (clash) throw new Error(`cleanBusPrefix: prefix "${normalized}" would also match the unprefixed ${clash}…; refusing`);
   const report: BusCleanReport = { prefix: normalized, streams: [], consumers: [] };
   const streams: StreamInfo[] = [];
   for await (const info of jsm.streams.list()) streams.push(info);
@@ -75,6 +85,12 @@ export async function busCleanCommand(
   const prefix = normalizeBusPrefix(positional[0]);
   if (unknown.length || positional.length !== 1 || !prefix) {
     deps.err('usage: npm run bus:clean -- <prefix> [--dry-run]   (an empty prefix is refused: it names the unprefixed streams)');
+    return 64;
+  }
+  const head = busName(prefix, '');
+  const clash = UNPREFIXED_NAMES.find((name) => name.startsWith(head));
+  if (clash) {
+    deps.err(`prefix "${prefix}" would also match the unprefixed ${clash}… of the production environment; refusing`);
     return 64;
   }
   // A one-shot tool: the server list of NATS_URL, but no endless reconnecting.
