@@ -31,6 +31,19 @@ describe('signedNotificationParams', () => {
     expect(signedNotificationParams(forged, form, covers!)).toBe('ambiguous');
   });
 
+  it('refuses the decoded text itself sent raw when it reads more than one way (a field set from inside Data)', () => {
+    // The genuine notification has SubscriptionId empty; the payer's Data holds `&SubscriptionId=sc_x&`.
+    const genuine = Buffer.from('TransactionId=7&Amount=299.00&SubscriptionId=&Data=%7b%22n%22%3a%22%26SubscriptionId%3dsc_x%26%22%7d&TestMode=1');
+    const decodedText = Buffer.from('TransactionId=7&Amount=299.00&SubscriptionId=&Data={"n":"&SubscriptionId=sc_x&"}&TestMode=1');
+    const { 'X-Content-HMAC': signature } = signCloudPayments(genuine, secret);
+    const covers = verifyCloudPaymentsSignature(decodedText, { xContentHmac: signature }, secret);
+    // Its bytes are the signed text, so the signature matches them as raw bytes too.
+    expect(covers).toBe('raw');
+    expect(signedNotificationParams(decodedText, form, covers!)).toBe('ambiguous');
+    // The genuine notification, signed over its raw bytes, reads as it says.
+    expect(signedNotificationParams(genuine, form, 'raw')).toMatchObject({ TransactionId: '7', Data: '{"n":"&SubscriptionId=sc_x&"}' });
+  });
+
   it('takes a decoded-only signature when both readings agree', () => {
     const plain = Buffer.from('TransactionId=7&Amount=299.00&Name=%d0%90%d0%bd%d0%bd%d0%b0+S&Data=%7b%22plan%22%3a%22basic-m%22%7d');
     const covers = verifyCloudPaymentsSignature(plain, { xContentHmac: signCloudPayments(plain, secret)['X-Content-HMAC'] }, secret);

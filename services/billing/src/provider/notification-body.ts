@@ -29,11 +29,35 @@ function isJson(text: string, contentType: string | null): boolean {
  */
 export function signedNotificationParams(raw: Buffer, contentType: string | null, covers: SignedMessage): Record<string, string> | 'ambiguous' | undefined {
   const params = notificationParams(raw, contentType);
-  if (!params || covers === 'raw') return params;
+  if (!params) return params;
   const decoded = urlDecoded(raw);
+  // Bytes with nothing to decode are their own decoded text: a signature of them may be an X-Content-HMAC (either
+  // header may carry either signature), so they are read as decoded text is.
+  if (covers === 'raw' && !(decoded && decoded.equals(raw))) return params;
   // Read in the format of the bytes received, so both readings parse the same kind of text.
-  const signed = decoded ? readParams(decoded.toString('utf8'), isJson(raw.toString('utf8'), contentType), (s) => s) : undefined;
+  const json = isJson(raw.toString('utf8'), contentType);
+  const text = decoded?.toString('utf8');
+  if (text === undefined || (!json && !plainForm(text))) return 'ambiguous';
+  const signed = readParams(text, json, (s) => s);
   return signed && sameParams(params, signed) ? params : 'ambiguous';
+}
+
+/**
+ * Whether decoded form text reads only one way: every part a `name=value` and no name twice. The provider sends
+ * each field once, so a repeated or bare part is text the payer put in a value (`Data`), and the decoded text
+ * alone cannot say where that value ends: such a notification is taken only signed over its raw bytes.
+ */
+function plainForm(text: string): boolean {
+  const names = new Set<string>();
+  for (const part of text.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    if (eq < 0) return false;
+    const name = part.slice(0, eq);
+    if (names.has(name)) return false;
+    names.add(name);
+  }
+  return true;
 }
 
 function readParams(text: string, json: boolean, decodePart: (s: string) => string | undefined): Record<string, string> | undefined {
