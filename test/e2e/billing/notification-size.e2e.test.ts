@@ -17,10 +17,11 @@ async function post(body: Buffer | string, headers: Record<string, string>) {
   const res = await fetch(webhook(), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
   return { status: res.status, body: await res.text() };
 }
+const gatewayLog: string[] = [];
 const paymentsOf = async (u: string) => Number((await stack.db.query<{ n: string }>('select count(*)::text n from subscription_payments where user_id = $1', [u]))[0]!.n);
 
 beforeAll(async () => {
-  stack = await startBillingStack('billsize');
+  stack = await startBillingStack('billsize', { gatewayLog: (line) => void gatewayLog.push(line) });
 });
 afterAll(async () => {
   await stack?.close();
@@ -40,6 +41,10 @@ describe('oversized provider notifications', () => {
     const raw = 'TransactionId=1&Amount=299.00&Description=' + 'x'.repeat(900_000);
     const res = await post(raw, {});
     expect(res.status, res.body).toBe(413);
+    // Said in the gateway's log, with the size and never the body.
+    const warned = gatewayLog.map((l) => JSON.parse(l) as { level: string; msg: string; bytes?: number }).filter((l) => /PROVIDER_NOTIFICATION_MAX_BYTES/.test(l.msg));
+    expect(warned.map((l) => [l.level, l.bytes])).toContainEqual(['warn', Buffer.byteLength(raw)]);
+    expect(gatewayLog.join('\n')).not.toContain('x'.repeat(100));
   });
 
   it('a signed Pay notification of ~300 KB (payer-controlled InvoiceId/Description) is recorded, not refused with 422', async () => {

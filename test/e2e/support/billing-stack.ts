@@ -31,7 +31,8 @@ export interface BillingStack {
   close(): Promise<void>;
 }
 
-export async function startBillingStack(name: string): Promise<BillingStack> {
+/** `gatewayLog`: receives the gateway's log lines (warnings and up), for a test that checks what it logs. */
+export async function startBillingStack(name: string, opts: { gatewayLog?: (line: string) => void } = {}): Promise<BillingStack> {
   const busPrefix = `${uniqueName(name)}.`;
   const logger = createLogger('test', 'silent');
   const database = await createTestDatabase(name);
@@ -49,7 +50,8 @@ export async function startBillingStack(name: string): Promise<BillingStack> {
   };
   const billing = await createBillingApp(options);
   const instances: BillingApp[] = [billing];
-  const gw = await createGatewayApp({ natsUrl, busPrefix, logger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
+  const gatewayLogger = opts.gatewayLog ? createLogger('gateway', 'warn', { write: opts.gatewayLog }) : logger;
+  const gw = await createGatewayApp({ natsUrl, busPrefix, logger: gatewayLogger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
   const base = await gw.listen(0, '127.0.0.1');
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
   return {

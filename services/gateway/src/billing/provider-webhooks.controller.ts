@@ -1,9 +1,9 @@
 import { applyDecorators, Controller, Headers, HttpCode, Inject, PayloadTooLargeException, Post, Req } from '@nestjs/common';
 import { ApiConsumes, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PROVIDER_HEADER_MAX_CHARS, PROVIDER_NOTIFICATION_MAX_BYTES, type ProviderNotification, Subjects } from '@invest/contracts';
-import type { RpcClient } from '@invest/platform';
+import type { Logger, RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
-import { RPC_CLIENT } from '../gateway.tokens.js';
+import { GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
 
 /** Paths whose bodies reach their handler as the raw bytes (see installRawBodyParsers). */
 export const RAW_BODY_PATH_PREFIX = '/api/provider/';
@@ -29,7 +29,10 @@ function ApiProviderNotification(summary: string, description: string) {
 @ApiTags('provider notifications')
 @Controller('api/provider')
 export class ProviderWebhooksController {
-  constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
+  constructor(
+    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
 
   @Post('payment-success')
   @HttpCode(200)
@@ -38,23 +41,24 @@ export class ProviderWebhooksController {
     'Signed by the provider (not a user). Records the payment once per TransactionId; a payment whose InvoiceId was confirmed by /api/subscribe is the same payment.',
   )
   pay(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
-    return this.rpc.request(Subjects.billing.providerPay, notification(req, contentHmac, xContentHmac));
+    return this.rpc.request(Subjects.billing.providerPay, notification(req, this.logger, contentHmac, xContentHmac));
   }
 
   @Post('recurrent')
   @HttpCode(200)
   @ApiProviderNotification('CloudPayments Recurrent notification', 'Cancelled, Rejected or Expired move the subscription to cancelled; it stays usable until ends_at.')
   recurrent(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
-    return this.rpc.request(Subjects.billing.providerRecurrent, notification(req, contentHmac, xContentHmac));
+    return this.rpc.request(Subjects.billing.providerRecurrent, notification(req, this.logger, contentHmac, xContentHmac));
   }
 }
 
-function notification(req: FastifyRequest, contentHmac?: string, xContentHmac?: string): ProviderNotification {
+function notification(req: FastifyRequest, logger: Logger, contentHmac?: string, xContentHmac?: string): ProviderNotification {
   // No body (or one of another type) still goes to billing, whose signature check refuses it with a 401.
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   // Larger, its base64 would pass NATS's message limit (a 500); no real notification comes near it.
   if (raw.length > PROVIDER_NOTIFICATION_MAX_BYTES) {
-    req.log.warn({ bytes: raw.length, url: req.url }, 'gateway: provider notification larger than PROVIDER_NOTIFICATION_MAX_BYTES refused (413)');
+    // Not req.log: Fastify runs without a logger of its own here, so it would write nothing.
+    logger.warn({ bytes: raw.length, url: req.url }, 'gateway: provider notification larger than PROVIDER_NOTIFICATION_MAX_BYTES refused (413)');
     throw new PayloadTooLargeException('The request body is too large.');
   }
   // A header too long to be a signature is none (billing answers 401, not a 422 about our schema).
