@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type FiringRecord, firingJson, notificationFiredEvent, notificationFiredParts } from './firing-publisher.js';
+import { type FiringRecord, notificationFiredEvent } from './firing-publisher.js';
 
-const parsed = (f: FiringRecord): unknown => JSON.parse(notificationFiredParts(f).map((part) => part.toString()).join(''));
 
 const firing: FiringRecord = {
   id: 41,
@@ -27,28 +26,23 @@ const firing: FiringRecord = {
   firedAt: new Date('2026-03-10T12:00:01.012Z'),
 };
 
-describe('NotificationFired as UTF-8 JSON', () => {
-  it('is the event, with the documents written for the row spliced in', () => {
-    const withDocuments = { ...firing, json: firingJson(firing.texts, firing.assets, firing.explanation) };
-    expect(parsed(withDocuments)).toEqual(notificationFiredEvent(firing));
-  });
-
-  it('is the event when the documents were not written yet (a firing read back by the backstop)', () => {
-    expect(parsed(firing)).toEqual(notificationFiredEvent(firing));
-  });
-
-  it('takes the documents as written: the row and the event carry the same text', () => {
-    const json = { texts: '{"ru":{"title":"a","body":"b"}}', assets: '[]', explanation: '{"threshold":1}' };
-    const data = (parsed({ ...firing, json }) as { data: Record<string, unknown> }).data;
-    expect([data.texts, data.assets, data.explanation]).toEqual([{ ru: { title: 'a', body: 'b' } }, [], { threshold: 1 }]);
-  });
-
-  it('encodes the documents once for firings that share them, each message with its own firing', () => {
-    const json = firingJson(firing.texts, firing.assets, firing.explanation);
-    const other = { ...firing, id: 42, eventId: '0b7f6a4c-4a41-4f4e-8d0c-5b9e8a1f2c33', notificationId: 8, userId: 'u2', json };
-    const first = parsed({ ...firing, json });
-    expect(parsed(other)).toEqual(notificationFiredEvent(other));
-    expect(parsed({ ...firing, json })).toEqual(first);
-    expect(first).toEqual(notificationFiredEvent(firing));
+describe('NotificationFired', () => {
+  it('carries what a reader shows: ids, texts of each locale, link, assets and explanation', () => {
+    const event = notificationFiredEvent(firing);
+    expect(event).toMatchObject({ id: firing.eventId, type: 'NotificationFired', streamName: 'notification-firing-41', recordedAt: '2026-03-10T12:00:01.012Z' });
+    expect(event.data).toEqual({
+      version: 1,
+      firingId: 41,
+      userId: firing.userId,
+      notificationId: 7,
+      type: 'price-change',
+      title: firing.texts.ru!.title,
+      body: firing.texts.ru!.body,
+      texts: firing.texts,
+      path: '/portfolios/3',
+      assets: firing.assets,
+      explanation: firing.explanation,
+      firedAt: '2026-03-10T12:00:01.012Z',
+    });
   });
 });

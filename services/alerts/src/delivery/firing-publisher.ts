@@ -13,11 +13,9 @@ export interface FiringRecord {
   assets: CrossedAsset[];
   explanation: FiringExplanation;
   firedAt: Date;
-  /** Its documents as JSON, when written already (for its row): its NotificationFired reuses them. */
-  json?: FiringJson;
 }
 
-/** A firing's three documents as JSON text, written once for its row and its NotificationFired. */
+/** A firing's three documents as JSON text, written once for its row (and shared by firings alike). */
 export interface FiringJson {
   texts: string;
   assets: string;
@@ -59,38 +57,6 @@ export function notificationFiredEvent(f: FiringRecord): BusEvent<NotificationFi
     },
     metadata: {},
   };
-}
-
-/** The documents' part of a NotificationFired in UTF-8, once for all the firings that share its documents. */
-const encodedDocuments = new WeakMap<FiringJson, Buffer>();
-
-/**
- * `notificationFiredEvent(f)` as UTF-8 JSON in two parts, its keys in another order: the firing's own fields,
- * then its documents as written for its row (`f.json`; serialised once). Firings alike share those (one
- * object), whose part is encoded once and written into each firing's frame by `publishBatch`: it holds the
- * texts, mostly Cyrillic, whose encoding cost more than the rest of the message.
- */
-export function notificationFiredParts(f: FiringRecord): [head: string, documents: Buffer] {
-  const at = f.firedAt.toISOString();
-  const head = JSON.stringify({
-    id: f.eventId,
-    type: AlertsEventTypes.NotificationFired,
-    streamName: `notification-firing-${f.id}`,
-    streamPosition: 1,
-    recordedAt: at,
-    metadata: {},
-    data: { version: 1, firingId: f.id, userId: f.userId, notificationId: f.notificationId, type: f.type, path: f.path, firedAt: at },
-  });
-  let documents = f.json && encodedDocuments.get(f.json);
-  if (!documents) {
-    const json = f.json ?? firingJson(f.texts, f.assets, f.explanation);
-    // `f.json` serialises `f.texts` (firings sharing the one share the other), so the title beside it comes from there.
-    const ru = f.texts.ru;
-    // Both objects end the head: `data` is its last key, and its object closes just before the envelope's.
-    documents = Buffer.from(`,"title":${JSON.stringify(ru?.title ?? '')},"body":${JSON.stringify(ru?.body ?? '')},"texts":${json.texts},"assets":${json.assets},"explanation":${json.explanation}}}`);
-    if (f.json) encodedDocuments.set(f.json, documents);
-  }
-  return [head.slice(0, -2), documents];
 }
 
 export interface FiringPublisherOptions {
@@ -144,7 +110,7 @@ export class FiringPublisher {
       bus,
       firings.map((f) => ({
         subject,
-        data: notificationFiredParts(f),
+        data: JSON.stringify(notificationFiredEvent(f)),
         msgId: f.eventId,
       })),
     );

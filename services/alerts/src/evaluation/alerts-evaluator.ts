@@ -612,7 +612,6 @@ export class AlertsEvaluator {
         assets: r.assets,
         explanation: r.explanation,
         firedAt: now,
-        json: r.documents,
       });
     }
     this.opts.logger.debug({ fired: firings.length, source }, 'notifications fired');
