@@ -1,4 +1,6 @@
 import {
+  BillingEventTypes,
+  billingEvents,
   type Entitlements,
   ErrorCode,
   type ListPaymentsReply,
@@ -273,9 +275,19 @@ export class BillingService {
   private async recordUnattributed(p: { transactionId: string; accountId: string | null; invoiceId: string | null; amount: string; currency: string; reason: string; now: Date }) {
     await this.db
       .transaction(async (tx) => {
+        // Parsed with the catalog's schema before it is appended, as every recorder does.
         const event = {
-          type: 'PaymentUnattributed' as const,
-          data: { version: 1 as const, paymentId: p.transactionId, accountId: p.accountId, invoiceId: p.invoiceId, amount: p.amount, currency: p.currency, reason: p.reason, at: p.now.toISOString() },
+          type: BillingEventTypes.PaymentUnattributed,
+          data: billingEvents.PaymentUnattributed.parse({
+            version: 1,
+            paymentId: p.transactionId,
+            accountId: p.accountId,
+            invoiceId: p.invoiceId,
+            amount: p.amount,
+            currency: p.currency,
+            reason: p.reason,
+            at: p.now.toISOString(),
+          }),
         };
         const res = await appendToStream(tx, `billing-unattributed-${p.transactionId}`, [{ id: paymentEventIds(p.transactionId)[0]!, ...event }], 'any');
         if (!res.alreadyApplied) {
