@@ -76,7 +76,8 @@ export async function fetchJson<T = unknown>(url: string, opts: FetchJsonOptions
     );
   } catch (err) {
     if (err instanceof ProviderError) {
-      opts.logger?.warn({ provider: opts.provider, url: redactUrl(url), reason: err.reason, status: err.status, attempts }, err.message);
+      // The logger's `url` serializer hides credentials in it (logging/redact-url.ts).
+      opts.logger?.warn({ provider: opts.provider, url, reason: err.reason, status: err.status, attempts }, err.message);
     }
     throw err;
   }
@@ -114,6 +115,3 @@ async function fetchOnce<T>(url: string, opts: FetchJsonOptions): Promise<T> {
 
 const sleep = (ms: number, signal?: AbortSignal) => sleepFor(ms, undefined, signal ? { signal } : {});
 
-function redactUrl(url: string): string {
-  return url.replace(/([?&](?:api_key|key|token)=)[^&]+/gi, '$1[redacted]');
-}

@@ -87,7 +87,6 @@ export function requestFingerprint(subject: string, payload: unknown): string {
   return createHash('sha256').update(subject).update('\n').update(canonicalJson(payload)).digest('hex');
 }
 
-
 /**
  * Runs a create at most once per (scope, user, key) and answers every repeat with its first response. Call it
  * where the use case starts, before any check, with the parsed request's fingerprint:

@@ -11,6 +11,7 @@ describe('redactUrl', () => {
     );
     // Escaped names, a bare name, repeats, and an absolute URL.
     expect(redactUrl('https://h/p?%74oken=abc&access%5Ftoken=d&token&token=2')).toBe('https://h/p?%74oken=[redacted]&access%5Ftoken=[redacted]&token=[redacted]&token=[redacted]');
+    expect(redactUrl('https://pro-api.example/coins?ids=btc&key=k-1&keys=2')).toBe('https://pro-api.example/coins?ids=btc&key=[redacted]&keys=2');
     expect(redactUrl('/api/screener?page=2')).toBe('/api/screener?page=2');
     expect(redactUrl(undefined)).toBeUndefined();
   });

@@ -1,8 +1,8 @@
 /** Query parameters that carry credentials: a client may put a token in the URL, and the URL is logged. */
-const SECRET_PARAMS = new Set(['token', 'access_token', 'jwt', 'api_key', 'signature']);
+const SECRET_PARAMS = new Set(['token', 'access_token', 'jwt', 'api_key', 'key', 'signature']);
 
 /**
- * The URL with the value of every credential parameter (`token`, `access_token`, `jwt`, `api_key`,
+ * The URL with the value of every credential parameter (`token`, `access_token`, `jwt`, `api_key`, `key`,
  * `signature`, in any case, escaped or not) replaced by `[redacted]`; the rest is kept as sent. For logs.
  */
 export function redactUrl(url: unknown): unknown {

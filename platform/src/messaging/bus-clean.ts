@@ -10,6 +10,12 @@ import { busName, normalizeBusPrefix } from './bus-prefix.js';
  */
 const UNPREFIXED_NAMES = [...Object.values(EventStreams).map((s) => s.stream), CHAT_STREAMS.stream, ...['alerts', 'billing', 'chat', 'gateway', 'portfolios', 'screener'].map((s) => `${s}__`)];
 
+/** The unprefixed name a prefix's names would also match (`MARKET` → `MARKET_EVENTS`), if any. */
+function unprefixedClash(prefix: string): string | undefined {
+  const head = busName(prefix, '');
+  return UNPREFIXED_NAMES.find((name) => name.startsWith(head));
+}
+
 /** What `cleanBusPrefix` removed (or, with `dryRun`, would remove). */
 export interface BusCleanReport {
   prefix: string;
@@ -35,7 +41,7 @@ export async function cleanBusPrefix(jsm: JetStreamManager, prefix: string, opts
   const normalized = normalizeBusPrefix(prefix);
   if (!normalized) throw new Error('cleanBusPrefix: an empty prefix names the unprefixed streams; refusing');
   const head = busName(normalized, '');
-  const clash = UNPREFIXED_NAMES.find((name) => name.startsWith(head));
+  const clash = unprefixedClash(normalized);
   if (clash) throw new Error(`cleanBusPrefix: prefix "${normalized}" would also match the unprefixed ${clash}…; refusing`);
   const report: BusCleanReport = { prefix: normalized, streams: [], consumers: [] };
   const streams: StreamInfo[] = [];
@@ -87,8 +93,7 @@ export async function busCleanCommand(
     deps.err('usage: npm run bus:clean -- <prefix> [--dry-run]   (an empty prefix is refused: it names the unprefixed streams)');
     return 64;
   }
-  const head = busName(prefix, '');
-  const clash = UNPREFIXED_NAMES.find((name) => name.startsWith(head));
+  const clash = unprefixedClash(prefix);
   if (clash) {
     deps.err(`prefix "${prefix}" would also match the unprefixed ${clash}… of the production environment; refusing`);
     return 64;

@@ -86,21 +86,25 @@ export function isTransientJetStreamError(err: unknown): boolean {
  * Runs a JetStream API call again while it fails transiently (`isTransientJetStreamError`), with backoff,
  * for at most `budgetMs` (default 30 s: a leader election after a node loss takes a few seconds).
  */
-export async function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_000): Promise<T> {
-  return pRetry(call, {
-    retries: Infinity,
-    maxRetryTime: budgetMs,
-    factor: 2,
-    minTimeout: 100,
-    maxTimeout: 2_000,
-    randomize: false,
-    shouldRetry: ({ error }) => isTransientJetStreamError(error),
-  });
+export function retryTransient<T>(call: () => Promise<T>, budgetMs = 30_000): Promise<T> {
+  return retryFor(budgetMs, call, { maxDelayMs: 2_000, retryIf: isTransientJetStreamError });
 }
 
-/** Runs `call` until it succeeds, backing off from 100 ms to 1 s, for at most `forMs`; then throws its last error. */
-export function retryFor<T>(forMs: number, call: () => Promise<T>): Promise<T> {
-  return pRetry(call, { retries: Infinity, maxRetryTime: forMs, factor: 2, minTimeout: 100, maxTimeout: 1_000, randomize: false });
+/**
+ * Runs `call` until it succeeds, backing off from 100 ms (doubling, to `maxDelayMs`, default 1 s), for at most
+ * `forMs`; then, or on a failure `retryIf` refuses, throws its last error.
+ */
+export function retryFor<T>(forMs: number, call: () => Promise<T>, opts: { maxDelayMs?: number; retryIf?: (err: unknown) => boolean } = {}): Promise<T> {
+  const { retryIf } = opts;
+  return pRetry(call, {
+    retries: Infinity,
+    maxRetryTime: forMs,
+    factor: 2,
+    minTimeout: 100,
+    maxTimeout: opts.maxDelayMs ?? 1_000,
+    randomize: false,
+    ...(retryIf ? { shouldRetry: ({ error }: { error: unknown }) => retryIf(error) } : {}),
+  });
 }
 
 /** A JetStream API error saying the stream asked for does not exist. */
