@@ -1,7 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
-  ErrorCode,
   type ListNotificationEventsRequest,
   listNotificationEventsRequestSchema,
   markReadRequestSchema,
@@ -26,6 +25,7 @@ import { parseBody, parseQuery } from '../validation/request-input.js';
 import { localeFromAcceptLanguage } from './accept-language.js';
 import { NOTIFICATION_FEED, type NotificationFeed } from './notification-feed.js';
 import { SentFirings } from './sent-firings.js';
+import { StreamsPerUser } from '../common/streams-per-user.js';
 
 type EventsPage = Page<NotificationEventView> & { meta: Page<NotificationEventView>['meta'] & { unread_count: number; last_id: number } };
 
@@ -57,7 +57,7 @@ export class NotificationEventsController {
   ) {}
 
   /** Live streams by user on this instance. */
-  private readonly openStreams = new Map<string, number>();
+  private readonly openStreams = new StreamsPerUser('live notification streams');
 
   @Get()
   @ApiOperation({ summary: 'Fired notifications (inbox)', description: 'Newest first, rendered in the Accept-Language (ru or en; ru by default), with the unread count.' })
@@ -133,13 +133,7 @@ export class NotificationEventsController {
     }
 
     // Each stream holds a connection, timers, a backstop read and a live queue: a user gets a few at once, not any number.
-    const key = userId ?? '';
-    const limit = this.config.notificationStream.maxPerUser ?? DEFAULT_STREAMS_PER_USER;
-    const open = this.openStreams.get(key) ?? 0;
-    if (open >= limit) {
-      throw new ServiceError(ErrorCode.RateLimited, `At most ${limit} live notification streams per user at once; close one (another tab or device) first.`, undefined, { limit });
-    }
-    this.openStreams.set(key, open + 1);
+    const release = this.openStreams.hold(userId ?? '', this.config.notificationStream.maxPerUser ?? DEFAULT_STREAMS_PER_USER);
     reply.hijack();
     const raw = reply.raw;
     // Registered before anything else can fail, so the count always comes down with the connection.
@@ -148,9 +142,7 @@ export class NotificationEventsController {
     let drained: (() => void) | undefined;
     const onClose = () => {
       if (closed) return;
-      const left = (this.openStreams.get(key) ?? 1) - 1;
-      if (left > 0) this.openStreams.set(key, left);
-      else this.openStreams.delete(key);
+      release();
       closed = true;
       drained?.();
       stop();

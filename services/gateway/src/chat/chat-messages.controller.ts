@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { type ChatStreamEvent, ErrorCode, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
+import { type ChatStreamEvent, type MessageReply, messageReplySchema, type SendMessageReply, sendMessageBodySchema, Subjects } from '@invest/contracts';
 import { currentContext, type Logger, type RpcCallOptions, type RpcClient, ServiceError } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import { StreamsPerUser } from '../common/streams-per-user.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
 import { GATEWAY_CONFIG, GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
@@ -38,7 +39,7 @@ export class ChatMessagesController {
   ) {}
 
   /** Live answer streams by user on this instance (sends and resumes). */
-  private readonly liveStreams = new Map<string, number>();
+  private readonly liveStreams = new StreamsPerUser('live answer streams');
 
   /**
    * Counts one live answer stream of the signed-in user until the returned release is called. A resume
@@ -48,21 +49,7 @@ export class ChatMessagesController {
    * as a resume does, and is capped like one.
    */
   private holdStream(refuse: boolean): () => void {
-    const key = currentContext()?.userId ?? '';
-    const open = this.liveStreams.get(key) ?? 0;
-    const limit = this.config.chatStreamMaxPerUser;
-    if (refuse && open >= limit) {
-      throw new ServiceError(ErrorCode.RateLimited, `At most ${limit} live answer streams per user at once; close one (another tab or device) first.`, undefined, { limit });
-    }
-    this.liveStreams.set(key, open + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.liveStreams.get(key) ?? 1) - 1;
-      if (left > 0) this.liveStreams.set(key, left);
-      else this.liveStreams.delete(key);
-    };
+    return this.liveStreams.hold(currentContext()?.userId ?? '', refuse ? this.config.chatStreamMaxPerUser : undefined);
   }
 
   @Post()
