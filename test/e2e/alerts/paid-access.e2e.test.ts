@@ -35,18 +35,27 @@ async function pausedById(u: string): Promise<Map<number, boolean>> {
   return new Map(list.body.data.map((n: { id: number; paused: boolean }) => [n.id, n.paused]));
 }
 
+/**
+ * A paying user with a portfolio holding SBER and five price-change notifications: three on SBER the free plan
+ * keeps, a fourth on SBER and one on the portfolio it does not.
+ */
+async function payingUserWithFiveAlerts() {
+  const u = user();
+  await stack.subscribePaid(u);
+  const endsAt = new Date((await api('GET', '/api/subscription', { user: u })).body.data.ends_at);
+  const p = (await api('POST', '/api/portfolios', { user: u, body: { name: 'Main', currency_code: 'RUB' } })).body.data;
+  const deal = { type: 'buy', assetable: stack.share('SBER'), quantity: 1, price: 100, date: '2024-01-10' };
+  expect((await api('POST', `/api/portfolios/${p.id}/deals`, { user: u, body: deal })).status).toBe(201);
+  const onSber = { targetable_type: 'asset', targetable_id: stack.shareIds.SBER, assetable_type_simplified: 'share' };
+  const kept = [await changeAlert(u, onSber), await changeAlert(u, onSber), await changeAlert(u, onSber)];
+  const newer = await changeAlert(u, onSber);
+  const group = await changeAlert(u, { targetable_type: 'portfolio', targetable_id: p.id });
+  return { u, endsAt, onSber, kept, newer, group };
+}
+
 describe('when paid access ends', () => {
   it('pauses what the free plan does not allow (a portfolio target, a fourth asset one) while the oldest three on assets fire; paying again lets them fire', async () => {
-    const u = user();
-    await stack.subscribePaid(u);
-    const endsAt = new Date((await api('GET', '/api/subscription', { user: u })).body.data.ends_at);
-    const p = (await api('POST', '/api/portfolios', { user: u, body: { name: 'Main', currency_code: 'RUB' } })).body.data;
-    const deal = { type: 'buy', assetable: stack.share('SBER'), quantity: 1, price: 100, date: '2024-01-10' };
-    expect((await api('POST', `/api/portfolios/${p.id}/deals`, { user: u, body: deal })).status).toBe(201);
-    const onSber = { targetable_type: 'asset', targetable_id: stack.shareIds.SBER, assetable_type_simplified: 'share' };
-    const kept = [await changeAlert(u, onSber), await changeAlert(u, onSber), await changeAlert(u, onSber)];
-    const newer = await changeAlert(u, onSber);
-    const group = await changeAlert(u, { targetable_type: 'portfolio', targetable_id: p.id });
+    const { u, endsAt, kept, newer, group } = await payingUserWithFiveAlerts();
     expect([...kept, newer, group].map((n) => n.paused)).toEqual([false, false, false, false, false]);
 
     try {
@@ -79,16 +88,7 @@ describe('when paid access ends', () => {
   });
 
   it('pauses, once a job run recorded them, users alerts never recorded paid access for (from before it did): paid access ended since, or before', async () => {
-    const u = user();
-    await stack.subscribePaid(u);
-    const endsAt = new Date((await api('GET', '/api/subscription', { user: u })).body.data.ends_at);
-    const p = (await api('POST', '/api/portfolios', { user: u, body: { name: 'Main', currency_code: 'RUB' } })).body.data;
-    const deal = { type: 'buy', assetable: stack.share('SBER'), quantity: 1, price: 100, date: '2024-01-10' };
-    expect((await api('POST', `/api/portfolios/${p.id}/deals`, { user: u, body: deal })).status).toBe(201);
-    const onSber = { targetable_type: 'asset', targetable_id: stack.shareIds.SBER, assetable_type_simplified: 'share' };
-    const kept = [await changeAlert(u, onSber), await changeAlert(u, onSber), await changeAlert(u, onSber)];
-    const newer = await changeAlert(u, onSber);
-    const group = await changeAlert(u, { targetable_type: 'portfolio', targetable_id: p.id });
+    const { u, endsAt, onSber, kept, newer, group } = await payingUserWithFiveAlerts();
     // As for a user from before alerts recorded paid access: the creates recorded it, the billing stream no longer holds it.
     await stack.alerts.db.query('delete from paid_access where user_id = $1', [u]);
 
