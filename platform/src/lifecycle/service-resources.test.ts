@@ -1,6 +1,9 @@
+import 'reflect-metadata';
+import { Controller, Get } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logging/logger.js';
-import { resourcesShutdownProvider, ServiceResources } from './service-resources.js';
+import { ServiceResources, serviceModule } from './service-resources.js';
 
 describe('ServiceResources', () => {
   it('stops started workers in reverse order, once; a worker whose start failed is not stopped', async () => {
@@ -25,10 +28,26 @@ describe('ServiceResources', () => {
     expect(order).toEqual(['consumer', 'relay', 'db']);
   });
 
-  it('gives modules a provider whose shutdown hook calls stop', async () => {
-    let stopped = 0;
-    const provider = resourcesShutdownProvider(async () => void stopped++);
-    await (provider as { useValue: { onApplicationShutdown(): Promise<void> } }).useValue.onApplicationShutdown();
-    expect(stopped).toBe(1);
+  it('builds a module of ready-made controllers whose shutdown calls onShutdown once, on close', async () => {
+    const seen: string[] = [];
+    const createGreeter = (name: string) => {
+      @Controller()
+      class Greeter {
+        @Get()
+        hello() {
+          return name;
+        }
+      }
+      return Greeter;
+    };
+    const Greeter = createGreeter('ann');
+    const app = await NestFactory.createApplicationContext(
+      serviceModule([Greeter], async () => void seen.push('stopped')),
+      { logger: false },
+    );
+    expect(app.get(Greeter).hello()).toBe('ann');
+    expect(seen).toEqual([]);
+    await app.close();
+    expect(seen).toEqual(['stopped']);
   });
 });

@@ -1,4 +1,4 @@
-import type { INestMicroservice, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
 import type { EventContext } from '@invest/contracts';
 import { type Db, type OpenDatabaseOptions, openDatabase } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
@@ -23,7 +23,7 @@ export class ServiceResources {
     this.cleanup = new ShutdownStack(logger);
   }
 
-  /** Stops the resources (last first, once); for the module's `resourcesShutdownProvider`. */
+  /** Stops the resources (last first, once); Nest's shutdown calls it too (see `startApp`). */
   readonly stop = (): Promise<void> => this.cleanup.stop();
 
   /** Closes the Nest app if it was started, then the resources. */
@@ -61,9 +61,13 @@ export class ServiceResources {
     return rpc;
   }
 
-  /** Starts the Nest NATS handlers; `close()` closes them before the resources. */
-  async startApp(module: unknown, opts: StartServiceOptions): Promise<INestMicroservice> {
-    this.app = await startRpcService(module, opts);
+  /**
+   * Starts the NATS handlers: the controllers, in a `serviceModule` whose shutdown stops these resources, so a
+   * signal stops them too. `close()` closes the handlers before the resources.
+   */
+  async startApp(controllers: Type[] | DynamicModule, opts: StartServiceOptions): Promise<INestMicroservice> {
+    // TRANSITION: a module (with resourcesShutdownProvider) until every service passes its controllers.
+    this.app = await startRpcService(Array.isArray(controllers) ? serviceModule(controllers, this.stop) : controllers, opts);
     return this.app;
   }
 
@@ -111,6 +115,24 @@ export class ServiceResources {
   }
 }
 
+/**
+ * The Nest module of a service. The app factory builds every object once; each controller class closes over
+ * the ones it uses (`createDealsHandler(deals)`, like `createHealthController`), so Nest constructs it with no
+ * arguments and injects nothing. `onShutdown` runs once the handlers have stopped: on app.close() and, with
+ * shutdown hooks enabled, on SIGINT/SIGTERM.
+ */
+export function serviceModule(controllers: Type[], onShutdown?: () => Promise<unknown>): DynamicModule {
+  // A module class's own lifecycle hook runs after those of its controllers and providers.
+  @Module({})
+  class ServiceModule implements OnApplicationShutdown {
+    async onApplicationShutdown(): Promise<void> {
+      await onShutdown?.();
+    }
+  }
+  return { module: ServiceModule, controllers };
+}
+
+// TRANSITION: removed once every service passes its controllers to `startApp` / `serviceModule`.
 class ResourcesShutdown implements OnApplicationShutdown {
   constructor(private readonly stop: () => Promise<void>) {}
   onApplicationShutdown(): Promise<void> {
@@ -118,10 +140,7 @@ class ResourcesShutdown implements OnApplicationShutdown {
   }
 }
 
-/**
- * A provider for a service module that ties the resources to Nest's lifecycle: app.close() and
- * SIGINT/SIGTERM call `stop` once the handlers have stopped.
- */
+/** A provider for a service module that ties the resources to Nest's lifecycle. */
 export function resourcesShutdownProvider(stop: () => Promise<void>): Provider {
   return { provide: Symbol('RESOURCES_SHUTDOWN'), useValue: new ResourcesShutdown(stop) };
 }

@@ -1,19 +1,24 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import { type Bus, createLogger, type Db, type DurableConsumer, type EventRelay, type Logger, ServiceResources } from '@invest/platform';
+import { type Bus, createHealthController, createLogger, type Db, type DurableConsumer, type EventRelay, type Logger, ServiceResources } from '@invest/platform';
+import { createAssetUsesHandler } from './asset-uses/asset-uses.handler.js';
 import { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealService } from './deals/deal.service.js';
+import { createDealsHandler } from './deals/deals.handler.js';
 import { portfolioEventSubject } from './events/portfolio-events.recorder.js';
+import { createMembershipHandler } from './membership/membership.handler.js';
 import { MembershipService } from './membership/membership.service.js';
 import { migrations } from './migrations/index.js';
-import { PortfoliosModule } from './portfolios.module.js';
 import { PortfolioService } from './portfolios/portfolio.service.js';
+import { createPortfoliosHandler } from './portfolios/portfolios.handler.js';
 import { AssetLookup } from './prices/asset-lookup.service.js';
 import { createAssetUpdatedConsumer, createRatesUpdatedConsumer } from './prices/rates-updated.consumer.js';
+import { createStatisticsHandler } from './statistics/statistics.handler.js';
 import { DEFAULT_CACHE_TTL, StatisticsService, type StatisticsCacheTtl } from './statistics/statistics.service.js';
 import { WatchlistService } from './watchlists/watchlist.service.js';
+import { createWatchlistsHandler } from './watchlists/watchlists.handler.js';
 
 export interface PortfoliosAppOptions {
   databaseUrl: string;
@@ -65,17 +70,17 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
 
     const assets = new AssetLookup(db, rpc, logger);
     const limits: PortfoliosLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+    // The handlers close over the services; Nest's shutdown (a signal) stops the resources too.
     const app = await res.startApp(
-      PortfoliosModule.register({
-        logger,
-        stopResources: res.stop,
-        portfolios: new PortfolioService(db, limits),
-        deals: new DealService(db, assets, clock, limits),
-        watchlists: new WatchlistService(db, assets, limits),
-        statistics: new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl }),
-        membership: new MembershipService(db),
-        assetUses: new AssetUsesService(db),
-      }),
+      [
+        createHealthController('portfolios'),
+        createPortfoliosHandler(new PortfolioService(db, limits)),
+        createDealsHandler(new DealService(db, assets, clock, limits)),
+        createWatchlistsHandler(new WatchlistService(db, assets, limits)),
+        createStatisticsHandler(new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl })),
+        createMembershipHandler(new MembershipService(db)),
+        createAssetUsesHandler(new AssetUsesService(db)),
+      ],
       { name: 'portfolios', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix },
     );
 

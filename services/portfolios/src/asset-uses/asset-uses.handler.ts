@@ -1,16 +1,16 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { ASSET_USES_SERVICE } from '../portfolios.tokens.js';
 import type { AssetUsesService } from './asset-uses.service.js';
 
 /** `portfolios.asset-uses.get` (internal: asked by the screener, no user). */
-@Controller()
-export class AssetUsesHandler {
-  constructor(@Inject(ASSET_USES_SERVICE) private readonly uses: AssetUsesService) {}
-
-  @MessagePattern(Subjects.portfolios.assetUsesGet)
-  get(@Payload() req: RpcRequest<unknown>) {
-    return this.uses.get(req.data);
+export function createAssetUsesHandler(uses: AssetUsesService) {
+  @Controller()
+  class AssetUsesHandler {
+    @MessagePattern(Subjects.portfolios.assetUsesGet)
+    get(@Payload() req: RpcRequest<unknown>) {
+      return uses.get(req.data);
+    }
   }
+  return AssetUsesHandler;
 }
