@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { eventSubject } from '@invest/contracts';
-import { type Bus, createLogger, type Db, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
-import { BillingModule } from './billing.module.js';
+import { type Bus, createHealthController, createLogger, type Db, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
+import { createBillingHandler } from './billing.handler.js';
 import { BillingService } from './billing.service.js';
 import { clearOutdatedSubscriptionsJob, reconcileSubscriptionsJob } from './jobs/billing-jobs.js';
 import { migrations } from './migrations/index.js';
@@ -60,7 +60,7 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
       logger,
     });
     const billing = new BillingService(db, provider, { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments ?? true, clock, logger });
-    const app = await res.startApp(BillingModule.register({ billing, stopResources: res.stop }), { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('billing'), createBillingHandler(billing)], { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     await res.startRelay({ db, bus, name: 'billing-relay', logger, subjectFor: (e) => eventSubject('billing', e.type), pollMs: opts.relayPollMs });
 

@@ -1,54 +1,54 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { entitlementsRequestSchema, type RpcRequest, Subjects } from '@invest/contracts';
 import { parseOrThrow, requireUser } from '@invest/platform';
 import type { BillingService } from './billing.service.js';
-import { BILLING_SERVICE } from './billing.tokens.js';
 
 /** `billing.*`: plans (public), the user's subscription and payments, provider notifications and entitlements. */
-@Controller()
-export class BillingHandler {
-  constructor(@Inject(BILLING_SERVICE) private readonly billing: BillingService) {}
+export function createBillingHandler(billing: BillingService) {
+  @Controller()
+  class BillingHandler {
+    @MessagePattern(Subjects.billing.plansList)
+    plans() {
+      return billing.listPlans();
+    }
 
-  @MessagePattern(Subjects.billing.plansList)
-  plans() {
-    return this.billing.listPlans();
-  }
+    @MessagePattern(Subjects.billing.subscriptionGet)
+    current(@Payload() req: RpcRequest<unknown>) {
+      return billing.current(requireUser(req.meta));
+    }
 
-  @MessagePattern(Subjects.billing.subscriptionGet)
-  current(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.current(requireUser(req.meta));
-  }
+    @MessagePattern(Subjects.billing.paymentsList)
+    payments(@Payload() req: RpcRequest<unknown>) {
+      return billing.payments(requireUser(req.meta));
+    }
 
-  @MessagePattern(Subjects.billing.paymentsList)
-  payments(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.payments(requireUser(req.meta));
-  }
+    @MessagePattern(Subjects.billing.subscribe)
+    subscribe(@Payload() req: RpcRequest<unknown>) {
+      return billing.subscribe(requireUser(req.meta), req.data);
+    }
 
-  @MessagePattern(Subjects.billing.subscribe)
-  subscribe(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.subscribe(requireUser(req.meta), req.data);
-  }
+    @MessagePattern(Subjects.billing.subscriptionSync)
+    sync(@Payload() req: RpcRequest<unknown>) {
+      return billing.sync(requireUser(req.meta));
+    }
 
-  @MessagePattern(Subjects.billing.subscriptionSync)
-  sync(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.sync(requireUser(req.meta));
-  }
+    /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed. */
+    @MessagePattern(Subjects.billing.providerPay)
+    pay(@Payload() req: RpcRequest<unknown>) {
+      return billing.pay(req.data);
+    }
 
-  /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed. */
-  @MessagePattern(Subjects.billing.providerPay)
-  pay(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.pay(req.data);
-  }
+    @MessagePattern(Subjects.billing.providerRecurrent)
+    recurrent(@Payload() req: RpcRequest<unknown>) {
+      return billing.recurrent(req.data);
+    }
 
-  @MessagePattern(Subjects.billing.providerRecurrent)
-  recurrent(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.recurrent(req.data);
+    /** For other services (alerts, chat), not routed from HTTP. */
+    @MessagePattern(Subjects.billing.entitlementsGet)
+    entitlements(@Payload() req: RpcRequest<unknown>) {
+      return billing.entitlements(parseOrThrow(entitlementsRequestSchema, req.data).userId);
+    }
   }
-
-  /** For other services (alerts, chat), not routed from HTTP. */
-  @MessagePattern(Subjects.billing.entitlementsGet)
-  entitlements(@Payload() req: RpcRequest<unknown>) {
-    return this.billing.entitlements(parseOrThrow(entitlementsRequestSchema, req.data).userId);
-  }
+  return BillingHandler;
 }

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { EventStreams } from '@invest/contracts';
-import { type Bus, busSubject, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
-import { ChatModule } from './chat.module.js';
+import { type Bus, busSubject, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
+import { createChatHandler } from './chats/chat.handler.js';
 import { ChatService } from './chats/chat.service.js';
 import type { OpenAiConfig } from './config/chat.config.js';
 import { AnswerGenerator } from './generation/answer-generator.js';
@@ -99,7 +99,7 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
     }, sweepMs);
     sweep.unref();
     res.push(() => clearInterval(sweep));
-    const app = await res.startApp(ChatModule.register({ chat, stopResources: res.stop }), { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('chat'), createChatHandler(chat)], { name: 'chat', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     if (model.name === 'offline') logger.warn('chat: OPENAI_API_KEY is not set; the offline responder answers (no AI)');
     logger.debug({ busPrefix: opts.busPrefix || undefined, model: model.name, baseUrl: opts.openai.baseUrl }, 'chat service started');
