@@ -26,7 +26,7 @@ try {
   );
 
   // Nest's shutdown hooks also react to the signals (closing NATS first, then jobs, relay and consumer, then
-  // the bus and the database, see ScreenerModule) and re-raise them; exitOnSignals absorbs the repeat.
+  // the bus and the database, see createScreenerApp) and re-raise them; exitOnSignals absorbs the repeat.
   exitOnSignals({ name: 'screener', logger, close: () => screener.close() });
 } catch (err) {
   logger.fatal({ err }, 'screener failed to start');

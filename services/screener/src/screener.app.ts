@@ -4,6 +4,7 @@ import {
   type Bus,
   busSubject,
   CoalescingCache,
+  createHealthController,
   type Db,
   type DurableConsumer,
   type EventRelay,
@@ -13,11 +14,16 @@ import {
   createLogger,
   runJob,
   ServiceResources,
+  serviceModule,
   startRpcService,
 } from '@invest/platform';
 import { EventStreams, type ListSharesReply, mayChangeShareScreener } from '@invest/contracts';
+import { createGetAssetsHandler } from './assets/get-assets.handler.js';
+import { createListCategoriesHandler } from './categories/list-categories.handler.js';
 import { DEFAULT_MAIN_COINS } from './config.js';
+import { createListCountriesHandler } from './countries/list-countries.handler.js';
 import { PortfoliosAssetUses } from './custom-assets/asset-uses.client.js';
+import { createCustomAssetsHandler } from './custom-assets/custom-assets.handler.js';
 import { CustomAssetsService } from './custom-assets/custom-assets.service.js';
 import { loadDemoData } from './demo-data/demo-data.loader.js';
 import { type ProviderSettings, createJobDeps } from './jobs/job-deps.js';
@@ -27,7 +33,7 @@ import { marketToday } from './market-data/market-time.js';
 import { DEFAULT_MOEX_ISS_URL } from './market-data/moex-iss.client.js';
 import { migrations } from './migrations/index.js';
 import { screenerEventSubject } from './rates/rates-updated.recorder.js';
-import { ScreenerModule } from './screener.module.js';
+import { createListSharesHandler } from './shares/list-shares.handler.js';
 import { createUsedAssetsConsumer } from './used-assets/used-assets.consumer.js';
 
 /** Provider settings when none are given (the configuration's defaults: the real MOEX ISS and CoinGecko). */
@@ -128,7 +134,16 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
         if (err || mayChangeShareScreener(msg.headers)) listCache.clear();
       },
     });
-    app = await startRpcService(ScreenerModule.register({ db, marketTz, stopResources, listCache, customAssets }), {
+    const handlers = [
+      createListSharesHandler({ db, marketToday: () => marketToday(marketTz), cache: listCache }),
+      createListCategoriesHandler(db),
+      createListCountriesHandler(db),
+      createGetAssetsHandler(db),
+      createCustomAssetsHandler(customAssets),
+      createHealthController('screener'),
+    ];
+    // Nest's shutdown (close() or a signal) calls stopResources once the NATS server has stopped.
+    app = await startRpcService(serviceModule(handlers, stopResources), {
       name: 'screener',
       natsUrl: opts.natsUrl,
       logger,

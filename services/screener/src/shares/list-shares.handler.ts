@@ -1,24 +1,24 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type ListSharesReply, type RpcRequest, Subjects, listSharesQuerySchema } from '@invest/contracts';
 import { type CoalescingCache, type Db, parseOrThrow } from '@invest/platform';
-import { LIST_SHARES_CACHE, MARKET_CLOCK, type MarketClock, SCREENER_DB } from '../screener.tokens.js';
 import { listShares } from './list-shares.query.js';
 
-@Controller()
-export class ListSharesHandler {
-  constructor(
-    @Inject(SCREENER_DB) private readonly db: Db,
-    @Inject(MARKET_CLOCK) private readonly clock: MarketClock,
-    @Inject(LIST_SHARES_CACHE) private readonly cache: CoalescingCache<ListSharesReply>,
-  ) {}
-
-  /** A page of screener rows: `{ data, meta }`. */
-  @MessagePattern(Subjects.screener.sharesList)
-  list(@Payload() request: RpcRequest<unknown>): Promise<ListSharesReply> {
-    const query = parseOrThrow(listSharesQuerySchema, request?.data ?? {});
-    const today = this.clock.today();
-    // The parsed query has a fixed key order, so equal queries give equal keys.
-    return this.cache.get(`${today} ${JSON.stringify(query)}`, () => listShares(this.db, query, today));
+/**
+ * `screener.shares.list`. `marketToday` is the calendar date (`YYYY-MM-DD`) in the market time zone; `cache` holds
+ * pages (identical concurrent requests share one query) and is cleared when market data change.
+ */
+export function createListSharesHandler({ db, marketToday, cache }: { db: Db; marketToday: () => string; cache: CoalescingCache<ListSharesReply> }) {
+  @Controller()
+  class ListSharesHandler {
+    /** A page of screener rows: `{ data, meta }`. */
+    @MessagePattern(Subjects.screener.sharesList)
+    list(@Payload() request: RpcRequest<unknown>): Promise<ListSharesReply> {
+      const query = parseOrThrow(listSharesQuerySchema, request?.data ?? {});
+      const today = marketToday();
+      // The parsed query has a fixed key order, so equal queries give equal keys.
+      return cache.get(`${today} ${JSON.stringify(query)}`, () => listShares(db, query, today));
+    }
   }
+  return ListSharesHandler;
 }
