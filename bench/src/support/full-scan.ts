@@ -12,8 +12,7 @@ import { collectGarbage } from './gc.js';
 import type { RateChange } from '@invest/contracts';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '@invest/alerts/evaluation/alerts-evaluator';
 import type { EvaluationContext, RateView } from '@invest/alerts/evaluation/evaluation.types';
-import { evaluatePriceChange } from '@invest/alerts/evaluation/price-change';
-import { evaluatePriceTarget } from '@invest/alerts/evaluation/price-target';
+import { firingOf } from '@invest/alerts/evaluation/notification.decider';
 
 type Query = <R>(sql: string) => Promise<R[]>;
 
@@ -50,11 +49,8 @@ export async function fullScan(query: Query, batch: readonly RateChange[], ctx: 
   const fired = new Set<number>();
   for (const row of rows) {
     const n = toState(row);
-    const d =
-      n.kind === 'price-target'
-        ? evaluatePriceTarget(n, rates.get(n.targetId), ctx)
-        : evaluatePriceChange(n, n.targetType === 'asset' ? [rates.get(n.targetId)!].filter(Boolean) : (byGroup.get(n.targetId) ?? []), ctx);
-    if (d) fired.add(n.id);
+    const own = n.targetType === 'asset' ? rates.get(n.targetId) : undefined;
+    if (firingOf(n, own ? [own] : (byGroup.get(n.targetId) ?? []), ctx)) fired.add(n.id);
   }
   const evalMs = performance.now() - t1;
   return { fired, readMs, evalMs, evaluated: rows.length, heapBytes };

@@ -1,6 +1,7 @@
 /**
- * The in-memory candidate index on real Postgres: an event evaluated through it fires exactly what the
- * database's range read fires (the index is a superset; the rows decide), on random notifications, and it
+ * The in-memory candidate index on real Postgres: an event evaluated through it fires exactly what a full
+ * scan fires (the decider on every active row the batch's assets affect; the index is a superset, the rows
+ * decide), on random notifications, and it
  * follows what widens the candidates after it was loaded (a create, a switch on, a threshold coming down,
  * a membership added elsewhere) through `index_changes`, and the daily reset by the clock.
  */
@@ -11,14 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';
 import { migrations } from '../src/migrations/index.js';
 import { pendingRates, upsertRates } from '../src/rates/latest-rates.repository.js';
+import { fullScan } from './full-scan.js';
 
 let db: Db;
 let drop: () => Promise<void>;
 const logger = createLogger('test', 'silent');
 let now = new Date('2026-03-10T12:00:00Z');
 const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' };
-/** Reads ranges (no index loaded): the reference. */
-const ranges = new AlertsEvaluator(options);
 /** Small load pages: the load crosses many of them. */
 const indexed = new AlertsEvaluator({ ...options, indexLoadPage: 7 });
 
@@ -33,12 +33,12 @@ afterAll(async () => {
 });
 
 /**
- * Applies a batch of rates and returns the notifications each evaluator would fire (nothing written): the
- * range read, the index read after the rates were stored, and the event path (`planEvent`: the index's
+ * Applies a batch of rates and returns the notifications each path would fire (nothing written): the full
+ * scan, the index read after the rates were stored, and the event path (`planEvent`: the index's
  * candidates read while the rates are checked against the stored ones, which are written only when `plan`
  * needs them, in a transaction not yet committed, as the consumer does).
  */
-async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ ranges: number[]; indexed: number[]; event: number[]; listed: Record<'ranges' | 'indexed' | 'event', string[]>; indexUsed: boolean }> {
+async function both(rates: { id: number; rate: number; change: number; asOf?: Date }[]): Promise<{ scan: number[]; indexed: number[]; event: number[]; listed: Record<'scan' | 'indexed' | 'event', string[]> }> {
   const batch: RateChange[] = rates.map((r) => ({ assetType: 'share', assetId: r.id, ticker: `T${r.id}`, currency: 'RUB', rate: r.rate, priceChangePercentage24h: r.change, asOf: (r.asOf ?? now).toISOString() }));
   const ids = (plan: EvaluationPlan) => plan.firings.map((f) => f.n.id).sort((a, b) => a - b);
   // Each firing with the assets it lists (on the event path, a group's members come from the index).
@@ -49,14 +49,13 @@ async function both(rates: { id: number; rate: number; change: number; asOf?: Da
   });
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now).changed);
   const scope: EvaluationScope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
-  const rangesPlan = await db.transaction((tx) => ranges.plan(tx, scope, ['price-target', 'price-change'], 'test'));
+  const scanned = await fullScan(db, changed, { now, maxRateAgeMs: options.maxRateAgeMs, marketTz: options.marketTz });
   const indexedPlan = await db.transaction((tx) => indexed.plan(tx, scope, ['price-target', 'price-change'], 'test'));
   return {
-    ranges: ids(rangesPlan),
+    scan: scanned.map((l) => Number(l.split(':')[0])).sort((a, b) => a - b),
     indexed: ids(indexedPlan),
     event: ids(eventPlan),
-    listed: { ranges: listed(rangesPlan), indexed: listed(indexedPlan), event: listed(eventPlan) },
-    indexUsed: indexed.index.loaded,
+    listed: { scan: scanned, indexed: listed(indexedPlan), event: listed(eventPlan) },
   };
 }
 
@@ -70,7 +69,7 @@ async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio'; id:
 }
 
 describe('candidate index', () => {
-  it('fires exactly what the range read fires, on random notifications and rates', async () => {
+  it('fires exactly what a full scan fires, on random notifications and rates', async () => {
     let seed = 7;
     const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     const assets = 40;
@@ -115,12 +114,11 @@ describe('candidate index', () => {
       const some = round % 2 === 1;
       const batch = Array.from({ length: assets }, (_, i) => ({ id: i + 1, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })).filter(() => !some || random() < 0.6);
       const r = await both(batch);
-      expect(r.indexUsed).toBe(true);
-      expect(r.ranges.length).toBeGreaterThan(0);
-      expect(r.indexed).toEqual(r.ranges);
-      expect(r.event).toEqual(r.ranges);
-      expect(r.listed.event).toEqual(r.listed.ranges);
-      expect(r.listed.indexed).toEqual(r.listed.ranges);
+      expect(r.scan.length).toBeGreaterThan(0);
+      expect(r.indexed).toEqual(r.scan);
+      expect(r.event).toEqual(r.scan);
+      expect(r.listed.event).toEqual(r.listed.scan);
+      expect(r.listed.indexed).toEqual(r.listed.scan);
       // The index does not offer what is in its cooldown (the rows it names are read back one by one).
       const offered = indexed.index.candidates(batch.map((b) => ({ assetType: 'share', assetId: b.id, ticker: '', rate: b.rate, change24h: b.change, asOf: now, observedAt: now })), startOfDayInZone(now, 'Europe/Moscow'), now);
       expect(offered.length).toBeGreaterThan(0);
@@ -137,9 +135,9 @@ describe('candidate index', () => {
       { id: 1, rate: 200, change: 23, asOf: new Date(now.getTime() - 60_000) },
       ...Array.from({ length: assets - 1 }, (_, i) => ({ id: i + 2, rate: 85 + random() * 30, change: (random() - 0.5) * 24 })),
     ]);
-    expect(late.event).toEqual(late.ranges);
-    expect(late.indexed).toEqual(late.ranges);
-    expect(late.listed.event).toEqual(late.listed.ranges);
+    expect(late.event).toEqual(late.scan);
+    expect(late.indexed).toEqual(late.scan);
+    expect(late.listed.event).toEqual(late.listed.scan);
   });
 
   it('follows what widens the candidates after it was loaded: a create, a switch on, a threshold coming down, a membership, the daily reset', async () => {
@@ -160,14 +158,14 @@ describe('candidate index', () => {
     ];
     let r = await both(rates);
     for (const id of [created, off, grown, group]) expect(r.indexed).toContain(id);
-    expect(r.indexed).toEqual(r.ranges);
-    expect(r.event).toEqual(r.ranges);
+    expect(r.indexed).toEqual(r.scan);
+    expect(r.event).toEqual(r.scan);
     // The next day in MARKET_TZ: the threshold that grew today counts as its step again.
     now = new Date(now.getTime() + 86_400_000);
     r = await both([{ id: 104, rate: 100, change: 6 }]);
     expect(r.indexed).toEqual([resetTomorrow]);
-    expect(r.indexed).toEqual(r.ranges);
-    expect(r.event).toEqual(r.ranges);
+    expect(r.indexed).toEqual(r.scan);
+    expect(r.event).toEqual(r.scan);
   });
 
   it('gives a replaced entry’s slot back once its list dropped it: switching on and off does not grow the store', async () => {
@@ -190,7 +188,7 @@ describe('candidate index', () => {
     // Replaced 20 at a time nine times more: each time into the slots the last round's tidy gave back.
     expect(used.slice(1)).toEqual(Array(9).fill(used[0]));
     const r = await both([{ id: 300, rate: 600, change: 0 }]);
-    expect(r.indexed).toEqual(r.ranges);
+    expect(r.indexed).toEqual(r.scan);
     await db.query('delete from notifications where id = any($1::bigint[])', [ids]);
   });
 
@@ -204,7 +202,7 @@ describe('candidate index', () => {
     await db.query('update notifications set initial_value = value, cycle = cycle + 1 where id = $1', [nine]);
     r = await both([{ id: 106, rate: 100, change: 3 }]);
     expect(r.event).toEqual([nine]);
-    expect(r.indexed).toEqual(r.ranges);
+    expect(r.indexed).toEqual(r.scan);
   });
 
   it('passes over a group whose crossing threshold waits for its cooldown, and reads it once the cooldown ended', async () => {
@@ -212,10 +210,10 @@ describe('candidate index', () => {
     await db.query("insert into memberships values ('portfolio', 912, 'share', 107, 'u')");
     let r = await both([{ id: 107, rate: 100, change: 3 }]);
     expect(r.event).toEqual([]);
-    expect(r.ranges).toEqual([]);
+    expect(r.scan).toEqual([]);
     now = new Date(now.getTime() + 51 * 60_000);
     r = await both([{ id: 107, rate: 100, change: 3 }]);
     expect(r.event).toEqual([cooling]);
-    expect(r.indexed).toEqual(r.ranges);
+    expect(r.indexed).toEqual(r.scan);
   });
 });

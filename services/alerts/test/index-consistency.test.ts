@@ -3,8 +3,8 @@
  * (taken from the index since performance pass 5) after memberships changed since the load and after a
  * `refresh` that failed half way, and a sweep's firings learnt by the index right after each chunk's commit,
  * never over a change an event's `refresh` applied in between. The event path (`planEvent`) is compared with
- * the range read (`plan` without the index), as in candidate-index.test.ts. (Written by a review of pass 5;
- * the last two failed before their fixes.)
+ * a full scan, as in candidate-index.test.ts. (Written by a review of pass 5; the last two failed before their
+ * fixes.)
  */
 import type { RateChange } from '@invest/contracts';
 import { createLogger, type Db, type SqlClient } from '@invest/platform';
@@ -16,12 +16,12 @@ import { feedBucketOf } from '../src/evaluation/feed-locks.js';
 import { removeMember, targetDeleted } from '../src/membership/membership.repository.js';
 import { migrations } from '../src/migrations/index.js';
 import { pendingRates, upsertRates } from '../src/rates/latest-rates.repository.js';
+import { fullScan } from './full-scan.js';
 
 let db: Db;
 const logger = createLogger('test', 'silent');
 const now = new Date('2026-03-10T12:00:00Z');
 const options = { logger, clock: () => now, maxRateAgeMs: 3_600_000, marketTz: 'Europe/Moscow' };
-const ranges = new AlertsEvaluator(options);
 
 useTestDatabase('alerts_index_consistency', migrations, (opened) => (db = opened));
 
@@ -34,8 +34,8 @@ async function store(rates: Rate[]): Promise<void> {
   await upsertRates(db, rates.map(changeOf), now).changed;
 }
 
-/** Each firing with the assets it lists, for the event path of `indexed` and for the range read. */
-async function compare(indexed: AlertsEvaluator, rates: Rate[]): Promise<{ event: string[]; ranges: string[] }> {
+/** Each firing with the assets it lists, for the event path of `indexed` and for a full scan. */
+async function compare(indexed: AlertsEvaluator, rates: Rate[]): Promise<{ event: string[]; scan: string[] }> {
   const batch = rates.map(changeOf);
   const listed = (plan: EvaluationPlan) => plan.firings.map((f) => `${f.n.id}: ${f.d.crossed.map((c) => `${c.assetType}:${c.assetId}`).join(' ')}`).sort();
   const eventPlan = await db.transaction((tx) => {
@@ -43,10 +43,7 @@ async function compare(indexed: AlertsEvaluator, rates: Rate[]): Promise<{ event
     return indexed.planEvent(db, tx, rates.batch, rates.changed, 'test', rates.store);
   });
   const changed = await db.transaction((tx) => upsertRates(tx, batch, now).changed);
-  const rangesPlan = await db.transaction((tx) =>
-    ranges.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], 'test'),
-  );
-  return { event: listed(eventPlan), ranges: listed(rangesPlan) };
+  return { event: listed(eventPlan), scan: await fullScan(db, changed, { now, maxRateAgeMs: options.maxRateAgeMs, marketTz: options.marketTz }, (r) => `${r.assetType}:${r.assetId}`) };
 }
 
 async function notification(n: { type: 2 | 8; target: 'asset' | 'portfolio' | 'watchlist'; id: number; value: number; user?: string }): Promise<number> {
@@ -62,7 +59,7 @@ const member = (target: 'portfolio' | 'watchlist', id: number, asset: { type?: s
   db.query('insert into memberships values ($1, $2, $3, $4, $5)', [target, id, asset.type ?? 'share', asset.id, 'u']);
 
 describe('group members from the candidate index', () => {
-  it('lists what the range read lists after memberships changed since the load: removed, added, watchlist, deleted target, stale / missing / other-type members', async () => {
+  it('lists what the full scan lists after memberships changed since the load: removed, added, watchlist, deleted target, stale / missing / other-type members', async () => {
     const indexed = new AlertsEvaluator(options);
     await store([
       { id: 201, change: 1 },
@@ -89,8 +86,8 @@ describe('group members from the candidate index', () => {
     await db.transaction((tx) => targetDeleted(tx, { type: 'portfolio', id: 951 }, now));
 
     const r = await compare(indexed, [201, 202, 203, 204, 205, 206].map((id) => ({ id, change: 5 })));
-    expect(r.ranges.length).toBe(2);
-    expect(r.event).toEqual(r.ranges);
+    expect(r.scan.length).toBe(2);
+    expect(r.event).toEqual(r.scan);
   });
 
   it('a refresh that failed half way leaves the index with a membership removed since (and without one added): the event lists what the portfolio no longer holds', async () => {
@@ -122,11 +119,11 @@ describe('group members from the candidate index', () => {
       { id: 211, change: 3 },
       { id: 213, change: 3 },
     ]);
-    // The range read: 960 holds 211 only, 961 holds 213 and 214.
-    expect(r.ranges).toEqual([`${removed}: share:211`, `${added}: share:214 share:213`].sort());
+    // The full scan: 960 holds 211 only, 961 holds 213 and 214.
+    expect(r.scan).toEqual([`${removed}: share:211`, `${added}: share:214 share:213`].sort());
     // Before the fix (the changes were marked applied before their reads) the event listed 212 for 960 (removed
     // from it) and left 214 out of 961, for good.
-    expect(r.event).toEqual(r.ranges);
+    expect(r.event).toEqual(r.scan);
   });
 });
 
@@ -144,7 +141,7 @@ describe('firings learnt by the index', () => {
     const b = await notification({ type: 2, target: 'asset', id: 222, value: 150, user: 'ub' });
     await ev.loadIndex(db);
 
-    // A sweep (range read) fires both, in two chunks.
+    // A sweep fires both, in two chunks.
     const plan = await db.transaction((tx) => ev.plan(tx, { assets: [{ type: 'share', id: 221 }, { type: 'share', id: 222 }] }, ['price-target'], 'sweep'));
     expect(plan.firings.map((f) => f.n.id).sort()).toEqual([a, b].sort());
     let transactions = 0;
@@ -168,12 +165,12 @@ describe('firings learnt by the index', () => {
     const [row] = await db.query<{ is_active: boolean }>('select is_active from notifications where id = $1', [reenabled]);
     expect(row!.is_active).toBe(true);
 
-    // The next rate of its asset: the range read fires it again; the event path must too.
+    // The next rate of its asset: the full scan fires it again; the event path must too.
     const asset = reenabled === a ? 221 : 222;
     const r = await compare(ev, [{ id: asset, rate: 161, change: 0 }]);
-    expect(r.ranges).toEqual([`${reenabled}: share:${asset}`]);
+    expect(r.scan).toEqual([`${reenabled}: share:${asset}`]);
     // With noteFired deferred to the last chunk, the index dropped it after the refresh, and the change that
     // re-enabled it was not read again.
-    expect(r.event).toEqual(r.ranges);
+    expect(r.event).toEqual(r.scan);
   });
 });

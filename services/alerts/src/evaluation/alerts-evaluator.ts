@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CrossedAsset, type FiringExplanation, NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
+import { type CrossedAsset, type FiringExplanation, NotificationTypeIds } from '@invest/contracts';
 import { type Db, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
 import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
@@ -7,8 +7,7 @@ import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
 import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
-import { evaluatePriceChange } from './price-change.js';
-import { evaluatePriceTarget } from './price-target.js';
+import { afterFiring, firingOf } from './notification.decider.js';
 import { explain, isoOf, type NotificationTypeRow, type RenderedTexts, renderFiring } from './render-firing.js';
 
 export interface EvaluatorOptions {
@@ -98,20 +97,24 @@ interface AssetName {
 }
 
 /** The asset's latest rate, joined to an asset target's candidate row (null for group targets). */
-interface CandidateRateColumns {
-  r_ticker: string | null;
-  r_rate: number | null;
-  r_change_24h: number | null;
-  r_as_of: Date | null;
-  r_observed_at: Date | null;
-}
-
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
+}
+
+const RATE_COLUMNS = 'r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at';
+
+/** The stored latest rates of the given assets (`type:id` keys). */
+async function storedRates(db: SqlClient, keys: readonly string[]): Promise<RateRow[]> {
+  if (keys.length === 0) return [];
+  const parts = keys.map((k) => [k.slice(0, k.lastIndexOf(':')), k.slice(k.lastIndexOf(':') + 1)]);
+  return db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`, [
+    parts.map((p) => p[0]),
+    parts.map((p) => p[1]),
+  ]);
 }
 
 /**
@@ -159,15 +162,20 @@ function documentsKey(n: NotificationState, d: FiringDecision, targetName: strin
   return `${n.kind} ${n.operator} ${n.targetType} ${n.targetId} ${d.threshold} ${d.nextThreshold} ${d.cooldownEndsAt?.getTime()} ${JSON.stringify(targetName)}`;
 }
 
-/** No price-change threshold is below the smallest step a client can choose. */
-const MIN_STEP = Math.min(...PRICE_CHANGE_THRESHOLDS);
+/** What the candidate index's read gave: the candidates' rows, their groups' members, and the members' stored rates. */
+interface CandidatesRead {
+  rows: NotificationRow[];
+  groups: Map<string, readonly string[]>;
+  stored: RateRow[];
+}
 
 /**
- * Reads the notifications a rate change can fire (the candidate index's, by id; without it, by their target),
- * decides with the pure functions, and records each firing exactly once: the notification's
- * new state is written only if the row is still as it was read, and the firing's (notification, step) key
- * is unique, so a redelivered event, a second instance or a sweep racing the consumer cannot fire a step
- * twice. Each chunk's firings are named by a `firing_publications` row in the same transaction, published once it committed.
+ * Reads the notifications a rate change can fire (the candidate index's, by id: the one candidate path, for
+ * events and sweeps alike), decides with the notification decider, and records each firing exactly once: the
+ * notification's new state (`evolve`) is written only if the row is still as it was read, and the firing's
+ * (notification, step) key is unique, so a redelivered event, a second instance or a sweep racing the consumer
+ * cannot fire a step twice. Each chunk's firings are named by a `firing_publications` row in the same
+ * transaction, published once it committed.
  */
 export class AlertsEvaluator {
   private types: Map<number, NotificationTypeRow> | undefined;
@@ -175,9 +183,11 @@ export class AlertsEvaluator {
   private readonly documentsByPlan = new WeakMap<EvaluationPlan, Map<RateView, Map<string, FiringDocuments>>>();
   /** Milliseconds of each phase of the last evaluation (the consumer logs them at debug with each rate event). */
   lastTimings: Record<string, number> = {};
-  /** Candidates of rate events without a range read per asset, once loaded (`loadIndex`). */
+  /** Every active notification by what can fire it (docs/decisions/0025-alerts-candidate-index.md). */
   readonly index: CandidateIndex;
-  private indexTimings: Record<string, number> = {};
+  private loading: Promise<void> | undefined;
+  /** The tail of the evaluations run one at a time (`exclusive`). */
+  private running: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: EvaluatorOptions) {
     this.index = new CandidateIndex(opts.indexLoadPage);
@@ -188,12 +198,30 @@ export class AlertsEvaluator {
     return this.opts.clock();
   }
 
-  /** Loads the candidate index (start-up, before the rates consumer); until then evaluation reads ranges. */
+  /** Loads the candidate index (start-up, before the rates consumer). */
   async loadIndex(db: SqlClient): Promise<void> {
     const t0 = performance.now();
     await this.index.load(db);
     this.index.prepare(startOfDayInZone(this.opts.clock(), this.opts.marketTz));
     this.opts.logger.debug({ notifications: this.index.size, ms: Math.round(performance.now() - t0) }, 'alerts: candidate index loaded');
+  }
+
+  /** Loads the candidate index unless it is (an evaluator the service did not start: a test, the command line). */
+  private ensureIndex(db: SqlClient): Promise<void> {
+    if (this.index.loaded) return Promise.resolve();
+    this.loading ??= this.loadIndex(db).finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  /**
+   * Runs `fn` when the evaluations before it are done: the index is read, matched and brought in line with the
+   * rows (and with the firings that committed) by one evaluation at a time, so a sweep never applies rows it
+   * read before a change an event applied in between.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.running.then(fn, fn);
+    this.running = run.catch(() => undefined);
+    return run;
   }
 
   async loadTypes(db: SqlClient): Promise<Map<number, NotificationTypeRow>> {
@@ -208,206 +236,116 @@ export class AlertsEvaluator {
    * Reads, decides and records in the caller's transaction, all firings at once; publish `committed` after it
    * commits. For tests that hold or race one evaluation: the service records in chunks (`recordInChunks`).
    */
-  async evaluate(tx: Tx, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationResult> {
-    const plan = await this.plan(tx, scope, kinds, source);
-    const committed = await this.record(tx, plan.firings, plan);
-    const firingIds = committed ? committed.firings.map((f) => f.id) : [];
-    return { candidates: plan.candidates, fired: firingIds.length, firingIds, committed: committed ? [committed] : [] };
+  evaluate(tx: Tx, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationResult> {
+    return this.exclusive(async () => {
+      const plan = await this.plan(tx, scope, kinds, source);
+      const committed = await this.record(tx, plan.firings, plan);
+      const firingIds = committed ? committed.firings.map((f) => f.id) : [];
+      return { candidates: plan.candidates, fired: firingIds.length, firingIds, committed: committed ? [committed] : [] };
+    });
   }
 
   /**
-   * Reads the candidates a rate change can fire and decides which fire, without writing: the firings are
+   * The firings the latest rates of `scope` cause (a sweep: every fresh rate), without writing: they are
    * recorded by `record`, in the same transaction or in chunks of their own.
    */
-  async plan(tx: SqlClient, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationPlan> {
-    const now = this.opts.clock();
-    const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
-    const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
-    const changed =
-      'all' in scope
-        ? `changed as (select asset_type, asset_id from latest_rates where as_of >= $1)`
-        : `changed as (select * from unnest($2::text[], $3::bigint[]) as c(asset_type, asset_id))`;
-    const params: unknown[] = 'all' in scope ? [freshAfter] : [freshAfter, scope.assets.map((a) => a.type), scope.assets.map((a) => a.id)];
-    const wantTarget = kinds.includes('price-target');
-    const wantChange = kinds.includes('price-change');
-
-    // Candidates: rows whose current threshold the fresh rate reaches, plus price-change rows the daily reset
-    // applies to (grown threshold, last fired before today) whose step it reaches: a superset of what fires.
-    // Asset targets are joined to their asset through the target index (never changed, so a firing's update
-    // stays HOT; migration 0007): per changed asset for a few, a hash join over the table for a sweep.
-    // Only bound when used: Postgres refuses a parameter the statement does not mention.
-    const today = wantChange ? `$${params.push(startOfDayInZone(now, this.opts.marketTz))}` : '';
-    // Asset targets carry their asset's rate in the row (no second read); groups read their members' below.
-    const rateCols = 'r.ticker as r_ticker, r.rate as r_rate, r.change_24h as r_change_24h, r.as_of as r_as_of, r.observed_at as r_observed_at';
-    const noRateCols = 'null::text as r_ticker, null::float8 as r_rate, null::float8 as r_change_24h, null::timestamptz as r_as_of, null::timestamptz as r_observed_at';
-    const assetConditions: string[] = [];
-    if (wantTarget) {
-      assetConditions.push(`(n.notification_type_id = ${NotificationTypeIds.priceTarget}
-        and ((n.operator = '>=' and n.initial_value <= r.rate) or (n.operator = '<=' and n.initial_value >= r.rate)))`);
-    }
-    if (wantChange) {
-      assetConditions.push(`(n.notification_type_id = ${NotificationTypeIds.priceChange} and abs(r.change_24h) >= ${MIN_STEP}
-        and ((n.operator = '>=' and n.initial_value <= abs(r.change_24h)) or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= abs(r.change_24h))))`);
-    }
-    const parts: string[] = [];
-    if (assetConditions.length > 0) {
-      parts.push(`select ${NOTIFICATION_COLUMNS}, ${rateCols} from changed c join latest_rates r using (asset_type, asset_id)
-        join notifications n on n.targetable_type = 'asset' and n.targetable_id = r.asset_id and n.asset_type = r.asset_type
-        where r.as_of >= $1 and n.is_active and (${assetConditions.join(' or ')})`);
-    }
-    if (wantChange) {
-      // Groups: the affected portfolios/watchlists with their largest member change (members below the
-      // smallest step can fire nothing), joined to their notifications in one pass.
-      parts.push(`select ${NOTIFICATION_COLUMNS}, ${noRateCols} from (
-          select m.target_type, m.target_id, max(abs(r.change_24h)) as top
-          from changed c join latest_rates r using (asset_type, asset_id) join memberships m on m.asset_type = c.asset_type and m.asset_id = c.asset_id
-          where r.as_of >= $1 and abs(r.change_24h) >= ${MIN_STEP} group by m.target_type, m.target_id) g
-        join notifications n on n.targetable_type = g.target_type and n.targetable_id = g.target_id and n.is_active and n.targetable_type <> 'asset'
-          and (n.initial_value <= g.top or (n.initial_value > n.value and n.last_triggered_at < ${today} and n.value <= g.top))`);
-    }
-    const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
-    if (parts.length === 0) return empty;
-    // JIT compiling these short queries costs more than running them.
-    await tx.query('set local jit = off');
-    const t0 = performance.now();
-    const candidateRows =
-      'assets' in scope && scope.rates && this.index.loaded
-        ? (await this.indexedCandidates(tx, scope.rates, freshAfter, startOfDayInZone(now, this.opts.marketTz), now)).filter((n) =>
-            n.notification_type_id === NotificationTypeIds.priceTarget ? wantTarget : wantChange,
-          )
-        : await tx.query<NotificationRow & CandidateRateColumns>(`with ${changed} ${parts.join(' union all ')}`, params);
-    const timings: Record<string, number> = { candidates: performance.now() - t0, ...this.indexTimings };
-    this.indexTimings = {};
+  async plan(db: SqlClient, scope: EvaluationScope, kinds: readonly NotificationKind[], source: string): Promise<EvaluationPlan> {
+    const ctx = this.context();
+    const freshAfter = new Date(ctx.now.getTime() - this.opts.maxRateAgeMs);
+    const timings: Record<string, number> = {};
     this.lastTimings = timings;
-    if (candidateRows.length === 0) return empty;
-
-    // Rates: an asset target's came with its row; a group target's are all its members'.
-    const byAsset = new Map<string, RateView>();
-    for (const r of candidateRows) {
-      if (r.targetable_type !== 'asset' || r.r_as_of === null) continue;
-      byAsset.set(assetKey(r.asset_type!, r.targetable_id), toRateView({ asset_type: r.asset_type!, asset_id: r.targetable_id, ticker: r.r_ticker!, rate: r.r_rate, change_24h: r.r_change_24h, as_of: r.r_as_of, observed_at: r.r_observed_at! }));
-    }
-    const groups = groupFloors(candidateRows);
-    const byGroup = new Map<string, RateView[]>();
-    if (groups.length > 0) {
-      const rateRows = await tx.query<RateRow & { target_type: string; target_id: string }>(
-        `select m.target_type, m.target_id::text, r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-           from memberships m join unnest($1::text[], $2::bigint[], $3::float8[]) as g(target_type, target_id, floor) using (target_type, target_id)
-           join latest_rates r on r.asset_type = m.asset_type and r.asset_id = m.asset_id
-          where r.as_of >= $4 and abs(r.change_24h) >= g.floor`,
-        [groups.map((g) => g.type), groups.map((g) => g.id), groups.map((g) => g.floor), freshAfter],
-      );
-      for (const r of rateRows) push(byGroup, assetKey(r.target_type, r.target_id), toRateView(r));
-    }
-    timings.rates = performance.now() - t0 - timings.candidates!;
-    return this.decide(tx, candidateRows, byAsset, byGroup, ctx, source, timings);
+    await this.ensureIndex(db);
+    const rates =
+      'all' in scope
+        ? (await db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r where r.as_of >= $1`, [freshAfter])).map(toRateView)
+        : (scope.rates ?? (await storedRates(db, scope.assets.map((a) => assetKey(a.type, a.id)))).map(toRateView));
+    const read = await this.readCandidates(db, rates, ctx.now, timings);
+    const rows = read.rows.filter((r) => kinds.includes(r.notification_type_id === NotificationTypeIds.priceTarget ? 'price-target' : 'price-change'));
+    return this.decideRead(db, { ...read, rows }, rates, ctx, source, timings);
   }
 
   /**
-   * A RatesUpdated through the candidate index while `latest` tells which of its rates become the latest (in
-   * the inbox transaction: the consumer's check before it stores them, `pendingRates`, or an upsert already
-   * under way): the index's candidates for the batch's rates and their rows are read on a connection of their
-   * own meanwhile (their groups' members come from the index, refreshed by the same read; members outside the
-   * batch read their stored rates there, which the batch does not change), and decided once `latest` is known.
-   * When that is the whole batch, this is exactly `plan` on the batch's rates; otherwise (a rate older than the
-   * stored one arrived late) `store` writes the rates if they are not yet (`plan` reads them; a no-op where they
-   * were written already) and `plan` runs in `tx` on the rates that changed. Only reads: the firings are
-   * recorded by `record`.
+   * A RatesUpdated while `latest` tells which of its rates become the latest (in the inbox transaction: the
+   * consumer's check before it stores them, `pendingRates`): the index's candidates for the batch's rates are
+   * read on a connection of their own meanwhile, and decided once `latest` is known. When that is the whole
+   * batch, this is `plan` on the batch's rates; otherwise (a rate older than the stored one arrived late)
+   * `store` writes the rates and `plan` runs in `tx` on the rates that changed. Only reads.
    */
   async planEvent(db: Pick<Db, 'transaction'>, tx: Tx, batch: readonly RateView[], latest: Promise<RateView[]>, source: string, store: () => Promise<void>): Promise<EvaluationPlan> {
-    const now = this.opts.clock();
-    const ctx: EvaluationContext = { now, maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
-    const freshAfter = new Date(now.getTime() - this.opts.maxRateAgeMs);
+    const ctx = this.context();
     const t0 = performance.now();
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
-    // Observes `latest` whatever happens below (its failure is thrown after the reads settled), and settles
-    // itself either way.
-    void latest.then(
-      () => (timings.latestOnly = performance.now() - t0),
-      () => undefined,
-    );
-    const inBatch = new Set(batch.map((r) => assetKey(r.assetType, r.assetId)));
+    // Observed whatever happens below (its failure is thrown after the read settled).
+    latest.catch(() => undefined);
     const reading = db.transaction(async (c) => {
-      // JIT compiling these short queries costs more than running them.
-      await c.query('set local jit = off');
-      await this.index.refresh(c);
-      const t1 = performance.now();
-      timings.indexRefresh = t1 - t0;
-      const ids = this.index.candidates(
-        batch.filter((r) => r.asOf >= freshAfter),
-        startOfDayInZone(now, this.opts.marketTz),
-        now,
-      );
-      const t2 = performance.now();
-      timings.indexMatch = t2 - t1;
-      timings.indexed = ids.length;
-      // The candidates' rows, and their groups' members from the index (refreshed just now, as a read of
-      // `memberships` would be): members in the batch get the batch's rates once `latest` says they are the
-      // latest; only the others' stored rates are read (usually none).
-      const groups = this.index.groupMembers(ids);
-      const outside = new Map<string, { type: string; id: string }>();
-      for (const assets of groups.values()) {
-        for (const key of assets) {
-          if (inBatch.has(key) || outside.has(key)) continue;
-          const at = key.lastIndexOf(':');
-          outside.set(key, { type: key.slice(0, at), id: key.slice(at + 1) });
-        }
-      }
-      const rows = ids.length === 0 ? [] : await c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
-      const stored =
-        outside.size === 0
-          ? []
-          : await c.query<RateRow>(
-              `select r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at
-                 from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`,
-              [[...outside.values()].map((a) => a.type), [...outside.values()].map((a) => a.id)],
-            );
-      timings.readById = performance.now() - t2;
-      timings.outsideRates = stored.length;
-      this.index.sync(ids, rows);
-      timings.readsOnly = performance.now() - t0;
-      return { rows, groups, stored };
+      await this.ensureIndex(c);
+      return this.readCandidates(c, batch, ctx.now, timings);
     });
     const [known, read] = await Promise.allSettled([latest, reading]);
     if (known.status === 'rejected') throw known.reason;
     if (read.status === 'rejected') throw read.reason;
-    const changed = known.value;
-    // Both done (`latest` alone: `latestOnly`; the index's reads alone: `readsOnly`).
     timings.latestRates = performance.now() - t0;
-    const empty: EvaluationPlan = { candidates: 0, firings: [], now, source, targetNames: new Map(), assetNames: new Map() };
-    if (changed.length === 0) return empty;
-    const byAsset = new Map(changed.map((r) => [assetKey(r.assetType, r.assetId), r]));
-    // The whole batch became the latest (no rate older than a stored one): the candidates read are those of `changed`.
-    const sameAsBatch = changed.length === batch.length;
-    if (!sameAsBatch) {
-      await store();
-      const plan = await this.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], source);
-      this.lastTimings.latestRates = timings.latestRates;
-      return plan;
-    }
-    const { rows, groups, stored } = read.value;
-    const t4 = performance.now();
-    const storedRates = new Map(stored.map((r) => [assetKey(r.asset_type, r.asset_id), toRateView(r)]));
-    const floors = new Map(groupFloors(rows).map((g) => [assetKey(g.type, g.id), g.floor]));
+    const changed = known.value;
+    if (changed.length === batch.length) return this.decideRead(tx, read.value, batch, ctx, source, timings);
+    await store();
+    if (changed.length === 0) return { candidates: 0, firings: [], now: ctx.now, source, targetNames: new Map(), assetNames: new Map() };
+    return this.plan(tx, { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed }, ['price-target', 'price-change'], source);
+  }
+
+  private context(): EvaluationContext {
+    return { now: this.opts.clock(), maxRateAgeMs: this.opts.maxRateAgeMs, marketTz: this.opts.marketTz };
+  }
+
+  /**
+   * The index's candidates for the fresh ones of `rates`, with their rows (the rows' state now decides) and
+   * their groups' members from the index (refreshed by the same read, as current as a read of `memberships`);
+   * only members outside `rates` read their stored rates (usually none).
+   */
+  private async readCandidates(c: SqlClient, rates: readonly RateView[], now: Date, timings: Record<string, number>): Promise<CandidatesRead> {
+    const t0 = performance.now();
+    // JIT compiling these short queries costs more than running them.
+    await c.query('set local jit = off');
+    await this.index.refresh(c);
+    const freshAfter = now.getTime() - this.opts.maxRateAgeMs;
+    const ids = this.index.candidates(
+      rates.filter((r) => r.asOf.getTime() >= freshAfter),
+      startOfDayInZone(now, this.opts.marketTz),
+      now,
+    );
+    const groups = this.index.groupMembers(ids);
+    const given = new Set(rates.map((r) => assetKey(r.assetType, r.assetId)));
+    const outside = new Set<string>();
+    for (const members of groups.values()) for (const key of members) if (!given.has(key)) outside.add(key);
+    const rows = ids.length === 0 ? [] : await c.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
+    const stored = await storedRates(c, [...outside]);
+    this.index.sync(ids, rows);
+    Object.assign(timings, { indexed: ids.length, outsideRates: stored.length, reads: performance.now() - t0 });
+    return { rows, groups, stored };
+  }
+
+  /** The rates each candidate sees (its asset's, or its group's members' fresh enough to matter), then `decide`. */
+  private async decideRead(db: SqlClient, read: CandidatesRead, rates: readonly RateView[], ctx: EvaluationContext, source: string, timings: Record<string, number>): Promise<EvaluationPlan> {
+    const byAsset = new Map(rates.map((r) => [assetKey(r.assetType, r.assetId), r]));
+    const storedByAsset = new Map(read.stored.map((r) => [assetKey(r.asset_type, r.asset_id), toRateView(r)]));
+    const floors = new Map(groupFloors(read.rows).map((g) => [assetKey(g.type, g.id), g.floor]));
+    const freshAfter = ctx.now.getTime() - this.opts.maxRateAgeMs;
     const byGroup = new Map<string, RateView[]>();
-    for (const [group, assets] of groups) {
+    for (const [group, members] of read.groups) {
       const floor = floors.get(group);
       // A group none of whose candidates was read back active has nothing to fire.
       if (floor === undefined) continue;
-      for (const key of assets) {
-        const r = byAsset.get(key) ?? storedRates.get(key);
-        // As the sequential read filters them: fresh, |change| at least the group's lowest step.
-        if (!r || r.asOf < freshAfter || r.change24h === null || Math.abs(r.change24h) < floor) continue;
+      for (const key of members) {
+        const r = byAsset.get(key) ?? storedByAsset.get(key);
+        // Fresh, |change| at least the group's lowest step: a firing lists only members that crossed.
+        if (!r || r.asOf.getTime() < freshAfter || r.change24h === null || Math.abs(r.change24h) < floor) continue;
         push(byGroup, group, r);
       }
     }
-    timings.rates = performance.now() - t4;
-    // An asset target's rate is the batch's (stale ones are refused by the pure functions, as they refuse them in `plan`).
-    return this.decide(tx, rows, byAsset, byGroup, ctx, source, timings);
+    return this.decide(db, read.rows, byAsset, byGroup, ctx, source, timings);
   }
 
-  /** The pure functions on each candidate (once), then the names of what crossed, once for the whole batch. */
+  /** The decider on each candidate (once), then the names of what crossed, once for the whole batch. */
   private async decide(
     db: SqlClient,
     candidateRows: readonly NotificationRow[],
@@ -426,10 +364,8 @@ export class AlertsEvaluator {
       const n = toState(row);
       if (seen.has(n.id)) continue;
       seen.add(n.id);
-      const d =
-        n.kind === 'price-target'
-          ? evaluatePriceTarget(n, byAsset.get(assetKey(n.assetType!, n.targetId)), ctx)
-          : evaluatePriceChange(n, n.targetType === 'asset' ? [byAsset.get(assetKey(n.assetType!, n.targetId))].filter((r): r is RateView => !!r) : (byGroup.get(assetKey(n.targetType, n.targetId)) ?? []), ctx);
+      const own = n.targetType === 'asset' ? byAsset.get(assetKey(n.assetType!, n.targetId)) : undefined;
+      const d = firingOf(n, own ? [own] : (byGroup.get(assetKey(n.targetType, n.targetId)) ?? []), ctx);
       if (d) decisions.push({ n, d });
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
@@ -454,28 +390,6 @@ export class AlertsEvaluator {
     const firing = decisions.filter(({ n }) => !isPaused(n, keeps));
     if (firing.length < decisions.length) this.opts.logger.debug({ paused: decisions.length - firing.length }, 'paused notifications not fired (paid access ended)');
     return firing;
-  }
-
-  /**
-   * The candidate index's candidates for fresh rates, read back from the database (the rows' state now decides),
-   * with an asset target's rate in its row as the range read gives it.
-   */
-  private async indexedCandidates(tx: SqlClient, rates: readonly RateView[], freshAfter: Date, startOfToday: Date, now: Date): Promise<(NotificationRow & CandidateRateColumns)[]> {
-    const t0 = performance.now();
-    await this.index.refresh(tx);
-    const t1 = performance.now();
-    const fresh = rates.filter((r) => r.asOf >= freshAfter);
-    const ids = this.index.candidates(fresh, startOfToday, now);
-    const t2 = performance.now();
-    const rows = ids.length === 0 ? [] : await tx.query<NotificationRow>(`select ${NOTIFICATION_COLUMNS} from notifications n where n.id = any($1::bigint[]) and n.is_active`, [ids]);
-    this.index.sync(ids, rows);
-    this.indexTimings = { indexRefresh: t1 - t0, indexMatch: t2 - t1, indexed: ids.length, readById: performance.now() - t2 };
-    const byAsset = new Map(fresh.map((r) => [assetKey(r.assetType, r.assetId), r]));
-    const none = { r_ticker: null, r_rate: null, r_change_24h: null, r_as_of: null, r_observed_at: null };
-    return rows.map((n) => {
-      const r = n.targetable_type === 'asset' ? byAsset.get(assetKey(n.asset_type!, n.targetable_id)) : undefined;
-      return r ? { ...n, r_ticker: r.ticker, r_rate: r.rate, r_change_24h: r.change24h, r_as_of: r.asOf, r_observed_at: r.observedAt } : { ...n, ...none };
-    });
   }
 
   /**
@@ -531,11 +445,12 @@ export class AlertsEvaluator {
       if (at === undefined) documentsAt.set(made, (at = tails.push(made.tail)));
       // The row's expected and next state and its firing, as one record of the statement's parameter (the user
       // id as JSON: it comes from outside). Fields in the order the statement reads them.
-      const { expected: e, next: x } = d;
+      const e = n;
+      const x = afterFiring(n, d);
       const eventId = randomUUID();
       const record =
         `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
-        `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt.toISOString()}${FIELD}` +
+        `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt!.toISOString()}${FIELD}` +
         `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${at}${FIELD}${eventId}`;
       return { n, d, assets, rendered, explanation, documents, record, eventId };
     });

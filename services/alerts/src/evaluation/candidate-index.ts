@@ -1,6 +1,6 @@
 import { NotificationTypeIds, PRICE_CHANGE_THRESHOLDS } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
-import type { RateView } from './evaluation.types.js';
+import type { NotificationState, RateView } from './evaluation.types.js';
 
 /** `Entries.flags` bits. */
 const DEAD = 1;
@@ -102,7 +102,7 @@ const CHANGE_WINDOW_MS = 60_000;
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
 
 /**
- * True while a price-change's cooldown after its last firing runs (as `evaluatePriceChange` decides it): such
+ * True while a price-change's cooldown after its last firing runs (as the notification decider decides it): such
  * an entry cannot fire now. `last_triggered_at` only ever moves forward (a firing sets it to now, past the
  * cooldown; nothing else writes it) and an entry's `lastMs` is never ahead of its row's, so an entry in
  * its cooldown here is in it in the database too: skipping it keeps the candidates a superset.
@@ -508,12 +508,12 @@ export class CandidateIndex {
    * the next batch does not read them again. Only after the commit, and before the next `refresh`: a change
    * committed after the firing (a switch) comes through `index_changes` then and wins.
    */
-  noteFired(states: readonly { notificationId: number; next: { isActive: boolean; initialValue: number; lastTriggeredAt: Date | null } }[]): void {
-    for (const { notificationId, next } of states) {
-      const s = this.byId.get(notificationId);
+  noteFired(states: readonly Pick<NotificationState, 'id' | 'isActive' | 'initialValue' | 'lastTriggeredAt'>[]): void {
+    for (const next of states) {
+      const s = this.byId.get(next.id);
       if (s === undefined) continue;
       if (!next.isActive) {
-        this.remove(notificationId);
+        this.remove(next.id);
         continue;
       }
       this.E.initial[s] = next.initialValue;

@@ -2,6 +2,7 @@ import type { Db } from '@invest/platform';
 import type { CommittedFirings } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from './alerts-evaluator.js';
 import { chunkByFeed } from './feed-locks.js';
+import { afterFiring } from './notification.decider.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
 export const DEFAULT_FIRING_CHUNK = 500;
@@ -31,7 +32,7 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
   const timings = opts.timings ?? {};
   const t0 = opts.t0 ?? performance.now();
   const chunks = chunkByFeed(plan.firings, Math.max(1, opts.size ?? DEFAULT_FIRING_CHUNK));
-  const decisionOf = new Map(plan.firings.map(({ d }) => [d.notificationId, d]));
+  const firingOf = new Map(plan.firings.map((f) => [f.d.notificationId, f]));
   let fired = 0;
   let next = 0;
   let failed = false;
@@ -52,7 +53,12 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
         // At once, with nothing awaited since the commit: a change committed after it (a switch on) reaches
         // the index by a later `refresh`, which must not be undone by this (a review found that deferring
         // this to the last chunk let an event's refresh in between be overwritten).
-        evaluator.index.noteFired(committed.firings.map((f) => decisionOf.get(f.notificationId)!));
+        evaluator.index.noteFired(
+          committed.firings.map((f) => {
+            const { n, d } = firingOf.get(f.notificationId)!;
+            return afterFiring(n, d);
+          }),
+        );
         timings.firstCommitAt ??= performance.now() - t0;
         timings.lastCommitAt = performance.now() - t0;
         opts.onCommitted(committed);

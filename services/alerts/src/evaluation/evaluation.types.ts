@@ -47,7 +47,7 @@ export interface EvaluationContext {
   marketTz: string;
 }
 
-/** A decision to fire: the firing's key, what crossed, and the notification's state after it. */
+/** A firing: its key, what crossed, and the thresholds it names (`evolve` gives the state after it). */
 export interface FiringDecision {
   notificationId: number;
   /** Unique per notification: the database refuses a second firing of the same step. */
@@ -58,12 +58,7 @@ export interface FiringDecision {
   threshold: number;
   nextThreshold: number | null;
   cooldownEndsAt: Date | null;
-  /** The row as it must still be for the firing to apply (optimistic check). */
-  expected: { cycle: number; initialValue: number; lastTriggeredAt: Date | null };
-  next: { isActive: boolean; initialValue: number; cycle: number; lastTriggeredAt: Date };
-}
-
-/** True when a rate is recent enough to fire (by the provider's time). */
-export function isFresh(rate: RateView, ctx: EvaluationContext): boolean {
-  return ctx.now.getTime() - rate.asOf.getTime() <= ctx.maxRateAgeMs;
+  /** The cycle the firing belongs to (a daily reset starts the next one). */
+  cycle: number;
+  firedAt: Date;
 }

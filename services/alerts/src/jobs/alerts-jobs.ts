@@ -19,20 +19,23 @@ export const DAILY_RESET_JOB = 'notify:reset-price-change-thresholds';
  * alerts instance's publication backstop publishes them.
  */
 export async function sweep(db: Db, evaluator: AlertsEvaluator, publisher: FiringPublisher | undefined, kind: 'price-target' | 'price-change', source: string): Promise<EvaluationResult> {
-  const plan = await db.transaction((tx) => evaluator.plan(tx, { all: true }, [kind], source));
   const committed: CommittedFirings[] = [];
   const publishing: Promise<void>[] = [];
-  try {
-    await recordInChunks(db, evaluator, plan, {
-      writers: 1,
-      onCommitted: (c) => {
-        committed.push(c);
-        if (publisher) publishing.push(publisher.publish(c));
-      },
-    });
-  } finally {
-    await Promise.all(publishing);
-  }
+  const plan = await evaluator.exclusive(async () => {
+    const plan = await db.transaction((tx) => evaluator.plan(tx, { all: true }, [kind], source));
+    try {
+      await recordInChunks(db, evaluator, plan, {
+        writers: 1,
+        onCommitted: (c) => {
+          committed.push(c);
+          if (publisher) publishing.push(publisher.publish(c));
+        },
+      });
+    } finally {
+      await Promise.all(publishing);
+    }
+    return plan;
+  });
   const firingIds = committed.flatMap((c) => c.firings.map((f) => f.id));
   return { candidates: plan.candidates, fired: firingIds.length, firingIds, committed };
 }

@@ -19,8 +19,7 @@ import {
 import { type Db, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
-import { currentThreshold } from '../evaluation/price-change.js';
-import { operatorFor } from '../evaluation/price-target.js';
+import { currentThreshold, operatorFor } from '../evaluation/notification.decider.js';
 import { addSnapshotMembers, assetTargetKey, isDeleted, lockTarget, type TargetKey, targetKeyOf } from '../membership/membership.repository.js';
 import { type EntitlementsAnswer, type EntitlementsClient, planRequired } from '../plans/entitlements.client.js';
 import { freePlanKeeps, isPaused, recordPaidAccess } from '../plans/paid-access.repository.js';

@@ -1,7 +1,7 @@
 import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
 import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource, trustedRatesOf } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
-import type { AlertsEvaluator, EvaluationPlan } from '../evaluation/alerts-evaluator.js';
+import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
 import { assetTargetKey, markTargetDeleted } from '../membership/membership.repository.js';
 import { pendingRates } from './latest-rates.repository.js';
@@ -22,9 +22,9 @@ export const ASSET_DELETED_DURABLE = 'alerts__asset-deleted';
 
 /**
  * One market event, inside the consumer's inbox transaction: the batch's rates become the latest rates,
- * and only the notifications those assets can affect are evaluated (with the candidate index, read on a
- * connection of their own while the rates are checked against the stored ones, and stored once the firings
- * are published; without it, read in the inbox transaction after the rates were stored). The firings are
+ * and only the notifications those assets can affect are evaluated (the candidate index's, read on a
+ * connection of their own while the rates are checked against the stored ones; the rates are stored once
+ * the firings are published). The firings are
  * recorded in chunks, each in a transaction of its own (`firingWriters` at once), and each chunk's
  * NotificationFired is published as soon as it committed, while the next chunks are written; the rates and
  * the inbox row commit after the last chunk. A crash between chunks redelivers the event: the rows already
@@ -39,38 +39,28 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
       const trusted = trustedRatesOf(event, logger, evaluator.now());
       if (trusted.length === 0) return;
       const rates = pendingRates(tx, trusted, observedAt);
-      let plan: EvaluationPlan;
-      if (evaluator.index.loaded) {
-        // The candidates are found and read while the rates are checked; they are stored after the firings.
-        plan = await evaluator.planEvent(db, tx, rates.batch, rates.changed, 'event', rates.store);
-      } else {
-        const changed = await rates.changed;
-        await rates.store();
-        if (changed.length === 0) return;
-        const storedMs = performance.now() - t0;
-        const scope = { assets: changed.map((r) => ({ type: r.assetType, id: r.assetId })), rates: changed };
-        plan = await evaluator.plan(tx, scope, ['price-target', 'price-change'], 'event');
-        evaluator.lastTimings.latestRates = storedMs;
-      }
+      // The candidates are found and read while the rates are checked; they are stored after the firings.
+      const { plan, fired } = await evaluator.exclusive(async () => {
+        const plan = await evaluator.planEvent(db, tx, rates.batch, rates.changed, 'event', rates.store);
+        const publishing: Promise<void>[] = [];
+        try {
+          const fired = await recordInChunks(db, evaluator, plan, {
+            size: deps.firingChunk,
+            writers: deps.firingWriters,
+            timings: evaluator.lastTimings,
+            t0,
+            onCommitted: (committed) => publishing.push(publisher.publish(committed)),
+          });
+          return { plan, fired };
+        } finally {
+          // What committed is published before the inbox row commits and the event is acked, also when a
+          // later chunk failed (what cannot be published is left to the backstop).
+          await Promise.all(publishing);
+        }
+      });
       // Phases of this event (logged at debug below): `...At` are ms since the handler started.
       const timings = evaluator.lastTimings;
-      timings.startedAt = t0;
-      const publishing: Promise<void>[] = [];
-      let fired = 0;
-      try {
-        fired = await recordInChunks(db, evaluator, plan, {
-          size: deps.firingChunk,
-          writers: deps.firingWriters,
-          timings,
-          t0,
-          onCommitted: (committed) => publishing.push(publisher.publish(committed)),
-        });
-      } finally {
-        // What committed is published before the inbox row commits and the event is acked, also when a
-        // later chunk failed (what cannot be published is left to the backstop).
-        await Promise.all(publishing);
-        timings.publishedAt = performance.now() - t0;
-      }
+      timings.publishedAt = performance.now() - t0;
       // The rates become the latest with the inbox row: written now, off the way from a rate to its notification.
       await rates.store();
       timings.storedAt = performance.now() - t0;

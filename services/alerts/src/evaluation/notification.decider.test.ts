@@ -1,0 +1,148 @@
+import { deciderSpecification } from '@invest/platform/testing/index';
+import { describe, expect, it } from 'vitest';
+import type { FiringDecision, NotificationState, RateView } from './evaluation.types.js';
+import { currentThreshold, type NotificationCommand, notificationDecider, type NotificationEvent, operatorFor } from './notification.decider.js';
+
+const spec = deciderSpecification(notificationDecider);
+// 10:00 UTC = 13:00 in Moscow; the Moscow day started at 2026-11-19T21:00Z.
+const now = new Date('2026-11-20T10:00:00Z');
+const minutes = (m: number) => new Date(now.getTime() + m * 60_000);
+const context = (at = now) => ({ now: at, maxRateAgeMs: 60 * 60_000, marketTz: 'Europe/Moscow' });
+const evaluate = (rates: RateView[], at = now): NotificationCommand => ({ type: 'EvaluateRates', rates, ...context(at) });
+
+const notification = (over: Partial<NotificationState>): NotificationState => ({
+  id: 1,
+  userId: 'u',
+  kind: 'price-target',
+  targetType: 'asset',
+  targetId: 7,
+  assetType: 'share',
+  isActive: true,
+  operator: '>=',
+  value: 100,
+  initialValue: 100,
+  cooldownMinutes: null,
+  lastTriggeredAt: null,
+  cycle: 0,
+  operatorRateAsOf: null,
+  ...over,
+});
+const created = (over: Partial<NotificationState> = {}): NotificationEvent => ({ type: 'NotificationCreated', data: notification(over) });
+const createdChange = (over: Partial<NotificationState> = {}) => created({ id: 5, kind: 'price-change', value: 5, initialValue: 5, cooldownMinutes: 60, ...over });
+const rate = (over: Partial<RateView> = {}): RateView => ({
+  assetType: 'share',
+  assetId: 7,
+  ticker: 'SBER',
+  rate: 100,
+  change24h: 1,
+  asOf: new Date(now.getTime() - 60_000),
+  observedAt: new Date(now.getTime() - 30_000),
+  ...over,
+});
+const fired = (d: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>): NotificationEvent => ({
+  type: 'NotificationFired',
+  data: { notificationId: 1, stepKey: 'c0', headline: d.crossed[0]!, threshold: 100, nextThreshold: null, cooldownEndsAt: null, cycle: 0, firedAt: now, ...d },
+});
+
+describe('operatorFor', () => {
+  it('is >= for a target above the rate, <= below, none when equal', () => {
+    expect(operatorFor(110, 100)).toBe('>=');
+    expect(operatorFor(90, 100)).toBe('<=');
+    expect(operatorFor(100, 100)).toBeNull();
+  });
+});
+
+describe('price-target', () => {
+  it('fires when the rate reaches the target from below (>=), keyed by its cycle', () => {
+    spec.given(created()).when(evaluate([rate({ rate: 99.99 })])).thenNothingHappened();
+    spec.given(created()).when(evaluate([rate({ rate: 100 })])).then(fired({ crossed: [rate({ rate: 100 })] }));
+    spec.given(created({ cycle: 3 })).when(evaluate([rate({ rate: 120 })])).then(fired({ crossed: [rate({ rate: 120 })], stepKey: 'c3', cycle: 3 }));
+  });
+
+  it('fires only downwards with <=', () => {
+    const below = created({ operator: '<=', value: 90, initialValue: 90 });
+    spec.given(below).when(evaluate([rate({ rate: 95 })])).thenNothingHappened();
+    spec.given(below).when(evaluate([rate({ rate: 80 })])).then(fired({ crossed: [rate({ rate: 80 })], threshold: 90 }));
+  });
+
+  it('fires once: after its firing it is inactive and the next rate fires nothing', () => {
+    spec.given([created(), fired({ crossed: [rate()] })]).when(evaluate([rate({ rate: 130 })])).thenNothingHappened();
+    const after = notificationDecider.evolve(notificationDecider.evolve(null, created()), fired({ crossed: [rate()] }));
+    expect(after).toMatchObject({ isActive: false, lastTriggeredAt: now, initialValue: 100, cycle: 0 });
+  });
+
+  it('never fires on a stale rate, a missing rate, a switched-off or unknown notification', () => {
+    spec.given(created()).when(evaluate([rate({ rate: 150, asOf: minutes(-61) })])).thenNothingHappened();
+    spec.given(created()).when(evaluate([rate({ rate: null })])).thenNothingHappened();
+    spec.given(created()).when(evaluate([])).thenNothingHappened();
+    spec.given(created({ isActive: false })).when(evaluate([rate({ rate: 150 })])).thenNothingHappened();
+    spec.given().when(evaluate([rate({ rate: 150 })])).thenNothingHappened();
+  });
+
+  it('never fires on a rate older than the one its operator was decided from; a row without one fires on any fresh rate', () => {
+    const decidedAt = minutes(-2);
+    const n = created({ operator: '<=', value: 105, initialValue: 105, operatorRateAsOf: decidedAt });
+    spec.given(n).when(evaluate([rate({ asOf: new Date(decidedAt.getTime() - 1) })])).thenNothingHappened();
+    spec.given(n).when(evaluate([rate({ asOf: decidedAt })])).then(fired({ crossed: [rate({ asOf: decidedAt })], threshold: 105 }));
+    spec.given(created()).when(evaluate([rate({ asOf: minutes(-60) })])).then(fired({ crossed: [rate({ asOf: minutes(-60) })] }));
+  });
+});
+
+describe('price-change', () => {
+  const change = (c: number | null, over: Partial<RateView> = {}) => rate({ change24h: c, ...over });
+  const firedChange = (d: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>) =>
+    fired({ notificationId: 5, stepKey: 'c0:t5', threshold: 5, nextThreshold: 10, cooldownEndsAt: minutes(60), ...d });
+
+  it('fires when |change| reaches the threshold, in either direction, and grows it by the step', () => {
+    spec.given(createdChange()).when(evaluate([change(4.99)])).thenNothingHappened();
+    spec.given(createdChange()).when(evaluate([change(5)])).then(firedChange({ crossed: [change(5)] }));
+    spec.given(createdChange()).when(evaluate([change(-6)])).then(firedChange({ crossed: [change(-6)] }));
+  });
+
+  it('grows 5 → 10 → 15 across firings separated by the cooldown, and stays active', () => {
+    let state = notificationDecider.evolve(null, createdChange());
+    const thresholds: number[] = [];
+    for (const [at, c] of [[0, 6], [61, 11], [122, 16]] as const) {
+      const [event] = notificationDecider.decide(evaluate([change(c, { asOf: minutes(at) })], minutes(at)), state) as NotificationEvent[];
+      expect(event?.type).toBe('NotificationFired');
+      if (event?.type === 'NotificationFired') thresholds.push(event.data.threshold);
+      state = notificationDecider.evolve(state, event!);
+    }
+    expect(thresholds).toEqual([5, 10, 15]);
+    expect(state).toMatchObject({ isActive: true, initialValue: 20, lastTriggeredAt: minutes(122) });
+  });
+
+  it('waits for the cooldown: nothing fires before it ends, even past the next threshold', () => {
+    const cooling = createdChange({ initialValue: 10, lastTriggeredAt: now, cooldownMinutes: 60 });
+    spec.given(cooling).when(evaluate([change(12, { asOf: minutes(59) })], minutes(59))).thenNothingHappened();
+    spec
+      .given(cooling)
+      .when(evaluate([change(12, { asOf: minutes(60) })], minutes(60)))
+      .then(firedChange({ crossed: [change(12, { asOf: minutes(60) })], stepKey: 'c0:t10', threshold: 10, nextThreshold: 15, cooldownEndsAt: minutes(120), firedAt: minutes(60) }));
+  });
+
+  it('resets the threshold to the step at the start of the MARKET_TZ day, in a new cycle', () => {
+    // Last fired 20:30 UTC on the 19th = 23:30 Moscow: yesterday there.
+    const yesterday = { initialValue: 15, lastTriggeredAt: new Date('2026-11-19T20:30:00Z'), cycle: 2 };
+    expect(currentThreshold({ value: 5, ...yesterday }, context())).toEqual({ initialValue: 5, cycle: 3 });
+    spec.given(createdChange(yesterday)).when(evaluate([change(6)])).then(firedChange({ crossed: [change(6)], stepKey: 'c3:t5', cycle: 3 }));
+    // Fired 21:30 UTC = 00:30 Moscow on the 20th: today there, no reset.
+    const today = createdChange({ initialValue: 15, lastTriggeredAt: new Date('2026-11-19T21:30:00Z'), cycle: 2 });
+    spec.given(today).when(evaluate([change(6)])).thenNothingHappened();
+  });
+
+  it('never fires on stale rates; a group lists every fresh asset that crossed, furthest first', () => {
+    const stale = change(20, { asOf: minutes(-120) });
+    spec.given(createdChange()).when(evaluate([stale])).thenNothingHappened();
+    const members = [change(5.5, { assetId: 1 }), change(-8, { assetId: 2 }), change(2, { assetId: 3 }), { ...stale, assetId: 4 }];
+    spec
+      .given(createdChange({ targetType: 'portfolio', assetType: null, targetId: 3 }))
+      .when(evaluate(members))
+      .then(firedChange({ crossed: [members[1]!, members[0]!] }));
+  });
+
+  it('ignores a switched-off notification and a null change', () => {
+    spec.given(createdChange({ isActive: false })).when(evaluate([change(50)])).thenNothingHappened();
+    spec.given(createdChange()).when(evaluate([change(null)])).thenNothingHappened();
+  });
+});
