@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import type { MarketEvent, PortfolioEvent } from '@invest/contracts';
-import { type Bus, createLogger, type Db, type DurableConsumer, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
-import { AlertsModule } from './alerts.module.js';
+import { type Bus, createHealthController, createLogger, type Db, type DurableConsumer, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
+import { createAlertsHandler } from './alerts.handler.js';
 import { FiringPublisher } from './delivery/firing-publisher.js';
 import { AlertsEvaluator } from './evaluation/alerts-evaluator.js';
 import { NotificationEventsService } from './inbox/notification-events.service.js';
@@ -90,7 +90,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     await evaluator.loadTypes(db);
     const notifications = new NotificationService({ db, rpc, entitlements, logger, clock, marketTz, perUser: opts.notificationsPerUser });
     const events = new NotificationEventsService(db, clock);
-    const app = await res.startApp(AlertsModule.register({ notifications, events, stopResources: res.stop }), { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('alerts'), createAlertsHandler({ notifications, events })], { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     const publisher = await res.start(
       new FiringPublisher({
