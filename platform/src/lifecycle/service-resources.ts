@@ -1,4 +1,4 @@
-import { type DynamicModule, type INestMicroservice, Module, type OnApplicationShutdown, type Provider, type Type } from '@nestjs/common';
+import { type DynamicModule, type INestMicroservice, Module, type OnApplicationShutdown, type Type } from '@nestjs/common';
 import type { EventContext } from '@invest/contracts';
 import { type Db, type OpenDatabaseOptions, openDatabase } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
@@ -65,9 +65,8 @@ export class ServiceResources {
    * Starts the NATS handlers: the controllers, in a `serviceModule` whose shutdown stops these resources, so a
    * signal stops them too. `close()` closes the handlers before the resources.
    */
-  async startApp(controllers: Type[] | DynamicModule, opts: StartServiceOptions): Promise<INestMicroservice> {
-    // TRANSITION: a module (with resourcesShutdownProvider) until every service passes its controllers.
-    this.app = await startRpcService(Array.isArray(controllers) ? serviceModule(controllers, this.stop) : controllers, opts);
+  async startApp(controllers: Type[], opts: StartServiceOptions): Promise<INestMicroservice> {
+    this.app = await startRpcService(serviceModule(controllers, this.stop), opts);
     return this.app;
   }
 
@@ -130,17 +129,4 @@ export function serviceModule(controllers: Type[], onShutdown?: () => Promise<un
     }
   }
   return { module: ServiceModule, controllers };
-}
-
-// TRANSITION: removed once every service passes its controllers to `startApp` / `serviceModule`.
-class ResourcesShutdown implements OnApplicationShutdown {
-  constructor(private readonly stop: () => Promise<void>) {}
-  onApplicationShutdown(): Promise<void> {
-    return this.stop();
-  }
-}
-
-/** A provider for a service module that ties the resources to Nest's lifecycle. */
-export function resourcesShutdownProvider(stop: () => Promise<void>): Provider {
-  return { provide: Symbol('RESOURCES_SHUTDOWN'), useValue: new ResourcesShutdown(stop) };
 }
