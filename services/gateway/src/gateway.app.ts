@@ -2,19 +2,35 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, natsConnectionOptions, PinoNestLogger, RpcClient, type Logger } from '@invest/platform';
+import { createLogger, natsConnectionOptions, PinoNestLogger, RpcClient, type Logger, serviceModule } from '@invest/platform';
+import { createNotificationEventsController } from './alerts/notification-events.controller.js';
+import { NotificationFeed } from './alerts/notification-feed.js';
+import { createNotificationsController } from './alerts/notifications.controller.js';
+import { JwtAuthGuard } from './auth/jwt-auth.guard.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
-import { RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
+import { createProviderWebhooksController, RAW_BODY_PATH_PREFIX } from './billing/provider-webhooks.controller.js';
 import { installRawBodyParsers } from './billing/raw-body.parsers.js';
+import { createSubscriptionsController } from './billing/subscriptions.controller.js';
+import { createChatMessagesController } from './chat/chat-messages.controller.js';
+import { ChatStreamReader } from './chat/chat-stream.reader.js';
+import { createChatsController } from './chat/chats.controller.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
+import { createCustomAssetsController } from './custom-assets/custom-assets.controller.js';
+import { createClientConfigController, createDevController } from './dev/dev.controller.js';
 import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
+import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
-import { GatewayModule } from './gateway.module.js';
+import { createHealthController } from './health/health.controller.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
+import { createDealsController } from './portfolios/deals.controller.js';
+import { createPortfoliosController } from './portfolios/portfolios.controller.js';
+import { createPortfolioStatisticsController } from './portfolios/statistics.controller.js';
+import { createWatchlistsController } from './portfolios/watchlists.controller.js';
+import { RepeatedQueryInterceptor } from './validation/repeated-query.interceptor.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
 import { installDecimalReplySerializer } from './http/exact-json.js';
 import { installWebClient } from './web/web-static.js';
@@ -22,6 +38,7 @@ import { MarketEventsInvalidator, type SubscribableConnection } from './screener
 import { PublicPageCache } from './screener/public-page.cache.js';
 import { installPublicPageHits } from './screener/public-page.hooks.js';
 import { publicCacheControl } from './screener/page-response.js';
+import { createSharesController } from './screener/shares.controller.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache' | 'payments'>> & {
@@ -45,6 +62,8 @@ export interface GatewayApp {
   rpc: RpcClient;
   /** The public screener's page cache (tests look at it). */
   publicPages: PublicPageCache;
+  /** The follower of NotificationFired that feeds the notification streams (tests look at its listeners). */
+  feed: NotificationFeed;
   /** Starts listening (default: config port/host); resolves to the base URL, e.g. `http://127.0.0.1:41234`. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting requests, lets in-flight ones finish, closes the NATS connection. Idempotent. */
@@ -72,7 +91,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const proxy = ClientProxyFactory.create({ transport: Transport.NATS, options: natsConnectionOptions(config.natsUrl, 'gateway') });
   const rpc = new RpcClient(proxy, config.rpcTimeoutMs, config.busPrefix);
   const readiness = new ReadinessProbe(rpc, proxy, config.readyServices, config.readyTimeoutMs);
-  const verifier = createJwtVerifier(config.auth);
+  const auth = new JwtAuthGuard(createJwtVerifier(config.auth), logger);
   const publicPages = new PublicPageCache(config.publicScreenerCache);
   // Hears market changes on the RPC client's own connection (whichever it has now), so no extra connection.
   const invalidator = new MarketEventsInvalidator({
@@ -81,6 +100,26 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     onChange: () => publicPages.invalidate(),
     logger,
   });
+  // Each connects to NATS on first use (the first stream).
+  const feed = new NotificationFeed({ natsUrl: config.natsUrl, busPrefix: config.busPrefix, logger });
+  const chatStreams = new ChatStreamReader({ natsUrl: config.natsUrl, busPrefix: config.busPrefix, logger });
+  const controllers = [
+    createHealthController(readiness),
+    createSharesController({ rpc, config, pages: publicPages, invalidator, auth }),
+    createPortfoliosController({ rpc, auth }),
+    createDealsController({ rpc, config, auth }),
+    createPortfolioStatisticsController({ rpc, auth }),
+    createWatchlistsController({ rpc, auth }),
+    createCustomAssetsController({ rpc, auth }),
+    createSubscriptionsController({ rpc, auth }),
+    createProviderWebhooksController({ rpc, logger }),
+    createChatsController({ rpc, config, auth }),
+    createChatMessagesController({ rpc, reader: chatStreams, config, logger, auth }),
+    createNotificationsController({ rpc, config, auth }),
+    createNotificationEventsController({ rpc, config, logger, feed, auth }),
+    createClientConfigController(config),
+    ...(config.devRoutes ? [createDevController(config)] : []),
+  ];
 
   const adapter = new FastifyAdapter({
     logger: false,
@@ -110,11 +149,14 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   });
   installDecimalReplySerializer(adapter.getInstance());
   installWebClient(adapter.getInstance(), config.webDistDir, logger, config.payments.widgetUrl);
+  // Nest closes the streams' NATS connections once the HTTP server has stopped (app.close()).
   const app = await NestFactory.create<NestFastifyApplication>(
-    GatewayModule.register({ config, logger, rpc, verifier, readiness, publicPages, invalidator }),
+    serviceModule(controllers, () => Promise.all([feed.close(), chatStreams.close()])),
     adapter,
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
+  app.useGlobalFilters(new HttpErrorFilter(logger));
+  app.useGlobalInterceptors(new RepeatedQueryInterceptor());
   // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
   await setupOpenApi(app);
@@ -134,6 +176,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     logger,
     rpc,
     publicPages,
+    feed,
     async listen(port = config.port, host = config.host) {
       await app.listen({ port, host });
       if (config.auth.jwtSecret === DEV_JWT_SECRET && !isLoopback(host)) {

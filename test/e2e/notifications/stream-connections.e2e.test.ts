@@ -8,10 +8,9 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import type { Server } from 'node:http';
 import { Subjects } from '@invest/contracts';
-import { busSubject, type RpcClient } from '@invest/platform';
+import { busSubject } from '@invest/platform';
 import { eventually, eventuallyTruthy, holdOpen } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { NOTIFICATION_FEED, type NotificationFeed, RPC_CLIENT } from '@invest/gateway/testing/gateway-test-kit';
 import { looseBody } from '../support/gateway-api.js';
 import { type AlertsStack, OPENING_RATES, startAlertsStack } from '../support/alerts-stack.js';
 
@@ -101,7 +100,7 @@ afterAll(async () => {
 describe('connection handling', () => {
   it('a client that leaves while the stream is being opened leaves no stream behind (no inbox polling, no feed listener)', async () => {
     const u = user();
-    const feed = stack.gw.app.get<symbol, NotificationFeed>(NOTIFICATION_FEED);
+    const feed = stack.gw.feed;
     const listeners = (feed as unknown as { listeners: Map<string, Set<unknown>> }).listeners;
     let reads = 0;
     const sub = stack.bus.nc.subscribe(busSubject(stack.busPrefix, Subjects.alerts.notificationEventsList), {
@@ -112,7 +111,7 @@ describe('connection handling', () => {
     });
     await stack.bus.nc.flush();
     // The stream's reads go through the gateway's RPC client: the first one's answer is what the handler goes on from.
-    const rpc = stack.gw.app.get<symbol, RpcClient>(RPC_CLIENT);
+    const rpc = stack.gw.rpc;
     const requests = vi.spyOn(rpc, 'request');
     const server = stack.gw.app.getHttpServer() as Server;
     const sockets: Socket[] = [];

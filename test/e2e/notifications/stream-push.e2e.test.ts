@@ -8,7 +8,6 @@ import { AlertsEventTypes, eventSubject, type NotificationEventView, Subjects } 
 import { busSubject, type RpcClient } from '@invest/platform';
 import { eventually } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RPC_CLIENT } from '@invest/gateway/testing/gateway-test-kit';
 import { type AlertsStack, startAlertsStack } from '../support/alerts-stack.js';
 
 let stack: AlertsStack;
@@ -70,7 +69,7 @@ async function openStream(u: string, headers: Record<string, string> = {}) {
 describe('live firings', () => {
   it('reach the stream while the alerts inbox is not asked, each as the inbox row of the firing in the stream’s locale', async () => {
     const u = user();
-    const rpc = stack.gw.app.get<symbol, RpcClient>(RPC_CLIENT);
+    const rpc = stack.gw.rpc;
     const request = rpc.request.bind(rpc);
     let refused = 0;
     let refusing = false;

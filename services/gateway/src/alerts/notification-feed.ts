@@ -1,9 +1,6 @@
 import { AlertsEventTypes, type BusEvent, decodeAlertsEvent, eventSubject, isUnknownEvent, type NotificationFiredV1 } from '@invest/contracts';
 import { type Bus, busSubject, connectBus, type Logger } from '@invest/platform';
 
-/** The gateway's follower of NotificationFired (ALERTS_EVENTS), handing each firing to the SSE streams of its user. */
-export const NOTIFICATION_FEED = Symbol('NOTIFICATION_FEED');
-
 /** Receives a firing of the user it listens for. */
 export type FiringListener = (firing: NotificationFiredV1) => void;
 

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   createPriceAlertRequestSchema,
@@ -12,10 +12,9 @@ import {
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
-import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
@@ -41,81 +40,79 @@ export const ApiPlanRequired = () =>
   });
 
 /** Price notifications of the signed-in user (alerts service). */
-@ApiTags('notifications')
-@UseGuards(JwtAuthGuard)
-@Controller('api')
-export class NotificationsController {
-  constructor(
-    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+export function createNotificationsController({ rpc, config, auth }: { rpc: RpcClient; config: GatewayConfig; auth: JwtAuthGuard }) {
+  @ApiTags('notifications')
+  @UseGuards(auth)
+  @Controller('api')
+  class NotificationsController {
+    @Post('price-alert')
+    @ApiOperation({
+      summary: 'Create a price-target notification',
+      description: 'Fires once when the rate reaches target_price, then deactivates. The direction (>= or <=) is fixed now from the current rate; a target equal to it is a 422.',
+    })
+    @ApiBody({ schema: { ...openApiSchema(createPriceAlertRequestSchema, 'input'), example: { target_price: 350.5, assetable: { type: 'share', id: 123 }, name: 'SBER at 350' } } })
+    @ApiCreatedResponse({ schema: dataSchema(notification) })
+    @ApiOwnedResource({ validation: true })
+    @ApiPlanRequired()
+    @ApiIdempotencyKey()
+    createPriceAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
+      const opts = idempotencyOptions(key);
+      return rpc.request(Subjects.alerts.priceAlertsCreate, parseBody(createPriceAlertRequestSchema, body), opts);
+    }
 
-  @Post('price-alert')
-  @ApiOperation({
-    summary: 'Create a price-target notification',
-    description: 'Fires once when the rate reaches target_price, then deactivates. The direction (>= or <=) is fixed now from the current rate; a target equal to it is a 422.',
-  })
-  @ApiBody({ schema: { ...openApiSchema(createPriceAlertRequestSchema, 'input'), example: { target_price: 350.5, assetable: { type: 'share', id: 123 }, name: 'SBER at 350' } } })
-  @ApiCreatedResponse({ schema: dataSchema(notification) })
-  @ApiOwnedResource({ validation: true })
-  @ApiPlanRequired()
-  @ApiIdempotencyKey()
-  createPriceAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
-    const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.alerts.priceAlertsCreate, parseBody(createPriceAlertRequestSchema, body), opts);
-  }
+    @Post('price-change-alert')
+    @ApiOperation({
+      summary: 'Create a price-change notification',
+      description:
+        'Fires when |24h change| of the asset (or of any asset of the portfolio or watchlist) reaches the threshold, at most once per cooldown (hourly 60 min, daily 1440 min); ' +
+        'the threshold then grows by its step (5 → 10 → 15) and returns to the step at the start of each day (MARKET_TZ).',
+    })
+    @ApiBody({
+      schema: {
+        ...openApiSchema(createPriceChangeAlertRequestSchema, 'input'),
+        example: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: 123, assetable_type_simplified: 'share', name: 'SBER moves' },
+      },
+    })
+    @ApiCreatedResponse({ schema: dataSchema(notification) })
+    @ApiOwnedResource({ validation: true })
+    @ApiPlanRequired()
+    @ApiIdempotencyKey()
+    createPriceChangeAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
+      const opts = idempotencyOptions(key);
+      return rpc.request(Subjects.alerts.priceChangeAlertsCreate, parseBody(createPriceChangeAlertRequestSchema, body), opts);
+    }
 
-  @Post('price-change-alert')
-  @ApiOperation({
-    summary: 'Create a price-change notification',
-    description:
-      'Fires when |24h change| of the asset (or of any asset of the portfolio or watchlist) reaches the threshold, at most once per cooldown (hourly 60 min, daily 1440 min); ' +
-      'the threshold then grows by its step (5 → 10 → 15) and returns to the step at the start of each day (MARKET_TZ).',
-  })
-  @ApiBody({
-    schema: {
-      ...openApiSchema(createPriceChangeAlertRequestSchema, 'input'),
-      example: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: 123, assetable_type_simplified: 'share', name: 'SBER moves' },
-    },
-  })
-  @ApiCreatedResponse({ schema: dataSchema(notification) })
-  @ApiOwnedResource({ validation: true })
-  @ApiPlanRequired()
-  @ApiIdempotencyKey()
-  createPriceChangeAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
-    const opts = idempotencyOptions(key);
-    return this.rpc.request(Subjects.alerts.priceChangeAlertsCreate, parseBody(createPriceChangeAlertRequestSchema, body), opts);
-  }
+    @Post('switch-notification/:id')
+    @HttpCode(200)
+    @ApiOperation({ summary: 'Switch a notification on or off', description: 'For price-change the threshold also returns to its step. Switching on counts against the plan.' })
+    @ApiIdParam('id', 'Notification')
+    @ApiOkResponse({ schema: dataSchema(notification) })
+    @ApiOwnedResource({ notFound: 'The notification' })
+    @ApiPlanRequired()
+    switch(@Param('id') id: string): Promise<NotificationReply> {
+      return rpc.request(Subjects.alerts.notificationsSwitch, { id });
+    }
 
-  @Post('switch-notification/:id')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Switch a notification on or off', description: 'For price-change the threshold also returns to its step. Switching on counts against the plan.' })
-  @ApiIdParam('id', 'Notification')
-  @ApiOkResponse({ schema: dataSchema(notification) })
-  @ApiOwnedResource({ notFound: 'The notification' })
-  @ApiPlanRequired()
-  switch(@Param('id') id: string): Promise<NotificationReply> {
-    return this.rpc.request(Subjects.alerts.notificationsSwitch, { id });
-  }
+    @Get('notifications')
+    @ApiOperation({ summary: "The user's notifications", description: 'Newest first, with the condition, the type and the target with its latest rate.' })
+    @ApiQueryFromSchema(pageQuerySchema, { page: 'Page number, from 1.', per_page: 'Rows per page (1-100).' })
+    @ApiOkResponse({ schema: pageSchema(notification) })
+    @ApiOwnedResource({ validation: true })
+    async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationView>> {
+      const paging = parseQuery(pageQuerySchema, query);
+      const page = await rpc.request<Page<NotificationView>>(Subjects.alerts.notificationsList, paging);
+      return withLinks(page, request.url, config.publicBaseUrl);
+    }
 
-  @Get('notifications')
-  @ApiOperation({ summary: "The user's notifications", description: 'Newest first, with the condition, the type and the target with its latest rate.' })
-  @ApiQueryFromSchema(pageQuerySchema, { page: 'Page number, from 1.', per_page: 'Rows per page (1-100).' })
-  @ApiOkResponse({ schema: pageSchema(notification) })
-  @ApiOwnedResource({ validation: true })
-  async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationView>> {
-    const paging = parseQuery(pageQuerySchema, query);
-    const page = await this.rpc.request<Page<NotificationView>>(Subjects.alerts.notificationsList, paging);
-    return withLinks(page, request.url, this.config.publicBaseUrl);
+    @Delete('notifications/:id')
+    @HttpCode(204)
+    @ApiOperation({ summary: 'Delete a notification' })
+    @ApiIdParam('id', 'Notification')
+    @ApiNoContentResponse({ description: 'Deleted.' })
+    @ApiOwnedResource({ notFound: 'The notification' })
+    async delete(@Param('id') id: string): Promise<void> {
+      await rpc.request(Subjects.alerts.notificationsDelete, { id });
+    }
   }
-
-  @Delete('notifications/:id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a notification' })
-  @ApiIdParam('id', 'Notification')
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiOwnedResource({ notFound: 'The notification' })
-  async delete(@Param('id') id: string): Promise<void> {
-    await this.rpc.request(Subjects.alerts.notificationsDelete, { id });
-  }
+  return NotificationsController;
 }

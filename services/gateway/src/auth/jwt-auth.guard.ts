@@ -1,8 +1,7 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { ErrorCode } from '@invest/contracts';
 import { currentContext, ServiceError, type Logger } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
-import { GATEWAY_LOGGER, JWT_VERIFIER } from '../gateway.tokens.js';
 import { AuthKeysUnavailableError, bearerToken, type AuthenticatedUser, type JwtVerifier } from './jwt-verifier.js';
 
 declare module 'fastify' {
@@ -16,13 +15,13 @@ const unauthenticated = () => new ServiceError(ErrorCode.Unauthenticated, 'Unaut
 
 /**
  * Requires `Authorization: Bearer <JWT>`. The token's `sub` becomes the user id of the request
- * context, so every log line and every NATS request of this request carries it (`meta.userId`).
+ * context, so every log line and every NATS request of this request carries it (`meta.userId`). One instance,
+ * built by createGatewayApp, guards every route that needs a user (`@UseGuards(auth)`).
  */
-@Injectable()
 export class JwtAuthGuard implements CanActivate {
   constructor(
-    @Inject(JWT_VERIFIER) private readonly verifier: JwtVerifier,
-    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+    private readonly verifier: JwtVerifier,
+    private readonly logger: Logger,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,9 +1,8 @@
-import { applyDecorators, Controller, Headers, HttpCode, Inject, PayloadTooLargeException, Post, Req } from '@nestjs/common';
+import { applyDecorators, Controller, Headers, HttpCode, PayloadTooLargeException, Post, Req } from '@nestjs/common';
 import { ApiConsumes, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { PROVIDER_HEADER_MAX_CHARS, PROVIDER_NOTIFICATION_MAX_BYTES, type ProviderNotification, Subjects } from '@invest/contracts';
 import type { Logger, RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
-import { GATEWAY_LOGGER, RPC_CLIENT } from '../gateway.tokens.js';
 
 /** Paths whose bodies reach their handler as the raw bytes (see installRawBodyParsers). */
 export const RAW_BODY_PATH_PREFIX = '/api/provider/';
@@ -26,30 +25,28 @@ function ApiProviderNotification(summary: string, description: string) {
   );
 }
 
-@ApiTags('provider notifications')
-@Controller('api/provider')
-export class ProviderWebhooksController {
-  constructor(
-    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
-  ) {}
+export function createProviderWebhooksController({ rpc, logger }: { rpc: RpcClient; logger: Logger }) {
+  @ApiTags('provider notifications')
+  @Controller('api/provider')
+  class ProviderWebhooksController {
+    @Post('payment-success')
+    @HttpCode(200)
+    @ApiProviderNotification(
+      'CloudPayments Pay notification',
+      'Signed by the provider (not a user). Records the payment once per TransactionId; a payment whose InvoiceId was confirmed by /api/subscribe is the same payment.',
+    )
+    pay(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
+      return rpc.request(Subjects.billing.providerPay, notification(req, logger, contentHmac, xContentHmac));
+    }
 
-  @Post('payment-success')
-  @HttpCode(200)
-  @ApiProviderNotification(
-    'CloudPayments Pay notification',
-    'Signed by the provider (not a user). Records the payment once per TransactionId; a payment whose InvoiceId was confirmed by /api/subscribe is the same payment.',
-  )
-  pay(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
-    return this.rpc.request(Subjects.billing.providerPay, notification(req, this.logger, contentHmac, xContentHmac));
+    @Post('recurrent')
+    @HttpCode(200)
+    @ApiProviderNotification('CloudPayments Recurrent notification', 'Cancelled, Rejected or Expired move the subscription to cancelled; it stays usable until ends_at.')
+    recurrent(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
+      return rpc.request(Subjects.billing.providerRecurrent, notification(req, logger, contentHmac, xContentHmac));
+    }
   }
-
-  @Post('recurrent')
-  @HttpCode(200)
-  @ApiProviderNotification('CloudPayments Recurrent notification', 'Cancelled, Rejected or Expired move the subscription to cancelled; it stays usable until ends_at.')
-  recurrent(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
-    return this.rpc.request(Subjects.billing.providerRecurrent, notification(req, this.logger, contentHmac, xContentHmac));
-  }
+  return ProviderWebhooksController;
 }
 
 function notification(req: FastifyRequest, logger: Logger, contentHmac?: string, xContentHmac?: string): ProviderNotification {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type ListPaymentsReply,
@@ -11,77 +11,77 @@ import {
   subscriptionReplySchema,
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
-import { RPC_CLIENT } from '../gateway.tokens.js';
 import { parseBody } from '../validation/request-input.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it.' } } };
 
 /** Plans (public) and the signed-in user's subscription and payments: subscribe after a widget payment, sync with the provider. */
-@ApiTags('subscriptions')
-@Controller('api')
-export class SubscriptionsController {
-  constructor(@Inject(RPC_CLIENT) private readonly rpc: RpcClient) {}
+export function createSubscriptionsController({ rpc, auth }: { rpc: RpcClient; auth: JwtAuthGuard }) {
+  @ApiTags('subscriptions')
+  @Controller('api')
+  class SubscriptionsController {
+    @Get('plans')
+    @ApiOperation({ summary: 'Subscription plans', description: 'Public. Prices are exact decimal strings in the plan currency; free plans have none.' })
+    @ApiOkResponse({ schema: openApiSchema(listPlansReplySchema) })
+    @ApiCommonErrors()
+    plans(): Promise<ListPlansReply> {
+      return rpc.request(Subjects.billing.plansList, {});
+    }
 
-  @Get('plans')
-  @ApiOperation({ summary: 'Subscription plans', description: 'Public. Prices are exact decimal strings in the plan currency; free plans have none.' })
-  @ApiOkResponse({ schema: openApiSchema(listPlansReplySchema) })
-  @ApiCommonErrors()
-  plans(): Promise<ListPlansReply> {
-    return this.rpc.request(Subjects.billing.plansList, {});
-  }
+    @Get('subscription')
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({ summary: 'The current subscription', description: 'The most recently updated subscription of the user, or `{"data": null}`.' })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiCommonErrors({ auth: true })
+    current(): Promise<SubscriptionReply> {
+      return rpc.request(Subjects.billing.subscriptionGet, {});
+    }
 
-  @Get('subscription')
-  @UseGuards(JwtAuthGuard)
-  @ApiBearerAuth()
-  @ApiOperation({ summary: 'The current subscription', description: 'The most recently updated subscription of the user, or `{"data": null}`.' })
-  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
-  @ApiCommonErrors({ auth: true })
-  current(): Promise<SubscriptionReply> {
-    return this.rpc.request(Subjects.billing.subscriptionGet, {});
-  }
+    @Get('payments')
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'The payments recorded for the user',
+      description:
+        'Newest first, those that grant no paid access too: a payment worth less than one day of its plan is recorded and listed with `grants_access: false` and no `subscription_id`.',
+    })
+    @ApiOkResponse({ schema: openApiSchema(listPaymentsReplySchema) })
+    @ApiCommonErrors({ auth: true })
+    payments(): Promise<ListPaymentsReply> {
+      return rpc.request(Subjects.billing.paymentsList, {});
+    }
 
-  @Get('payments')
-  @UseGuards(JwtAuthGuard)
-  @ApiBearerAuth()
-  @ApiOperation({
-    summary: 'The payments recorded for the user',
-    description:
-      'Newest first, those that grant no paid access too: a payment worth less than one day of its plan is recorded and listed with `grants_access: false` and no `subscription_id`.',
-  })
-  @ApiOkResponse({ schema: openApiSchema(listPaymentsReplySchema) })
-  @ApiCommonErrors({ auth: true })
-  payments(): Promise<ListPaymentsReply> {
-    return this.rpc.request(Subjects.billing.paymentsList, {});
-  }
+    @Post('subscribe')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'Confirm a widget payment and start or extend the subscription',
+      description:
+        '`uuid` is the InvoiceId the client gave the payment widget. Billing confirms the payment with the provider (status, amount, account) before recording it; a repeated uuid answers the first result and records nothing. 503 when the provider cannot be reached (nothing recorded).',
+    })
+    @ApiBody({ schema: openApiSchema(subscribeRequestSchema, 'input') })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiResponse({ status: 409, description: 'An active subscription exists and this uuid is not already recorded (checked before the payment is looked up).', schema: conflict })
+    @ApiCommonErrors({ auth: true, validation: true })
+    subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
+      return rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
+    }
 
-  @Post('subscribe')
-  @HttpCode(200)
-  @UseGuards(JwtAuthGuard)
-  @ApiBearerAuth()
-  @ApiOperation({
-    summary: 'Confirm a widget payment and start or extend the subscription',
-    description:
-      '`uuid` is the InvoiceId the client gave the payment widget. Billing confirms the payment with the provider (status, amount, account) before recording it; a repeated uuid answers the first result and records nothing. 503 when the provider cannot be reached (nothing recorded).',
-  })
-  @ApiBody({ schema: openApiSchema(subscribeRequestSchema, 'input') })
-  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
-  @ApiResponse({ status: 409, description: 'An active subscription exists and this uuid is not already recorded (checked before the payment is looked up).', schema: conflict })
-  @ApiCommonErrors({ auth: true, validation: true })
-  subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
-    return this.rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
+    @Post('sync-subscription')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({ summary: 'Synchronise the subscription with the payment provider', description: 'Clients call it when the subscription screen opens. 503 when the provider cannot be reached (nothing changed).' })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiCommonErrors({ auth: true })
+    sync(): Promise<SubscriptionReply> {
+      // The provider may be slow: the call is bounded by billing's own provider timeout plus this margin.
+      return rpc.request(Subjects.billing.subscriptionSync, {}, { timeoutMs: 30_000 });
+    }
   }
-
-  @Post('sync-subscription')
-  @HttpCode(200)
-  @UseGuards(JwtAuthGuard)
-  @ApiBearerAuth()
-  @ApiOperation({ summary: 'Synchronise the subscription with the payment provider', description: 'Clients call it when the subscription screen opens. 503 when the provider cannot be reached (nothing changed).' })
-  @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
-  @ApiCommonErrors({ auth: true })
-  sync(): Promise<SubscriptionReply> {
-    // The provider may be slow: the call is bounded by billing's own provider timeout plus this margin.
-    return this.rpc.request(Subjects.billing.subscriptionSync, {}, { timeoutMs: 30_000 });
-  }
+  return SubscriptionsController;
 }

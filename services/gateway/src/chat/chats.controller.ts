@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type ChatLimitsReply,
@@ -21,10 +21,9 @@ import {
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
-import { GATEWAY_CONFIG, RPC_CLIENT } from '../gateway.tokens.js';
 import { allPages } from '../paging/all-pages.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiOwnedResource } from '../common/resource.openapi.js';
@@ -35,87 +34,85 @@ const limited = { type: 'object', properties: { message: { type: 'string' }, lim
 export const ApiChatLimited = () => ApiResponse({ status: 429, description: "The day's free messages of this context are used up (`limit`, `resets_at`).", schema: limited });
 
 /** The signed-in user's AI chats: create, list, read (with messages), rename, delete, rate answers, limits. */
-@ApiTags('ai-chat')
-@UseGuards(JwtAuthGuard)
-@Controller('api/ai-chat')
-export class ChatsController {
-  constructor(
-    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-  ) {}
+export function createChatsController({ rpc, config, auth }: { rpc: RpcClient; config: GatewayConfig; auth: JwtAuthGuard }) {
+  @ApiTags('ai-chat')
+  @UseGuards(auth)
+  @Controller('api/ai-chat')
+  class ChatsController {
+    @Post()
+    @ApiOperation({ summary: 'Open a chat', description: '`context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). The title comes from the first message.' })
+    @ApiBody({ schema: openApiSchema(createChatRequestSchema, 'input') })
+    @ApiCreatedResponse({ schema: openApiSchema(chatReplySchema) })
+    @ApiOwnedResource({ validation: true })
+    create(@Body() body: unknown): Promise<ChatReply> {
+      return rpc.request(Subjects.chat.chatsCreate, parseBody(createChatRequestSchema, body));
+    }
 
-  @Post()
-  @ApiOperation({ summary: 'Open a chat', description: '`context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). The title comes from the first message.' })
-  @ApiBody({ schema: openApiSchema(createChatRequestSchema, 'input') })
-  @ApiCreatedResponse({ schema: openApiSchema(chatReplySchema) })
-  @ApiOwnedResource({ validation: true })
-  create(@Body() body: unknown): Promise<ChatReply> {
-    return this.rpc.request(Subjects.chat.chatsCreate, parseBody(createChatRequestSchema, body));
-  }
+    @Get()
+    @ApiOperation({ summary: 'Your chats', description: 'Most recently active first; paged (`page`, `per_page`).' })
+    @ApiOkResponse({ schema: pageSchema(openApiSchema(chatSchema)) })
+    @ApiOwnedResource({ validation: true })
+    async list(@Query() query: Record<string, unknown>, @Req() req: FastifyRequest): Promise<LinkedPage<ChatView>> {
+      const page = await rpc.request<Page<ChatView>>(Subjects.chat.chatsList, parseQuery(pageQuerySchema, query));
+      return withLinks(page, req.url, config.publicBaseUrl);
+    }
 
-  @Get()
-  @ApiOperation({ summary: 'Your chats', description: 'Most recently active first; paged (`page`, `per_page`).' })
-  @ApiOkResponse({ schema: pageSchema(openApiSchema(chatSchema)) })
-  @ApiOwnedResource({ validation: true })
-  async list(@Query() query: Record<string, unknown>, @Req() req: FastifyRequest): Promise<LinkedPage<ChatView>> {
-    const page = await this.rpc.request<Page<ChatView>>(Subjects.chat.chatsList, parseQuery(pageQuerySchema, query));
-    return withLinks(page, req.url, this.config.publicBaseUrl);
-  }
+    // Declared before ':id' so "limits" is never taken for a chat id.
+    @Get('limits')
+    @ApiOperation({ summary: 'Free message limits', description: 'Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets.' })
+    @ApiOkResponse({ schema: openApiSchema(chatLimitsReplySchema) })
+    @ApiOwnedResource()
+    limits(): Promise<ChatLimitsReply> {
+      return rpc.request(Subjects.chat.limitsGet, {});
+    }
 
-  // Declared before ':id' so "limits" is never taken for a chat id.
-  @Get('limits')
-  @ApiOperation({ summary: 'Free message limits', description: 'Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets.' })
-  @ApiOkResponse({ schema: openApiSchema(chatLimitsReplySchema) })
-  @ApiOwnedResource()
-  limits(): Promise<ChatLimitsReply> {
-    return this.rpc.request(Subjects.chat.limitsGet, {});
-  }
+    @Get(':id')
+    @ApiOperation({ summary: 'One chat with its messages', description: 'An answer still being generated has `status: streaming`; resume it with `GET /api/ai-chat/{id}/messages/{messageId}/stream`.' })
+    @ApiChatId()
+    @ApiOkResponse({ schema: openApiSchema(chatWithMessagesReplySchema) })
+    @ApiOwnedResource({ notFound: 'The chat' })
+    async get(@Param('id') id: string): Promise<ChatWithMessagesReply> {
+      // Page by page: a long chat's messages are more than one NATS message holds (its replies are ~512 KB at most).
+      const subject = Subjects.chat.chatsGet;
+      const pages = await allPages(
+        subject,
+        (after) => rpc.request<ChatWithMessagesPageReply>(subject, after === undefined ? { id } : { id, after_seq: after }),
+        (page) => page.next_after_seq,
+      );
+      return { data: { ...pages[0]!.data, messages: pages.flatMap((page) => page.data.messages) } };
+    }
 
-  @Get(':id')
-  @ApiOperation({ summary: 'One chat with its messages', description: 'An answer still being generated has `status: streaming`; resume it with `GET /api/ai-chat/{id}/messages/{messageId}/stream`.' })
-  @ApiChatId()
-  @ApiOkResponse({ schema: openApiSchema(chatWithMessagesReplySchema) })
-  @ApiOwnedResource({ notFound: 'The chat' })
-  async get(@Param('id') id: string): Promise<ChatWithMessagesReply> {
-    // Page by page: a long chat's messages are more than one NATS message holds (its replies are ~512 KB at most).
-    const subject = Subjects.chat.chatsGet;
-    const pages = await allPages(
-      subject,
-      (after) => this.rpc.request<ChatWithMessagesPageReply>(subject, after === undefined ? { id } : { id, after_seq: after }),
-      (page) => page.next_after_seq,
-    );
-    return { data: { ...pages[0]!.data, messages: pages.flatMap((page) => page.data.messages) } };
-  }
+    @Patch(':id')
+    @ApiOperation({ summary: 'Rename a chat' })
+    @ApiChatId()
+    @ApiBody({ schema: openApiSchema(updateChatBodySchema, 'input') })
+    @ApiOkResponse({ schema: openApiSchema(chatReplySchema) })
+    @ApiOwnedResource({ validation: true, notFound: 'The chat' })
+    update(@Param('id') id: string, @Body() body: unknown): Promise<ChatReply> {
+      return rpc.request(Subjects.chat.chatsUpdate, { ...parseBody(updateChatBodySchema, body), id });
+    }
 
-  @Patch(':id')
-  @ApiOperation({ summary: 'Rename a chat' })
-  @ApiChatId()
-  @ApiBody({ schema: openApiSchema(updateChatBodySchema, 'input') })
-  @ApiOkResponse({ schema: openApiSchema(chatReplySchema) })
-  @ApiOwnedResource({ validation: true, notFound: 'The chat' })
-  update(@Param('id') id: string, @Body() body: unknown): Promise<ChatReply> {
-    return this.rpc.request(Subjects.chat.chatsUpdate, { ...parseBody(updateChatBodySchema, body), id });
-  }
+    @Delete(':id')
+    @HttpCode(204)
+    @ApiOperation({ summary: 'Delete a chat', description: "Its answers still count against today's limit." })
+    @ApiChatId()
+    @ApiNoContentResponse({ description: 'Deleted.' })
+    @ApiOwnedResource({ notFound: 'The chat' })
+    async delete(@Param('id') id: string): Promise<void> {
+      await rpc.request(Subjects.chat.chatsDelete, { id });
+    }
 
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a chat', description: "Its answers still count against today's limit." })
-  @ApiChatId()
-  @ApiNoContentResponse({ description: 'Deleted.' })
-  @ApiOwnedResource({ notFound: 'The chat' })
-  async delete(@Param('id') id: string): Promise<void> {
-    await this.rpc.request(Subjects.chat.chatsDelete, { id });
+    @Post(':id/messages/:messageId/rating')
+    @HttpCode(200)
+    @ApiOperation({ summary: "Rate an assistant's answer", description: '`rating`: like or dislike; optional `rating_comment`. Rating again replaces the rating.' })
+    @ApiChatId()
+    @ApiParam({ name: 'messageId', description: 'Message id (UUID).', schema: { type: 'string', format: 'uuid' } })
+    @ApiBody({ schema: openApiSchema(rateMessageBodySchema, 'input') })
+    @ApiOkResponse({ schema: openApiSchema(messageReplySchema) })
+    @ApiOwnedResource({ validation: true, notFound: 'The chat or message' })
+    rate(@Param('id') id: string, @Param('messageId') messageId: string, @Body() body: unknown): Promise<MessageReply> {
+      return rpc.request(Subjects.chat.messagesRate, { ...parseBody(rateMessageBodySchema, body), chat_id: id, message_id: messageId });
+    }
   }
-
-  @Post(':id/messages/:messageId/rating')
-  @HttpCode(200)
-  @ApiOperation({ summary: "Rate an assistant's answer", description: '`rating`: like or dislike; optional `rating_comment`. Rating again replaces the rating.' })
-  @ApiChatId()
-  @ApiParam({ name: 'messageId', description: 'Message id (UUID).', schema: { type: 'string', format: 'uuid' } })
-  @ApiBody({ schema: openApiSchema(rateMessageBodySchema, 'input') })
-  @ApiOkResponse({ schema: openApiSchema(messageReplySchema) })
-  @ApiOwnedResource({ validation: true, notFound: 'The chat or message' })
-  rate(@Param('id') id: string, @Param('messageId') messageId: string, @Body() body: unknown): Promise<MessageReply> {
-    return this.rpc.request(Subjects.chat.messagesRate, { ...parseBody(rateMessageBodySchema, body), chat_id: id, message_id: messageId });
-  }
+  return ChatsController;
 }

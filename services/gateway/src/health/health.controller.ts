@@ -1,7 +1,6 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags, type SchemaObject } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { READINESS_PROBE } from '../gateway.tokens.js';
 import type { ReadinessProbe } from './readiness.probe.js';
 
 const checksSchema: SchemaObject = {
@@ -10,32 +9,33 @@ const checksSchema: SchemaObject = {
   example: { nats: 'ok', screener: 'ok' },
 };
 
-@ApiTags('health')
-@Controller()
-export class HealthController {
-  constructor(@Inject(READINESS_PROBE) private readonly probe: ReadinessProbe) {}
+export function createHealthController(probe: ReadinessProbe) {
+  @ApiTags('health')
+  @Controller()
+  class HealthController {
+    @Get('health')
+    @ApiOperation({ summary: 'Liveness: the process is up' })
+    @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
+    health(): { status: 'ok' } {
+      return { status: 'ok' };
+    }
 
-  @Get('health')
-  @ApiOperation({ summary: 'Liveness: the process is up' })
-  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } } })
-  health(): { status: 'ok' } {
-    return { status: 'ok' };
+    @Get('ready')
+    @ApiOperation({ summary: 'Readiness: NATS reachable and every READY_SERVICES service answering its health ping' })
+    @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' }, checks: checksSchema } } })
+    @ApiServiceUnavailableResponse({
+      description: 'Something is not ready; `failed` names it.',
+      schema: {
+        type: 'object',
+        properties: { message: { type: 'string' }, failed: { type: 'array', items: { type: 'string' } }, checks: checksSchema },
+      },
+    })
+    async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+      const report = await probe.check();
+      if (report.ready) return { status: 'ok', checks: report.checks };
+      reply.status(503);
+      return { message: `Not ready: ${report.failed.join(', ')}.`, failed: report.failed, checks: report.checks };
+    }
   }
-
-  @Get('ready')
-  @ApiOperation({ summary: 'Readiness: NATS reachable and every READY_SERVICES service answering its health ping' })
-  @ApiOkResponse({ schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' }, checks: checksSchema } } })
-  @ApiServiceUnavailableResponse({
-    description: 'Something is not ready; `failed` names it.',
-    schema: {
-      type: 'object',
-      properties: { message: { type: 'string' }, failed: { type: 'array', items: { type: 'string' } }, checks: checksSchema },
-    },
-  })
-  async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const report = await this.probe.check();
-    if (report.ready) return { status: 'ok', checks: report.checks };
-    reply.status(503);
-    return { message: `Not ready: ${report.failed.join(', ')}.`, failed: report.failed, checks: report.checks };
-  }
+  return HealthController;
 }

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Inject, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   Subjects,
@@ -13,9 +13,8 @@ import {
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
+import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiCommonErrors, ApiQueryFromSchema, listSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
-import { GATEWAY_CONFIG, MARKET_EVENTS_INVALIDATOR, PUBLIC_PAGE_CACHE, RPC_CLIENT } from '../gateway.tokens.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { pageLinks } from '../paging/page-links.js';
 import { parseQuery } from '../validation/request-input.js';
@@ -58,74 +57,80 @@ const ApiConditionalPage = (cacheControl: string) =>
  * Pages carry an `ETag` and answer a matching `If-None-Match` with 304. Anonymous public pages come from the
  * gateway's PublicPageCache while fresh (cleared when market data change); the body is the same bytes either way.
  */
-@ApiTags('screener')
-@Controller()
-export class SharesController {
-  private readonly publicCacheControl: string;
+export function createSharesController({
+  rpc,
+  config,
+  pages,
+  invalidator,
+  auth,
+}: {
+  rpc: RpcClient;
+  config: GatewayConfig;
+  pages: PublicPageCache;
+  invalidator: MarketEventsInvalidator;
+  auth: JwtAuthGuard;
+}) {
+  const publicPageCacheControl = publicCacheControl(pages.config.ttlMs);
 
-  constructor(
-    @Inject(RPC_CLIENT) private readonly rpc: RpcClient,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(PUBLIC_PAGE_CACHE) private readonly pages: PublicPageCache,
-    @Inject(MARKET_EVENTS_INVALIDATOR) private readonly invalidator: MarketEventsInvalidator,
-  ) {
-    this.publicCacheControl = publicCacheControl(pages.config.ttlMs);
-  }
-
-  @Get(PUBLIC_SHARES_ROUTE.slice(1))
-  @ApiOperation({
-    summary: 'Share screener (public)',
-    description: 'A page of shares with market data and dividend yield; sortable and filterable. Cacheable: `ETag`, `Cache-Control: public, max-age=…`.',
-  })
-  @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
-  @ApiConditionalPage('`public, max-age=<seconds>`: how long any cache may reuse the page (`SCREENER_PUBLIC_CACHE_TTL_MS`).')
-  @ApiCommonErrors({ validation: true })
-  async listPublic(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const query = parseQuery(listSharesQuerySchema, rawQuery);
-    // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
-    // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
-    if (isAnonymous(request) && this.pages.config.ttlMs > 0 && this.invalidator.live()) {
-      const page = await this.pages.get(this.pages.keyOf(request.url, () => query), () => this.load(query));
-      sendPage(request, reply, page, this.publicCacheControl, () => bodyFor(page, request.url, this.config.publicBaseUrl));
-      return;
+  @ApiTags('screener')
+  @Controller()
+  class SharesController {
+    @Get(PUBLIC_SHARES_ROUTE.slice(1))
+    @ApiOperation({
+      summary: 'Share screener (public)',
+      description: 'A page of shares with market data and dividend yield; sortable and filterable. Cacheable: `ETag`, `Cache-Control: public, max-age=…`.',
+    })
+    @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
+    @ApiConditionalPage('`public, max-age=<seconds>`: how long any cache may reuse the page (`SCREENER_PUBLIC_CACHE_TTL_MS`).')
+    @ApiCommonErrors({ validation: true })
+    async listPublic(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+      const query = parseQuery(listSharesQuerySchema, rawQuery);
+      // Only anonymous requests share pages: one carrying credentials always reads afresh (and is not kept).
+      // Hits are mostly answered before Nest (installPublicPageHits); what comes here is a miss, or a HEAD.
+      if (isAnonymous(request) && pages.config.ttlMs > 0 && invalidator.live()) {
+        const page = await pages.get(pages.keyOf(request.url, () => query), () => this.load(query));
+        sendPage(request, reply, page, publicPageCacheControl, () => bodyFor(page, request.url, config.publicBaseUrl));
+        return;
+      }
+      this.sendUncached(request, reply, await this.load(query), publicPageCacheControl);
     }
-    this.sendUncached(request, reply, await this.load(query), this.publicCacheControl);
-  }
 
-  @Get('api/shares')
-  @UseGuards(JwtAuthGuard)
-  @ApiBearerAuth()
-  @ApiOperation({ summary: 'Share screener (authenticated)', description: 'The same rows as the public screener, for a signed-in user; never cached by the gateway.' })
-  @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
-  @ApiConditionalPage(`\`${PRIVATE_CACHE_CONTROL}\`: a browser revalidates every time; shared caches keep nothing.`)
-  @ApiCommonErrors({ validation: true, auth: true })
-  async listForUser(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const query = parseQuery(listSharesQuerySchema, rawQuery);
-    reply.header('vary', 'Authorization');
-    this.sendUncached(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL);
-  }
+    @Get('api/shares')
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({ summary: 'Share screener (authenticated)', description: 'The same rows as the public screener, for a signed-in user; never cached by the gateway.' })
+    @ApiQueryFromSchema(listSharesQuerySchema, queryDocs)
+    @ApiConditionalPage(`\`${PRIVATE_CACHE_CONTROL}\`: a browser revalidates every time; shared caches keep nothing.`)
+    @ApiCommonErrors({ validation: true, auth: true })
+    async listForUser(@Query() rawQuery: Record<string, unknown>, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+      const query = parseQuery(listSharesQuerySchema, rawQuery);
+      reply.header('vary', 'Authorization');
+      this.sendUncached(request, reply, await this.load(query), PRIVATE_CACHE_CONTROL);
+    }
 
-  @Get('api/public/shares/categories')
-  @ApiOperation({ summary: 'Share categories with the number of shares in each' })
-  @ApiOkResponse({ description: 'Every category.', schema: listSchema(openApiSchema(shareCategorySchema)) })
-  @ApiCommonErrors()
-  categories(): Promise<ListShareCategoriesReply> {
-    return this.rpc.request(Subjects.screener.categoriesList, {});
-  }
+    @Get('api/public/shares/categories')
+    @ApiOperation({ summary: 'Share categories with the number of shares in each' })
+    @ApiOkResponse({ description: 'Every category.', schema: listSchema(openApiSchema(shareCategorySchema)) })
+    @ApiCommonErrors()
+    categories(): Promise<ListShareCategoriesReply> {
+      return rpc.request(Subjects.screener.categoriesList, {});
+    }
 
-  @Get('api/public/shares/countries')
-  @ApiOperation({ summary: 'Countries of listed shares with the number of shares in each' })
-  @ApiOkResponse({ description: 'Every country that has shares.', schema: listSchema(openApiSchema(countrySchema)) })
-  @ApiCommonErrors()
-  countries(): Promise<ListCountriesReply> {
-    return this.rpc.request(Subjects.screener.countriesList, {});
-  }
+    @Get('api/public/shares/countries')
+    @ApiOperation({ summary: 'Countries of listed shares with the number of shares in each' })
+    @ApiOkResponse({ description: 'Every country that has shares.', schema: listSchema(openApiSchema(countrySchema)) })
+    @ApiCommonErrors()
+    countries(): Promise<ListCountriesReply> {
+      return rpc.request(Subjects.screener.countriesList, {});
+    }
 
-  private sendUncached(request: FastifyRequest, reply: FastifyReply, page: SerializedPage, cacheControl: string): void {
-    sendPage(request, reply, page, cacheControl, () => pageBody(page, pageLinks(request.url, page.meta, this.config.publicBaseUrl)));
-  }
+    private sendUncached(request: FastifyRequest, reply: FastifyReply, page: SerializedPage, cacheControl: string): void {
+      sendPage(request, reply, page, cacheControl, () => pageBody(page, pageLinks(request.url, page.meta, config.publicBaseUrl)));
+    }
 
-  private async load(query: ListSharesQuery): Promise<SerializedPage> {
-    return serializePage(await this.rpc.request<ListSharesReply>(Subjects.screener.sharesList, query), this.config.publicBaseUrl);
+    private async load(query: ListSharesQuery): Promise<SerializedPage> {
+      return serializePage(await rpc.request<ListSharesReply>(Subjects.screener.sharesList, query), config.publicBaseUrl);
+    }
   }
+  return SharesController;
 }

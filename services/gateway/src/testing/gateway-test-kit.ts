@@ -1,6 +1,4 @@
-// What end-to-end tests (test/e2e) use of the gateway besides its app factory: dev tokens, the DI tokens of
-// the objects a test watches, and the paging links it compares with.
+// What end-to-end tests (test/e2e) use of the gateway besides its app factory: dev tokens and the paging links
+// it compares with. The objects a test watches are fields of the app (`gw.rpc`, `gw.feed`).
 export { mintDevToken } from '../auth/dev-token.js';
-export { NOTIFICATION_FEED, type NotificationFeed } from '../alerts/notification-feed.js';
-export { RPC_CLIENT } from '../gateway.tokens.js';
 export { withLinks } from '../paging/page-links.js';

@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { ServiceError } from '@invest/platform';
 import type { Observable } from 'rxjs';
 import { RAW_BODY_PATH_PREFIX } from '../billing/provider-webhooks.controller.js';
@@ -12,7 +12,6 @@ const exempt = (url: string) => url.startsWith(RAW_BODY_PATH_PREFIX) || /^\/(?:h
  * (`GET /api/watchlists?page=1&page=2`): which value was meant cannot be known, and a route that reads one
  * later must not change what such a request means. Routes that read their query say it again (parseQuery).
  */
-@Injectable()
 export class RepeatedQueryInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.getType() === 'http' ? context.switchToHttp().getRequest<{ query?: unknown; url?: string }>() : undefined;
