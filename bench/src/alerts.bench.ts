@@ -173,9 +173,10 @@ export async function run(args: string[]): Promise<void> {
       // newer, first (not measured), so the runs do not pay for the first event of a process. It fires what had
       // come out of its cooldown meanwhile, and ~1,000 notifications created for it that fire at once, so the
       // firing code has run too; they are deleted before the measured runs.
-      const current = await nowV.db.query<{ asset_id: string; ticker: string; rate: number; change_24h: number }>("select asset_id::text, ticker, rate, change_24h from latest_rates where asset_type = 'share' order by asset_id");
+      // `rate` is numeric (text) since migration 0012, a double before: a number in the event either way.
+      const current = await nowV.db.query<{ asset_id: string; ticker: string; rate: string | number; change_24h: number }>("select asset_id::text, ticker, rate, change_24h from latest_rates where asset_type = 'share' order by asset_id");
       const asOf = new Date().toISOString();
-      const rates: RateChange[] = current.map((c) => ({ assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: c.rate, priceChangePercentage24h: c.change_24h, asOf }));
+      const rates: RateChange[] = current.map((c) => ({ assetType: 'share', assetId: Number(c.asset_id), ticker: c.ticker, currency: 'RUB', rate: Number(c.rate), priceChangePercentage24h: c.change_24h, asOf }));
       for (const v of variants) {
         const warmups = await seedWarmupNotifications(v.db, now);
         await v.observer!.reset();
@@ -366,11 +367,14 @@ async function seed(db: BenchDb, { total, assets, now }: { total: number; assets
   });
 }
 
-/** A summary of the seeded rows, to check that both databases got the same. */
+/**
+ * A summary of the seeded rows, to check that both databases got the same. Prices are summed as numeric: a
+ * baseline before migration 0012 stores the seeded doubles, now stores them cast to numeric (the same cast).
+ */
 async function fingerprint(db: BenchDb): Promise<string> {
   const [row] = await db.query<{ f: string }>(
-    `select concat_ws(' ', (select count(*) from notifications), (select sum(value)::numeric(30, 6) from notifications),
-       (select sum(initial_value)::numeric(30, 6) from notifications), (select sum(targetable_id) from notifications),
+    `select concat_ws(' ', (select count(*) from notifications), (select sum(value::numeric)::numeric(30, 6) from notifications),
+       (select sum(initial_value::numeric)::numeric(30, 6) from notifications), (select sum(targetable_id) from notifications),
        (select count(last_triggered_at) from notifications), (select count(*) from memberships), (select sum(asset_id) from memberships),
        (select sum(change_24h)::numeric(30, 6) from latest_rates)) as f`,
   );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
-import { canonicalDecimal, decimalSchema } from '../common/decimal.js';
+import { decimalSchema } from '../common/decimal.js';
 import { pageQuerySchema } from '../common/paging.js';
 import { resourceIdSchema, storableText } from '../portfolios/common.js';
 
@@ -22,18 +22,10 @@ const nameSchema = storableText(z.string({ error: 'The name must be a string.' }
 
 /**
  * A target price: an exact decimal like every price a client sends (`decimalSchema`: at most 8 decimal places,
- * at most 1e15, a decimal string too), then the number it is compared with rates as. A value a double cannot
- * hold as written (more than ~15 significant digits) is refused rather than stored rounded (it would be
- * compared, and shown, as another price).
+ * at most 1e15, a decimal string too), as its canonical text. Alerts stores it as `numeric` and compares rates
+ * with it exactly, however many significant digits it has.
  */
-const targetPriceSchema = decimalSchema('target price', 'positive').transform((text, ctx) => {
-  const n = Number(text);
-  if (canonicalDecimal(n) !== text) {
-    ctx.issues.push({ code: 'custom', message: 'The target price has more significant digits than a price holds exactly (at most 15).', input: text });
-    return z.NEVER;
-  }
-  return n;
-});
+const targetPriceSchema = decimalSchema('target price', 'positive');
 
 /** `POST /api/price-alert` → `alerts.price-alerts.create` (price-target, type id 2). */
 export const createPriceAlertRequestSchema = z.object({

@@ -82,8 +82,8 @@ describe('a step fires once however many evaluations race', () => {
     const [a, b] = await race(sweep);
     expect([a, b].map((r) => (r as { fired: number }).fired).sort()).toEqual([0, 1]);
     expect(await db.query('select step_key from notification_firings where notification_id = $1', [id])).toEqual([{ step_key: 'c0:t5' }]);
-    const [n] = await db.query<{ initial_value: number }>('select initial_value from notifications where id = $1', [id]);
-    expect(n!.initial_value).toBe(10);
+    const [n] = await db.query<{ initial_value: string }>('select initial_value from notifications where id = $1', [id]);
+    expect(n!.initial_value).toBe('10');
     // One NotificationFired to publish, recorded with the firing.
     const [pending] = await db.query<{ n: string }>(
       'select count(*)::text as n from firing_publications p join notification_firings f on f.id = any(p.firing_ids) where f.notification_id = $1',
@@ -226,7 +226,7 @@ describe('a batch naming an asset twice', () => {
     ]);
     // The same time for both (a tie): the later in the batch is the latest.
     await db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator, publisher, logger }));
-    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 40")).toEqual([{ rate: 160 }]);
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 40")).toEqual([{ rate: '160' }]);
     expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 1 }]);
   });
 });
@@ -248,7 +248,7 @@ describe('two instances given batches of one asset type at once', () => {
     first.release();
     await Promise.all([first.done, second]);
     expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 0 }]);
-    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 50")).toEqual([{ rate: 101 }]);
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 50")).toEqual([{ rate: '101' }]);
     expect(instances[1]!.index.loaded).toBe(true);
   });
 });
@@ -264,6 +264,6 @@ describe('a batch Postgres cannot store', () => {
     event.data.rates[0]!.ticker = 'T\u0000';
     await expect(db.transaction((tx) => handleMarketEvent(event, tx, { db, evaluator: indexed, publisher, logger }))).rejects.toThrow(/Unicode escape/);
     expect(await db.query('select count(*)::int as n from notification_firings where notification_id = $1', [target])).toEqual([{ n: 0 }]);
-    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 60")).toEqual([{ rate: 100 }]);
+    expect(await db.query("select rate from latest_rates where asset_type = 'share' and asset_id = 60")).toEqual([{ rate: '100' }]);
   });
 });

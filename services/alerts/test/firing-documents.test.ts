@@ -235,10 +235,10 @@ describe('each firing’s state change', () => {
     expect(fired).toBe(3);
 
     const rows = new Map(
-      (await db.query<{ id: string; is_active: boolean; initial_value: number; cycle: number; last_triggered_at: string | Date | null }>(
+      (await db.query<{ id: string; is_active: boolean; initial_value: string; cycle: number; last_triggered_at: string | Date | null }>(
         'select id::text, is_active, initial_value, cycle, last_triggered_at from notifications where id = any($1::bigint[])',
         [[reset, first, target, movedLast, movedCycle]],
-      )).map((r) => [Number(r.id), { active: r.is_active, initial: r.initial_value, cycle: r.cycle, last: r.last_triggered_at === null ? null : new Date(r.last_triggered_at).getTime() }]),
+      )).map((r) => [Number(r.id), { active: r.is_active, initial: Number(r.initial_value), cycle: r.cycle, last: r.last_triggered_at === null ? null : new Date(r.last_triggered_at).getTime() }]),
     );
     expect(rows.get(reset)).toEqual({ active: true, initial: 10, cycle: 5, last: now.getTime() });
     expect(rows.get(first)).toEqual({ active: true, initial: 6, cycle: 0, last: now.getTime() });
@@ -254,5 +254,29 @@ describe('each firing’s state change', () => {
       [first, 'c0:t3', 'state-first'],
       [target, 'c0', 'state-target'],
     ]);
+  });
+});
+
+describe('a target with more significant digits than a double keeps', () => {
+  it('fires only on a rate that reaches it exactly, recorded (its row matched as read), its texts showing every digit', async () => {
+    // 1000000000000.00000001 is the double 1e12: a rate of 1e12 has not reached it.
+    const target = '1000000000000.00000001';
+    await rate(960, 1e12, 0, 'Exact');
+    const [n] = await db.query<{ id: string }>(
+      `insert into notifications (user_id, notification_type_id, targetable_type, targetable_id, asset_type, operator, value, initial_value)
+       values ('exact', 2, 'asset', 960, 'share', '>=', $1, $1) returning id::text`,
+      [target],
+    );
+    const plan = () => evaluator.plan(db, { assets: [{ type: 'share', id: 960 }] }, ['price-target'], 'test');
+    expect((await plan()).firings).toEqual([]);
+
+    await db.query(`update latest_rates set rate = '1000000000000.001' where asset_type = 'share' and asset_id = 960`);
+    const reached = await plan();
+    expect(reached.firings.map((f) => f.n.id)).toEqual([Number(n!.id)]);
+    // The write applies only where initial_value still equals the one read: compared as numeric, it must be the exact text.
+    expect(await recordInChunks(db, evaluator, reached, { size: 500, writers: 1, onCommitted: () => undefined })).toBe(1);
+    expect(await db.query('select is_active, value, initial_value from notifications where id = $1', [n!.id])).toEqual([{ is_active: false, value: target, initial_value: target }]);
+    const [firing] = await db.query<{ texts: Record<string, { title: string; body: string }> }>('select texts from notification_firings where notification_id = $1', [n!.id]);
+    expect(firing!.texts.en!.body).toBe('Exact (T960) reached the target price 1,000,000,000,000.00000001: now 1,000,000,000,000.001.');
   });
 });

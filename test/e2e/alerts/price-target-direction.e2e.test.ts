@@ -24,8 +24,8 @@ const api: AlertsStack['api'] = (...args) => stack.api(...args);
 /** Waits until alerts' latest rate of `ticker` is `rate`. */
 async function alertsHolds(ticker: string, rate: number): Promise<void> {
   await eventually(
-    () => stack.alerts.db.query<{ rate: number }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[ticker]]),
-    (r) => r[0]?.rate === rate,
+    () => stack.alerts.db.query<{ rate: string }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.shareIds[ticker]]),
+    (r) => r[0] !== undefined && Number(r[0].rate) === rate,
     `alerts has ${ticker} at ${rate}`,
   );
 }

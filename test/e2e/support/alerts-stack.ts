@@ -163,8 +163,9 @@ export async function startAlertsStack(name: string, opts: AlertsStackOptions): 
       const last = rates[rates.length - 1]!;
       const asOf = (last.asOf ?? clock.now).getTime();
       await eventually(
-        () => alerts.db.query<{ as_of: Date; rate: number | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [shareIds[last.ticker]]),
-        (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && rows[0]!.rate === last.rate,
+        () => alerts.db.query<{ as_of: Date; rate: string | null }>("select as_of, rate from latest_rates where asset_type = 'share' and asset_id = $1", [shareIds[last.ticker]]),
+        // `rate` is numeric text: the decimal of the number the batch carried.
+        (rows) => rows.length === 1 && new Date(rows[0]!.as_of).getTime() === asOf && (rows[0]!.rate === null ? null : Number(rows[0]!.rate)) === last.rate,
         `rate of ${last.ticker}`,
       );
       await new Promise((r) => setTimeout(r, 100));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CrossedAsset, type FiringExplanation, NotificationTypeIds } from '@invest/contracts';
-import { type Db, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
+import { type Db, Decimal, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
 import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
 import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
 import { CandidateIndex } from './candidate-index.js';
@@ -30,8 +30,9 @@ export interface NotificationRow {
   target_name: string | null;
   is_active: boolean;
   operator: '>=' | '<=';
-  value: number;
-  initial_value: number;
+  /** `numeric` as Postgres writes it. */
+  value: string;
+  initial_value: string;
   cooldown_minutes: number | null;
   last_triggered_at: Date | null;
   cycle: number;
@@ -51,8 +52,8 @@ export function toState(r: NotificationRow): NotificationState {
     assetType: r.asset_type as NotificationState['assetType'],
     isActive: r.is_active,
     operator: r.operator,
-    value: r.value,
-    initialValue: r.initial_value,
+    value: Decimal.of(r.value),
+    initialValue: Decimal.of(r.initial_value),
     cooldownMinutes: r.cooldown_minutes,
     lastTriggeredAt: r.last_triggered_at ? new Date(r.last_triggered_at) : null,
     cycle: r.cycle,
@@ -127,8 +128,10 @@ function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 't
     if (r.targetable_type === 'asset') continue;
     const k = assetKey(r.targetable_type, r.targetable_id);
     const g = floors.get(k);
-    if (!g) floors.set(k, { type: r.targetable_type, id: Number(r.targetable_id), floor: r.value });
-    else g.floor = Math.min(g.floor, r.value);
+    // A whole percent: its double is exact.
+    const step = Number(r.value);
+    if (!g) floors.set(k, { type: r.targetable_type, id: Number(r.targetable_id), floor: step });
+    else g.floor = Math.min(g.floor, step);
   }
   return [...floors.values()];
 }
@@ -159,7 +162,7 @@ interface FiringDocuments {
  */
 function documentsKey(n: NotificationState, d: FiringDecision, targetName: string | null): string | null {
   if (d.crossed.length !== 1 || d.headline !== d.crossed[0]) return null;
-  return `${n.kind} ${n.operator} ${n.targetType} ${n.targetId} ${d.threshold} ${d.nextThreshold} ${d.cooldownEndsAt?.getTime()} ${JSON.stringify(targetName)}`;
+  return `${n.kind} ${n.operator} ${n.targetType} ${n.targetId} ${d.threshold.toString()} ${d.nextThreshold?.toString()} ${d.cooldownEndsAt?.getTime()} ${JSON.stringify(targetName)}`;
 }
 
 /** What the candidate index's read gave: the candidates' rows, their groups' members, and the members' stored rates. */
@@ -444,13 +447,15 @@ export class AlertsEvaluator {
       let at = documentsAt.get(made);
       if (at === undefined) documentsAt.set(made, (at = tails.push(made.tail)));
       // The row's expected and next state and its firing, as one record of the statement's parameter (the user
-      // id as JSON: it comes from outside). Fields in the order the statement reads them.
+      // id as JSON: it comes from outside). Fields in the order the statement reads them. The thresholds as
+      // exact decimal text: the update applies only where `initial_value` still equals the one read, and a
+      // double's text of a numeric would match no row (the firing silently dropped).
       const e = n;
       const x = afterFiring(n, d);
       const eventId = randomUUID();
       const record =
-        `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
-        `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt!.toISOString()}${FIELD}` +
+        `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue.toString()}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +
+        `${x.isActive ? 't' : 'f'}${FIELD}${x.initialValue.toString()}${FIELD}${x.cycle}${FIELD}${x.lastTriggeredAt!.toISOString()}${FIELD}` +
         `${d.stepKey}${FIELD}${JSON.stringify(n.userId)}${FIELD}${n.kind}${FIELD}${at}${FIELD}${eventId}`;
       return { n, d, assets, rendered, explanation, documents, record, eventId };
     });
@@ -482,8 +487,8 @@ export class AlertsEvaluator {
                 array_agg(p[3]::json order by o.i) as assets, array_agg(p[4]::json order by o.i) as expl
            from unnest(string_to_array($3, E'\\x1e')) with ordinality as o(doc, i), string_to_array(o.doc, E'\\x1f') as p),
        d as (
-         select f[1]::bigint as id, f[2]::int as exp_cycle, f[3]::float8 as exp_initial, nullif(f[4], '')::timestamptz as exp_last,
-                f[5]::bool as next_active, f[6]::float8 as next_initial, f[7]::int as next_cycle, f[8]::timestamptz as next_last,
+         select f[1]::bigint as id, f[2]::int as exp_cycle, f[3]::numeric as exp_initial, nullif(f[4], '')::timestamptz as exp_last,
+                f[5]::bool as next_active, f[6]::numeric as next_initial, f[7]::int as next_cycle, f[8]::timestamptz as next_last,
                 f[9] as step, f[10]::json #>> '{}' as uid, f[11] as kind, f[12]::int as doc, f[13]::uuid as event_id
            from unnest(string_to_array($1, E'\\x1e')) as r(rec), string_to_array(r.rec, E'\\x1f') as f),
        changed as (

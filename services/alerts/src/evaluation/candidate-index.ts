@@ -19,6 +19,7 @@ const UP = 4;
  */
 class Entries {
   id = new Float64Array(1024);
+  // The doubles nearest the exact thresholds: a correctly rounded parse is monotonic (≤ is kept), so still a superset.
   value = new Float64Array(1024);
   initial = new Float64Array(1024);
   /** last_triggered_at in ms, or -Infinity. */
@@ -88,8 +89,9 @@ interface LoadedRow {
   targetable_id: string;
   asset_type: string | null;
   operator: '>=' | '<=';
-  value: number;
-  initial_value: number;
+  /** `numeric` text. */
+  value: string;
+  initial_value: string;
   last_triggered_at: Date | null;
   cooldown_minutes: number | null;
 }
@@ -484,7 +486,7 @@ export class CandidateIndex {
   }
 
   /** Brings entries in line with their rows as just read (`rows`); a candidate not read back has left. */
-  sync(candidateIds: readonly number[], rows: readonly { id: string; is_active: boolean; initial_value: number; value: number; last_triggered_at: Date | null }[]): void {
+  sync(candidateIds: readonly number[], rows: readonly { id: string; is_active: boolean; initial_value: string; value: string; last_triggered_at: Date | null }[]): void {
     const read = new Map(rows.map((r) => [Number(r.id), r]));
     for (const id of candidateIds) {
       const r = read.get(id);
@@ -494,9 +496,11 @@ export class CandidateIndex {
       else {
         const { E } = this;
         const lastMs = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
-        if (E.initial[s] === r.initial_value && E.value[s] === r.value && E.lastMs[s] === lastMs) continue;
-        E.initial[s] = r.initial_value;
-        E.value[s] = r.value;
+        const initialValue = Number(r.initial_value);
+        const value = Number(r.value);
+        if (E.initial[s] === initialValue && E.value[s] === value && E.lastMs[s] === lastMs) continue;
+        E.initial[s] = initialValue;
+        E.value[s] = value;
         E.lastMs[s] = lastMs;
         this.touched(E.listOf(s));
       }
@@ -516,7 +520,7 @@ export class CandidateIndex {
         this.remove(next.id);
         continue;
       }
-      this.E.initial[s] = next.initialValue;
+      this.E.initial[s] = next.initialValue.toNumber();
       this.E.lastMs[s] = next.lastTriggeredAt ? next.lastTriggeredAt.getTime() : -Infinity;
       this.touched(this.E.listOf(s));
     }
@@ -535,8 +539,8 @@ export class CandidateIndex {
     E.id[s] = id;
     E.flags[s] = (target ? TARGET : 0) | (r.operator === '>=' ? UP : 0);
     E.cooldownMs[s] = target ? 0 : (r.cooldown_minutes ?? 0) * 60_000;
-    E.value[s] = r.value;
-    E.initial[s] = r.initial_value;
+    E.value[s] = Number(r.value);
+    E.initial[s] = Number(r.initial_value);
     E.lastMs[s] = r.last_triggered_at ? new Date(r.last_triggered_at).getTime() : -Infinity;
     E.list[s] = list.index;
     this.byId.set(id, s);

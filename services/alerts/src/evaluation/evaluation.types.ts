@@ -1,10 +1,15 @@
 import type { AssetType } from '@invest/contracts';
+import type { Decimal } from '@invest/platform';
 
 /** The latest rate alerts know for one asset (from RatesUpdated). */
 export interface RateView {
   assetType: AssetType;
   assetId: number;
   ticker: string;
+  /**
+   * The rate as RatesUpdated carries it, a double: its shortest round-trip text is the exact rate (what
+   * `latest_rates.rate` stores, and what the decider compares as a Decimal).
+   */
   rate: number | null;
   change24h: number | null;
   /** The provider's time of the rate. */
@@ -25,10 +30,10 @@ export interface NotificationState {
   assetType: AssetType | null;
   isActive: boolean;
   operator: '>=' | '<=';
-  /** Target price, or the price-change step in percent. */
-  value: number;
+  /** Target price, or the price-change step in percent: exact, as stored (`numeric`). */
+  value: Decimal;
   /** Price-change: the current threshold as stored (before the daily reset is applied). */
-  initialValue: number;
+  initialValue: Decimal;
   cooldownMinutes: number | null;
   lastTriggeredAt: Date | null;
   cycle: number;
@@ -55,8 +60,8 @@ export interface FiringDecision {
   crossed: RateView[];
   /** The rate that headlines the firing (the one that crossed furthest). */
   headline: RateView;
-  threshold: number;
-  nextThreshold: number | null;
+  threshold: Decimal;
+  nextThreshold: Decimal | null;
   cooldownEndsAt: Date | null;
   /** The cycle the firing belongs to (a daily reset starts the next one). */
   cycle: number;

@@ -1,3 +1,4 @@
+import { Decimal } from '@invest/platform';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import type { FiringDecision, NotificationState, RateView } from './evaluation.types.js';
@@ -9,6 +10,8 @@ const now = new Date('2026-11-20T10:00:00Z');
 const minutes = (m: number) => new Date(now.getTime() + m * 60_000);
 const context = (at = now) => ({ now: at, maxRateAgeMs: 60 * 60_000, marketTz: 'Europe/Moscow' });
 const evaluate = (rates: RateView[], at = now): NotificationCommand => ({ type: 'EvaluateRates', rates, ...context(at) });
+/** A price as stored (`numeric` text). */
+const d = (text: string | number) => Decimal.of(text);
 
 const notification = (over: Partial<NotificationState>): NotificationState => ({
   id: 1,
@@ -19,8 +22,8 @@ const notification = (over: Partial<NotificationState>): NotificationState => ({
   assetType: 'share',
   isActive: true,
   operator: '>=',
-  value: 100,
-  initialValue: 100,
+  value: d(100),
+  initialValue: d(100),
   cooldownMinutes: null,
   lastTriggeredAt: null,
   cycle: 0,
@@ -28,7 +31,7 @@ const notification = (over: Partial<NotificationState>): NotificationState => ({
   ...over,
 });
 const created = (over: Partial<NotificationState> = {}): NotificationEvent => ({ type: 'NotificationCreated', data: notification(over) });
-const createdChange = (over: Partial<NotificationState> = {}) => created({ id: 5, kind: 'price-change', value: 5, initialValue: 5, cooldownMinutes: 60, ...over });
+const createdChange = (over: Partial<NotificationState> = {}) => created({ id: 5, kind: 'price-change', value: d(5), initialValue: d(5), cooldownMinutes: 60, ...over });
 const rate = (over: Partial<RateView> = {}): RateView => ({
   assetType: 'share',
   assetId: 7,
@@ -39,16 +42,17 @@ const rate = (over: Partial<RateView> = {}): RateView => ({
   observedAt: new Date(now.getTime() - 30_000),
   ...over,
 });
-const fired = (d: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>): NotificationEvent => ({
+const fired = (f: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>): NotificationEvent => ({
   type: 'NotificationFired',
-  data: { notificationId: 1, stepKey: 'c0', headline: d.crossed[0]!, threshold: 100, nextThreshold: null, cooldownEndsAt: null, cycle: 0, firedAt: now, ...d },
+  data: { notificationId: 1, stepKey: 'c0', headline: f.crossed[0]!, threshold: d(100), nextThreshold: null, cooldownEndsAt: null, cycle: 0, firedAt: now, ...f },
 });
 
 describe('operatorFor', () => {
   it('is >= for a target above the rate, <= below, none when equal', () => {
-    expect(operatorFor(110, 100)).toBe('>=');
-    expect(operatorFor(90, 100)).toBe('<=');
-    expect(operatorFor(100, 100)).toBeNull();
+    expect(operatorFor(d(110), d(100))).toBe('>=');
+    expect(operatorFor(d(90), d(100))).toBe('<=');
+    expect(operatorFor(d('100.00'), d(100))).toBeNull();
+    expect(operatorFor(d('1000000000000.00000001'), d(1e12))).toBe('>=');
   });
 });
 
@@ -60,15 +64,25 @@ describe('price-target', () => {
   });
 
   it('fires only downwards with <=', () => {
-    const below = created({ operator: '<=', value: 90, initialValue: 90 });
+    const below = created({ operator: '<=', value: d(90), initialValue: d(90) });
     spec.given(below).when(evaluate([rate({ rate: 95 })])).thenNothingHappened();
-    spec.given(below).when(evaluate([rate({ rate: 80 })])).then(fired({ crossed: [rate({ rate: 80 })], threshold: 90 }));
+    spec.given(below).when(evaluate([rate({ rate: 80 })])).then(fired({ crossed: [rate({ rate: 80 })], threshold: d(90) }));
+  });
+
+  it('decides exactly: a target with more significant digits than a double keeps is not the double next to it', () => {
+    // As doubles, 1000000000000.00000001 is 1e12 and 999999999.99999999 is 1e9: a rate there has not reached them.
+    const target = d('1000000000000.00000001');
+    const above = created({ value: target, initialValue: target });
+    spec.given(above).when(evaluate([rate({ rate: 1e12 })])).thenNothingHappened();
+    spec.given(above).when(evaluate([rate({ rate: 1000000000000.001 })])).then(fired({ crossed: [rate({ rate: 1000000000000.001 })], threshold: target }));
+    const below = created({ operator: '<=', value: d('999999999.99999999'), initialValue: d('999999999.99999999') });
+    spec.given(below).when(evaluate([rate({ rate: 1e9 })])).thenNothingHappened();
   });
 
   it('fires once: after its firing it is inactive and the next rate fires nothing', () => {
     spec.given([created(), fired({ crossed: [rate()] })]).when(evaluate([rate({ rate: 130 })])).thenNothingHappened();
     const after = notificationDecider.evolve(notificationDecider.evolve(null, created()), fired({ crossed: [rate()] }));
-    expect(after).toMatchObject({ isActive: false, lastTriggeredAt: now, initialValue: 100, cycle: 0 });
+    expect(after).toMatchObject({ isActive: false, lastTriggeredAt: now, initialValue: d(100), cycle: 0 });
   });
 
   it('never fires on a stale rate, a missing rate, a switched-off or unknown notification', () => {
@@ -81,17 +95,17 @@ describe('price-target', () => {
 
   it('never fires on a rate older than the one its operator was decided from; a row without one fires on any fresh rate', () => {
     const decidedAt = minutes(-2);
-    const n = created({ operator: '<=', value: 105, initialValue: 105, operatorRateAsOf: decidedAt });
+    const n = created({ operator: '<=', value: d(105), initialValue: d(105), operatorRateAsOf: decidedAt });
     spec.given(n).when(evaluate([rate({ asOf: new Date(decidedAt.getTime() - 1) })])).thenNothingHappened();
-    spec.given(n).when(evaluate([rate({ asOf: decidedAt })])).then(fired({ crossed: [rate({ asOf: decidedAt })], threshold: 105 }));
+    spec.given(n).when(evaluate([rate({ asOf: decidedAt })])).then(fired({ crossed: [rate({ asOf: decidedAt })], threshold: d(105) }));
     spec.given(created()).when(evaluate([rate({ asOf: minutes(-60) })])).then(fired({ crossed: [rate({ asOf: minutes(-60) })] }));
   });
 });
 
 describe('price-change', () => {
   const change = (c: number | null, over: Partial<RateView> = {}) => rate({ change24h: c, ...over });
-  const firedChange = (d: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>) =>
-    fired({ notificationId: 5, stepKey: 'c0:t5', threshold: 5, nextThreshold: 10, cooldownEndsAt: minutes(60), ...d });
+  const firedChange = (f: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>) =>
+    fired({ notificationId: 5, stepKey: 'c0:t5', threshold: d(5), nextThreshold: d(10), cooldownEndsAt: minutes(60), ...f });
 
   it('fires when |change| reaches the threshold, in either direction, and grows it by the step', () => {
     spec.given(createdChange()).when(evaluate([change(4.99)])).thenNothingHappened();
@@ -101,33 +115,33 @@ describe('price-change', () => {
 
   it('grows 5 → 10 → 15 across firings separated by the cooldown, and stays active', () => {
     let state = notificationDecider.evolve(null, createdChange());
-    const thresholds: number[] = [];
+    const thresholds: string[] = [];
     for (const [at, c] of [[0, 6], [61, 11], [122, 16]] as const) {
       const [event] = notificationDecider.decide(evaluate([change(c, { asOf: minutes(at) })], minutes(at)), state) as NotificationEvent[];
       expect(event?.type).toBe('NotificationFired');
-      if (event?.type === 'NotificationFired') thresholds.push(event.data.threshold);
+      if (event?.type === 'NotificationFired') thresholds.push(event.data.threshold.toString());
       state = notificationDecider.evolve(state, event!);
     }
-    expect(thresholds).toEqual([5, 10, 15]);
-    expect(state).toMatchObject({ isActive: true, initialValue: 20, lastTriggeredAt: minutes(122) });
+    expect(thresholds).toEqual(['5', '10', '15']);
+    expect(state).toMatchObject({ isActive: true, initialValue: d(20), lastTriggeredAt: minutes(122) });
   });
 
   it('waits for the cooldown: nothing fires before it ends, even past the next threshold', () => {
-    const cooling = createdChange({ initialValue: 10, lastTriggeredAt: now, cooldownMinutes: 60 });
+    const cooling = createdChange({ initialValue: d(10), lastTriggeredAt: now, cooldownMinutes: 60 });
     spec.given(cooling).when(evaluate([change(12, { asOf: minutes(59) })], minutes(59))).thenNothingHappened();
     spec
       .given(cooling)
       .when(evaluate([change(12, { asOf: minutes(60) })], minutes(60)))
-      .then(firedChange({ crossed: [change(12, { asOf: minutes(60) })], stepKey: 'c0:t10', threshold: 10, nextThreshold: 15, cooldownEndsAt: minutes(120), firedAt: minutes(60) }));
+      .then(firedChange({ crossed: [change(12, { asOf: minutes(60) })], stepKey: 'c0:t10', threshold: d(10), nextThreshold: d(15), cooldownEndsAt: minutes(120), firedAt: minutes(60) }));
   });
 
   it('resets the threshold to the step at the start of the MARKET_TZ day, in a new cycle', () => {
     // Last fired 20:30 UTC on the 19th = 23:30 Moscow: yesterday there.
-    const yesterday = { initialValue: 15, lastTriggeredAt: new Date('2026-11-19T20:30:00Z'), cycle: 2 };
-    expect(currentThreshold({ value: 5, ...yesterday }, context())).toEqual({ initialValue: 5, cycle: 3 });
+    const yesterday = { initialValue: d(15), lastTriggeredAt: new Date('2026-11-19T20:30:00Z'), cycle: 2 };
+    expect(currentThreshold({ value: d(5), ...yesterday }, context())).toEqual({ initialValue: d(5), cycle: 3 });
     spec.given(createdChange(yesterday)).when(evaluate([change(6)])).then(firedChange({ crossed: [change(6)], stepKey: 'c3:t5', cycle: 3 }));
     // Fired 21:30 UTC = 00:30 Moscow on the 20th: today there, no reset.
-    const today = createdChange({ initialValue: 15, lastTriggeredAt: new Date('2026-11-19T21:30:00Z'), cycle: 2 });
+    const today = createdChange({ initialValue: d(15), lastTriggeredAt: new Date('2026-11-19T21:30:00Z'), cycle: 2 });
     spec.given(today).when(evaluate([change(6)])).thenNothingHappened();
   });
 

@@ -1,5 +1,5 @@
 import type { Decider } from '@invest/platform';
-import { startOfDayInZone } from '@invest/platform';
+import { Decimal, startOfDayInZone } from '@invest/platform';
 import type { EvaluationContext, FiringDecision, NotificationState, RateView } from './evaluation.types.js';
 
 /**
@@ -20,10 +20,9 @@ export type NotificationEvent =
  * The operator of a new price-target, fixed at creation: `>=` when the target is above the current rate,
  * `<=` when below; null when they are equal (nothing to wait for: the request is refused).
  */
-export function operatorFor(targetPrice: number, currentRate: number): '>=' | '<=' | null {
-  if (targetPrice > currentRate) return '>=';
-  if (targetPrice < currentRate) return '<=';
-  return null;
+export function operatorFor(targetPrice: Decimal, currentRate: Decimal): '>=' | '<=' | null {
+  const c = targetPrice.cmp(currentRate);
+  return c > 0 ? '>=' : c < 0 ? '<=' : null;
 }
 
 /**
@@ -32,8 +31,8 @@ export function operatorFor(targetPrice: number, currentRate: number): '>=' | '<
  * applied when read (here), not by a job, so every evaluator and the list agree on it at any instant; a
  * reset starts a new cycle, so the steps of the new day get new firing keys.
  */
-export function currentThreshold(n: Pick<NotificationState, 'value' | 'initialValue' | 'lastTriggeredAt' | 'cycle'>, ctx: Pick<EvaluationContext, 'now' | 'marketTz'>): { initialValue: number; cycle: number } {
-  if (n.lastTriggeredAt && n.initialValue !== n.value && n.lastTriggeredAt < startOfDayInZone(ctx.now, ctx.marketTz)) {
+export function currentThreshold(n: Pick<NotificationState, 'value' | 'initialValue' | 'lastTriggeredAt' | 'cycle'>, ctx: Pick<EvaluationContext, 'now' | 'marketTz'>): { initialValue: Decimal; cycle: number } {
+  if (n.lastTriggeredAt && n.initialValue.cmp(n.value) !== 0 && n.lastTriggeredAt < startOfDayInZone(ctx.now, ctx.marketTz)) {
     return { initialValue: n.value, cycle: n.cycle + 1 };
   }
   return { initialValue: n.initialValue, cycle: n.cycle };
@@ -52,7 +51,10 @@ function decidePriceTarget(n: NotificationState, c: NotificationCommand): Firing
   // A rate older than the one the direction was decided from (a backlog, or alerts' rate behind the
   // screener's at creation) says nothing about a move since: it may sit on the other side of the target.
   if (n.operatorRateAsOf !== null && rate.asOf.getTime() < n.operatorRateAsOf.getTime()) return null;
-  if (n.operator === '>=' ? rate.rate < n.value : rate.rate > n.value) return null;
+  // Exactly: a target may have more significant digits than a double keeps (1000000000000.00000001 is the
+  // double 1e12), and a rate is the decimal its double's shortest text says.
+  const reached = Decimal.of(rate.rate).cmp(n.value);
+  if (n.operator === '>=' ? reached < 0 : reached > 0) return null;
   return { notificationId: n.id, stepKey: `c${n.cycle}`, crossed: [rate], headline: rate, threshold: n.value, nextThreshold: null, cooldownEndsAt: null, cycle: n.cycle, firedAt: c.now };
 }
 
@@ -65,17 +67,20 @@ function decidePriceTarget(n: NotificationState, c: NotificationCommand): Firing
 function decidePriceChange(n: NotificationState, c: NotificationCommand): FiringDecision | null {
   if (n.lastTriggeredAt && n.cooldownMinutes && c.now.getTime() < n.lastTriggeredAt.getTime() + n.cooldownMinutes * 60_000) return null;
   const { initialValue, cycle } = currentThreshold(n, c);
+  // A whole percent (a multiple of a PRICE_CHANGE_THRESHOLDS step), which a double holds exactly; the 24h change
+  // is a double's ratio, not money.
+  const floor = initialValue.toNumber();
   const crossed = c.rates
-    .filter((r) => r.change24h !== null && isFresh(r, c) && Math.abs(r.change24h) >= initialValue)
+    .filter((r) => r.change24h !== null && isFresh(r, c) && Math.abs(r.change24h) >= floor)
     .sort((a, b) => Math.abs(b.change24h!) - Math.abs(a.change24h!) || a.assetId - b.assetId);
   if (crossed.length === 0) return null;
   return {
     notificationId: n.id,
-    stepKey: `c${cycle}:t${initialValue}`,
+    stepKey: `c${cycle}:t${initialValue.toString()}`,
     crossed,
     headline: crossed[0]!,
     threshold: initialValue,
-    nextThreshold: initialValue + n.value,
+    nextThreshold: initialValue.plus(n.value),
     cooldownEndsAt: n.cooldownMinutes ? new Date(c.now.getTime() + n.cooldownMinutes * 60_000) : null,
     cycle,
     firedAt: c.now,

@@ -1,4 +1,5 @@
 import type { CrossedAsset, FiringExplanation, Locale } from '@invest/contracts';
+import type { Decimal } from '@invest/platform';
 import type { FiringDecision, NotificationKind } from './evaluation.types.js';
 
 /** A NotificationType row: templates per locale with `{placeholders}`. */
@@ -72,6 +73,23 @@ function num(value: number | null, locale: Locale, digits = 6, significant = PRI
   return text;
 }
 
+// Every digit of a decimal (Intl reads decimal text exactly, and 100 is its most fraction digits), in the locale's
+// form; remembered per text as `num` does.
+const exactFormats = new Map<Locale, { format: Intl.NumberFormat; memo: Map<string, string> }>();
+/** A target or threshold as stored: every digit the user entered (1000000000000.00000001, not 1e12). */
+function exact(value: Decimal | null, locale: Locale): string {
+  if (value === null) return '—';
+  let f = exactFormats.get(locale);
+  if (!f) exactFormats.set(locale, (f = { format: new Intl.NumberFormat(NUMBER_LOCALE[locale], { maximumFractionDigits: 100 }), memo: new Map() }));
+  const text = value.toString() as `${number}`;
+  let out = f.memo.get(text);
+  if (out === undefined) {
+    if (f.memo.size >= 20_000) f.memo.clear();
+    f.memo.set(text, (out = f.format.format(text)));
+  }
+  return out;
+}
+
 const isoTexts = new Map<number, string>();
 /** `date.toISOString()`, remembered: a batch's firings carry the same few instants (its rates', now). */
 export function isoOf(date: Date): string {
@@ -117,11 +135,11 @@ export function renderFiring(
           return num(head.rate, locale);
         case 'target':
         case 'threshold':
-          return num(decision.threshold, locale);
+          return exact(decision.threshold, locale);
         case 'change':
           return signed(head.price_change_percentage_24h, locale);
         case 'next_threshold':
-          return num(decision.nextThreshold, locale);
+          return exact(decision.nextThreshold, locale);
         case 'subject':
           return target.type === 'asset' ? head.ticker : groupLabel(target.type, target.id, target.name, locale);
         case 'subject_name':
@@ -156,9 +174,10 @@ export function renderFiring(
 export function explain(decision: FiringDecision, operator: '>=' | '<=', firedAt: Date, source: string): FiringExplanation {
   const h = decision.headline;
   return {
-    threshold: decision.threshold,
+    // JSON numbers, as the contract has them (the nearest double; the texts and the notification keep every digit).
+    threshold: decision.threshold.toNumber(),
     operator,
-    next_threshold: decision.nextThreshold,
+    next_threshold: decision.nextThreshold?.toNumber() ?? null,
     cooldown_ends_at: decision.cooldownEndsAt ? isoOf(decision.cooldownEndsAt) : null,
     rate: h.rate,
     price_change_percentage_24h: h.change24h,

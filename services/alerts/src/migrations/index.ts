@@ -9,6 +9,7 @@ import { DropUnreadFiringIndex } from './0008-drop-unread-firing-index.js';
 import { FiringTextsNameAsset } from './0009-firing-texts-name-asset.js';
 import { OperatorRateAsOf } from './0010-operator-rate-as-of.js';
 import { PaidAccess } from './0011-paid-access.js';
+import { ExactPrices } from './0012-exact-prices.js';
 
 /** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -28,4 +29,5 @@ export const migrations = [
   { name: '0009-firing-texts-name-asset', class: FiringTextsNameAsset },
   { name: '0010-operator-rate-as-of', class: OperatorRateAsOf },
   { name: '0011-paid-access', class: PaidAccess },
+  { name: '0012-exact-prices', class: ExactPrices },
 ];

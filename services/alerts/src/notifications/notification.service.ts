@@ -16,7 +16,7 @@ import {
   pageMeta,
   Subjects,
 } from '@invest/contracts';
-import { type Db, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
+import { type Db, Decimal, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold, operatorFor } from '../evaluation/notification.decider.js';
@@ -48,7 +48,7 @@ type ViewRow = NotificationRow & {
   created_at: Date;
   ticker: string | null;
   asset_name: string | null;
-  rate: number | null;
+  rate: string | null;
   change_24h: number | null;
   as_of: Date | null;
   assets_count: string | null;
@@ -78,8 +78,8 @@ export class NotificationService {
       const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
       const current = await this.currentRate(asset);
       if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
-      const operator = operatorFor(req.target_price, current.rate);
-      if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate}).`] });
+      const operator = operatorFor(Decimal.of(req.target_price), current.rate);
+      if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate.toString()}).`] });
       return this.o.db.transaction(async (tx) => {
         await this.requireRoom(tx, userId, plan);
         await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'assetable.id', asset.type);
@@ -211,14 +211,15 @@ export class NotificationService {
       is_active: s.isActive,
       paused: isPaused(s, keeps),
       last_triggered_at: s.lastTriggeredAt?.toISOString() ?? null,
-      condition: { operator: s.operator, value: s.value, initial_value: threshold, cooldown_minutes: s.cooldownMinutes },
+      // JSON numbers, as ever: the nearest double of a target with more digits than one keeps (stored exactly).
+      condition: { operator: s.operator, value: s.value.toNumber(), initial_value: threshold.toNumber(), cooldown_minutes: s.cooldownMinutes },
       target: {
         type: s.targetType,
         id: s.targetId,
         asset_type: s.assetType,
         ticker: r.ticker,
         name: s.targetType === 'asset' ? r.asset_name : r.target_name,
-        current_rate: r.rate,
+        current_rate: r.rate === null ? null : Number(r.rate),
         price_change_percentage_24h: r.change_24h,
         rate_as_of: r.as_of ? new Date(r.as_of).toISOString() : null,
         assets_count: r.assets_count === null ? null : Number(r.assets_count),
@@ -309,13 +310,13 @@ export class NotificationService {
    * when the screener gave none): the price-target's operator is decided from it, and a rate older than it
    * never fires the notification (`evaluatePriceTarget`).
    */
-  private async currentRate(asset: AssetInfo): Promise<{ rate: number; asOf: Date | null } | null> {
-    const [local] = await this.o.db.query<{ rate: number | null; as_of: Date }>('select rate, as_of from latest_rates where asset_type = $1 and asset_id = $2', [asset.type, asset.id]);
+  private async currentRate(asset: AssetInfo): Promise<{ rate: Decimal; asOf: Date | null } | null> {
+    const [local] = await this.o.db.query<{ rate: string | null; as_of: Date }>('select rate, as_of from latest_rates where asset_type = $1 and asset_id = $2', [asset.type, asset.id]);
     const remoteAt = asset.rate_updated_at ? Date.parse(asset.rate_updated_at) : Number.NaN;
     const localAt = local ? new Date(local.as_of).getTime() : Number.NaN;
-    if (local && local.rate !== null && !(localAt < remoteAt)) return { rate: local.rate, asOf: new Date(localAt) };
-    if (asset.current_rate !== null && asset.current_rate !== undefined) return { rate: asset.current_rate, asOf: Number.isNaN(remoteAt) ? null : new Date(remoteAt) };
-    return local && local.rate !== null ? { rate: local.rate, asOf: new Date(localAt) } : null;
+    if (local && local.rate !== null && !(localAt < remoteAt)) return { rate: Decimal.of(local.rate), asOf: new Date(localAt) };
+    if (asset.current_rate !== null && asset.current_rate !== undefined) return { rate: Decimal.of(asset.current_rate), asOf: Number.isNaN(remoteAt) ? null : new Date(remoteAt) };
+    return local && local.rate !== null ? { rate: Decimal.of(local.rate), asOf: new Date(localAt) } : null;
   }
 }
 

@@ -6,7 +6,8 @@ export interface RateRow {
   asset_type: string;
   asset_id: string;
   ticker: string;
-  rate: number | null;
+  /** `numeric` text: the rate RatesUpdated carried, exactly. */
+  rate: string | null;
   change_24h: number | null;
   as_of: Date;
   observed_at: Date;
@@ -17,7 +18,8 @@ export function toRateView(r: RateRow): RateView {
     assetType: r.asset_type as AssetType,
     assetId: Number(r.asset_id),
     ticker: r.ticker,
-    rate: r.rate,
+    // The double the event carried (its shortest text is the stored decimal).
+    rate: r.rate === null ? null : Number(r.rate),
     change24h: r.change_24h,
     asOf: new Date(r.as_of),
     observedAt: new Date(r.observed_at),
@@ -56,13 +58,13 @@ export function upsertRates(tx: SqlClient, given: readonly RateChange[], observe
  * The upsert of a batch given as `JSON.stringify(rates, RATE_KEYS)` (one rate per asset); resolves with the rates
  * it refused (a stored rate newer). One JSON parameter, only the columns' keys: binding seven arrays of thousands
  * of elements cost the client more than this whole statement costs Postgres, on the thread the candidates are
- * matched on meanwhile.
+ * matched on meanwhile. A rate is read as `numeric` from its JSON text (a double's shortest text): stored exactly.
  */
 function writeRates(tx: SqlClient, json: string, observedAt: Date): Promise<{ asset_type: string; asset_id: string }[]> {
   return tx.query<{ asset_type: string; asset_id: string }>(
     `with r as (
        select * from json_to_recordset($1::json)
-         as r("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)),
+         as r("assetType" text, "assetId" bigint, ticker text, currency text, rate numeric, "priceChangePercentage24h" float8, "asOf" timestamptz)),
      stored as (
        insert into latest_rates (asset_type, asset_id, ticker, currency, rate, change_24h, as_of, observed_at)
        select "assetType", "assetId", ticker, currency, rate, "priceChangePercentage24h", "asOf", $2 from r
@@ -111,7 +113,7 @@ export function pendingRates(tx: SqlClient, given: readonly RateChange[], observ
     tx.query<{ asset_type: string; asset_id: string }>(
       `select r.asset_type, r.asset_id::text
          from json_to_recordset($1::json)
-           as b("assetType" text, "assetId" bigint, ticker text, currency text, rate float8, "priceChangePercentage24h" float8, "asOf" timestamptz)
+           as b("assetType" text, "assetId" bigint, ticker text, currency text, rate numeric, "priceChangePercentage24h" float8, "asOf" timestamptz)
          join latest_rates r on r.asset_type = b."assetType" and r.asset_id = b."assetId"
         where r.as_of > b."asOf"`,
       [json],
