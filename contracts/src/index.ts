@@ -17,3 +17,4 @@ export * from './screener/index.js';
 export * from './billing/index.js';
 export * from './alerts/index.js';
 export * from './chat/index.js';
+export * from './delivery/index.js';

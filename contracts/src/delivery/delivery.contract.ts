@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * Where a fired notification goes besides the inbox, per user (issue 32): the delivery service's settings,
+ * channel links and subscriptions. Requests carry the signed-in user in the RPC meta, never in the body.
+ */
+export const DeliveryChannels = ['in_app', 'telegram', 'push', 'email'] as const;
+export const deliveryChannelSchema = z.enum(DeliveryChannels);
+export type DeliveryChannel = z.infer<typeof deliveryChannelSchema>;
+
+export const DeliveryLanguages = ['ru', 'en'] as const;
+export const deliveryLanguageSchema = z.enum(DeliveryLanguages);
+export type DeliveryLanguage = z.infer<typeof deliveryLanguageSchema>;
+
+/** `HH:MM`, 24-hour clock, in the user's time zone. */
+export const clockTimeSchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time as HH:MM (00:00-23:59)');
+
+/** An IANA time zone this runtime knows (`Europe/Moscow`). */
+export const timeZoneSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as Europe/Moscow');
+
+/** Quiet hours: messages due between `start` and `end` wait, then go out as one digest. `start` may be after `end` (overnight). */
+export const quietHoursSchema = z.object({ start: clockTimeSchema, end: clockTimeSchema }).refine((q) => q.start !== q.end, 'start and end must differ');
+
+export const deliveryFailureSchema = z.object({
+  channel: deliveryChannelSchema,
+  at: z.string(),
+  /** What the provider said, for the settings screen ("last delivery failed: …"). */
+  reason: z.string(),
+});
+
+export const notificationSettingsSchema = z.object({
+  channels: z.object({ in_app: z.boolean(), telegram: z.boolean(), push: z.boolean(), email: z.boolean() }),
+  quiet_hours: quietHoursSchema.nullable(),
+  time_zone: z.string(),
+  language: deliveryLanguageSchema,
+  telegram: z.object({
+    linked: z.boolean(),
+    /** The bot was blocked by the user: the chat was unlinked; linking again restores it. */
+    blocked: z.boolean(),
+    muted_until: z.string().nullable(),
+  }),
+  email: z.object({ address: z.string().nullable(), confirmed: z.boolean() }),
+  push: z.object({ devices: z.number().int() }),
+  last_failures: z.array(deliveryFailureSchema),
+});
+export type NotificationSettings = z.infer<typeof notificationSettingsSchema>;
+export const notificationSettingsReplySchema = z.object({ data: notificationSettingsSchema });
+export type NotificationSettingsReply = z.infer<typeof notificationSettingsReplySchema>;
+
+/** `PUT /api/notification-settings`: every field optional; what is absent stays. */
+export const putNotificationSettingsSchema = z
+  .object({
+    channels: z.object({ in_app: z.boolean(), telegram: z.boolean(), push: z.boolean(), email: z.boolean() }).partial().strict().optional(),
+    quiet_hours: quietHoursSchema.nullable().optional(),
+    time_zone: timeZoneSchema.optional(),
+    language: deliveryLanguageSchema.optional(),
+    /** A new address is unconfirmed until its link is followed; null removes it. */
+    email: z.string().trim().max(254).email('must be an e-mail address').nullable().optional(),
+  })
+  .strict();
+export type PutNotificationSettingsRequest = z.infer<typeof putNotificationSettingsSchema>;
+
+/** `POST /api/notification-channels/telegram/link`: a single-use deep link, valid 15 minutes. */
+export const telegramLinkReplySchema = z.object({ data: z.object({ url: z.string(), expires_at: z.string() }) });
+export type TelegramLinkReply = z.infer<typeof telegramLinkReplySchema>;
+
+/** `POST /api/push-subscriptions`: a browser's PushSubscription as `toJSON()` gives it. */
+export const pushSubscriptionSchema = z
+  .object({
+    endpoint: z.string().url().max(2048).refine((u) => u.startsWith('https://') || u.startsWith('http://'), 'must be an http(s) URL'),
+    expirationTime: z.number().nullable().optional(),
+    keys: z.object({ p256dh: z.string().min(1).max(200), auth: z.string().min(1).max(100) }),
+  })
+  .strip();
+export type PushSubscriptionRequest = z.infer<typeof pushSubscriptionSchema>;
+export const deletePushSubscriptionSchema = z.object({ endpoint: z.string().url().max(2048) });
+
+/** `GET /api/push-subscriptions/key`: the VAPID public key a browser subscribes with. */
+export const pushKeyReplySchema = z.object({ data: z.object({ public_key: z.string() }) });
+
+export const DeliverySubjects = {
+  settingsGet: 'delivery.settings.get',
+  settingsPut: 'delivery.settings.put',
+  telegramLink: 'delivery.telegram.link',
+  /** A Telegram update the gateway accepted (its secret header checked). */
+  telegramUpdate: 'delivery.telegram.update',
+  pushKey: 'delivery.push.key',
+  pushSubscribe: 'delivery.push.subscribe',
+  pushUnsubscribe: 'delivery.push.unsubscribe',
+  emailConfirm: 'delivery.email.confirm',
+  emailUnsubscribe: 'delivery.email.unsubscribe',
+} as const;

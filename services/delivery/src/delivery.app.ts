@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import type { INestMicroservice } from '@nestjs/common';
+import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
+import type { ChannelSender } from './channels/channel.js';
+import { migrations } from './migrations/index.js';
+
+export interface DeliveryAppOptions {
+  databaseUrl: string;
+  natsUrl: string;
+  /** `JETSTREAM_REPLICAS` (default 1): replicas of the streams this service creates or updates. */
+  jetstreamReplicas?: number;
+  busPrefix: string;
+  logger?: Logger;
+  publicBaseUrl?: string;
+  /** Firings of one user within this window go out as one message per channel (default 3 s). */
+  groupWindowMs?: number;
+  pollMs?: number;
+  clock?: () => Date;
+  rpcTimeoutMs?: number;
+}
+
+export interface DeliveryApp {
+  app: INestMicroservice;
+  db: Db;
+  bus: Bus;
+  senders: ChannelSender[];
+  close(): Promise<void>;
+}
+
+/** Boots the delivery service: database, NATS handlers, the NotificationFired consumer and the senders. */
+export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<DeliveryApp> {
+  const logger = opts.logger ?? createLogger('delivery');
+  const res = new ServiceResources(logger);
+  return res.boot(async () => {
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix });
+    const senders: ChannelSender[] = [];
+    const app = await res.startApp([createHealthController('delivery')], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
+    return { app, db, bus, senders, close: res.close };
+  });
+}

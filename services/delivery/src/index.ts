@@ -1,0 +1,1 @@
+export { createDeliveryApp, type DeliveryApp, type DeliveryAppOptions } from './delivery.app.js';

@@ -1,0 +1,18 @@
+import { eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
+import { DeliverySchema } from './0001-delivery-schema.js';
+import { TelegramSchema } from './0002-telegram.js';
+import { PushSchema } from './0003-push.js';
+import { EmailSchema } from './0004-email.js';
+
+/** `idempotency_keys` (platform's `idempotent`). */
+class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
+
+/** Every migration of the delivery database, in order. Names are stable: never rename one that shipped. */
+export const migrations = [
+  eventStoreMigration,
+  { name: '0001-delivery-schema', class: DeliverySchema },
+  { name: '0002-telegram', class: TelegramSchema },
+  { name: '0003-push', class: PushSchema },
+  { name: '0004-email', class: EmailSchema },
+  { name: '0005-idempotency-keys', class: DeliveryIdempotencyKeys },
+];
