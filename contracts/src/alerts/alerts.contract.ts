@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
-import { decimalSchema } from '../common/decimal.js';
+import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
 import { pageQuerySchema } from '../common/paging.js';
 import { resourceIdSchema, storableText } from '../portfolios/common.js';
 
@@ -89,8 +89,8 @@ export const notificationTargetSchema = z.object({
   asset_type: assetTypeSchema.nullable(),
   ticker: z.string().nullable(),
   name: z.string().nullable(),
-  /** Asset targets: the latest rate alerts know, its 24h change and time. */
-  current_rate: z.number().nullable(),
+  /** Asset targets: the latest rate alerts know (exact, as stored), its 24h change and time. */
+  current_rate: decimalOutputSchema.nullable(),
   price_change_percentage_24h: z.number().nullable(),
   rate_as_of: z.string().nullable(),
   /** Portfolio/watchlist targets: how many assets alerts know it holds. */
@@ -109,11 +109,15 @@ export const notificationSchema = z.object({
    */
   paused: z.boolean(),
   last_triggered_at: z.string().nullable(),
+  /**
+   * `value`: a price-target's target price, a price-change's threshold step (percent). Exact decimals
+   * (decimalOutputSchema, both kinds: one field), so a target is answered with every digit it was stored with.
+   */
   condition: z.object({
     operator: z.enum(['>=', '<=']),
-    value: z.number(),
+    value: decimalOutputSchema,
     /** Price-change: the threshold the next firing needs (after the daily reset, as of now). */
-    initial_value: z.number(),
+    initial_value: decimalOutputSchema,
     cooldown_minutes: z.number().int().nullable(),
   }),
   target: notificationTargetSchema,

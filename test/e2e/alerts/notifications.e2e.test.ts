@@ -346,11 +346,20 @@ describe('validation, isolation, idempotency and the plan gate', () => {
     const written = await api('POST', '/api/price-alert', { user: u, body: { target_price: '1.4512345e2', assetable: share('SBER') } });
     expect(written.status, JSON.stringify(written.body)).toBe(201);
     expect(written.body.data.condition.value).toBe(145.12345);
-    // More significant digits than a double keeps: stored as entered (numeric), answered as the nearest JSON number.
+    // More significant digits than a double keeps: stored as entered (numeric) and answered as a JSON number with
+    // every digit (read from the text: JSON.parse gives the nearest double, 1e15), by the create, the list and a switch.
     const exact = await api('POST', '/api/price-alert', { user: u, body: { target_price: '999999999999999.99999999', assetable: share('SBER') } });
     expect(exact.status, JSON.stringify(exact.body)).toBe(201);
     expect(exact.body.data.condition.value).toBe(1e15);
     expect(await stack.alerts.db.query('select value from notifications where id = $1', [exact.body.data.id])).toEqual([{ value: '999999999999999.99999999' }]);
+    const digits = '"value":999999999999999.99999999,"initial_value":999999999999999.99999999,';
+    expect(exact.text).toContain(digits);
+    const listed = await api('GET', '/api/notifications', { user: u });
+    expect(listed.status).toBe(200);
+    expect(listed.text).toContain(digits);
+    const switched = await api('POST', `/api/switch-notification/${exact.body.data.id}`, { user: u });
+    expect(switched.status, switched.text).toBe(200);
+    expect(switched.text).toContain(digits);
   });
 
   it('a user never sees or changes another user\'s notification (404), and a paid-only target of another user is a 422', async () => {

@@ -54,7 +54,7 @@ type ViewRow = NotificationRow & {
   assets_count: string | null;
 };
 
-const VIEW_SQL = `select ${NOTIFICATION_COLUMNS}, n.created_at, coalesce(a.ticker, r.ticker) as ticker, a.name as asset_name, r.rate, r.change_24h, r.as_of,
+const VIEW_SQL = `select ${NOTIFICATION_COLUMNS}, n.created_at, coalesce(a.ticker, r.ticker) as ticker, a.name as asset_name, r.rate::text, r.change_24h, r.as_of,
     case when n.targetable_type = 'asset' then null
       else (select count(*) from memberships m where m.target_type = n.targetable_type and m.target_id = n.targetable_id)::text end as assets_count
   from notifications n
@@ -211,15 +211,16 @@ export class NotificationService {
       is_active: s.isActive,
       paused: isPaused(s, keeps),
       last_triggered_at: s.lastTriggeredAt?.toISOString() ?? null,
-      // JSON numbers, as ever: the nearest double of a target with more digits than one keeps (stored exactly).
-      condition: { operator: s.operator, value: s.value.toNumber(), initial_value: threshold.toNumber(), cooldown_minutes: s.cooldownMinutes },
+      // Canonical decimal text (decimalOutputSchema): a target with more digits than a double keeps is answered
+      // with all of them; the gateway writes them as JSON numbers.
+      condition: { operator: s.operator, value: s.value.toString(), initial_value: threshold.toString(), cooldown_minutes: s.cooldownMinutes },
       target: {
         type: s.targetType,
         id: s.targetId,
         asset_type: s.assetType,
         ticker: r.ticker,
         name: s.targetType === 'asset' ? r.asset_name : r.target_name,
-        current_rate: r.rate === null ? null : Number(r.rate),
+        current_rate: r.rate === null ? null : Decimal.of(r.rate).toString(),
         price_change_percentage_24h: r.change_24h,
         rate_as_of: r.as_of ? new Date(r.as_of).toISOString() : null,
         assets_count: r.assets_count === null ? null : Number(r.assets_count),

@@ -12,9 +12,11 @@ import {
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import type { GatewayConfig } from '../config/gateway.config.js';
 import { ApiQueryFromSchema, pageSchema } from '../docs/openapi.schemas.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
@@ -22,6 +24,9 @@ import { openApiSchema } from '../docs/openapi.schemas.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
 
 const notification = openApiSchema(notificationSchema);
+// Prices (a target, the current rate) come as decimal text and are answered as JSON numbers with every digit.
+const notificationReply = z.object({ data: notificationSchema });
+const notificationsPage = z.object({ data: z.array(notificationSchema) });
 
 /** The plan gate's 403 (documented on the creates and the switch). */
 export const ApiPlanRequired = () =>
@@ -55,9 +60,10 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     @ApiOwnedResource({ validation: true })
     @ApiPlanRequired()
     @ApiIdempotencyKey()
-    createPriceAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
+    async createPriceAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
       const opts = idempotencyOptions(key);
-      return rpc.request(Subjects.alerts.priceAlertsCreate, parseBody(createPriceAlertRequestSchema, body), opts);
+      const parsed = parseBody(createPriceAlertRequestSchema, body);
+      return withDecimalNumbers(notificationReply, await rpc.request<NotificationReply>(Subjects.alerts.priceAlertsCreate, parsed, opts));
     }
 
     @Post('price-change-alert')
@@ -77,9 +83,10 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     @ApiOwnedResource({ validation: true })
     @ApiPlanRequired()
     @ApiIdempotencyKey()
-    createPriceChangeAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
+    async createPriceChangeAlert(@Body() body: unknown, @Headers(IDEMPOTENCY_KEY) key: unknown): Promise<NotificationReply> {
       const opts = idempotencyOptions(key);
-      return rpc.request(Subjects.alerts.priceChangeAlertsCreate, parseBody(createPriceChangeAlertRequestSchema, body), opts);
+      const parsed = parseBody(createPriceChangeAlertRequestSchema, body);
+      return withDecimalNumbers(notificationReply, await rpc.request<NotificationReply>(Subjects.alerts.priceChangeAlertsCreate, parsed, opts));
     }
 
     @Post('switch-notification/:id')
@@ -89,8 +96,8 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     @ApiOkResponse({ schema: dataSchema(notification) })
     @ApiOwnedResource({ notFound: 'The notification' })
     @ApiPlanRequired()
-    switch(@Param('id') id: string): Promise<NotificationReply> {
-      return rpc.request(Subjects.alerts.notificationsSwitch, { id });
+    async switch(@Param('id') id: string): Promise<NotificationReply> {
+      return withDecimalNumbers(notificationReply, await rpc.request<NotificationReply>(Subjects.alerts.notificationsSwitch, { id }));
     }
 
     @Get('notifications')
@@ -101,7 +108,7 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationView>> {
       const paging = parseQuery(pageQuerySchema, query);
       const page = await rpc.request<Page<NotificationView>>(Subjects.alerts.notificationsList, paging);
-      return withLinks(page, request.url, config.publicBaseUrl);
+      return withDecimalNumbers(notificationsPage, withLinks(page, request.url, config.publicBaseUrl));
     }
 
     @Delete('notifications/:id')

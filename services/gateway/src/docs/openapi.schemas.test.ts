@@ -1,4 +1,4 @@
-import { createCustomAssetRequestSchema, createDealBodySchema, dealSchema, getStatisticsReplySchema } from '@invest/contracts';
+import { createCustomAssetRequestSchema, createDealBodySchema, dealSchema, getStatisticsReplySchema, notificationSchema } from '@invest/contracts';
 import { describe, expect, it } from 'vitest';
 import { openApiSchema } from './openapi.schemas.js';
 
@@ -19,5 +19,10 @@ describe('OpenAPI schemas of exact decimals', () => {
     expect(props(openApiSchema(dealSchema)).amount).toMatchObject({ type: 'number' });
     const totals = props(props(openApiSchema(getStatisticsReplySchema)).data!).totals as { properties: Props };
     expect(totals.properties.totalCommissions).toMatchObject({ type: 'number' });
+    const notification = props(openApiSchema(notificationSchema));
+    const condition = props(notification.condition!);
+    expect(condition.value).toMatchObject({ type: 'number' });
+    expect(condition.initial_value).toMatchObject({ type: 'number' });
+    expect(props(notification.target!).current_rate).toMatchObject({ type: 'number', nullable: true });
   });
 });
