@@ -1,0 +1,49 @@
+import type { DemoProviders, RunningDemoProviders } from '@invest/platform/demo/demo-providers';
+
+/**
+ * One delivery channel's stand-in for `npm start` in development. Each channel (Telegram, web push, e-mail)
+ * adds one to `standIns` below; it is started only when one of its variables is unset.
+ */
+export interface DeliveryStandIn {
+  /** What it serves, e.g. "Telegram Bot API". */
+  description: string;
+  /** The variables it fills. */
+  variables: readonly string[];
+  /** Starts it with the environment of `npm start`; answers `env: {}` when a real provider is configured. */
+  start(env: NodeJS.ProcessEnv): Promise<RunningDemoProviders>;
+}
+
+/** Every channel's stand-in, in the order they start. */
+const standIns: DeliveryStandIn[] = [];
+
+/** Continuation lines of a hint line up under the first in `npm start`'s ready banner. */
+const HINT_INDENT = '\n            ';
+
+/**
+ * The outside providers of the delivery service that `npm start` runs locally in development: every channel's
+ * stand-in whose variables are not all set, on free ports, their variables passed to every service.
+ */
+export const demoProviders: DemoProviders = {
+  description: `${standIns.map((s) => s.description).join(', ')} served locally`,
+  variables: standIns.flatMap((s) => s.variables),
+  async start(): Promise<RunningDemoProviders> {
+    const running: RunningDemoProviders[] = [];
+    try {
+      for (const s of standIns) {
+        if (s.variables.every((v) => process.env[v])) continue;
+        running.push(await s.start(process.env));
+      }
+    } catch (err) {
+      await Promise.allSettled(running.map((r) => r.close()));
+      throw err;
+    }
+    const hints = running.flatMap((r) => (r.hint ? [r.hint] : []));
+    return {
+      env: Object.assign({}, ...running.map((r) => r.env)) as Record<string, string>,
+      ...(hints.length ? { hint: hints.join(HINT_INDENT) } : {}),
+      close: async () => {
+        await Promise.allSettled(running.map((r) => r.close()));
+      },
+    };
+  },
+};
