@@ -3,6 +3,8 @@ import type { INestMicroservice } from '@nestjs/common';
 import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
 import type { ChannelSender } from './channels/channel.js';
 import { migrations } from './migrations/index.js';
+import { createSettingsHandler } from './settings/settings.handler.js';
+import { SettingsService } from './settings/settings.service.js';
 
 export interface DeliveryAppOptions {
   databaseUrl: string;
@@ -35,7 +37,8 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix });
     const senders: ChannelSender[] = [];
-    const app = await res.startApp([createHealthController('delivery')], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
+    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
     return { app, db, bus, senders, close: res.close };
   });
