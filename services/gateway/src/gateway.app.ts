@@ -17,6 +17,7 @@ import { createChatsController } from './chat/chats.controller.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { createCustomAssetsController } from './custom-assets/custom-assets.controller.js';
+import { createNotificationSettingsController } from './delivery/notification-settings.controller.js';
 import { createClientConfigController, createDevController } from './dev/dev.controller.js';
 import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
@@ -117,6 +118,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createChatMessagesController({ rpc, reader: chatStreams, config, logger, auth }),
     createNotificationsController({ rpc, config, auth }),
     createNotificationEventsController({ rpc, config, logger, feed, auth }),
+    createNotificationSettingsController({ rpc, auth }),
     createClientConfigController(config),
     ...(config.devRoutes ? [createDevController(config)] : []),
   ];
