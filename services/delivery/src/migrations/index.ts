@@ -3,6 +3,7 @@ import { DeliverySchema } from './0001-delivery-schema.js';
 import { TelegramSchema } from './0002-telegram.js';
 import { PushSchema } from './0003-push.js';
 import { EmailSchema } from './0004-email.js';
+import { EmailBounces } from './0006-email-bounces.js';
 
 /** `idempotency_keys` (platform's `idempotent`). */
 class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -15,4 +16,5 @@ export const migrations = [
   { name: '0003-push', class: PushSchema },
   { name: '0004-email', class: EmailSchema },
   { name: '0005-idempotency-keys', class: DeliveryIdempotencyKeys },
+  { name: '0006-email-bounces', class: EmailBounces },
 ];
