@@ -27,10 +27,23 @@ const nameSchema = storableText(z.string({ error: 'The name must be a string.' }
  */
 const targetPriceSchema = decimalSchema('target price', 'positive');
 
-/** `POST /api/price-alert` → `alerts.price-alerts.create` (price-target, type id 2). */
+/**
+ * Which way a price-target waits: `above` fires when the rate reaches the target from below (`>=`), `below`
+ * when it falls to it (`<=`).
+ */
+export const PRICE_TARGET_DIRECTIONS = ['above', 'below'] as const;
+export const priceTargetDirectionSchema = z.enum(PRICE_TARGET_DIRECTIONS, { error: 'The direction must be above or below.' });
+export type PriceTargetDirection = z.infer<typeof priceTargetDirectionSchema>;
+
+/**
+ * `POST /api/price-alert` → `alerts.price-alerts.create` (price-target, type id 2). Without `direction` the
+ * current rate decides it (a target above it waits for a rise); with it, a target the rate has already reached
+ * that way is refused.
+ */
 export const createPriceAlertRequestSchema = z.object({
   target_price: targetPriceSchema,
   assetable: assetRefSchema,
+  direction: priceTargetDirectionSchema.nullish(),
   name: nameSchema.nullish(),
 });
 export type CreatePriceAlertRequest = z.infer<typeof createPriceAlertRequestSchema>;

@@ -103,3 +103,74 @@ describe('a price-target decided from a rate newer than alerts holds', () => {
     );
   });
 });
+
+describe('the direction asked for (POST /api/price-alert `direction`)', () => {
+  const create = (user: string, body: Record<string, unknown>) => api('POST', '/api/price-alert', { user, body: { assetable: { type: 'share', id: stack.shareIds.SBER }, ...body } });
+
+  it('above waits for a rise, below for a fall; each fires only its way', async () => {
+    // Continues from the tests above (the consumer runs again): SBER moves to 200.
+    const t0 = new Date(stack.clock.now.getTime() + 60_000);
+    stack.clock.now = t0;
+    await writeRate('SBER', 200, 0, t0);
+    await alertsHolds('SBER', 200);
+    const u = `dir-${randomUUID().slice(0, 8)}`;
+    const above = await create(u, { target_price: '200.00000001', direction: 'above', name: 'above' });
+    expect(above.status, JSON.stringify(above.body)).toBe(201);
+    expect(above.body.data.condition).toMatchObject({ operator: '>=', value: 200.00000001 });
+    const below = await create(u, { target_price: 190, direction: 'below', name: 'below' });
+    expect(below.status, JSON.stringify(below.body)).toBe(201);
+    expect(below.body.data.condition).toMatchObject({ operator: '<=', value: 190 });
+
+    const firedOf = async (id: number) => (await stack.alerts.db.query<{ id: string }>('select id from notification_firings where notification_id = $1', [id])).length;
+    // A rise past 200.00000001 fires the one above, not the one below.
+    stack.clock.now = new Date(t0.getTime() + 60_000);
+    await writeRate('SBER', 201, 0.5, stack.clock.now);
+    await eventually(() => firedOf(above.body.data.id), (n) => n === 1, 'above fired on the rise');
+    await alertsHolds('SBER', 201);
+    expect(await firedOf(below.body.data.id)).toBe(0);
+    // A fall to 190 fires the one below.
+    stack.clock.now = new Date(t0.getTime() + 120_000);
+    await writeRate('SBER', 189.5, -5, stack.clock.now);
+    await eventually(() => firedOf(below.body.data.id), (n) => n === 1, 'below fired on the fall');
+    expect(await firedOf(above.body.data.id)).toBe(1);
+  });
+
+  it('refuses a target already reached in the direction asked for (or equal to the rate) with a 422 on target_price, creating nothing', async () => {
+    const t0 = new Date(stack.clock.now.getTime() + 60_000);
+    stack.clock.now = t0;
+    await writeRate('SBER', 300, 0, t0);
+    await alertsHolds('SBER', 300);
+    const u = `dir-${randomUUID().slice(0, 8)}`;
+    const cases: [string | number, 'above' | 'below', RegExp][] = [
+      [290, 'above', /already reached.*direction above.*above the current rate \(300\)/],
+      [300, 'above', /already reached.*direction above/],
+      [310, 'below', /already reached.*direction below.*below the current rate \(300\)/],
+      ['300.00', 'below', /already reached.*direction below/],
+      ['300.00000001', 'below', /already reached.*direction below/],
+    ];
+    for (const [target, direction, message] of cases) {
+      const refused = await create(u, { target_price: target, direction });
+      expect(refused.status, `${target} ${direction}: ${JSON.stringify(refused.body)}`).toBe(422);
+      expect(Object.keys(refused.body.errors)).toEqual(['target_price']);
+      expect(refused.body.errors.target_price[0]).toMatch(message);
+    }
+    const unknown = await create(u, { target_price: 310, direction: 'up' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors.direction).toEqual(['The direction must be above or below.']);
+    expect((await api('GET', '/api/notifications', { user: u })).body.data).toEqual([]);
+  });
+
+  it('without a direction (or null) keeps the rule of the current rate: above waits for a rise, below for a fall, equal is refused', async () => {
+    // SBER is at 300 (the test above).
+    const u = `dir-${randomUUID().slice(0, 8)}`;
+    const up = await create(u, { target_price: 310 });
+    expect(up.status, JSON.stringify(up.body)).toBe(201);
+    expect(up.body.data.condition.operator).toBe('>=');
+    const down = await create(u, { target_price: 290, direction: null });
+    expect(down.status, JSON.stringify(down.body)).toBe(201);
+    expect(down.body.data.condition.operator).toBe('<=');
+    const equal = await create(u, { target_price: '300.0' });
+    expect(equal.status).toBe(422);
+    expect(equal.body.errors).toEqual({ target_price: ['The target price must differ from the current rate (300).'] });
+  });
+});

@@ -48,11 +48,39 @@ const fired = (f: Partial<FiringDecision> & Pick<FiringDecision, 'crossed'>): No
 });
 
 describe('operatorFor', () => {
-  it('is >= for a target above the rate, <= below, none when equal', () => {
-    expect(operatorFor(d(110), d(100))).toBe('>=');
-    expect(operatorFor(d(90), d(100))).toBe('<=');
-    expect(operatorFor(d('100.00'), d(100))).toBeNull();
-    expect(operatorFor(d('1000000000000.00000001'), d(1e12))).toBe('>=');
+  /** Given the current rate, when a target is asked for in a direction (or none), then this operator (null: refused). */
+  const given = (rate: string | number) => ({
+    when: (target: string | number, direction?: 'above' | 'below' | null) => ({
+      then: (operator: '>=' | '<=' | null) => expect(operatorFor(d(target), d(rate), direction), `rate ${rate}, target ${target} ${direction ?? '(no direction)'}`).toBe(operator),
+    }),
+  });
+
+  it('without a direction: >= for a target above the rate, <= below, none when equal', () => {
+    given(100).when(110).then('>=');
+    given(100).when(90).then('<=');
+    given(100).when('100.00').then(null);
+    given(1e12).when('1000000000000.00000001').then('>=');
+    given(100).when(110, null).then('>=');
+  });
+
+  it('above waits for a rise (>=) to a target over the rate', () => {
+    given(100).when(110, 'above').then('>=');
+    given(1e12).when('1000000000000.00000001', 'above').then('>=');
+  });
+
+  it('below waits for a fall (<=) to a target under the rate', () => {
+    given(100).when(90, 'below').then('<=');
+    given('999999999.99999999').when('999999999.99999998', 'below').then('<=');
+  });
+
+  it('refuses a target the rate has already reached in the chosen direction, or equals', () => {
+    given(100).when(90, 'above').then(null);
+    given(100).when('100.00', 'above').then(null);
+    given(100).when(110, 'below').then(null);
+    given(100).when(100, 'below').then(null);
+    // Exactly: one unit of the 8th decimal place over the rate is not "reached" for above, is for below.
+    given(1e12).when('1000000000000.00000001', 'below').then(null);
+    given('100.00000001').when(100, 'above').then(null);
   });
 });
 

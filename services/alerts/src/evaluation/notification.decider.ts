@@ -1,3 +1,4 @@
+import type { PriceTargetDirection } from '@invest/contracts';
 import type { Decider } from '@invest/platform';
 import { Decimal, startOfDayInZone } from '@invest/platform';
 import type { EvaluationContext, FiringDecision, NotificationState, RateView } from './evaluation.types.js';
@@ -17,11 +18,15 @@ export type NotificationEvent =
   | { type: 'NotificationFired'; data: FiringDecision };
 
 /**
- * The operator of a new price-target, fixed at creation: `>=` when the target is above the current rate,
- * `<=` when below; null when they are equal (nothing to wait for: the request is refused).
+ * The operator of a new price-target, fixed at creation. Without a direction the current rate decides: `>=`
+ * when the target is above it, `<=` when below. With one, `above` is `>=` and `below` is `<=`. Null when there
+ * is nothing to wait for (the request is refused): the target equals the rate, or the rate is already at or
+ * past it in the chosen direction (above with the target at or under the rate, below with it at or over).
  */
-export function operatorFor(targetPrice: Decimal, currentRate: Decimal): '>=' | '<=' | null {
+export function operatorFor(targetPrice: Decimal, currentRate: Decimal, direction?: PriceTargetDirection | null): '>=' | '<=' | null {
   const c = targetPrice.cmp(currentRate);
+  if (direction === 'above') return c > 0 ? '>=' : null;
+  if (direction === 'below') return c < 0 ? '<=' : null;
   return c > 0 ? '>=' : c < 0 ? '<=' : null;
 }
 

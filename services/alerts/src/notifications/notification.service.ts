@@ -14,6 +14,7 @@ import {
   type NotificationView,
   type Page,
   pageMeta,
+  type PriceTargetDirection,
   Subjects,
 } from '@invest/contracts';
 import { type Db, Decimal, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
@@ -66,7 +67,8 @@ export class NotificationService {
   constructor(private readonly o: NotificationServiceOptions) {}
 
   /**
-   * `POST /api/price-alert`: price-target; the operator is fixed now from the current rate. A repeat with the same
+   * `POST /api/price-alert`: price-target; the operator is fixed now from the direction asked for, or else from
+   * the current rate. A repeat with the same
    * `Idempotency-Key` gets the first create's response before any check (see `idempotent`): the rate, the plan or
    * the asset may have changed since.
    */
@@ -78,8 +80,8 @@ export class NotificationService {
       const asset = await this.requireAsset(req.assetable, 'assetable.id', userId);
       const current = await this.currentRate(asset);
       if (current === null) throw ServiceError.validation({ target_price: ['The asset has no current rate yet, so the direction of the target cannot be decided.'] });
-      const operator = operatorFor(Decimal.of(req.target_price), current.rate);
-      if (!operator) throw ServiceError.validation({ target_price: [`The target price must differ from the current rate (${current.rate.toString()}).`] });
+      const operator = operatorFor(Decimal.of(req.target_price), current.rate, req.direction);
+      if (!operator) throw ServiceError.validation({ target_price: [targetRefusal(req.direction, current.rate)] });
       return this.o.db.transaction(async (tx) => {
         await this.requireRoom(tx, userId, plan);
         await requireStillThere(tx, assetTargetKey(asset.type, asset.id), 'assetable.id', asset.type);
@@ -327,6 +329,14 @@ export class NotificationService {
  */
 function decidedAt(asOf: Date | null, now: Date): Date | null {
   return asOf && asOf.getTime() > now.getTime() ? now : asOf;
+}
+
+/** Why a price-target's target was refused (`operatorFor` gave no operator): it equals the rate, or the rate is already past it. */
+function targetRefusal(direction: PriceTargetDirection | null | undefined, rate: Decimal): string {
+  const now = rate.toString();
+  if (direction === 'above') return `The target is already reached: for direction above the target price must be above the current rate (${now}).`;
+  if (direction === 'below') return `The target is already reached: for direction below the target price must be below the current rate (${now}).`;
+  return `The target price must differ from the current rate (${now}).`;
 }
 
 function parseId(input: unknown): { id: number } {

@@ -53,9 +53,14 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     @Post('price-alert')
     @ApiOperation({
       summary: 'Create a price-target notification',
-      description: 'Fires once when the rate reaches target_price, then deactivates. The direction (>= or <=) is fixed now from the current rate; a target equal to it is a 422.',
+      description:
+        'Fires once when the rate reaches target_price, then deactivates. `direction` `above` waits for a rise to the target (operator >=), `below` for a fall (<=); ' +
+        'a target the current rate has already reached that way (above: target <= rate; below: target >= rate) is a 422 on target_price. ' +
+        'Without `direction` it is fixed now from the current rate (a target above it waits for a rise); a target equal to it is a 422.',
     })
-    @ApiBody({ schema: { ...openApiSchema(createPriceAlertRequestSchema, 'input'), example: { target_price: 350.5, assetable: { type: 'share', id: 123 }, name: 'SBER at 350' } } })
+    @ApiBody({
+      schema: { ...openApiSchema(createPriceAlertRequestSchema, 'input'), example: { target_price: 350.5, assetable: { type: 'share', id: 123 }, direction: 'above', name: 'SBER at 350' } },
+    })
     @ApiCreatedResponse({ schema: dataSchema(notification) })
     @ApiOwnedResource({ validation: true })
     @ApiPlanRequired()
