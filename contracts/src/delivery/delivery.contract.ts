@@ -12,8 +12,9 @@ export const DeliveryLanguages = ['ru', 'en'] as const;
 export const deliveryLanguageSchema = z.enum(DeliveryLanguages);
 export type DeliveryLanguage = z.infer<typeof deliveryLanguageSchema>;
 
-/** `HH:MM`, 24-hour clock, in the user's time zone. */
-export const clockTimeSchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time as HH:MM (00:00-23:59)');
+/** `HH:MM`, 24-hour clock, in the user's time zone; `label` names it in the message. */
+const clockTime = (label: string) => z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, `The ${label} must be a time as HH:MM on a 24-hour clock (00:00-23:59).`);
+export const clockTimeSchema = clockTime('time');
 
 /** An IANA time zone this runtime knows (`Europe/Moscow`). */
 export const timeZoneSchema = z
@@ -27,10 +28,12 @@ export const timeZoneSchema = z
     } catch {
       return false;
     }
-  }, 'must be an IANA time zone such as Europe/Moscow');
+  }, 'The time zone must be an IANA time zone such as Europe/Moscow.');
 
 /** Quiet hours: messages due between `start` and `end` wait, then go out as one digest. `start` may be after `end` (overnight). */
-export const quietHoursSchema = z.object({ start: clockTimeSchema, end: clockTimeSchema }).refine((q) => q.start !== q.end, 'start and end must differ');
+export const quietHoursSchema = z
+  .object({ start: clockTime('quiet hours start'), end: clockTime('quiet hours end') })
+  .refine((q) => q.start !== q.end, 'The quiet hours must start and end at different times.');
 
 export const deliveryFailureSchema = z.object({
   channel: deliveryChannelSchema,
@@ -66,7 +69,7 @@ export const putNotificationSettingsSchema = z
     time_zone: timeZoneSchema.optional(),
     language: deliveryLanguageSchema.optional(),
     /** A new address is unconfirmed until its link is followed; null removes it. */
-    email: z.string().trim().max(254).email('must be an e-mail address').nullable().optional(),
+    email: z.string().trim().max(254).email('The email must be a valid e-mail address.').nullable().optional(),
   })
   .strict();
 export type PutNotificationSettingsRequest = z.infer<typeof putNotificationSettingsSchema>;

@@ -39,14 +39,15 @@ export class SettingsService {
 
 /**
  * A new address is unconfirmed (the e-mail channel's job sends it a confirmation link) and gets a new unsubscribe
- * token; the same address again (in any case) keeps its confirmation.
+ * token; the same address again (in any case) keeps its confirmation, unless the mail server refused it
+ * (`bounced_at`): entered again, it is confirmed again.
  */
 async function setEmailAddress(tx: SqlClient, userId: string, address: string, now: Date): Promise<void> {
   await tx.query(
     `insert into email_addresses as e (user_id, address, unsubscribe_token, updated_at) values ($1, $2, $3, $4)
      on conflict (user_id) do update set address = excluded.address, unsubscribe_token = excluded.unsubscribe_token,
        confirm_token_hash = null, confirm_sent_at = null, confirmed_at = null, updated_at = excluded.updated_at
-     where lower(e.address) <> lower(excluded.address)`,
+     where lower(e.address) <> lower(excluded.address) or e.bounced_at is not null`,
     [userId, address, randomBytes(24).toString('base64url'), now],
   );
 }
