@@ -78,19 +78,33 @@ export type PutNotificationSettingsRequest = z.infer<typeof putNotificationSetti
 export const telegramLinkReplySchema = z.object({ data: z.object({ url: z.string(), expires_at: z.string() }) });
 export type TelegramLinkReply = z.infer<typeof telegramLinkReplySchema>;
 
+/** base64url without padding, as `PushSubscription.toJSON()` gives keys. */
+const base64urlBytes = (n: (length: number) => boolean) => (v: string) => /^[A-Za-z0-9_-]+$/.test(v) && n(Math.floor((v.length * 3) / 4));
+
 /** `POST /api/push-subscriptions`: a browser's PushSubscription as `toJSON()` gives it. */
 export const pushSubscriptionSchema = z
   .object({
-    endpoint: z.string().url().max(2048).refine((u) => u.startsWith('https://') || u.startsWith('http://'), 'must be an http(s) URL'),
+    // web-push sends over https only, and every browser's push service is https (RFC 8030).
+    endpoint: z.string().url().max(2048).refine((u) => u.startsWith('https://'), 'The endpoint must be an https URL.'),
     expirationTime: z.number().nullable().optional(),
-    keys: z.object({ p256dh: z.string().min(1).max(200), auth: z.string().min(1).max(100) }),
+    keys: z.object({
+      p256dh: z.string().min(1).max(200).refine(base64urlBytes((n) => n === 65), 'The keys.p256dh field must be a base64url P-256 public key (65 bytes).'),
+      auth: z.string().min(1).max(100).refine(base64urlBytes((n) => n >= 16), 'The keys.auth field must be a base64url secret of at least 16 bytes.'),
+    }),
   })
   .strip();
 export type PushSubscriptionRequest = z.infer<typeof pushSubscriptionSchema>;
+/** `DELETE /api/push-subscriptions`: the endpoint of the subscription to remove (the body, or `?endpoint=`). */
 export const deletePushSubscriptionSchema = z.object({ endpoint: z.string().url().max(2048) });
+export type DeletePushSubscriptionRequest = z.infer<typeof deletePushSubscriptionSchema>;
+
+/** A stored subscription: its endpoint (the browser's capability URL) and when this user first registered it. */
+export const pushSubscriptionReplySchema = z.object({ data: z.object({ endpoint: z.string(), created_at: z.string() }) });
+export type PushSubscriptionReply = z.infer<typeof pushSubscriptionReplySchema>;
 
 /** `GET /api/push-subscriptions/key`: the VAPID public key a browser subscribes with. */
 export const pushKeyReplySchema = z.object({ data: z.object({ public_key: z.string() }) });
+export type PushKeyReply = z.infer<typeof pushKeyReplySchema>;
 
 export const DeliverySubjects = {
   settingsGet: 'delivery.settings.get',

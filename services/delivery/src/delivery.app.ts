@@ -3,6 +3,8 @@ import type { INestMicroservice } from '@nestjs/common';
 import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
 import type { ChannelSender } from './channels/channel.js';
 import { migrations } from './migrations/index.js';
+import { createPushChannel, DEVELOPMENT_PUSH_CONFIG, type PushConfig } from './push/push.channel.js';
+import { createPushHandler } from './push/push.handler.js';
 import { createSettingsHandler } from './settings/settings.handler.js';
 import { SettingsService } from './settings/settings.service.js';
 
@@ -19,6 +21,8 @@ export interface DeliveryAppOptions {
   pollMs?: number;
   clock?: () => Date;
   rpcTimeoutMs?: number;
+  /** Web push: VAPID keys and subject (default: development, keys generated once and kept). */
+  push?: PushConfig;
 }
 
 export interface DeliveryApp {
@@ -37,8 +41,10 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix });
     const senders: ChannelSender[] = [];
+    const push = await createPushChannel({ db, config: opts.push ?? DEVELOPMENT_PUSH_CONFIG, logger });
+    if (push.sender) senders.push(push.sender);
     const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
-    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), createPushHandler(push.service)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
     return { app, db, bus, senders, close: res.close };
   });

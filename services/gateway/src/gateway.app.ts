@@ -18,6 +18,7 @@ import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { createCustomAssetsController } from './custom-assets/custom-assets.controller.js';
 import { createNotificationSettingsController } from './delivery/notification-settings.controller.js';
+import { createPushSubscriptionsController } from './delivery/push-subscriptions.controller.js';
 import { createClientConfigController, createDevController } from './dev/dev.controller.js';
 import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
@@ -119,6 +120,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createNotificationsController({ rpc, config, auth }),
     createNotificationEventsController({ rpc, config, logger, feed, auth }),
     createNotificationSettingsController({ rpc, auth }),
+    createPushSubscriptionsController({ rpc, auth }),
     createClientConfigController(config),
     ...(config.devRoutes ? [createDevController(config)] : []),
   ];
