@@ -1,5 +1,7 @@
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
+import { checkPushEnv, type PushConfig, pushConfigFrom } from '../push/push.config.js';
+import { isP256PrivateKey, isP256PublicKey, isVapidSubject } from '../push/vapid-keys.js';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 
@@ -14,13 +16,21 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   DELIVERY_GROUP_WINDOW_MS: positiveInt('DELIVERY_GROUP_WINDOW_MS').max(30_000, 'DELIVERY_GROUP_WINDOW_MS must be at most 30000').default(3_000),
   /** How often due messages are looked for (they are also sent as soon as a group is sealed here). */
   DELIVERY_POLL_MS: positiveInt('DELIVERY_POLL_MS').default(1_000),
-});
+  /** Web push key pair (`npx web-push generate-vapid-keys`). Unset: generated once and kept (development), no web push (production). */
+  VAPID_PUBLIC_KEY: z.string().refine(isP256PublicKey, 'VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes), as web-push generate-vapid-keys prints it').optional(),
+  VAPID_PRIVATE_KEY: z.string().refine(isP256PrivateKey, 'VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)').optional(),
+  /** How push services reach whoever runs this server: `mailto:` or `https:`; required in production with the keys. */
+  VAPID_SUBJECT: z.string().refine(isVapidSubject, 'VAPID_SUBJECT must be a mailto: address or an https: URL').optional(),
+  /** PEM of one more CA the push sender trusts: the local push service's (`npm start`, tests). Refused in production. */
+  WEB_PUSH_TEST_CA: z.string().refine((v) => v.includes('-----BEGIN CERTIFICATE-----'), 'WEB_PUSH_TEST_CA must be a PEM certificate').optional(),
+}).superRefine(checkPushEnv);
 export type DeliveryEnv = z.infer<typeof deliveryEnvSchema>;
 
 export interface DeliveryConfig extends ServiceBaseConfig {
   publicBaseUrl: string;
   groupWindowMs: number;
   pollMs: number;
+  push: PushConfig;
 }
 
 export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
@@ -29,6 +39,7 @@ export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
     publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     groupWindowMs: env.DELIVERY_GROUP_WINDOW_MS,
     pollMs: env.DELIVERY_POLL_MS,
+    push: pushConfigFrom(env),
   };
 }
 

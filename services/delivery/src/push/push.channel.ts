@@ -1,26 +1,12 @@
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import type { Db, Logger } from '@invest/platform';
+import type { PushConfig } from './push.config.js';
 import { PushSender } from './push.sender.js';
 import { PushService } from './push.service.js';
-import { developmentVapidKeys, type VapidKeys } from './vapid-keys.js';
+import { developmentVapidKeys } from './vapid-keys.js';
 
-/** The web push part of the delivery configuration (`VAPID_*`, `WEB_PUSH_TEST_CA`). */
-export interface PushConfig {
-  /** From `VAPID_PUBLIC_KEY` / `VAPID_PRIVATE_KEY`. */
-  vapid?: VapidKeys;
-  /** `VAPID_SUBJECT`. */
-  subject: string;
-  /** Without keys: generate a pair once and keep it in `vapid_keys` (development, tests) or leave the channel off (production). */
-  generateKeys: boolean;
-  /** PEM of a CA to trust besides the system ones: the local push service's (development, tests; never production). */
-  testCa?: string;
-  /** Accept subscriptions whose endpoint is on this machine or a private network (development, tests). */
-  allowPrivateEndpoints: boolean;
-}
-
-/** What tests and `createDeliveryApp` without a configuration get: generated keys, private endpoints allowed. */
-export const DEVELOPMENT_PUSH_CONFIG: PushConfig = { subject: 'mailto:dev@example.com', generateKeys: true, allowPrivateEndpoints: true };
+export { DEVELOPMENT_PUSH_CONFIG, type PushConfig } from './push.config.js';
 
 export interface PushChannel {
   service: PushService;
