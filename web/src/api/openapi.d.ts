@@ -636,7 +636,7 @@ export interface paths {
         put?: never;
         /**
          * Create a price-target notification
-         * @description Fires once when the rate reaches target_price, then deactivates. The direction (>= or <=) is fixed now from the current rate; a target equal to it is a 422.
+         * @description Fires once when the rate reaches target_price, then deactivates. `direction` `above` waits for a rise to the target (operator >=), `below` for a fall (<=); a target the current rate has already reached that way (above: target <= rate; below: target >= rate) is a 422 on target_price. Without `direction` it is fixed now from the current rate (a target above it waits for a rise); a target equal to it is a 422.
          */
         post: operations["NotificationsController_createPriceAlert"];
         delete?: never;
@@ -777,6 +777,74 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's notification settings
+         * @description Channels on or off, quiet hours in `time_zone`, the language of messages, and the state of each channel: a linked Telegram chat (or one that blocked the bot), the e-mail address and whether it is confirmed, push devices, and the last permanent delivery failure per channel. A user who never saved settings gets the defaults: every channel on, no quiet hours, Europe/Moscow, Russian.
+         */
+        get: operations["NotificationSettingsController_get"];
+        /**
+         * Change notification settings
+         * @description Every field is optional; what is absent stays. `quiet_hours: null` removes them; hours may span midnight (23:00-07:00). Messages due in the quiet hours wait and go out as one digest per channel when they end. A new `email` is unconfirmed until the link sent to it is followed (no alert goes to it before); `email: null` removes the address.
+         */
+        put: operations["NotificationSettingsController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/push-subscriptions/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The VAPID public key
+         * @description The `applicationServerKey` for `pushManager.subscribe()` (base64url, 65 bytes). 503 when web push is not configured on this server.
+         */
+        get: operations["PushSubscriptionsController_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store this browser's push subscription
+         * @description The body is `PushSubscription.toJSON()`. Posting the same endpoint again renews its keys and answers the same (idempotent). The endpoint must be https; a user keeps at most 20 subscriptions (a new one drops the oldest).
+         */
+        post: operations["PushSubscriptionsController_subscribe"];
+        /**
+         * Remove this browser's push subscription
+         * @description The endpoint in the body (`{"endpoint": …}`) or as `?endpoint=`. Removing one that is not there, or is another user's, changes nothing and is no error.
+         */
+        delete: operations["PushSubscriptionsController_unsubscribe"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4591,6 +4659,8 @@ export interface operations {
                         type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
                         id: number;
                     };
+                    /** @enum {string|null} */
+                    direction?: "above" | "below" | null;
                     name?: string | null;
                 };
             };
@@ -4614,7 +4684,9 @@ export interface operations {
                             condition: {
                                 /** @enum {string} */
                                 operator: ">=" | "<=";
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 initial_value: number;
                                 cooldown_minutes: number | null;
                             };
@@ -4626,6 +4698,7 @@ export interface operations {
                                 asset_type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset" | null;
                                 ticker: string | null;
                                 name: string | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 current_rate: number | null;
                                 price_change_percentage_24h: number | null;
                                 rate_as_of: string | null;
@@ -4760,7 +4833,9 @@ export interface operations {
                             condition: {
                                 /** @enum {string} */
                                 operator: ">=" | "<=";
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 initial_value: number;
                                 cooldown_minutes: number | null;
                             };
@@ -4772,6 +4847,7 @@ export interface operations {
                                 asset_type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset" | null;
                                 ticker: string | null;
                                 name: string | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 current_rate: number | null;
                                 price_change_percentage_24h: number | null;
                                 rate_as_of: string | null;
@@ -4892,7 +4968,9 @@ export interface operations {
                             condition: {
                                 /** @enum {string} */
                                 operator: ">=" | "<=";
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 initial_value: number;
                                 cooldown_minutes: number | null;
                             };
@@ -4904,6 +4982,7 @@ export interface operations {
                                 asset_type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset" | null;
                                 ticker: string | null;
                                 name: string | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 current_rate: number | null;
                                 price_change_percentage_24h: number | null;
                                 rate_as_of: string | null;
@@ -5016,7 +5095,9 @@ export interface operations {
                             condition: {
                                 /** @enum {string} */
                                 operator: ">=" | "<=";
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 initial_value: number;
                                 cooldown_minutes: number | null;
                             };
@@ -5028,6 +5109,7 @@ export interface operations {
                                 asset_type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset" | null;
                                 ticker: string | null;
                                 name: string | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
                                 current_rate: number | null;
                                 price_change_percentage_24h: number | null;
                                 rate_as_of: string | null;
@@ -5474,6 +5556,472 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    NotificationSettingsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channels: {
+                                in_app: boolean;
+                                telegram: boolean;
+                                push: boolean;
+                                email: boolean;
+                            };
+                            quiet_hours: {
+                                start: string;
+                                end: string;
+                            } | null;
+                            time_zone: string;
+                            /** @enum {string} */
+                            language: "ru" | "en";
+                            telegram: {
+                                linked: boolean;
+                                blocked: boolean;
+                                muted_until: string | null;
+                            };
+                            email: {
+                                address: string | null;
+                                confirmed: boolean;
+                            };
+                            push: {
+                                devices: number;
+                            };
+                            last_failures: {
+                                /** @enum {string} */
+                                channel: "in_app" | "telegram" | "push" | "email";
+                                at: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    NotificationSettingsController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    channels?: {
+                        in_app?: boolean;
+                        telegram?: boolean;
+                        push?: boolean;
+                        email?: boolean;
+                    };
+                    quiet_hours?: {
+                        start: string;
+                        end: string;
+                    } | null;
+                    time_zone?: string;
+                    /** @enum {string} */
+                    language?: "ru" | "en";
+                    /** Format: email */
+                    email?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            channels: {
+                                in_app: boolean;
+                                telegram: boolean;
+                                push: boolean;
+                                email: boolean;
+                            };
+                            quiet_hours: {
+                                start: string;
+                                end: string;
+                            } | null;
+                            time_zone: string;
+                            /** @enum {string} */
+                            language: "ru" | "en";
+                            telegram: {
+                                linked: boolean;
+                                blocked: boolean;
+                                muted_until: string | null;
+                            };
+                            email: {
+                                address: string | null;
+                                confirmed: boolean;
+                            };
+                            push: {
+                                devices: number;
+                            };
+                            last_failures: {
+                                /** @enum {string} */
+                                channel: "in_app" | "telegram" | "push" | "email";
+                                at: string;
+                                reason: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PushSubscriptionsController_key: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            public_key: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PushSubscriptionsController_subscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    endpoint: string;
+                    expirationTime?: number | null;
+                    keys: {
+                        p256dh: string;
+                        auth: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            endpoint: string;
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The endpoint is registered to another user (a browser shared after signing out): unsubscribe it in the browser and subscribe again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PushSubscriptionsController_unsubscribe: {
+        parameters: {
+            query?: {
+                /** @description When the body does not give it. */
+                endpoint?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** Format: uri */
+                    endpoint: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Removed, or there was nothing to remove. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         message: string;
                         /** @enum {string} */
                         outcome: "unknown" | "not_done";

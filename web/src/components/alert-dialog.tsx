@@ -1,8 +1,9 @@
 import { useRef, useState } from 'react';
 import { inputError } from '../api/api-error';
 import { api, newKey } from '../api/client';
-import { formatNumber } from '../format/number-format';
-import { apiDecimal, decimalInputText, parseDecimalFields } from '../format/number-input';
+import { formatNumber, formatPercent } from '../format/number-format';
+import { apiDecimal, parseDecimalFields, parseDecimalInput } from '../format/number-input';
+import { alreadyReached, directionOf, distancePercent, type PriceDirection } from '../format/price-target';
 import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
@@ -25,7 +26,15 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
   const t = useTr();
   const locale = useLocale();
   const [mode, setMode] = useState<'price' | 'change'>(target.kind === 'asset' ? 'price' : 'change');
-  const [price, setPrice] = useDecimalField(target.kind === 'asset' && target.currentRate !== null ? decimalInputText(target.currentRate, locale) : '');
+  // Never the current price: a target equal to it waits for nothing.
+  const [price, setPrice] = useDecimalField('');
+  // Which way the target waits; follows the typed price (above the rate → above) until the person picks one.
+  const [direction, setDirection] = useState<PriceDirection>('above');
+  const [directionPicked, setDirectionPicked] = useState(false);
+  const currentRate = target.kind === 'asset' ? target.currentRate : null;
+  const typedPrice = parseDecimalInput(price, locale);
+  const distance = typedPrice.ok ? distancePercent(typedPrice.text, currentRate) : null;
+  const reached = typedPrice.ok && currentRate !== null && alreadyReached(typedPrice.text, currentRate, direction);
   const [threshold, setThreshold] = useState('5');
   const [frequency, setFrequency] = useState<'hourly' | 'daily'>('daily');
   const [name, setName] = useState('');
@@ -40,11 +49,24 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
     // The target price is read by the locale and sent as decimal text, never through a double.
     const typed = parseDecimalFields({ target_price: price }, locale);
     if (mode === 'price' && !typed.ok) return setError(inputError(typed.errors));
+    // The API refuses a target the rate has already reached that way (in English): said here, in the UI's language.
+    if (mode === 'price' && typed.ok && currentRate !== null && alreadyReached(typed.texts.target_price, currentRate, direction)) {
+      const now = formatNumber(currentRate, locale, 8);
+      return setError(
+        inputError({
+          target_price: [
+            direction === 'above'
+              ? t(`Цель уже достигнута: цена сейчас ${now}. Для «Выше» укажите цену больше текущей.`, `Already reached: the price is ${now} now. For "Above" enter a price higher than that.`)
+              : t(`Цель уже достигнута: цена сейчас ${now}. Для «Ниже» укажите цену меньше текущей.`, `Already reached: the price is ${now} now. For "Below" enter a price lower than that.`),
+          ],
+        }),
+      );
+    }
     setBusy(true);
     try {
       if (mode === 'price' && target.kind === 'asset' && typed.ok) {
         await api.post('/api/price-alert', {
-          body: { target_price: apiDecimal(typed.texts.target_price), assetable: { type: target.assetType, id: target.id }, name: name.trim() || null },
+          body: { target_price: apiDecimal(typed.texts.target_price), assetable: { type: target.assetType, id: target.id }, direction, name: name.trim() || null },
           idempotencyKey: key.current,
         });
       } else {
@@ -95,14 +117,58 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
           }}
         >
           {mode === 'price' ? (
-            <Field label={t('Целевая цена', 'Target price')} name="target_price" error={error}>
-              <input data-testid="alert-target-price" inputMode="decimal" value={price} onChange={(e) => setPrice(e.target.value)} required />
-              {target.kind === 'asset' && target.currentRate !== null && (
-                <span className="muted small">
-                  {t('Сейчас', 'Now')}: {formatNumber(target.currentRate, locale, 6)}
+            <>
+              <div className="field" role="radiogroup" aria-labelledby="alert-direction-label">
+                <span className="field-label" id="alert-direction-label">
+                  {t('Уведомить, когда цена станет', 'Notify when the price goes')}
                 </span>
-              )}
-            </Field>
+                <div className="tabs segmented">
+                  {(['above', 'below'] as const).map((d) => (
+                    <button
+                      key={d}
+                      type="button"
+                      role="radio"
+                      aria-checked={direction === d}
+                      data-testid={`alert-direction-${d}`}
+                      onClick={() => {
+                        setDirection(d);
+                        setDirectionPicked(true);
+                      }}
+                    >
+                      {d === 'above' ? t('Выше', 'Above') : t('Ниже', 'Below')}
+                    </button>
+                  ))}
+                </div>
+              </div>
+              <Field label={t('Целевая цена', 'Target price')} name="target_price" error={error}>
+                <input
+                  data-testid="alert-target-price"
+                  inputMode="decimal"
+                  value={price}
+                  onChange={(e) => {
+                    setPrice(e.target.value);
+                    const typedNow = parseDecimalInput(e.target.value, locale);
+                    const way = typedNow.ok && currentRate !== null ? directionOf(typedNow.text, currentRate) : null;
+                    if (!directionPicked && way) setDirection(way);
+                  }}
+                  required
+                />
+                {currentRate !== null && (
+                  <span className="muted small" data-testid="alert-current-rate">
+                    {t('Сейчас', 'Now')}: {formatNumber(currentRate, locale, 6)}
+                    {distance !== null && (
+                      <>
+                        {' · '}
+                        <span data-testid="alert-distance" data-value={distance.toFixed(4)} data-reached={reached ? 'true' : 'false'} className={reached ? 'field-error' : undefined}>
+                          {formatPercent(distance, locale)} {t('от текущей', 'from now')}
+                          {reached && ` · ${direction === 'above' ? t('цена уже выше', 'already above') : t('цена уже ниже', 'already below')}`}
+                        </span>
+                      </>
+                    )}
+                  </span>
+                )}
+              </Field>
+            </>
           ) : (
             <>
               <Field label={t('Порог изменения за 24 ч, %', '24h change threshold, %')} name="threshold" error={error}>
