@@ -117,4 +117,6 @@ export const DeliverySubjects = {
   pushUnsubscribe: 'delivery.push.unsubscribe',
   emailConfirm: 'delivery.email.confirm',
   emailUnsubscribe: 'delivery.email.unsubscribe',
+  /** What the unsubscribe link's page shows (a GET changes nothing: scanners fetch links). */
+  emailUnsubscribeView: 'delivery.email.unsubscribe-view',
 } as const;

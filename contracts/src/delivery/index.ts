@@ -1,1 +1,2 @@
 export * from './delivery.contract.js';
+export * from './email.contract.js';

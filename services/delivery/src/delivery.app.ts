@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
 import type { ChannelSender } from './channels/channel.js';
+import { createEmailChannel } from './email/email-channel.js';
+import type { SmtpConfig } from './email/smtp.client.js';
 import { migrations } from './migrations/index.js';
 import { createPushChannel, DEVELOPMENT_PUSH_CONFIG, type PushConfig } from './push/push.channel.js';
 import { createPushHandler } from './push/push.handler.js';
@@ -21,6 +23,8 @@ export interface DeliveryAppOptions {
   pollMs?: number;
   clock?: () => Date;
   rpcTimeoutMs?: number;
+  /** E-mail over SMTP (absent: the channel is off). */
+  smtp?: SmtpConfig;
   /** Web push: VAPID keys and subject (default: development, keys generated once and kept). */
   push?: PushConfig;
 }
@@ -41,10 +45,13 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix });
     const senders: ChannelSender[] = [];
+    const email = createEmailChannel({ db, logger, smtp: opts.smtp, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000', pollMs: opts.pollMs ?? 1_000, clock: opts.clock ?? (() => new Date()) });
+    if (email.sender) senders.push(email.sender);
     const push = await createPushChannel({ db, config: opts.push ?? DEVELOPMENT_PUSH_CONFIG, logger });
     if (push.sender) senders.push(push.sender);
     const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
-    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), createPushHandler(push.service)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    await res.start(email);
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
     return { app, db, bus, senders, close: res.close };
   });

@@ -1,5 +1,6 @@
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
+import type { SmtpConfig } from '../email/smtp.client.js';
 import { checkPushEnv, type PushConfig, pushConfigFrom } from '../push/push.config.js';
 import { isP256PrivateKey, isP256PublicKey, isVapidSubject } from '../push/vapid-keys.js';
 
@@ -16,6 +17,13 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   DELIVERY_GROUP_WINDOW_MS: positiveInt('DELIVERY_GROUP_WINDOW_MS').max(30_000, 'DELIVERY_GROUP_WINDOW_MS must be at most 30000').default(3_000),
   /** How often due messages are looked for (they are also sent as soon as a group is sealed here). */
   DELIVERY_POLL_MS: positiveInt('DELIVERY_POLL_MS').default(1_000),
+  /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: the e-mail channel is off. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'SMTP_URL must be an smtp:// or smtps:// URL' }).optional(),
+  /** The From of every mail. */
+  SMTP_FROM: z
+    .string()
+    .regex(/^([^<>]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, 'SMTP_FROM must be an address, optionally with a name: Name <user@example.org>')
+    .default('Invest tracker <noreply@localhost>'),
   /** Web push key pair (`npx web-push generate-vapid-keys`). Unset: generated once and kept (development), no web push (production). */
   VAPID_PUBLIC_KEY: z.string().refine(isP256PublicKey, 'VAPID_PUBLIC_KEY must be a base64url P-256 public key (65 bytes), as web-push generate-vapid-keys prints it').optional(),
   VAPID_PRIVATE_KEY: z.string().refine(isP256PrivateKey, 'VAPID_PRIVATE_KEY must be a base64url P-256 private key (32 bytes)').optional(),
@@ -30,6 +38,8 @@ export interface DeliveryConfig extends ServiceBaseConfig {
   publicBaseUrl: string;
   groupWindowMs: number;
   pollMs: number;
+  /** Absent: the e-mail channel is off (no SMTP_URL). */
+  smtp?: SmtpConfig;
   push: PushConfig;
 }
 
@@ -39,6 +49,7 @@ export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
     publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     groupWindowMs: env.DELIVERY_GROUP_WINDOW_MS,
     pollMs: env.DELIVERY_POLL_MS,
+    ...(env.SMTP_URL ? { smtp: { url: env.SMTP_URL, from: env.SMTP_FROM } } : {}),
     push: pushConfigFrom(env),
   };
 }
