@@ -31,6 +31,17 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   VAPID_SUBJECT: z.string().refine(isVapidSubject, 'VAPID_SUBJECT must be a mailto: address or an https: URL').optional(),
   /** PEM of one more CA the push sender trusts: the local push service's (`npm start`, tests). Refused in production. */
   WEB_PUSH_TEST_CA: z.string().refine((v) => v.includes('-----BEGIN CERTIFICATE-----'), 'WEB_PUSH_TEST_CA must be a PEM certificate').optional(),
+  /** Telegram Bot API root (a local stand-in in development). */
+  TELEGRAM_API_URL: z.url({ protocol: /^https?$/, error: 'TELEGRAM_API_URL must be an http(s) URL' }).default('https://api.telegram.org'),
+  /** The bot's token from @BotFather; unset: the Telegram channel is off. */
+  TELEGRAM_BOT_TOKEN: z.string().regex(/^\d+:[\w-]+$/, 'TELEGRAM_BOT_TOKEN must look like 123456:ABC-DEF…').optional(),
+  /** Sent by Telegram with every webhook call (setWebhook's secret_token); required with a token. */
+  TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'TELEGRAM_WEBHOOK_SECRET must be 16-256 characters of A-Z a-z 0-9 _ -').optional(),
+  TELEGRAM_TIMEOUT_MS: positiveInt('TELEGRAM_TIMEOUT_MS').default(10_000),
+}).superRefine((env, ctx) => {
+  if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['TELEGRAM_WEBHOOK_SECRET'], message: 'TELEGRAM_WEBHOOK_SECRET is required when TELEGRAM_BOT_TOKEN is set' });
+  }
 }).superRefine(checkPushEnv);
 export type DeliveryEnv = z.infer<typeof deliveryEnvSchema>;
 
@@ -41,6 +52,15 @@ export interface DeliveryConfig extends ServiceBaseConfig {
   /** Absent: the e-mail channel is off (no SMTP_URL). */
   smtp?: SmtpConfig;
   push: PushConfig;
+  /** Absent: the Telegram channel is off (no TELEGRAM_BOT_TOKEN). */
+  telegram?: TelegramConfig;
+}
+
+export interface TelegramConfig {
+  apiUrl: string;
+  botToken: string;
+  webhookSecret: string;
+  timeoutMs: number;
 }
 
 export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
@@ -51,6 +71,9 @@ export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
     pollMs: env.DELIVERY_POLL_MS,
     ...(env.SMTP_URL ? { smtp: { url: env.SMTP_URL, from: env.SMTP_FROM } } : {}),
     push: pushConfigFrom(env),
+    ...(env.TELEGRAM_BOT_TOKEN && env.TELEGRAM_WEBHOOK_SECRET
+      ? { telegram: { apiUrl: env.TELEGRAM_API_URL.replace(/\/+$/, ''), botToken: env.TELEGRAM_BOT_TOKEN, webhookSecret: env.TELEGRAM_WEBHOOK_SECRET, timeoutMs: env.TELEGRAM_TIMEOUT_MS } }
+      : {}),
   };
 }
 
