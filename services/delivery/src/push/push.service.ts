@@ -63,7 +63,8 @@ const privateRanges = new BlockList();
 for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) {
   privateRanges.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10], ['::ffff:0:0', 96]] as const) privateRanges.addSubnet(net, prefix, 'ipv6');
+// IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are checked against the IPv4 ranges by BlockList itself.
+for (const [net, prefix] of [['::', 127], ['fc00::', 7], ['fe80::', 10]] as const) privateRanges.addSubnet(net, prefix, 'ipv6');
 
 /**
  * `localhost` and addresses of this machine or a private network, written as such. A public name that resolves to
