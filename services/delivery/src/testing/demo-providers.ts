@@ -1,4 +1,5 @@
 import type { DemoProviders, RunningDemoProviders } from '@invest/platform/demo/demo-providers';
+import { startFakePushService } from './fake-push-service.js';
 
 /**
  * One delivery channel's stand-in for `npm start` in development. Each channel (Telegram, web push, e-mail)
@@ -13,8 +14,26 @@ export interface DeliveryStandIn {
   start(env: NodeJS.ProcessEnv): Promise<RunningDemoProviders>;
 }
 
+/**
+ * Web push: the local push service, its certificate trusted by the push sender besides the system CAs (a real
+ * browser's subscription still goes to its vendor's push service). Its page subscribes a synthetic browser for a user
+ * id through the gateway, as the web client would, and shows what that browser receives, decrypted.
+ */
+const push: DeliveryStandIn = {
+  description: 'Web Push service',
+  variables: ['WEB_PUSH_TEST_CA'],
+  async start(env): Promise<RunningDemoProviders> {
+    const fake = await startFakePushService({ gatewayUrl: `http://127.0.0.1:${env.PORT ?? 3000}` });
+    return {
+      env: { WEB_PUSH_TEST_CA: fake.ca },
+      hint: `Web push: ${fake.pageUrl} (subscribe a synthetic browser for a user id; that user's alerts arrive there, decrypted)`,
+      close: () => fake.close(),
+    };
+  },
+};
+
 /** Every channel's stand-in, in the order they start. */
-const standIns: DeliveryStandIn[] = [];
+const standIns: DeliveryStandIn[] = [push];
 
 /** Continuation lines of a hint line up under the first in `npm start`'s ready banner. */
 const HINT_INDENT = '\n            ';
