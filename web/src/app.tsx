@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect } from 'react';
 import { ErrorBoundary } from './components/error-boundary';
 import { Link } from './components/link';
 import { Toasts } from './components/toast';
+import { useUnreadCount } from './components/unread-count';
 import { setLocale, useLocale } from './i18n';
 import { useRoute } from './router';
 import { ScreenerScreen } from './screens/screener.screen';
@@ -44,12 +45,14 @@ export function App() {
   useEffect(() => {
     document.title = `${t('Инвест-трекер', 'Invest tracker')}`;
   }, [t]);
-  const nav: [string, string][] = [
-    ['/', t('Скринер', 'Screener')],
-    ['/portfolios', t('Портфели', 'Portfolios')],
-    ['/notifications', t('Уведомления', 'Notifications')],
-    ['/chat', t('Чат', 'Chat')],
-    ['/subscription', t('Подписка', 'Subscription')],
+  const unread = useUnreadCount();
+  // [path, label, test id]
+  const nav: [string, string, string][] = [
+    ['/', t('Скринер', 'Screener'), 'nav-screener'],
+    ['/portfolios', t('Портфели', 'Portfolios'), 'nav-portfolios'],
+    ['/notifications', t('Уведомления', 'Notifications'), 'nav-notifications'],
+    ['/chat', t('Чат', 'Chat'), 'nav-chat'],
+    ['/subscription', t('Подписка', 'Subscription'), 'nav-subscription'],
   ];
   const active = (to: string) => (to === '/' ? route.path === '/' : route.path.startsWith(to));
   return (
@@ -59,9 +62,18 @@ export function App() {
           {t('Инвест-трекер', 'Invest tracker')}
         </Link>
         <nav data-testid="nav">
-          {nav.map(([to, label]) => (
-            <Link key={to} to={to} className={active(to) ? 'active' : undefined} data-testid={`nav-${to === '/' ? 'screener' : to.slice(1)}`}>
+          {nav.map(([to, label, testId]) => (
+            <Link key={to} to={to} className={active(to) ? 'active' : undefined} data-testid={testId}>
               {label}
+              {to === '/notifications' && session && unread !== null && unread > 0 && (
+                <>
+                  {' '}
+                  <span className="badge" data-testid="nav-unread" data-count={unread}>
+                    {unread > 99 ? '99+' : unread}
+                  </span>
+                  <span className="sr-only">{t(' непрочитанных', ' unread')}</span>
+                </>
+              )}
             </Link>
           ))}
         </nav>

@@ -100,3 +100,81 @@ describe('price-target dialog: above or below, with the distance from the curren
     expect(alerts.map((a) => a.condition.operator)).toEqual(['>=']);
   });
 });
+
+/** A price-target of `user` on `ticker` waiting for a rise to `factor` times the current rate; its target. */
+async function riseAlert(user: string, ticker: string, factor: number): Promise<number> {
+  const target = Math.round((await screenerRate(ticker)) * factor * 100) / 100;
+  const created = await stack.api('POST', '/api/price-alert', { user, body: { target_price: target, assetable: stack.share(ticker), direction: 'above' } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return target;
+}
+
+/** The unread count of the inbox, as the API says it. */
+async function apiUnread(user: string): Promise<number> {
+  return (await stack.api('GET', '/api/notification-events?per_page=1', { user })).body.meta.unread_count;
+}
+
+describe('unread count in the navigation and one toast per move', () => {
+  it('counts up live on firings, shows the firings of one batch as one toast, and goes away on mark-read', async () => {
+    const page = await freshPage({ locale: 'ru-RU' });
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    const badge = page.locator('[data-testid="nav-unread"]');
+    expect(await badge.count()).toBe(0);
+
+    // Three alerts on three shares; one rate batch moves all three past their targets, LKOH furthest.
+    const targets = { SBER: await riseAlert(user, 'SBER', 1.01), GAZP: await riseAlert(user, 'GAZP', 1.02), LKOH: await riseAlert(user, 'LKOH', 1.03) };
+    await page.evaluate('window.__sameDocument = true');
+    await stack.publishRates([
+      { ticker: 'SBER', rate: Math.round(targets.SBER * 101) / 100, change: 1.5, asOf: new Date() },
+      { ticker: 'GAZP', rate: Math.round(targets.GAZP * 101) / 100, change: 2.5, asOf: new Date() },
+      { ticker: 'LKOH', rate: Math.round(targets.LKOH * 101) / 100, change: 5.2, asOf: new Date() },
+    ]);
+    await page.locator('[data-testid="nav-unread"][data-count="3"]').waitFor({ timeout: 15_000 });
+    expect(await badge.textContent()).toBe('3');
+    expect(await apiUnread(user)).toBe(3);
+    // One toast for the move, naming the furthest mover, with the three firings under it.
+    const toast = page.locator('[data-testid="toast"][data-count="3"]');
+    await toast.waitFor();
+    expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe('LKOH +5,2 %: 3 уведомления');
+    const inbox = (await stack.api('GET', '/api/notification-events', { user, headers: { 'accept-language': 'ru' } })).body.data as { body: string }[];
+    expect((await toast.locator('[data-testid="toast-item"]').allTextContents()).sort()).toEqual(inbox.map((f) => f.body).sort());
+    expect(await page.locator('[data-testid="toast"]').count()).toBe(1);
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    await screenshot(page, 'unread-badge-toast');
+
+    // A later firing counts one more.
+    await riseAlert(user, 'SBER', 1.05);
+    await stack.publishRates([{ ticker: 'SBER', rate: Math.round(targets.SBER * 110) / 100, change: 9, asOf: new Date() }]);
+    await page.locator('[data-testid="nav-unread"][data-count="4"]').waitFor({ timeout: 15_000 });
+
+    // Mark-read on the inbox screen: the badge goes.
+    await page.locator('[data-testid="nav-notifications"]').click();
+    await page.locator('[data-testid="inbox-unread"]').filter({ hasText: '4' }).waitFor();
+    await page.locator('[data-testid="inbox-mark-all-read"]').click();
+    await badge.waitFor({ state: 'detached' });
+    expect(await apiUnread(user)).toBe(0);
+    // And stays gone after a reload (the count is the server's).
+    await page.reload();
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    await page.locator('[data-testid="inbox-unread"]').filter({ hasText: '0' }).waitFor();
+    expect(await badge.count()).toBe(0);
+  });
+
+  it('at phone width: the badge in the navigation and the grouped toast fit the screen', async () => {
+    const page = await freshPage({ ...PHONE, locale: 'en-US' });
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    const a = await riseAlert(user, 'GAZP', 1.04);
+    const b = await riseAlert(user, 'GAZP', 1.05);
+    await stack.publishRates([{ ticker: 'GAZP', rate: Math.round(Math.max(a, b) * 101) / 100, change: 6.1, asOf: new Date() }]);
+    await page.locator('[data-testid="nav-unread"][data-count="2"]').waitFor({ timeout: 15_000 });
+    const toast = page.locator('[data-testid="toast"][data-count="2"]');
+    await toast.waitFor();
+    expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe('GAZP +6.1%: 2 notifications');
+    await expectNoSidewaysScroll(page);
+    await screenshot(page, 'unread-badge-toast-phone');
+  });
+});

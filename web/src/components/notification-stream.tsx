@@ -1,28 +1,47 @@
 import { useEffect } from 'react';
 import { followEventStream } from '../api/event-stream';
+import { getLocale } from '../i18n';
+import { createMoveToaster } from './firing-toasts';
 import { type Firing, publishFiring } from './inbox-events';
-import { showToast } from './toast';
+import { showToast, updateToast } from './toast';
+import { refreshUnreadCount, refreshUnreadCountSoon, resetUnreadCount } from './unread-count';
 
-/** While signed in: the live SSE stream of fired notifications; each one shows a toast and reaches the inbox. */
+/**
+ * While signed in: the live SSE stream of fired notifications. Each one reaches the inbox and the unread count;
+ * the firings of one move (one rate batch, or within 3 s) share one toast.
+ */
 export default function NotificationStream() {
   useEffect(() => {
     const abort = new AbortController();
+    const toast = createMoveToaster({
+      show: (t) => showToast(t.text, 'info', t.title, t.items),
+      update: (id, t) => updateToast(id, t),
+      locale: getLocale,
+    });
     void followEventStream(
       '/api/notification-events/stream',
       (e) => {
         if (e.event !== 'notification') return;
         try {
           const firing = JSON.parse(e.data) as Firing;
-          showToast(firing.body, 'info', firing.title);
+          toast(firing);
           publishFiring(firing);
+          refreshUnreadCountSoon();
         } catch {
           /* a malformed event is skipped; the inbox still lists it */
         }
       },
       abort.signal,
-      (connected) => document.documentElement.setAttribute('data-notification-stream', connected ? 'connected' : 'disconnected'),
+      (connected) => {
+        document.documentElement.setAttribute('data-notification-stream', connected ? 'connected' : 'disconnected');
+        // Connected (again): whatever happened meanwhile is in the server's count.
+        if (connected) void refreshUnreadCount();
+      },
     );
-    return () => abort.abort();
+    return () => {
+      abort.abort();
+      resetUnreadCount();
+    };
   }, []);
   return null;
 }

@@ -4,6 +4,7 @@ import { type Answer, api } from '../api/client';
 import { type Firing, onFiring } from '../components/inbox-events';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
+import { setUnreadCount } from '../components/unread-count';
 import { formatDateTime, formatNumber, formatPercent } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
@@ -84,6 +85,7 @@ function Notifications() {
     try {
       const r = await api.post('/api/notification-events/read', { body: { all: true } });
       setUnread(r.data?.unread_count ?? 0);
+      setUnreadCount(r.data?.unread_count ?? 0);
       setInbox((list) => list.map((f) => ({ ...f, read_at: f.read_at ?? new Date().toISOString() })));
     } catch (err) {
       showToast(describeError(err, locale), 'error');
