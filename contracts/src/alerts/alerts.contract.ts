@@ -188,3 +188,13 @@ export const notificationEventSchema = z.object({
   fired_at: z.string(),
 });
 export type NotificationEventView = z.infer<typeof notificationEventSchema>;
+
+/**
+ * `alerts.firings.deliverable` (internal: delivery asks just before sending): which of the given firings of the user
+ * in the meta may still go out, i.e. their notification exists and was not switched off since they fired. Another
+ * user's firing, or one of a deleted notification, is simply not in the answer.
+ */
+export const deliverableFiringsRequestSchema = z.object({ firing_ids: z.array(z.number().int().positive()).max(1000) });
+export type DeliverableFiringsRequest = z.infer<typeof deliverableFiringsRequestSchema>;
+export const deliverableFiringsReplySchema = z.object({ data: z.object({ firing_ids: z.array(z.number().int()) }) });
+export type DeliverableFiringsReply = z.infer<typeof deliverableFiringsReplySchema>;

@@ -40,6 +40,8 @@ export const Subjects = {
     notificationsList: 'alerts.notifications.list',
     notificationsSwitch: 'alerts.notifications.switch',
     notificationsDelete: 'alerts.notifications.delete',
+    /** Internal: which of the given firings may still be delivered (delivery asks before sending). */
+    firingsDeliverable: 'alerts.firings.deliverable',
     notificationEventsList: 'alerts.notification-events.list',
     notificationEventsMarkRead: 'alerts.notification-events.mark-read',
   },

@@ -1,12 +1,13 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { type RpcRequest, Subjects } from '@invest/contracts';
-import { idempotencyKeyOf, requireUser } from '@invest/platform';
+import { type Db, idempotencyKeyOf, requireUser } from '@invest/platform';
+import { deliverableFirings } from './inbox/deliverable-firings.query.js';
 import type { NotificationEventsService } from './inbox/notification-events.service.js';
 import type { NotificationService } from './notifications/notification.service.js';
 
 /** `alerts.*`: the user's notifications and their fired events (the inbox). */
-export function createAlertsHandler({ notifications, events }: { notifications: NotificationService; events: NotificationEventsService }) {
+export function createAlertsHandler({ db, notifications, events }: { db: Db; notifications: NotificationService; events: NotificationEventsService }) {
   @Controller()
   class AlertsHandler {
     @MessagePattern(Subjects.alerts.priceAlertsCreate)
@@ -42,6 +43,11 @@ export function createAlertsHandler({ notifications, events }: { notifications: 
     @MessagePattern(Subjects.alerts.notificationEventsMarkRead)
     markRead(@Payload() req: RpcRequest<unknown>) {
       return events.markRead(requireUser(req.meta), req.data);
+    }
+
+    @MessagePattern(Subjects.alerts.firingsDeliverable)
+    deliverable(@Payload() req: RpcRequest<unknown>) {
+      return deliverableFirings(db, requireUser(req.meta), req.data);
     }
   }
   return AlertsHandler;
