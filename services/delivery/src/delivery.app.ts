@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
 import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
 import type { ChannelSender } from './channels/channel.js';
+import { DeliverableFiringsClient } from './dispatch/deliverable-firings.client.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { createNotificationFiredConsumer } from './dispatch/notification-fired.consumer.js';
 import { createEmailChannel } from './email/email-channel.js';
 import type { SmtpConfig } from './email/smtp.client.js';
 import { migrations } from './migrations/index.js';
@@ -9,6 +12,9 @@ import { createPushChannel, DEVELOPMENT_PUSH_CONFIG, type PushConfig } from './p
 import { createPushHandler } from './push/push.handler.js';
 import { createSettingsHandler } from './settings/settings.handler.js';
 import { SettingsService } from './settings/settings.service.js';
+
+/** What a sender implements, for tests that register their own (`senders`). */
+export type { ChannelSender, OutgoingMessage, SendResult } from './channels/channel.js';
 
 export interface DeliveryAppOptions {
   databaseUrl: string;
@@ -27,6 +33,12 @@ export interface DeliveryAppOptions {
   smtp?: SmtpConfig;
   /** Web push: VAPID keys and subject (default: development, keys generated once and kept). */
   push?: PushConfig;
+  /** More senders (tests' recording ones); one replaces the registered sender of its channel. */
+  senders?: ChannelSender[];
+  /** Messages sent at once (default 4), the first retry's delay (default 5 s) and the attempts before giving up (default 12). */
+  sendConcurrency?: number;
+  retryBaseMs?: number;
+  maxAttempts?: number;
 }
 
 export interface DeliveryApp {
@@ -34,6 +46,7 @@ export interface DeliveryApp {
   db: Db;
   bus: Bus;
   senders: ChannelSender[];
+  dispatcher: Dispatcher;
   close(): Promise<void>;
 }
 
@@ -43,7 +56,8 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
   const res = new ServiceResources(logger);
   return res.boot(async () => {
     const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
-    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix });
+    const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix }, ['alerts']);
+    const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'delivery-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const senders: ChannelSender[] = [];
     const email = createEmailChannel({ db, logger, smtp: opts.smtp, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000', pollMs: opts.pollMs ?? 1_000, clock: opts.clock ?? (() => new Date()) });
     if (email.sender) senders.push(email.sender);
@@ -52,7 +66,29 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
     const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
     await res.start(email);
+    for (const extra of opts.senders ?? []) {
+      const i = senders.findIndex((s) => s.channel === extra.channel);
+      if (i >= 0) senders[i] = extra;
+      else senders.push(extra);
+    }
+    // Seals message groups into deliveries and sends them (README, "Dispatch"); then the firings start coming.
+    const clock = opts.clock ?? (() => new Date());
+    const dispatcher = await res.start(
+      new Dispatcher({
+        db,
+        logger,
+        clock,
+        senders,
+        firings: new DeliverableFiringsClient(rpc),
+        publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000',
+        pollMs: opts.pollMs ?? 1_000,
+        ...(opts.sendConcurrency !== undefined ? { concurrency: opts.sendConcurrency } : {}),
+        ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
+        ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
+      }),
+    );
+    await res.start(createNotificationFiredConsumer({ db, bus, logger, clock, groupWindowMs: opts.groupWindowMs ?? 3_000 }));
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
-    return { app, db, bus, senders, close: res.close };
+    return { app, db, bus, senders, dispatcher, close: res.close };
   });
 }

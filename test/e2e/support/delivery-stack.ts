@@ -4,10 +4,13 @@
  * apart from the alerts one (quiet hours are decided on it); `restartDelivery` starts it again on the same
  * database, as a crash and restart would.
  */
-import { createLogger } from '@invest/platform';
+import { createLogger, type SqlClient } from '@invest/platform';
 import { createTestDatabase, testNatsUrl } from '@invest/platform/testing/index';
-import { createDeliveryApp, type DeliveryApp, type DeliveryAppOptions } from '@invest/delivery/delivery.app';
-import { type AlertsStack, type AlertsStackOptions, startAlertsStack } from './alerts-stack.js';
+import { type ChannelSender, createDeliveryApp, type DeliveryApp, type DeliveryAppOptions, type OutgoingMessage, type SendResult } from '@invest/delivery/delivery.app';
+import { type AlertsStack, type AlertsStackOptions, OPENING_RATES, startAlertsStack } from './alerts-stack.js';
+
+/** The alerts stack's opening prices (SBER 100, GAZP 200, LKOH 300), which delivery tests move from. */
+export const OPENING_RATES_FOR_DELIVERY = OPENING_RATES.map((r) => ({ ticker: r.ticker, rate: r.rate ?? 0, change: r.change }));
 
 export interface DeliveryStack extends AlertsStack {
   delivery: DeliveryApp;
@@ -66,4 +69,51 @@ export async function startDeliveryStack(name: string, opts: DeliveryStackOption
     },
   };
   return stack;
+}
+
+/**
+ * A channel for tests, registered through the app options (`delivery: { senders: [recorder] }`): each linked user
+ * has one address, every send is recorded, and a test scripts the outcomes of the next sends of an address.
+ */
+export class RecordingSender implements ChannelSender {
+  /** Every call of `send`, in order, with what it answered. */
+  readonly calls: { address: string; message: OutgoingMessage; result: SendResult; at: number }[] = [];
+  readonly permanentFailures: { userId: string; address: string; reason: string }[] = [];
+  private readonly linked = new Map<string, string>();
+  private readonly scripted = new Map<string, SendResult[]>();
+
+  constructor(readonly channel: ChannelSender['channel'] = 'telegram') {}
+
+  /** Gives the user an address on this channel (`rec-<user>`) and returns it. */
+  link(userId: string): string {
+    const address = `rec-${userId}`;
+    this.linked.set(userId, address);
+    return address;
+  }
+
+  /** The next sends to `address` answer these, in order; then `sent` again. */
+  script(address: string, ...results: SendResult[]): void {
+    this.scripted.set(address, [...(this.scripted.get(address) ?? []), ...results]);
+  }
+
+  /** Messages the provider accepted for `address`. */
+  sentTo(address: string): OutgoingMessage[] {
+    return this.calls.filter((c) => c.address === address && c.result.outcome === 'sent').map((c) => c.message);
+  }
+
+  addresses(_db: SqlClient, userId: string): Promise<string[]> {
+    const address = this.linked.get(userId);
+    return Promise.resolve(address ? [address] : []);
+  }
+
+  send(address: string, message: OutgoingMessage): Promise<SendResult> {
+    const result = this.scripted.get(address)?.shift() ?? { outcome: 'sent', providerId: `msg-${this.calls.length + 1}` };
+    this.calls.push({ address, message, result, at: Date.now() });
+    return Promise.resolve(result);
+  }
+
+  onPermanentFailure(_db: SqlClient, userId: string, address: string, reason: string): Promise<void> {
+    this.permanentFailures.push({ userId, address, reason });
+    return Promise.resolve();
+  }
 }

@@ -1,4 +1,4 @@
-import { eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
+import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
 import { DeliverySchema } from './0001-delivery-schema.js';
 import { TelegramSchema } from './0002-telegram.js';
 import { PushSchema } from './0003-push.js';
@@ -11,6 +11,8 @@ class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
 /** Every migration of the delivery database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
   eventStoreMigration,
+  // es_dead_letters of the NotificationFired consumer.
+  deadLetterMigration,
   { name: '0001-delivery-schema', class: DeliverySchema },
   { name: '0002-telegram', class: TelegramSchema },
   { name: '0003-push', class: PushSchema },
