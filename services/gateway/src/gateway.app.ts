@@ -17,6 +17,7 @@ import { createChatsController } from './chat/chats.controller.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
 import { installRequestContextHooks } from './correlation/request-context.hooks.js';
 import { createCustomAssetsController } from './custom-assets/custom-assets.controller.js';
+import { createEmailController, installOneClickFormParser } from './delivery/email.controller.js';
 import { createNotificationSettingsController } from './delivery/notification-settings.controller.js';
 import { createPushSubscriptionsController } from './delivery/push-subscriptions.controller.js';
 import { createClientConfigController, createDevController } from './dev/dev.controller.js';
@@ -120,6 +121,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createNotificationsController({ rpc, config, auth }),
     createNotificationEventsController({ rpc, config, logger, feed, auth }),
     createNotificationSettingsController({ rpc, auth }),
+    createEmailController({ rpc }),
     createPushSubscriptionsController({ rpc, auth }),
     createClientConfigController(config),
     ...(config.devRoutes ? [createDevController(config)] : []),
@@ -163,6 +165,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   app.useGlobalInterceptors(new RepeatedQueryInterceptor());
   // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
+  installOneClickFormParser(app);
   await setupOpenApi(app);
 
   // A gateway without NATS still starts: requests answer 503 and /ready says why until NATS is back.
