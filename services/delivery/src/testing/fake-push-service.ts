@@ -4,6 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import selfsigned from 'selfsigned';
+import { DEVELOPMENT_PUSH_CONFIG, type PushConfig } from '../push/push.config.js';
 
 // http_ece is CommonJS without types: the one call the stand-in makes, typed here.
 const ece = createRequire(import.meta.url)('http_ece') as {
@@ -75,7 +76,14 @@ export interface FakePushService {
   received(deviceId?: string): ReceivedPush[];
   /** Requests refused, oldest first. */
   rejected(): RejectedPush[];
+  /** Where the page registers devices, when it was not known at start (a test's gateway starts after the push service). */
+  setGatewayUrl(url: string): void;
   close(): Promise<void>;
+}
+
+/** Delivery's push configuration for a test against this push service: keys generated once, its certificate trusted. */
+export function pushConfigTrusting(fake: FakePushService): PushConfig {
+  return { ...DEVELOPMENT_PUSH_CONFIG, testCa: fake.ca };
 }
 
 /** RFC 8030 §7.2: a push service must accept 4096 bytes of body; more is a 413. */
@@ -121,6 +129,7 @@ export async function startFakePushService(opts: FakePushServiceOptions = {}): P
   let nextMessage = 1;
   let origin = '';
   let pageOrigin = '';
+  let gatewayUrl = opts.gatewayUrl;
 
   const createDevice = ({ applicationServerKey, userId }: { applicationServerKey: string; userId?: string }): FakePushDevice => {
     // RFC 8030 §8: at least 120 random bits in the endpoint; 128 here.
@@ -228,7 +237,7 @@ export async function startFakePushService(opts: FakePushServiceOptions = {}): P
 
   /** What a browser does when a user turns web push on: the key, a subscription, the POST (with a development token). */
   async function registerThroughGateway(userId: string): Promise<void> {
-    const gw = opts.gatewayUrl;
+    const gw = gatewayUrl;
     if (!gw) throw new Error('no gateway URL was given to the push service');
     const tokenRes = await fetch(`${gw}/api/dev/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user_id: userId }) });
     if (!tokenRes.ok) throw new Error(`POST /api/dev/token: ${tokenRes.status} ${await tokenRes.text()}`);
@@ -292,6 +301,9 @@ Gets a development token, the VAPID key and posts the subscription, as a browser
     },
     received: (deviceId) => received.filter((m) => deviceId === undefined || m.deviceId === deviceId),
     rejected: () => [...rejected],
+    setGatewayUrl(url) {
+      gatewayUrl = url.replace(/\/+$/, '');
+    },
     async close() {
       await Promise.all([close(push), close(page)]);
     },
