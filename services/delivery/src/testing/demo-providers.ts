@@ -1,5 +1,6 @@
 import type { DemoProviders, RunningDemoProviders } from '@invest/platform/demo/demo-providers';
 import { startFakePushService } from './fake-push-service.js';
+import { startFakeSmtp } from './fake-smtp.js';
 
 /**
  * One delivery channel's stand-in for `npm start` in development. Each channel (Telegram, web push, e-mail)
@@ -32,8 +33,25 @@ const push: DeliveryStandIn = {
   },
 };
 
+/**
+ * E-mail: the SMTP catcher. Every mail the app sends (confirmations, alerts) lands on its page, where the
+ * confirmation link can be followed and the one-click unsubscribe tried; nothing leaves the machine.
+ */
+const email: DeliveryStandIn = {
+  description: 'SMTP catcher',
+  variables: ['SMTP_URL'],
+  async start(): Promise<RunningDemoProviders> {
+    const fake = await startFakeSmtp();
+    return {
+      env: { SMTP_URL: fake.smtpUrl },
+      hint: `E-mail: ${fake.webUrl} (every mail the app sends; bounce@… is refused with 550)`,
+      close: () => fake.close(),
+    };
+  },
+};
+
 /** Every channel's stand-in, in the order they start. */
-const standIns: DeliveryStandIn[] = [push];
+const standIns: DeliveryStandIn[] = [push, email];
 
 /** Continuation lines of a hint line up under the first in `npm start`'s ready banner. */
 const HINT_INDENT = '\n            ';
