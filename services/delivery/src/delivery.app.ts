@@ -12,6 +12,9 @@ import { createPushChannel, DEVELOPMENT_PUSH_CONFIG, type PushConfig } from './p
 import { createPushHandler } from './push/push.handler.js';
 import { createSettingsHandler } from './settings/settings.handler.js';
 import { SettingsService } from './settings/settings.service.js';
+import type { TelegramConfig } from './config/delivery.config.js';
+import { telegramChannel } from './telegram/telegram-channel.js';
+import type { TelegramPacerOptions } from './telegram/telegram-pacer.js';
 
 /** What a sender implements, for tests that register their own (`senders`). */
 export type { ChannelSender, OutgoingMessage, SendResult } from './channels/channel.js';
@@ -29,6 +32,10 @@ export interface DeliveryAppOptions {
   pollMs?: number;
   clock?: () => Date;
   rpcTimeoutMs?: number;
+  /** The Telegram bot (absent: the channel is off). */
+  telegram?: TelegramConfig;
+  /** Telegram's pace (default one message a second per chat, 30 overall); tests go faster. */
+  telegramPacing?: TelegramPacerOptions;
   /** E-mail over SMTP (absent: the channel is off). */
   smtp?: SmtpConfig;
   /** Web push: VAPID keys and subject (default: development, keys generated once and kept). */
@@ -63,8 +70,12 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     if (email.sender) senders.push(email.sender);
     const push = await createPushChannel({ db, config: opts.push ?? DEVELOPMENT_PUSH_CONFIG, logger });
     if (push.sender) senders.push(push.sender);
+    const telegram = telegramChannel({ config: opts.telegram, pacing: opts.telegramPacing, db, clock: opts.clock ?? (() => new Date()), logger, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000' });
+    if (telegram.sender) senders.push(telegram.sender);
     const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
-    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service)], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service), telegram.handler], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    // Once its handlers answer: setting the webhook makes Telegram post updates.
+    if (telegram.bot) await res.start(telegram.bot);
     await res.start(email);
     for (const extra of opts.senders ?? []) {
       const i = senders.findIndex((s) => s.channel === extra.channel);

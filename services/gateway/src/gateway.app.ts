@@ -20,6 +20,7 @@ import { createCustomAssetsController } from './custom-assets/custom-assets.cont
 import { createEmailController, installOneClickFormParser } from './delivery/email.controller.js';
 import { createNotificationSettingsController } from './delivery/notification-settings.controller.js';
 import { createPushSubscriptionsController } from './delivery/push-subscriptions.controller.js';
+import { createTelegramController } from './delivery/telegram.controller.js';
 import { createClientConfigController, createDevController } from './dev/dev.controller.js';
 import { answerUnmetExpectations, clientErrorHandler } from './errors/client-error.handler.js';
 import { frameworkErrorHandler } from './errors/framework-error.handler.js';
@@ -123,6 +124,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createNotificationSettingsController({ rpc, auth }),
     createEmailController({ rpc }),
     createPushSubscriptionsController({ rpc, auth }),
+    createTelegramController({ rpc, auth, logger, webhookSecret: config.telegramWebhookSecret }),
     createClientConfigController(config),
     ...(config.devRoutes ? [createDevController(config)] : []),
   ];

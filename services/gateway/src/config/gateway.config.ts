@@ -69,6 +69,8 @@ export const gatewayEnvSchema = baseConfigSchema
       .default(10_000),
     SCREENER_PUBLIC_CACHE_MAX_ENTRIES: positiveInt('SCREENER_PUBLIC_CACHE_MAX_ENTRIES').default(1000),
     SCREENER_PUBLIC_CACHE_MAX_BYTES: positiveInt('SCREENER_PUBLIC_CACHE_MAX_BYTES').default(32 * 1024 * 1024),
+    // What Telegram sends in X-Telegram-Bot-Api-Secret-Token (delivery's setWebhook); unset: every webhook call is a 401.
+    TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16-256 characters of A-Z a-z 0-9 _ -').optional(),
   })
   .superRefine((env, ctx) => {
     // Node refuses a headers timeout longer than the whole-request timeout.
@@ -134,6 +136,8 @@ export interface GatewayConfig {
   payments: { publicId: string; widgetUrl: string };
   /** The public screener's page cache (see PublicPageCache). */
   publicScreenerCache: PublicScreenerCacheConfig;
+  /** `TELEGRAM_WEBHOOK_SECRET`: the Telegram webhook's secret header must equal it (absent: no call is accepted). */
+  telegramWebhookSecret?: string;
 }
 
 /** How long and how much of the public screener the gateway keeps in memory. */
@@ -197,6 +201,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
       maxEntries: env.SCREENER_PUBLIC_CACHE_MAX_ENTRIES,
       maxBytes: env.SCREENER_PUBLIC_CACHE_MAX_BYTES,
     },
+    ...(env.TELEGRAM_WEBHOOK_SECRET ? { telegramWebhookSecret: env.TELEGRAM_WEBHOOK_SECRET } : {}),
   };
 }
 

@@ -1,0 +1,49 @@
+import type { Logger, SqlClient } from '@invest/platform';
+import type { ChannelSender, OutgoingMessage, SendResult } from '../channels/channel.js';
+import type { TelegramClient } from './telegram.client.js';
+import { telegramMessage } from './telegram-message.js';
+import { chatIsGone, sendResultOf } from './telegram-send-result.js';
+import type { TelegramPacer } from './telegram-pacer.js';
+import { TelegramRepository } from './telegram.repository.js';
+
+/**
+ * The Telegram channel: one linked chat per user, messages in HTML with a button to the notification's page,
+ * paced per chat and overall. A muted chat is no address while the mute lasts: what is due meanwhile reaches
+ * the inbox and the other channels, not Telegram (the dispatcher asks `addresses` again before each send, so a
+ * message queued before the mute is skipped too); nothing piles up to arrive all at once when it ends.
+ */
+export class TelegramSender implements ChannelSender {
+  readonly channel = 'telegram' as const;
+  constructor(
+    private readonly deps: { client: TelegramClient; pacer: TelegramPacer; clock: () => Date; logger: Logger },
+  ) {}
+
+  async addresses(db: SqlClient, userId: string): Promise<string[]> {
+    const chat = await new TelegramRepository(db).deliverableChat(userId, this.deps.clock());
+    return chat === null ? [] : [chat];
+  }
+
+  async send(address: string, message: OutgoingMessage): Promise<SendResult> {
+    const chatId = Number(address);
+    if (!Number.isSafeInteger(chatId)) return { outcome: 'permanent', reason: `telegram: not a chat id: ${address}` };
+    const held = this.deps.pacer.heldFor(chatId);
+    if (held > 0) return { outcome: 'retry', reason: 'telegram: throttled for this chat (429 retry_after)', afterMs: held };
+    await this.deps.pacer.turn(chatId);
+    try {
+      const sent = await this.deps.client.sendMessage(telegramMessage(chatId, message));
+      return { outcome: 'sent', providerId: String(sent.message_id) };
+    } catch (err) {
+      const result = sendResultOf(err);
+      // The dispatcher logs the outcome; a 429 also holds the chat here, for the other messages queued for it.
+      if (result.outcome === 'retry' && result.afterMs !== undefined) this.deps.pacer.hold(chatId, result.afterMs);
+      return result;
+    }
+  }
+
+  /** A chat that is gone (blocked bot, deleted account) is unlinked and marked blocked for the settings screen. */
+  async onPermanentFailure(db: SqlClient, userId: string, address: string, reason: string): Promise<void> {
+    if (!chatIsGone(reason)) return;
+    await new TelegramRepository(db).markBlocked(userId, address, this.deps.clock());
+    this.deps.logger.info({ userId }, 'telegram: the chat is gone (bot blocked or account deleted); unlinked');
+  }
+}
