@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { DemoProviders, RunningDemoProviders } from '@invest/platform/demo/demo-providers';
 import { startFakePushService } from './fake-push-service.js';
 import { startFakeSmtp } from './fake-smtp.js';
+import { startFakeTelegram } from './fake-telegram.js';
 
 /**
  * One delivery channel's stand-in for `npm start` in development. Each channel (Telegram, web push, e-mail)
@@ -14,6 +16,29 @@ export interface DeliveryStandIn {
   /** Starts it with the environment of `npm start`; answers `env: {}` when a real provider is configured. */
   start(env: NodeJS.ProcessEnv): Promise<RunningDemoProviders>;
 }
+
+/** The token of the development bot (the stand-in takes the one it is started with). */
+export const DEV_TELEGRAM_BOT_TOKEN = '100200300:dev-local-telegram-bot-token';
+
+/**
+ * Telegram: the Bot API stand-in with a bot `@invest_dev_bot`, a random webhook secret (given to the gateway and
+ * delivery alike) unless TELEGRAM_WEBHOOK_SECRET is set. A bot token without TELEGRAM_API_URL is a real bot: the
+ * real Bot API goes with it.
+ */
+const telegram: DeliveryStandIn = {
+  description: 'Telegram Bot API',
+  variables: ['TELEGRAM_API_URL', 'TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET'],
+  async start(env): Promise<RunningDemoProviders> {
+    if (env.TELEGRAM_API_URL || env.TELEGRAM_BOT_TOKEN) return { env: {}, close: () => Promise.resolve() };
+    const secret = env.TELEGRAM_WEBHOOK_SECRET ?? randomBytes(24).toString('base64url');
+    const fake = await startFakeTelegram({ token: DEV_TELEGRAM_BOT_TOKEN, botUsername: 'invest_dev_bot' });
+    return {
+      env: { TELEGRAM_API_URL: fake.url, TELEGRAM_BOT_TOKEN: fake.token, TELEGRAM_WEBHOOK_SECRET: secret },
+      hint: `Telegram chats: ${fake.pageUrl} (write /start <token> there, or paste the t.me link from the settings)`,
+      close: () => fake.close(),
+    };
+  },
+};
 
 /**
  * Web push: the local push service, its certificate trusted by the push sender besides the system CAs (a real
@@ -51,7 +76,7 @@ const email: DeliveryStandIn = {
 };
 
 /** Every channel's stand-in, in the order they start. */
-const standIns: DeliveryStandIn[] = [push, email];
+const standIns: DeliveryStandIn[] = [telegram, push, email];
 
 /** Continuation lines of a hint line up under the first in `npm start`'s ready banner. */
 const HINT_INDENT = '\n            ';
