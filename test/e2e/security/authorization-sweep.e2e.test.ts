@@ -309,6 +309,11 @@ function bobProbes(): Probe[] {
     { route: '/api/ai-chat/{id}/messages/{messageId}/rating', method: 'POST', path: `/api/ai-chat/${b.chat}/messages/${a.answer}/rating`, body: { rating: 'dislike', rating_comment: 'bob was here' } },
     { route: '/api/ai-chat/{id}/messages/{messageId}/rating', method: 'POST', path: `/api/ai-chat/${a.chat}/messages/${b.answer}/rating`, body: { rating: 'dislike' } },
   ];
+  // The links in mails carry an opaque token and no sign-in: an id of Alice's is no token (404 before any lookup).
+  probes.push(
+    { route: '/api/email/unsubscribe/{token}', method: 'GET', path: `/api/email/unsubscribe/${a.portfolio}` },
+    { route: '/api/email/unsubscribe/{token}', method: 'POST', path: `/api/email/unsubscribe/${a.portfolio}`, body: { 'List-Unsubscribe': 'One-Click' } },
+  );
   for (const id of [a.priceAlert, a.activeAlert, a.changeAlert, a.portfolioAlert, a.watchlistAlert]) {
     probes.push({ route: '/api/switch-notification/{id}', method: 'POST', path: `/api/switch-notification/${id}` });
     probes.push({ route: '/api/notifications/{id}', method: 'DELETE', path: `/api/notifications/${id}` });

@@ -83,12 +83,11 @@ export function createEmailController({ rpc }: { rpc: RpcClient }) {
     @ApiResponse({ status: 400, description: 'The body is not `List-Unsubscribe=One-Click`.' })
     @ApiResponse({ status: 404, description: 'Unknown link.' })
     async unsubscribe(@Param('token') token: string, @Body() body: unknown, @Headers('accept-language') acceptLanguage: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
-      if (!isOneClick(body)) {
-        const lang = localeFromAcceptLanguage(acceptLanguage);
-        return htmlPage(reply, 400, lang, TEXTS[lang].badRequest[0], `<p>${esc(TEXTS[lang].badRequest[1])}</p>`);
-      }
+      const browser = localeFromAcceptLanguage(acceptLanguage);
+      if (!emailTokenSchema.safeParse(token).success) return htmlPage(reply, 404, browser, TEXTS[browser].unsubscribeInvalid[0], `<p>${esc(TEXTS[browser].unsubscribeInvalid[1])}</p>`);
+      if (!isOneClick(body)) return htmlPage(reply, 400, browser, TEXTS[browser].badRequest[0], `<p>${esc(TEXTS[browser].badRequest[1])}</p>`);
       const result = await unsubscribeRpc(rpc, DeliverySubjects.emailUnsubscribe, token);
-      const lang = result.language ?? localeFromAcceptLanguage(acceptLanguage);
+      const lang = result.language ?? browser;
       const t = TEXTS[lang];
       if (result.status === 'invalid') return htmlPage(reply, 404, lang, t.unsubscribeInvalid[0], `<p>${esc(t.unsubscribeInvalid[1])}</p>`);
       return htmlPage(reply, 200, lang, t.unsubscribed[0], `<p>${esc(t.unsubscribed[1](result.address ?? ''))}</p>`);
