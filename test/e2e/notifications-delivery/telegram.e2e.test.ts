@@ -5,6 +5,7 @@
  * blocked bot unlinks the chat. Real gateway, delivery, alerts, Postgres and NATS.
  */
 import { randomUUID } from 'node:crypto';
+import { createLogger } from '@invest/platform';
 import { eventually } from '@invest/platform/testing/index';
 import { type FakeSentMessage, type FakeTelegram, startFakeTelegram } from '@invest/delivery/testing/fake-telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ const SECRET = 'telegram-e2e-webhook-secret-0123456789';
 
 let stack: DeliveryStack;
 let fake: FakeTelegram;
+/** Every line delivery logs (at debug): none may hold the bot token, which is in the Bot API's URL path. */
+const logLines: string[] = [];
 let nextChat = 710_000_000 + Math.floor(Math.random() * 1_000_000);
 
 const user = () => `tg-${randomUUID().slice(0, 8)}`;
@@ -95,7 +98,7 @@ beforeAll(async () => {
   fake = await startFakeTelegram({ token: TOKEN, botUsername: 'e2e_invest_bot' });
   stack = await startDeliveryStack('dlvtg', { tickers: ['SBER'], openingRates: [{ ticker: 'SBER', rate, change: 0 }], gateway: { telegramWebhookSecret: SECRET } });
   // The webhook's URL is the gateway's, known once it listens: delivery starts again with the bot.
-  await stack.restartDelivery({ telegram: { apiUrl: fake.url, botToken: TOKEN, webhookSecret: SECRET, timeoutMs: 3000 }, publicBaseUrl: stack.base, telegramPacing: { perChatMs: 20 } });
+  await stack.restartDelivery({ telegram: { apiUrl: fake.url, botToken: TOKEN, webhookSecret: SECRET, timeoutMs: 3000 }, publicBaseUrl: stack.base, telegramPacing: { perChatMs: 20 }, logger: createLogger('delivery', 'debug', { write: (line: string) => void logLines.push(line) }) });
   expect(fake.webhook()).toEqual({ url: `${stack.base}/api/provider/telegram`, secretToken: SECRET, allowedUpdates: ['message', 'my_chat_member', 'callback_query'] });
 }, 120_000);
 afterAll(async () => {
@@ -321,5 +324,12 @@ describe('messages', () => {
     fake.block(chat, false);
     expect(await say(chat, `/start ${await linkToken(u)}`)).toMatch(/^Готово/);
     expect((await settings(u)).telegram).toEqual({ linked: true, blocked: false, muted_until: null });
+  });
+});
+
+describe('logs', () => {
+  it('never hold the bot token, through every call above (429, 403, chat not found)', () => {
+    expect(logLines.join('\n')).toContain('403 Forbidden: bot was blocked by the user');
+    expect(logLines.filter((l) => l.includes(TOKEN.split(':')[1]!))).toEqual([]);
   });
 });
