@@ -5,6 +5,7 @@
  * notification switched off or deleted meanwhile sends nothing; retries and permanent failures are recorded.
  */
 import { randomUUID } from 'node:crypto';
+import { Subjects } from '@invest/contracts';
 import { eventually } from '@invest/platform/testing/index';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryStack, OPENING_RATES_FOR_DELIVERY, RecordingSender, startDeliveryStack } from '../support/delivery-stack.js';
@@ -147,6 +148,11 @@ describe('dispatch', () => {
     expect(sent[0]!.firings.map((f) => f.notificationId)).toEqual([kept]);
     // One firing: its own title.
     expect(sent[0]!.title).toMatch(/^GAZP/);
+    // Alerts answers about a user's own firings only: asked for another user, the kept one is not deliverable.
+    const firingIds = (await received(u)).map((r) => Number(r.firing_id));
+    const asked = (userId: string) => stack.gw.rpc.request<{ data: { firing_ids: number[] } }>(Subjects.alerts.firingsDeliverable, { firing_ids: firingIds }, { userId });
+    expect((await asked(u)).data.firing_ids).toEqual([sent[0]!.firings[0]!.firingId]);
+    expect((await asked(user())).data.firing_ids).toEqual([]);
 
     // Everything of a move switched off: nothing at all, recorded as skipped.
     const v = user();
