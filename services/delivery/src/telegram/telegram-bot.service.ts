@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DeliveryLanguage, TelegramLinkReply } from '@invest/contracts';
-import { ErrorCode } from '@invest/contracts';
+import { type DeliveryLanguage, ErrorCode, type TelegramLinkReply } from '@invest/contracts';
 import { type Db, type Logger, ServiceError, startOfDayInZone } from '@invest/platform';
 import { TelegramApiError, type TelegramClient } from './telegram.client.js';
 import type { TelegramPacer } from './telegram-pacer.js';
@@ -16,6 +15,10 @@ export const WEBHOOK_PATH = '/api/provider/telegram';
 const ALLOWED_UPDATES = ['message', 'my_chat_member', 'callback_query'];
 /** Until the webhook is set (Telegram unreachable at start), it is tried again this often. */
 const WEBHOOK_RETRY_MS = 30_000;
+/** Handled update ids and link tokens are kept this long (Telegram redelivers an update for at most 24 h)… */
+const KEEP_MS = 48 * 60 * 60_000;
+/** …and what is older is deleted this often. */
+const PRUNE_EVERY_MS = 60 * 60_000;
 
 export interface TelegramBotDeps {
   db: Db;
@@ -48,12 +51,16 @@ interface Reply {
 export class TelegramBot {
   private readonly replies = new Set<Promise<void>>();
   private retry: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly deps: TelegramBotDeps) {}
 
   /** Asks who the bot is and sets the webhook; when Telegram cannot be reached, keeps trying in the background. */
   async start(): Promise<void> {
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+    await this.prune();
     if (await this.setUp()) return;
     const again = () => {
       this.retry = setTimeout(() => void this.setUp().then((ok) => ok || this.closed || again()), WEBHOOK_RETRY_MS);
@@ -78,10 +85,20 @@ export class TelegramBot {
     }
   }
 
+  /** Deletes update ids and link tokens past KEEP_MS: no update comes again that late, no link works. */
+  private async prune(): Promise<void> {
+    try {
+      await new TelegramRepository(this.deps.db).prune(new Date(this.deps.clock().getTime() - KEEP_MS));
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'telegram: old update ids and link tokens not deleted; tried again later');
+    }
+  }
+
   /** Stops trying to set the webhook and waits for the replies under way. */
   async stop(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    clearInterval(this.pruner);
     await Promise.allSettled([...this.replies]);
   }
 
@@ -98,7 +115,7 @@ export class TelegramBot {
     // 32 characters of base64url: what a /start payload may hold (A-Z a-z 0-9 _ -, up to 64).
     const token = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + LINK_TOKEN_TTL_MS);
-    await new TelegramRepository(this.deps.db).saveLinkToken(hashLinkToken(token), userId, expiresAt, now);
+    await new TelegramRepository(this.deps.db).saveLinkToken(hashLinkToken(token), userId, expiresAt);
     return { data: { url: `https://t.me/${username}?start=${token}`, expires_at: expiresAt.toISOString() } };
   }
 
@@ -111,13 +128,14 @@ export class TelegramBot {
     }
     const update = parsed.data;
     const now = this.deps.clock();
-    const reply = await this.deps.db.transaction(async (tx) => {
+    const handled = await this.deps.db.transaction(async (tx) => {
       const repo = new TelegramRepository(tx);
       if (!(await repo.recordUpdate(update.update_id, now))) return null;
-      return this.apply(repo, update, now);
+      return { reply: await this.apply(repo, update, now) };
     });
-    if (update.callback_query) this.inBackground(this.answerCallback(update.callback_query.id));
-    if (reply) this.inBackground(this.sendReply(reply));
+    // A repeat (null) was answered the first time.
+    if (handled && update.callback_query) this.inBackground(this.answerCallback(update.callback_query.id));
+    if (handled?.reply) this.inBackground(this.sendReply(handled.reply));
     return { ok: true };
   }
 

@@ -50,10 +50,14 @@ export class TelegramRepository {
     return rows.length > 0;
   }
 
-  async saveLinkToken(tokenHash: string, userId: string, expiresAt: Date, now: Date): Promise<void> {
-    // Tokens a day past their end can go: none of them can link anything, and "expired" is said only for a day.
-    await this.db.query("delete from telegram_link_tokens where expires_at < $1::timestamptz - interval '1 day'", [now]);
+  async saveLinkToken(tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
     await this.db.query('insert into telegram_link_tokens (token_hash, user_id, expires_at) values ($1, $2, $3)', [tokenHash, userId, expiresAt]);
+  }
+
+  /** Deletes update ids received before `before` and link tokens that ended before it. */
+  async prune(before: Date): Promise<void> {
+    await this.db.query('delete from telegram_updates where received_at < $1', [before]);
+    await this.db.query('delete from telegram_link_tokens where expires_at < $1', [before]);
   }
 
   /** Uses a link token once (in the caller's transaction): linked, or why not. */
