@@ -15,6 +15,7 @@ const PortfoliosScreen = lazy(() => import('./screens/portfolios.screen'));
 const NotificationsScreen = lazy(() => import('./screens/notifications.screen'));
 const ChatScreen = lazy(() => import('./screens/chat.screen'));
 const SubscriptionScreen = lazy(() => import('./screens/subscription.screen'));
+const NotificationSettingsScreen = lazy(() => import('./screens/notification-settings.screen'));
 const NotificationStream = lazy(() => import('./components/notification-stream'));
 
 function screenFor(path: string) {
@@ -24,6 +25,7 @@ function screenFor(path: string) {
   if (path === '/notifications') return <NotificationsScreen />;
   if (path === '/chat' || path.startsWith('/chat/')) return <ChatScreen />;
   if (path === '/subscription') return <SubscriptionScreen />;
+  if (path === '/settings/notifications') return <NotificationSettingsScreen />;
   return <NotFound />;
 }
 
@@ -53,6 +55,7 @@ export function App() {
     ['/notifications', t('Уведомления', 'Notifications'), 'nav-notifications'],
     ['/chat', t('Чат', 'Chat'), 'nav-chat'],
     ['/subscription', t('Подписка', 'Subscription'), 'nav-subscription'],
+    ['/settings/notifications', t('Настройки', 'Settings'), 'nav-settings'],
   ];
   const active = (to: string) => (to === '/' ? route.path === '/' : route.path.startsWith(to));
   return (

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { launchBrowser } from './browser.js';
 import { startWebStack, type WebStack } from './web-stack.js';
 
-/** A page in a fresh context, English and desktop-sized unless told. */
-export type FreshPage = (opts?: { width?: number; height?: number; locale?: string }) => Promise<Page>;
+/** A page in a fresh context, English, desktop-sized and in the machine's time zone unless told. */
+export type FreshPage = (opts?: { width?: number; height?: number; locale?: string; timeZone?: string }) => Promise<Page>;
 
 /** Registers the file's hooks; `ready` gets the stack and `freshPage` once both are up. */
 export function useBrowserStack(name: string, opts: Parameters<typeof startWebStack>[1], ready: (s: { stack: WebStack; freshPage: FreshPage }) => void): void {
@@ -16,7 +16,7 @@ export function useBrowserStack(name: string, opts: Parameters<typeof startWebSt
   let browser: Browser | undefined;
   let contexts: BrowserContext[] = [];
   const freshPage: FreshPage = async (o = {}) => {
-    const context = await browser!.newContext({ locale: o.locale ?? 'en-US', viewport: { width: o.width ?? 1280, height: o.height ?? 800 } });
+    const context = await browser!.newContext({ locale: o.locale ?? 'en-US', viewport: { width: o.width ?? 1280, height: o.height ?? 800 }, ...(o.timeZone ? { timezoneId: o.timeZone } : {}) });
     contexts.push(context);
     const page = await context.newPage();
     // Generous: two test files run at once on two cores, and a whole product and Chromium each here.

@@ -1,19 +1,41 @@
 /**
  * The notification screens of issue 32 in a real browser (support/browser-stack.ts): the price-target dialog
  * that asks for the direction, the unread count in the navigation (live from the event stream, down on
- * mark-read), one toast per move, and the notification settings screen against the delivery service. Each screen
- * leaves screenshots at desktop and phone width in .runtime/screenshots/.
+ * mark-read), one toast per move, and the notification settings screen against the delivery service, with Telegram
+ * linked through the Bot API stand-in's page. Each screen leaves screenshots at desktop and phone width in
+ * .runtime/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { eventually } from '@invest/platform/testing/index';
+import { type FakeTelegram, startFakeTelegram } from '@invest/delivery/testing/fake-telegram';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot } from '../support/browser.js';
 import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
 import type { WebStack } from '../support/web-stack.js';
 
+const BOT_TOKEN = '777000222:web-e2e-bot-token';
+const WEBHOOK_SECRET = 'web-e2e-telegram-webhook-secret-0123456789';
+let telegram: FakeTelegram;
+// The Bot API stand-in first: the delivery service sets its webhook when it starts.
+beforeAll(async () => {
+  telegram = await startFakeTelegram({ token: BOT_TOKEN, botUsername: 'web_e2e_invest_bot' });
+});
+afterAll(async () => {
+  await telegram?.close();
+});
+
 let stack: WebStack;
 let freshPage: FreshPage;
-useBrowserStack('web_notif', { tickers: ['SBER', 'GAZP', 'LKOH'] }, (s) => ({ stack, freshPage } = s));
+useBrowserStack(
+  'web_notif',
+  {
+    tickers: ['SBER', 'GAZP', 'LKOH'],
+    gateway: { telegramWebhookSecret: WEBHOOK_SECRET },
+    delivery: () => ({ telegram: { apiUrl: telegram.url, botToken: BOT_TOKEN, webhookSecret: WEBHOOK_SECRET, timeoutMs: 3000 }, telegramPacing: { perChatMs: 20 }, groupWindowMs: 300 }),
+  },
+  (s) => ({ stack, freshPage } = s),
+);
 
 const PHONE = { width: 390, height: 844 };
 const newUser = () => `webn-${randomUUID().slice(0, 8)}`;
@@ -177,4 +199,162 @@ describe('unread count in the navigation and one toast per move', () => {
     await expectNoSidewaysScroll(page);
     await screenshot(page, 'unread-badge-toast-phone');
   });
+});
+
+describe('notification settings screen', () => {
+  /** The settings as the API answers them to `user`. */
+  const apiSettings = async (user: string) => (await stack.api('GET', '/api/notification-settings', { user })).body.data;
+
+  it('opens from the navigation with the browser\'s time zone, saves channels, quiet hours, language and e-mail, and shows them again', async () => {
+    const page = await freshPage({ locale: 'ru-RU', timeZone: 'Asia/Vladivostok' });
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-settings"]').click();
+    await page.waitForURL(/\/settings\/notifications$/);
+    const screen = page.locator('[data-testid="notification-settings"][data-loaded="true"]');
+    await screen.waitFor();
+    // Defaults: every channel on, no quiet hours; the zone is the browser's until saved.
+    for (const c of ['in_app', 'telegram', 'push', 'email']) expect(await page.locator(`[data-testid="settings-channel-${c}"]`).isChecked(), c).toBe(true);
+    expect(await page.locator('[data-testid="settings-quiet-enabled"]').isChecked()).toBe(false);
+    expect(await page.locator('[data-testid="settings-time-zone"]').inputValue()).toBe('Asia/Vladivostok');
+    await page.locator('[data-testid="settings-time-zone-browser"]').waitFor();
+    expect(await page.locator('[data-testid="telegram-state"]').getAttribute('data-state')).toBe('none');
+    expect(await page.locator('[data-testid="telegram-link"]').textContent()).toBe('Подключить Telegram');
+    await screenshot(page, 'settings-ru');
+
+    // Equal start and end are refused beside the times; nothing is sent.
+    await page.locator('[data-testid="settings-quiet-enabled"]').check();
+    await page.locator('[data-testid="settings-quiet-start"]').fill('07:00');
+    await page.locator('[data-testid="settings-quiet-end"]').fill('07:00');
+    await page.locator('[data-testid="settings-save"]').click();
+    expect(await page.locator('[data-testid="field-error-quiet_hours"]').textContent()).toBe('Начало и конец тихих часов должны различаться.');
+    expect((await apiSettings(user)).quiet_hours).toBeNull();
+
+    await page.locator('[data-testid="settings-channel-push"]').uncheck();
+    await page.locator('[data-testid="settings-quiet-start"]').fill('22:30');
+    await page.locator('[data-testid="settings-quiet-end"]').fill('07:15');
+    await page.locator('[data-testid="settings-language"]').selectOption('en');
+    await page.locator('[data-testid="settings-email"]').fill('web-settings@example.org');
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
+    expect(await apiSettings(user)).toMatchObject({
+      channels: { in_app: true, telegram: true, push: false, email: true },
+      quiet_hours: { start: '22:30', end: '07:15' },
+      time_zone: 'Asia/Vladivostok',
+      language: 'en',
+      email: { address: 'web-settings@example.org', confirmed: false },
+    });
+    const emailState = page.locator('[data-testid="settings-email-state"]');
+    expect(await emailState.getAttribute('data-confirmed')).toBe('false');
+    expect(await emailState.textContent()).toMatch(/^web-settings@example\.org не подтверждён/);
+    await screenshot(page, 'settings-saved-ru');
+
+    // A reload shows what was saved (the zone saved, so no hint).
+    await page.reload();
+    await screen.waitFor();
+    expect(await page.locator('[data-testid="settings-channel-push"]').isChecked()).toBe(false);
+    expect(await page.locator('[data-testid="settings-quiet-start"]').inputValue()).toBe('22:30');
+    expect(await page.locator('[data-testid="settings-quiet-end"]').inputValue()).toBe('07:15');
+    expect(await page.locator('[data-testid="settings-language"]').inputValue()).toBe('en');
+    expect(await page.locator('[data-testid="settings-email"]').inputValue()).toBe('web-settings@example.org');
+    expect(await page.locator('[data-testid="settings-time-zone-browser"]').count()).toBe(0);
+
+    // Quiet hours off again, e-mail removed.
+    await page.locator('[data-testid="settings-quiet-enabled"]').uncheck();
+    await page.locator('[data-testid="settings-email"]').fill('');
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
+    expect(await apiSettings(user)).toMatchObject({ quiet_hours: null, email: { address: null, confirmed: false } });
+    expect(await emailState.count()).toBe(0);
+  });
+
+  it('shows the last failed delivery of a channel, and fits a phone in English', async () => {
+    const page = await freshPage({ ...PHONE, locale: 'en-US' });
+    const user = newUser();
+    // A permanent failure as a sender records it (the channels' own tests produce them from their stand-ins).
+    await stack.delivery!.db.query("insert into delivery_failures (user_id, channel, at, reason) values ($1, 'email', now(), $2)", [user, '550 5.1.1 mailbox unavailable']);
+    await signIn(page, user);
+    await page.goto(stack.base + '/settings/notifications');
+    await page.locator('[data-testid="notification-settings"][data-loaded="true"]').waitFor();
+    const failure = page.locator('[data-testid="settings-failure"][data-channel="email"]');
+    expect(await failure.textContent()).toMatch(/^Last delivery failed \(.+\): 550 5\.1\.1 mailbox unavailable$/);
+    expect(await page.locator('[data-testid="settings-failure"]').count()).toBe(1);
+    await expectNoSidewaysScroll(page);
+    await screenshot(page, 'settings-phone');
+  });
+});
+
+describe('linking Telegram from the settings screen', () => {
+  /** Clicks the Telegram button (it opens the bot's link in a new tab: t.me, not reachable here, closed at once); the link's token. */
+  async function connect(page: Page): Promise<string> {
+    const opened = page.context().waitForEvent('page');
+    await page.locator('[data-testid="telegram-link"]').click();
+    await (await opened).close();
+    const link = new URL((await page.locator('[data-testid="telegram-link-url"]').getAttribute('href'))!);
+    expect(`${link.origin}${link.pathname}`).toBe('https://t.me/web_e2e_invest_bot');
+    const token = link.searchParams.get('start');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+    return token!;
+  }
+
+  it('opens the bot link, /start with its token in the stand-in links the chat; a blocked bot is said and can be linked again', async () => {
+    const page = await freshPage({ locale: 'ru-RU' });
+    const user = newUser();
+    await signIn(page, user);
+    await page.goto(stack.base + '/settings/notifications');
+    await page.locator('[data-testid="telegram-state"][data-state="none"]').waitFor();
+    const token = await connect(page);
+    await screenshot(page, 'settings-telegram-waiting');
+
+    // In the stand-in's page, as the Telegram user of chat 424242: /start <token>.
+    const chatId = 424242;
+    const bot = await freshPage();
+    await bot.goto(telegram.pageUrl);
+    await bot.locator('form.say input[name="chat_id"]').fill(String(chatId));
+    await bot.locator('form.say input[name="text"]').fill(`/start ${token}`);
+    await bot.locator('form.say button').click();
+    await bot.waitForURL(telegram.pageUrl);
+
+    // The settings screen sees the chat linked without a reload; the bot said so in the chat.
+    await page.locator('[data-testid="telegram-state"][data-state="linked"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid="telegram-state"]').textContent()).toBe('Подключён: уведомления приходят в чат с ботом.');
+    expect(await page.locator('[data-testid="telegram-waiting"]').count()).toBe(0);
+    expect(telegram.messages(chatId).length).toBeGreaterThan(0);
+    await screenshot(page, 'settings-telegram-linked');
+
+    // The user blocks the bot (the stand-in's page); the next alert gets 403 "bot was blocked by the user".
+    await bot.reload();
+    await bot.locator('form[action="/demo/block"] button').filter({ hasText: 'Block the bot' }).first().click();
+    await expect.poll(() => telegram.chats().find((c) => c.id === chatId)?.blocked).toBe(true);
+    const target = await riseAlert(user, 'SBER', 1.2);
+    await stack.publishRates([{ ticker: 'SBER', rate: Math.round(target * 101) / 100, change: 21, asOf: new Date() }]);
+    await eventually(
+      async () => (await stack.api('GET', '/api/notification-settings', { user })).body.data.telegram,
+      (tg) => tg.blocked === true && tg.linked === false,
+      'the chat unlinked as blocked',
+    );
+    await page.reload();
+    const state = page.locator('[data-testid="telegram-state"][data-state="blocked"]');
+    await state.waitFor();
+    expect(await state.textContent()).toBe('Бот заблокирован — подключите снова.');
+    expect(await page.locator('[data-testid="telegram-link"]').textContent()).toBe('Подключить снова');
+    expect(await page.locator('[data-testid="settings-failure"][data-channel="telegram"]').textContent()).toMatch(/^Последняя доставка не удалась \(.+\): .*bot was blocked by the user/);
+    await screenshot(page, 'settings-telegram-blocked');
+    const phone = await freshPage({ ...PHONE, locale: 'ru-RU' });
+    await signIn(phone, user);
+    await phone.goto(stack.base + '/settings/notifications');
+    await phone.locator('[data-testid="telegram-state"][data-state="blocked"]').waitFor();
+    await expectNoSidewaysScroll(phone);
+    await screenshot(phone, 'settings-telegram-blocked-phone');
+
+    // Unblocked, and connected again with a new link: linked, no longer blocked.
+    const again = await connect(page);
+    expect(again).not.toBe(token);
+    telegram.block(chatId, false);
+    expect(await telegram.userSays(chatId, `/start ${again}`)).toBe(200);
+    await page.locator('[data-testid="telegram-state"][data-state="linked"]').waitFor({ timeout: 15_000 });
+    expect((await apiSettings(user)).telegram).toEqual({ linked: true, blocked: false, muted_until: null });
+  }, 90_000);
+
+  const apiSettings = async (user: string) => (await stack.api('GET', '/api/notification-settings', { user })).body.data;
 });

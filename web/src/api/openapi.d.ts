@@ -806,6 +806,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/email/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Confirm an e-mail address (the link of the confirmation mail)
+         * @description An HTML page. Following the link again still says confirmed; a link of an address changed since, or older than 7 days, does not confirm.
+         */
+        get: operations["EmailController_confirm"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/email/unsubscribe/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The unsubscribe link of a mail: a page with a button (changes nothing)
+         * @description Scanners fetch the links of a mail, so a GET only shows whether e-mail is on and a button that posts the one-click form.
+         */
+        get: operations["EmailController_unsubscribePage"];
+        put?: never;
+        /**
+         * One-click unsubscribe (RFC 8058): turns e-mail notifications off
+         * @description Posted by a mailbox provider (no cookies, no sign-in) or by the button of the GET page. The body must be `List-Unsubscribe=One-Click`, form-urlencoded or multipart/form-data. Turns the e-mail channel off in the settings (the address stays; settings turn it on again). Never redirects.
+         */
+        post: operations["EmailController_unsubscribe"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/push-subscriptions/key": {
         parameters: {
             query?: never;
@@ -845,6 +889,46 @@ export interface paths {
          * @description The endpoint in the body (`{"endpoint": …}`) or as `?endpoint=`. Removing one that is not there, or is another user's, changes nothing and is no error.
          */
         delete: operations["PushSubscriptionsController_unsubscribe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/telegram/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A link that connects a Telegram chat to the user
+         * @description `https://t.me/<bot>?start=<token>`: opening it and pressing Start links that chat. The token works once and for 15 minutes; each call makes a new one. 503 when the server has no Telegram bot set up.
+         */
+        post: operations["TelegramController_link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/provider/telegram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Telegram bot webhook (called by Telegram)
+         * @description One Update as JSON. Each update_id is handled once: /start <token>, /stop, /mute 1h, /mute today, /unmute, /status.
+         */
+        post: operations["TelegramController_update"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5783,6 +5867,104 @@ export interface operations {
             };
         };
     };
+    EmailController_confirm: {
+        parameters: {
+            query: {
+                /** @description The token of the confirmation mail. */
+                token: unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Confirmed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The link is older than 7 days: enter the address again in settings. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    EmailController_unsubscribePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unsubscribe token of the mail (its List-Unsubscribe header). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    EmailController_unsubscribe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The unsubscribe token of the mail (its List-Unsubscribe header). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description E-mail notifications are off (also when they already were). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The body is not `List-Unsubscribe=One-Click`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unknown link. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     PushSubscriptionsController_key: {
         parameters: {
             query?: never;
@@ -6027,6 +6209,112 @@ export interface operations {
                         outcome: "unknown" | "not_done";
                     };
                 };
+            };
+        };
+    };
+    TelegramController_link: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            url: string;
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    TelegramController_update: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The secret_token given to setWebhook (TELEGRAM_WEBHOOK_SECRET). */
+                "X-Telegram-Bot-Api-Secret-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Handled, or already handled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok?: true;
+                    };
+                };
+            };
+            /** @description The body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or wrong secret header (checked before the body is read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Delivery unavailable: Telegram delivers the update again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
