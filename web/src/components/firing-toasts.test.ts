@@ -90,3 +90,13 @@ describe('one toast per move', () => {
     expect(t.shown.map((s) => s.title)).toEqual(['LKOH #1', 'SBER #2']);
   });
 });
+
+describe('a stream event read loosely', () => {
+  it('shows a firing without explanation or assets (JSON from the network) and groups it by time', () => {
+    const t = toaster();
+    const bare = (id: number) => ({ id, notification_id: id, title: `T${id}`, body: `B${id}`, path: '/', fired_at: OBSERVED, read_at: null }) as unknown as Firing;
+    t.add(bare(1));
+    t.add(bare(2));
+    expect(t.shown).toEqual([{ title: '2 уведомления', text: '', items: ['B1', 'B2'] }]);
+  });
+});

@@ -11,12 +11,17 @@ export interface Move {
   firings: Firing[];
 }
 
-/** The rate batch a firing came from: the firings of one batch share the time the market service observed its rates. */
-export const batchOf = (f: Firing): string => f.explanation.observed_at;
+/**
+ * The rate batch a firing came from: the firings of one batch share the time the market service observed its rates.
+ * (Read loosely: a stream event is JSON from the network, and one without it still shows.)
+ */
+export const batchOf = (f: Firing): string | null => (f.explanation as Firing['explanation'] | undefined)?.observed_at ?? null;
 
 /** Whether `f`, arriving at `now`, belongs to the open move's toast. */
 export function joinsMove(move: Move | null, f: Firing, now: number, windowMs = MOVE_WINDOW_MS): boolean {
-  return move !== null && (now - move.openedAt <= windowMs || move.batches.has(batchOf(f)));
+  if (move === null) return false;
+  const batch = batchOf(f);
+  return now - move.openedAt <= windowMs || (batch !== null && move.batches.has(batch));
 }
 
 const NOUNS: Record<Locale, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }> = {
@@ -34,7 +39,7 @@ export function notificationCount(n: number, locale: Locale): string {
 function headline(firings: readonly Firing[]): { ticker: string; change: number | null } | null {
   let best: { ticker: string; change: number | null } | null = null;
   for (const f of firings) {
-    for (const a of f.assets) {
+    for (const a of (f.assets as Firing['assets'] | undefined) ?? []) {
       const change = a.price_change_percentage_24h;
       if (!best || (change !== null && (best.change === null || Math.abs(change) > Math.abs(best.change)))) best = { ticker: a.ticker, change };
     }
@@ -85,10 +90,12 @@ export function createMoveToaster(deps: {
     const at = now();
     if (move && joinsMove(move, f, at)) {
       move.firings.push(f);
-      move.batches.add(batchOf(f));
+      const batch = batchOf(f);
+      if (batch !== null) move.batches.add(batch);
       if (deps.update(move.toastId, moveToast(move.firings, deps.locale()))) return;
     }
-    move = { openedAt: at, batches: new Set([batchOf(f)]), firings: [f], toastId: 0 };
+    const batch = batchOf(f);
+    move = { openedAt: at, batches: new Set(batch === null ? [] : [batch]), firings: [f], toastId: 0 };
     move.toastId = deps.show(moveToast(move.firings, deps.locale()));
   };
 }

@@ -22,13 +22,18 @@ export default function NotificationStream() {
       '/api/notification-events/stream',
       (e) => {
         if (e.event !== 'notification') return;
+        let firing: Firing;
         try {
-          const firing = JSON.parse(e.data) as Firing;
-          toast(firing);
-          publishFiring(firing);
-          refreshUnreadCountSoon();
+          firing = JSON.parse(e.data) as Firing;
         } catch {
-          /* a malformed event is skipped; the inbox still lists it */
+          return; // a malformed event is skipped; the inbox still lists it
+        }
+        publishFiring(firing);
+        refreshUnreadCountSoon();
+        try {
+          toast(firing);
+        } catch {
+          /* a firing the toast cannot read is still in the inbox and the count */
         }
       },
       abort.signal,
