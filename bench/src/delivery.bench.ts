@@ -12,6 +12,8 @@
  * service does; `--telegram-per-second 1000` (a bot with paid broadcasts) shows the service's own latency.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type BusEvent, eventSubject, MarketEventTypes, type RateChange, type RatesUpdatedV1 } from '@invest/contracts';
 import { type Bus, busName, busSubject, connectBus, createLogger, openDatabase, streamNameOf } from '@invest/platform';
@@ -53,6 +55,7 @@ export async function run(args: string[]): Promise<void> {
   const telegram = await startFakeTelegram({ token: TOKEN, botUsername: 'bench_bot' });
   const bus = await connectBus({ natsUrl, name: 'bench-delivery', prefix });
   const children: ReturnType<typeof startNode>[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     // --- seed: two price-targets per user (one per asset), each user's chat linked --------------------------
     const now = new Date();
@@ -71,13 +74,20 @@ export async function run(args: string[]): Promise<void> {
       [CHAT0, now, users],
     );
 
+    // Each user has pressed Start in the bot (Telegram knows a chat only then). Their updates go to a webhook that
+    // only says 200: the bench seeded the links above, so the gateway is not needed.
+    const webhook = createServer((req, res) => req.resume().on('end', () => res.end('{}')));
+    await new Promise<void>((resolve) => webhook.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => webhook.close(() => resolve())));
+    const webhookBase = `http://127.0.0.1:${(webhook.address() as AddressInfo).port}`;
+
     // --- the services ---------------------------------------------------------------------------------------
     const env = { NATS_URL: natsUrl, BUS_PREFIX: prefix, NODE_ENV: 'development' };
     children.push(startNode(join(repoRoot, 'services/alerts/dist/main.js'), { ...env, ALERTS_DATABASE_URL: alertsUrl, ALERTS_JOBS_ENABLED: 'false' }, 'alerts'));
     children.push(
       startNode(
         join(repoRoot, 'services/delivery/dist/main.js'),
-        { ...env, DELIVERY_DATABASE_URL: deliveryUrl, TELEGRAM_API_URL: telegram.url, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_WEBHOOK_SECRET: SECRET, TELEGRAM_MAX_PER_SECOND: String(perSecond) },
+        { ...env, DELIVERY_DATABASE_URL: deliveryUrl, TELEGRAM_API_URL: telegram.url, TELEGRAM_BOT_TOKEN: TOKEN, TELEGRAM_WEBHOOK_SECRET: SECRET, TELEGRAM_MAX_PER_SECOND: String(perSecond), PUBLIC_BASE_URL: webhookBase },
         'delivery',
       ),
     );
@@ -97,6 +107,8 @@ export async function run(args: string[]): Promise<void> {
       if (Date.now() > until) throw new Error(`the services did not start:\n${children.map((c) => c.output.join('')).join('\n')}`);
       await sleep(200);
     }
+
+    for (let u = 1; u <= users; u++) await telegram.userSays(CHAT0 + u, '/start', { username: `u${u}` });
 
     const publish = async (rate: number) => {
       const asOf = new Date().toISOString();
@@ -119,10 +131,10 @@ export async function run(args: string[]): Promise<void> {
       t0 = performance.now();
       const wall0 = Date.now();
       await publish(101);
-      const deadline = Date.now() + 180_000;
+      const deadline = Date.now() + numberArg(args, 'timeout', 180) * 1000;
       const got = () => telegram.chats().filter((c) => c.id > CHAT0 && c.received.length > (before.get(c.id) ?? 0));
       while (got().length < users || firstFired.size < users) {
-        if (Date.now() > deadline) throw new Error(`run ${r + 1}: ${got().length} of ${users} chats got a message, ${firstFired.size} users fired, in 180 s`);
+        if (Date.now() > deadline) throw new Error(`run ${r + 1}: ${got().length} of ${users} chats got a message, ${firstFired.size} users fired, in 180 s:\n${children.map((c) => c.output.join('')).join('\n')}`);
         await sleep(50);
       }
       // What else comes within a second belongs to the run (a second message per user would break "one per move").
@@ -151,6 +163,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(`Telegram p99 ${(p99 / 1000).toFixed(2)} s: target ≤ 1 s → ${p99 <= 1000 ? 'met' : 'NOT met'}${perSecond <= 30 && users > perSecond ? ` (≥ ${(users / perSecond).toFixed(1)} s is Telegram's overall limit for ${users} chats)` : ''}`);
   } finally {
     await Promise.all(children.map((c) => stop(c)));
+    for (const close of closers) await close();
     await bus.close();
     await telegram.close();
     await alertsDb.close();
