@@ -29,6 +29,8 @@ export interface DeliveryAppOptions {
   publicBaseUrl?: string;
   /** Firings of one user within this window go out as one message per channel (default 3 s). */
   groupWindowMs?: number;
+  /** ...as soon as none came for this long (default 300 ms): a rate batch's firings come together. */
+  groupSettleMs?: number;
   pollMs?: number;
   clock?: () => Date;
   rpcTimeoutMs?: number;
@@ -98,7 +100,20 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
         ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
       }),
     );
-    await res.start(createNotificationFiredConsumer({ db, bus, logger, clock, groupWindowMs: opts.groupWindowMs ?? 3_000 }));
+    const groupWindowMs = opts.groupWindowMs ?? 3_000;
+    const groupSettleMs = Math.min(opts.groupSettleMs ?? 300, groupWindowMs);
+    await res.start(
+      createNotificationFiredConsumer({
+        db,
+        bus,
+        logger,
+        clock,
+        groupWindowMs,
+        groupSettleMs,
+        // The group is due once the move's firings stopped coming: seal it then, not at the next poll.
+        onRecorded: () => setTimeout(() => dispatcher.wake(), groupSettleMs + 20).unref(),
+      }),
+    );
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
     return { app, db, bus, senders, dispatcher, close: res.close };
   });

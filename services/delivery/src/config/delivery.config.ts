@@ -15,6 +15,11 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   PUBLIC_BASE_URL: z.string().url('PUBLIC_BASE_URL must be a URL').default('http://localhost:3000'),
   /** Firings of one user within this window after the first go out as one message per channel (at most 30 s). */
   DELIVERY_GROUP_WINDOW_MS: positiveInt('DELIVERY_GROUP_WINDOW_MS').max(30_000, 'DELIVERY_GROUP_WINDOW_MS must be at most 30000').default(3_000),
+  /**
+   * A user's message goes out this long after the last firing of its move (a rate batch's firings come within
+   * milliseconds), within DELIVERY_GROUP_WINDOW_MS of the first.
+   */
+  DELIVERY_GROUP_SETTLE_MS: positiveInt('DELIVERY_GROUP_SETTLE_MS').max(30_000, 'DELIVERY_GROUP_SETTLE_MS must be at most 30000').default(300),
   /** How often due messages are looked for (they are also sent as soon as a group is sealed here). */
   DELIVERY_POLL_MS: positiveInt('DELIVERY_POLL_MS').default(1_000),
   /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: the e-mail channel is off. */
@@ -38,6 +43,8 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   /** Sent by Telegram with every webhook call (setWebhook's secret_token); required with a token. */
   TELEGRAM_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'TELEGRAM_WEBHOOK_SECRET must be 16-256 characters of A-Z a-z 0-9 _ -').optional(),
   TELEGRAM_TIMEOUT_MS: positiveInt('TELEGRAM_TIMEOUT_MS').default(10_000),
+  /** Messages a second over all chats (Telegram: about 30; more for a bot with paid broadcasts). */
+  TELEGRAM_MAX_PER_SECOND: positiveInt('TELEGRAM_MAX_PER_SECOND').max(1000, 'TELEGRAM_MAX_PER_SECOND must be at most 1000').default(30),
 }).superRefine((env, ctx) => {
   if (env.TELEGRAM_BOT_TOKEN && !env.TELEGRAM_WEBHOOK_SECRET) {
     ctx.addIssue({ code: 'custom', path: ['TELEGRAM_WEBHOOK_SECRET'], message: 'TELEGRAM_WEBHOOK_SECRET is required when TELEGRAM_BOT_TOKEN is set' });
@@ -48,7 +55,9 @@ export type DeliveryEnv = z.infer<typeof deliveryEnvSchema>;
 export interface DeliveryConfig extends ServiceBaseConfig {
   publicBaseUrl: string;
   groupWindowMs: number;
+  groupSettleMs: number;
   pollMs: number;
+  telegramPacing: { perSecond: number };
   /** Absent: the e-mail channel is off (no SMTP_URL). */
   smtp?: SmtpConfig;
   push: PushConfig;
@@ -68,6 +77,8 @@ export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
     ...serviceBaseConfig('delivery', env),
     publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     groupWindowMs: env.DELIVERY_GROUP_WINDOW_MS,
+    groupSettleMs: Math.min(env.DELIVERY_GROUP_SETTLE_MS, env.DELIVERY_GROUP_WINDOW_MS),
+    telegramPacing: { perSecond: env.TELEGRAM_MAX_PER_SECOND },
     pollMs: env.DELIVERY_POLL_MS,
     ...(env.SMTP_URL ? { smtp: { url: env.SMTP_URL, from: env.SMTP_FROM } } : {}),
     push: pushConfigFrom(env),
