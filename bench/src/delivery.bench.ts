@@ -143,7 +143,16 @@ export async function run(args: string[]): Promise<void> {
       const telegramMs = got().map((c) => c.received[before.get(c.id) ?? 0]!.at - wall0);
       const messages = got().reduce((n, c) => n + c.received.length - (before.get(c.id) ?? 0), 0);
       for (const c of got()) for (let i = 1; i < c.received.length; i++) leastGap = Math.min(leastGap, c.received[i]!.at - c.received[i - 1]!.at);
+      // Where the time goes: the firings recorded by delivery's consumer, the messages sealed and sent.
+      const [phases] = await deliveryDb.query<{ recorded: number; sealed: number; sent: number }>(
+        `select extract(epoch from max(f.received_at) - $1::timestamptz) * 1000 as recorded,
+                (select extract(epoch from max(sealed_at) - $1::timestamptz) * 1000 from message_groups where opened_at >= $1) as sealed,
+                (select extract(epoch from max(sent_at) - $1::timestamptz) * 1000 from deliveries where sent_at >= $1) as sent
+           from received_firings f where f.received_at >= $1`,
+        [new Date(wall0)],
+      );
       console.log(`run ${r + 1}: in-app NotificationFired ${summary(fired)}`);
+      console.log(`       delivery: last firing recorded ${Number(phases?.recorded).toFixed(0)} ms, last group sealed ${Number(phases?.sealed).toFixed(0)} ms, last message sent ${Number(phases?.sent).toFixed(0)} ms after the publish`);
       console.log(`       Telegram first message   ${summary(telegramMs)}; ${messages} messages to ${users} chats`);
       inApp.push(...fired);
       toTelegram.push(...telegramMs);

@@ -184,6 +184,37 @@ describe('DurableConsumer on the shared NATS', () => {
     }
   });
 
+  it('handles up to `concurrency` messages at once when asked, each applied once; one at a time by default', async () => {
+    for (const concurrency of [undefined, 4]) {
+      const l = newLane();
+      let running = 0;
+      let most = 0;
+      const c = l.consumer({
+        ...(concurrency ? { concurrency } : {}),
+        handle: async (event, tx) => {
+          most = Math.max(most, ++running);
+          // Long enough for the batch's next messages to be handed out meanwhile, when they may be.
+          await tx.query('select pg_sleep(0.05)');
+          await applyAmount(event, tx);
+          running--;
+        },
+      });
+      const ids: string[] = [];
+      for (let i = 1; i <= 12; i++) ids.push(await l.publish({ version: 1, amount: i }));
+      await c.start();
+      try {
+        await expect.poll(() => appliedAmounts(ids), { timeout: 15_000, interval: 50 }).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+        expect(c.stats()).toMatchObject({ applied: 12, duplicates: 0 });
+        if (concurrency) {
+          expect(most).toBeGreaterThan(1);
+          expect(most).toBeLessThanOrEqual(concurrency);
+        } else expect(most).toBe(1);
+      } finally {
+        await c.stop();
+      }
+    }
+  });
+
   it('keeps the messages it holds alive while a handler is slower than the ack wait: applied once, never redelivered', async () => {
     const l = newLane();
     let calls = 0;

@@ -37,6 +37,11 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   /** Most messages held by this consumer at once (one pull request; default 50). */
   batchSize?: number;
   /**
+   * Messages handled at once (default 1: one after the other, in stream order). More only for a handler whose
+   * effects do not depend on the order of messages (delivery's firings, grouped under a per-user lock).
+   */
+  concurrency?: number;
+  /**
    * How long one pull request waits on the server for messages (default 5 s, at least 1 s). Short, because a
    * pull whose consumer leader died with its cluster node is only noticed after two missed heartbeats: with
    * 30 s the chaos test saw a consumer stall ~30 s after a node loss; an idle consumer pays one small request
@@ -181,10 +186,19 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
           });
           // stop() may have run while this pull was being set up: it closed the previous one.
           if (this.stopping) await this.batch.close();
+          const limit = Math.max(1, this.opts.concurrency ?? 1);
+          const running = new Set<Promise<void>>();
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
-            chain = chain.then(() => this.processHeld(msg));
+            if (limit === 1) {
+              chain = chain.then(() => this.processHeld(msg));
+              continue;
+            }
+            const handled: Promise<void> = this.processHeld(msg).finally(() => running.delete(handled));
+            running.add(handled);
+            chain = Promise.all([chain, handled]);
+            if (running.size >= limit) await Promise.race(running);
           }
           await chain;
           failures = 0;

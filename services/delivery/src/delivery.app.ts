@@ -44,7 +44,7 @@ export interface DeliveryAppOptions {
   push?: PushConfig;
   /** More senders (tests' recording ones); one replaces the registered sender of its channel. */
   senders?: ChannelSender[];
-  /** Messages sent at once (default 4), the first retry's delay (default 5 s) and the attempts before giving up (default 12). */
+  /** Messages sent at once (default 8), the first retry's delay (default 5 s) and the attempts before giving up (default 12). */
   sendConcurrency?: number;
   retryBaseMs?: number;
   maxAttempts?: number;
@@ -64,7 +64,8 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
   const logger = opts.logger ?? createLogger('delivery');
   const res = new ServiceResources(logger);
   return res.boot(async () => {
-    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger });
+    // The send workers each hold a connection while a provider answers, as do the consumer's 8 handlers.
+    const db = await res.openDatabase({ url: opts.databaseUrl, migrations, logger, poolMax: 24 });
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix }, ['alerts']);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'delivery-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const senders: ChannelSender[] = [];

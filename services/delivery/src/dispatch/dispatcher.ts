@@ -106,10 +106,14 @@ export class Dispatcher {
     });
   }
 
-  /** Seals every group due now; how many. */
+  /** Seals every group due now, `concurrency` at once (a rate batch makes one per user); how many. */
   async sealDue(): Promise<number> {
     let sealed = 0;
-    while (!this.stopping && (await this.sealOne())) sealed++;
+    const drain = async () => {
+      while (!this.stopping && (await this.sealOne())) sealed++;
+    };
+    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 8 }, drain))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     return sealed;
   }
 
@@ -144,7 +148,7 @@ export class Dispatcher {
       while (!this.stopping && (await this.sendOne())) handled++;
     };
     // Every worker finishes (and records what it sent) before a failure is reported.
-    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 4 }, drain))).find((r) => r.status === 'rejected');
+    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 8 }, drain))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     return handled;
   }
@@ -232,7 +236,7 @@ export class Dispatcher {
         ]);
         // The channel works again: the settings screen no longer shows its last failure.
         await tx.query('delete from delivery_failures where user_id = $1 and channel = $2', [batch.userId, batch.channel]);
-        this.o.logger.info({ ...log, firings }, 'message sent');
+        this.o.logger.debug({ ...log, firings }, 'message sent');
         return;
       case 'retry': {
         if (attempts >= this.maxAttempts) {

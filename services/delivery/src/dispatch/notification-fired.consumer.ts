@@ -44,6 +44,9 @@ export function createNotificationFiredConsumer(opts: {
     ...eventStreamSource(opts.bus, 'alerts', AlertsEventTypes.NotificationFired),
     durableName: NOTIFICATION_FIRED_DURABLE,
     logger: opts.logger,
+    // A rate batch fires for hundreds of users at once; one after the other, recording them took ~4 ms each
+    // (bench delivery: 1,000 firings in 4.3 s). Their order does not matter: a user's are grouped under its lock.
+    concurrency: 8,
     decode: decodeAlertsEvent,
     handle: async (event, tx) => {
       switch (event.type) {
