@@ -142,6 +142,18 @@ describe('web push sender', () => {
   });
 });
 
+describe('without VAPID keys (production unconfigured)', () => {
+  it('there is no sender, the key is a 503 and nothing is stored; removing still works', async () => {
+    const off = await createPushChannel({ db, config: { subject: 'mailto:ops@example.org', generateKeys: false, allowPrivateEndpoints: false }, logger });
+    expect(off.sender).toBeUndefined();
+    expect(() => off.service.key()).toThrow(expect.objectContaining({ code: 'unavailable', message: expect.stringContaining('VAPID') }));
+    const { keys } = fake.createDevice({ applicationServerKey: publicKey }).subscription;
+    await expect(off.service.subscribe('off-user', { endpoint: 'https://fcm.googleapis.com/fcm/send/off', keys })).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(off.service.unsubscribe('off-user', { endpoint: 'https://fcm.googleapis.com/fcm/send/off' })).resolves.toEqual({ deleted: false });
+    expect(await db.query('select 1 from push_subscriptions where user_id = $1', ['off-user'])).toEqual([]);
+  });
+});
+
 describe('private endpoints', () => {
   it('names of this machine and private addresses are caught; public names and addresses are not', () => {
     for (const host of ['localhost', 'a.localhost', '127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '[::1]', '[fd00::1]', '[::ffff:127.0.0.1]']) {
