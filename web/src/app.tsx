@@ -9,6 +9,22 @@ import { ScreenerScreen } from './screens/screener.screen';
 import { signOut, useSession } from './session';
 import { useTr } from './tr';
 
+/**
+ * Signs out after this browser's push subscription is dropped: otherwise the next person signing in here would
+ * get the previous user's notifications. Loaded on demand (most sessions never subscribe); sign-out happens
+ * whatever the server says.
+ */
+async function signOutEverywhere(): Promise<void> {
+  try {
+    const { unsubscribeFromPush } = await import('./push/web-push');
+    await unsubscribeFromPush();
+  } catch {
+    // Offline or no push support: the subscription's next message finds no session here to show it for.
+  } finally {
+    signOut();
+  }
+}
+
 // The screener is the page anonymous traffic opens: it is in the main chunk; every other screen loads on demand.
 const SignInScreen = lazy(() => import('./screens/sign-in.screen'));
 const PortfoliosScreen = lazy(() => import('./screens/portfolios.screen'));
@@ -87,7 +103,7 @@ export function App() {
           {session ? (
             <span className="user">
               <span data-testid="signed-in-user">{session.userId}</span>{' '}
-              <button type="button" className="linklike" data-testid="sign-out" onClick={() => signOut()}>
+              <button type="button" className="linklike" data-testid="sign-out" onClick={() => void signOutEverywhere()}>
                 {t('Выйти', 'Sign out')}
               </button>
             </span>
