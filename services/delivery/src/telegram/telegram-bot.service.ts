@@ -74,7 +74,7 @@ export class TelegramBot {
     try {
       const me = await this.deps.client.getMe();
       await this.deps.client.setWebhook({ url, secret_token: this.deps.webhookSecret, allowed_updates: ALLOWED_UPDATES });
-      this.deps.logger.info({ bot: me.username, webhook: url }, 'telegram: webhook set');
+      this.deps.logger.debug({ bot: me.username, webhook: url }, 'telegram: webhook set');
       return true;
     } catch (err) {
       const reason = err instanceof TelegramApiError ? err.message : String(err);
@@ -143,7 +143,7 @@ export class TelegramBot {
     const member = update.my_chat_member;
     if (member && member.chat.type === 'private' && member.new_chat_member.status === 'kicked') {
       const userId = await repo.blockChat(member.chat.id, now);
-      if (userId) this.deps.logger.info({ userId }, 'telegram: the user blocked the bot; chat unlinked');
+      if (userId) this.deps.logger.debug({ userId }, 'telegram: the user blocked the bot; chat unlinked');
       return null;
     }
     const message = update.message;
@@ -162,12 +162,12 @@ export class TelegramBot {
         if (use.status === 'unknown') return say(await langOf(owner?.userId ?? null), (t) => t.linkUnknown);
         if (use.status !== 'linked') return say(await langOf(use.userId), (t) => (use.status === 'used' ? t.linkUsed : t.linkExpired));
         await repo.linkChat(use.userId, chatId, message.chat.username ?? message.from?.username ?? null, now);
-        this.deps.logger.info({ userId: use.userId }, 'telegram: chat linked');
+        this.deps.logger.debug({ userId: use.userId }, 'telegram: chat linked');
         return say(await langOf(use.userId), (t) => t.linked);
       }
       case 'stop': {
         const userId = await repo.unlinkChat(chatId, now);
-        if (userId) this.deps.logger.info({ userId }, 'telegram: chat unlinked (/stop)');
+        if (userId) this.deps.logger.debug({ userId }, 'telegram: chat unlinked (/stop)');
         return say(await langOf(userId), (t) => (userId ? t.stopped : t.notLinked));
       }
       case 'mute':
