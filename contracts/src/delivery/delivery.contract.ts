@@ -16,19 +16,18 @@ export type DeliveryLanguage = z.infer<typeof deliveryLanguageSchema>;
 const clockTime = (label: string) => z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, `The ${label} must be a time as HH:MM on a 24-hour clock (00:00-23:59).`);
 export const clockTimeSchema = clockTime('time');
 
+/** True for an IANA time zone this runtime knows (`Europe/Moscow`). */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** An IANA time zone this runtime knows (`Europe/Moscow`). */
-export const timeZoneSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'The time zone must be an IANA time zone such as Europe/Moscow.');
+export const timeZoneSchema = z.string().min(1).max(64).refine(isTimeZone, 'The time zone must be an IANA time zone such as Europe/Moscow.');
 
 /** Quiet hours: messages due between `start` and `end` wait, then go out as one digest. `start` may be after `end` (overnight). */
 export const quietHoursSchema = z

@@ -1,3 +1,4 @@
+import { isTimeZone } from '@invest/contracts';
 import { z } from 'zod';
 import { natsServers } from '../messaging/nats-connection.js';
 
@@ -20,14 +21,7 @@ export const baseConfigSchema = z.object({
   MARKET_TZ: z
     .string()
     .default('Europe/Moscow')
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be an IANA time zone'),
+    .refine(isTimeZone, 'must be an IANA time zone'),
 });
 
 /** A Postgres URL: `postgres://user@host:port/db`. */
