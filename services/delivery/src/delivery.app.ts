@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import type { INestMicroservice } from '@nestjs/common';
-import { type Bus, createHealthController, createLogger, type Db, type Logger, ServiceResources } from '@invest/platform';
+import { type Bus, createHealthController, createLogger, type Db, JobScheduler, type Logger, ServiceResources } from '@invest/platform';
 import type { ChannelSender } from './channels/channel.js';
 import { DeliverableFiringsClient } from './dispatch/deliverable-firings.client.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { createNotificationFiredConsumer } from './dispatch/notification-fired.consumer.js';
+import { retentionJob } from './dispatch/retention.job.js';
 import { createEmailChannel } from './email/email-channel.js';
 import type { SmtpConfig } from './email/smtp.client.js';
 import { migrations } from './migrations/index.js';
@@ -32,6 +33,8 @@ export interface DeliveryAppOptions {
   /** ...as soon as none came for this long (default 300 ms): a rate batch's firings come together. */
   groupSettleMs?: number;
   pollMs?: number;
+  /** Finished messages and their firings are deleted this many days after sealing (default 30; README, "Loops and jobs"). */
+  retentionDays?: number;
   clock?: () => Date;
   rpcTimeoutMs?: number;
   /** The Telegram bot (absent: the channel is off). */
@@ -115,6 +118,10 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
         onRecorded: () => setTimeout(() => dispatcher.wake(), groupSettleMs + 20).unref(),
       }),
     );
+    // Hourly and at start, in one instance at a time (advisory lock): the outbox keeps only what is recent or unsent.
+    const scheduler = new JobScheduler(db, logger, clock);
+    scheduler.schedule(retentionJob({ db, clock, retentionDays: opts.retentionDays ?? 30 }), [], undefined, { atStart: true });
+    res.push(() => scheduler.stop());
     logger.debug({ busPrefix: opts.busPrefix || undefined }, 'delivery service started');
     return { app, db, bus, senders, dispatcher, close: res.close };
   });

@@ -22,6 +22,8 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
   DELIVERY_GROUP_SETTLE_MS: positiveInt('DELIVERY_GROUP_SETTLE_MS').max(30_000, 'DELIVERY_GROUP_SETTLE_MS must be at most 30000').default(300),
   /** How often due messages are looked for (they are also sent as soon as a group is sealed here). */
   DELIVERY_POLL_MS: positiveInt('DELIVERY_POLL_MS').default(1_000),
+  /** Sent (or given up) messages, with their firings, are deleted this many days after their group was sealed. */
+  DELIVERY_RETENTION_DAYS: positiveInt('DELIVERY_RETENTION_DAYS').max(3650, 'DELIVERY_RETENTION_DAYS must be at most 3650').default(30),
   /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; unset: the e-mail channel is off. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'SMTP_URL must be an smtp:// or smtps:// URL' }).optional(),
   /** The From of every mail. */
@@ -57,6 +59,7 @@ export interface DeliveryConfig extends ServiceBaseConfig {
   groupWindowMs: number;
   groupSettleMs: number;
   pollMs: number;
+  retentionDays: number;
   telegramPacing: { perSecond: number };
   /** Absent: the e-mail channel is off (no SMTP_URL). */
   smtp?: SmtpConfig;
@@ -80,6 +83,7 @@ export function deliveryConfigFrom(env: DeliveryEnv): DeliveryConfig {
     groupSettleMs: Math.min(env.DELIVERY_GROUP_SETTLE_MS, env.DELIVERY_GROUP_WINDOW_MS),
     telegramPacing: { perSecond: env.TELEGRAM_MAX_PER_SECOND },
     pollMs: env.DELIVERY_POLL_MS,
+    retentionDays: env.DELIVERY_RETENTION_DAYS,
     ...(env.SMTP_URL ? { smtp: { url: env.SMTP_URL, from: env.SMTP_FROM } } : {}),
     push: pushConfigFrom(env),
     ...(env.TELEGRAM_BOT_TOKEN && env.TELEGRAM_WEBHOOK_SECRET

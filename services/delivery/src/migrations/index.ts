@@ -4,6 +4,7 @@ import { TelegramSchema } from './0002-telegram.js';
 import { PushSchema } from './0003-push.js';
 import { EmailSchema } from './0004-email.js';
 import { EmailBounces } from './0006-email-bounces.js';
+import { Retention } from './0007-retention.js';
 
 /** `idempotency_keys` (platform's `idempotent`). */
 class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -19,4 +20,5 @@ export const migrations = [
   { name: '0004-email', class: EmailSchema },
   { name: '0005-idempotency-keys', class: DeliveryIdempotencyKeys },
   { name: '0006-email-bounces', class: EmailBounces },
+  { name: '0007-retention', class: Retention },
 ];
