@@ -38,17 +38,27 @@ export class SettingsService {
 }
 
 /**
+ * A saved unconfirmed address whose confirmation mail went out longer ago than this gets a new one: its link may
+ * have expired or the mail been lost. Not sooner: the settings screen saves the address with every other field.
+ */
+export const CONFIRMATION_RESEND_AFTER_MS = 10 * 60_000;
+
+/**
  * A new address is unconfirmed (the e-mail channel's job sends it a confirmation link) and gets a new unsubscribe
  * token; the same address again (in any case) keeps its confirmation, unless the mail server refused it
- * (`bounced_at`): entered again, it is confirmed again.
+ * (`bounced_at`): entered again, it is confirmed again. The same address still unconfirmed, its confirmation mail
+ * sent more than CONFIRMATION_RESEND_AFTER_MS ago, is owed a new one (its old link stops working; the unsubscribe
+ * token stays).
  */
 async function setEmailAddress(tx: SqlClient, userId: string, address: string, now: Date): Promise<void> {
   await tx.query(
     `insert into email_addresses as e (user_id, address, unsubscribe_token, updated_at) values ($1, $2, $3, $4)
-     on conflict (user_id) do update set address = excluded.address, unsubscribe_token = excluded.unsubscribe_token,
+     on conflict (user_id) do update set address = excluded.address,
+       unsubscribe_token = case when lower(e.address) <> lower(excluded.address) or e.bounced_at is not null then excluded.unsubscribe_token else e.unsubscribe_token end,
        confirm_token_hash = null, confirm_sent_at = null, confirmed_at = null, updated_at = excluded.updated_at
-     where lower(e.address) <> lower(excluded.address) or e.bounced_at is not null`,
-    [userId, address, randomBytes(24).toString('base64url'), now],
+     where lower(e.address) <> lower(excluded.address) or e.bounced_at is not null
+       or (e.confirmed_at is null and e.confirm_sent_at < excluded.updated_at - $5 * interval '1 millisecond')`,
+    [userId, address, randomBytes(24).toString('base64url'), now, CONFIRMATION_RESEND_AFTER_MS],
   );
 }
 
