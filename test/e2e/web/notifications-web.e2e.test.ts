@@ -123,9 +123,18 @@ describe('price-target dialog: above or below, with the distance from the curren
   });
 });
 
+/**
+ * The rate an alert's "already reached" check compares with: the alerts service's latest. The screener's public
+ * list is cached and may lag the rates the tests publish (the higher of the two, should the alerts have none yet).
+ */
+async function currentRate(ticker: string): Promise<number> {
+  const [latest] = await stack.alerts.db.query<{ rate: string | null }>("select rate from latest_rates where asset_type = 'share' and asset_id = $1", [stack.share(ticker).id]);
+  return Math.max(await screenerRate(ticker), Number(latest?.rate ?? 0));
+}
+
 /** A price-target of `user` on `ticker` waiting for a rise to `factor` times the current rate; its target. */
 async function riseAlert(user: string, ticker: string, factor: number): Promise<number> {
-  const target = Math.round((await screenerRate(ticker)) * factor * 100) / 100;
+  const target = Math.round((await currentRate(ticker)) * factor * 100) / 100;
   const created = await stack.api('POST', '/api/price-alert', { user, body: { target_price: target, assetable: stack.share(ticker), direction: 'above' } });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return target;
@@ -198,6 +207,69 @@ describe('unread count in the navigation and one toast per move', () => {
     expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe('GAZP +6.1%: 2 notifications');
     await expectNoSidewaysScroll(page);
     await screenshot(page, 'unread-badge-toast-phone');
+  });
+});
+
+describe('pop-ups in the app (the in_app channel)', () => {
+  it('switched off in settings: firings reach the inbox and the badge but pop up no toast, also on a new page load; on again: toasts', async () => {
+    const page = await freshPage({ locale: 'ru-RU' });
+    const user = newUser();
+    await signIn(page, user);
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+    await page.goto(stack.base + '/settings/notifications');
+    await page.locator('[data-testid="notification-settings"][data-loaded="true"]').waitFor();
+    const inApp = page.locator('[data-testid="settings-channel-in_app"]');
+    expect(await page.locator('label', { has: inApp }).textContent()).toBe('Всплывающие уведомления в приложении');
+    await inApp.uncheck();
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
+    expect((await stack.api('GET', '/api/notification-settings', { user })).body.data.channels.in_app).toBe(false);
+    await screenshot(page, 'settings-in-app-off');
+
+    const toasts = page.locator('[data-testid="toast"]');
+    expect(await toasts.count()).toBe(0);
+    /** Fires one alert of `user` on SBER: a target above the current rate, then a rate past it. */
+    const fire = async (factor: number) => {
+      const target = await riseAlert(user, 'SBER', factor);
+      await stack.publishRates([{ ticker: 'SBER', rate: Math.round(target * 101) / 100, change: 3, asOf: new Date() }]);
+    };
+
+    // Off, as the screen saved it: the badge goes up, no toast (it would have come with the firing, before the count).
+    await fire(1.01);
+    await page.locator('[data-testid="nav-unread"][data-count="1"]').waitFor({ timeout: 15_000 });
+    expect(await toasts.count()).toBe(0);
+
+    // Off, as the stream reads it when it connects: a new page load, on a screen that does not read the settings.
+    await page.goto(stack.base + '/notifications');
+    await page.locator('html[data-notification-stream="connected"][data-in-app-toasts="off"]').waitFor();
+    await page.locator('[data-testid="nav-unread"][data-count="1"]').waitFor();
+    await fire(1.03);
+    await page.locator('[data-testid="nav-unread"][data-count="2"]').waitFor({ timeout: 15_000 });
+    expect(await toasts.count()).toBe(0);
+    expect(await apiUnread(user)).toBe(2);
+
+    // On again: the next firing pops up.
+    await page.goto(stack.base + '/settings/notifications');
+    await page.locator('[data-testid="notification-settings"][data-loaded="true"]').waitFor();
+    await inApp.check();
+    await page.locator('[data-testid="settings-save"]').click();
+    await page.locator('[data-testid="settings-saved"]').waitFor();
+    await fire(1.05);
+    await page.locator('[data-testid="nav-unread"][data-count="3"]').waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="toast"][data-count="1"]').waitFor();
+    expect(await toasts.count()).toBe(1);
+  });
+
+  it('at phone width in English: the setting says what it switches', async () => {
+    const page = await freshPage({ ...PHONE, locale: 'en-US' });
+    await signIn(page, newUser());
+    await page.goto(stack.base + '/settings/notifications');
+    await page.locator('[data-testid="notification-settings"][data-loaded="true"]').waitFor();
+    const inApp = page.locator('[data-testid="settings-channel-in_app"]');
+    expect(await page.locator('label', { has: inApp }).textContent()).toBe('Pop-ups in the app');
+    expect(await page.locator('[data-testid="notification-settings"] .panel').first().textContent()).toContain('The inbox keeps every one, pop-ups on or off.');
+    await expectNoSidewaysScroll(page);
+    await screenshot(page, 'settings-in-app-phone');
   });
 });
 

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, describeError, inputError } from '../api/api-error';
 import { type Answer, api, type BodyOf } from '../api/client';
 import { Field, FormError } from '../components/form-bits';
+import { setInAppToasts } from '../components/in-app-toasts';
 import { RequireSession } from '../components/require-session';
 import { formatDateTime } from '../format/number-format';
 import { PushError, pushProblemText, pushSubscribed, pushSupported, subscribeToPush, unsubscribeFromPush } from '../push/web-push';
@@ -85,6 +86,8 @@ function NotificationSettings() {
   /** Shows what the server holds; the form too unless `keepDraft` (a refresh of the channel states while editing). */
   const show = useCallback((s: Settings, keepDraft = false) => {
     setSettings(s);
+    // The live toasts follow the saved setting at once, not at the stream's next reconnect.
+    setInAppToasts(s.channels.in_app);
     if (keepDraft) return;
     // The service's default zone is its guess; the browser knows better until the person saves one.
     const fromBrowser = s.time_zone === SERVICE_DEFAULT_ZONE ? browserZone() : null;
@@ -151,7 +154,7 @@ function NotificationSettings() {
   if (!settings || !draft) return <p className="loading">{t('Загрузка…', 'Loading…')}</p>;
 
   const channelName: Record<Channel, string> = {
-    in_app: t('В приложении', 'In the app'),
+    in_app: t('Всплывающие уведомления в приложении', 'Pop-ups in the app'),
     telegram: 'Telegram',
     push: t('Web Push (уведомления браузера)', 'Web Push (browser notifications)'),
     email: t('Электронная почта', 'E-mail'),
@@ -174,7 +177,7 @@ function NotificationSettings() {
         <div className="grid settings-grid">
           <div className="panel" role="group" aria-labelledby="settings-channels-title">
             <h2 id="settings-channels-title">{t('Каналы', 'Channels')}</h2>
-            <p className="muted small">{t('Куда отправлять сработавшие уведомления. Входящие хранят все.', 'Where fired alerts go. The inbox keeps every one.')}</p>
+            <p className="muted small">{t('Куда отправлять сработавшие уведомления. Входящие хранят все, даже когда всплывающие выключены.', 'Where fired alerts go. The inbox keeps every one, pop-ups on or off.')}</p>
             {CHANNELS.map((c) => (
               <label key={c} className="check">
                 <input type="checkbox" data-testid={`settings-channel-${c}`} checked={draft.channels[c]} onChange={(e) => set({ channels: { ...draft.channels, [c]: e.target.checked } })} />
