@@ -8,6 +8,8 @@ import { mintDevToken } from '@invest/gateway/auth/dev-token';
 
 export interface Answer {
   status: number;
+  /** A keyed create whose first run is still under way: 409 with `Retry-After` (ms), to be repeated then. */
+  retryAfterMs?: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the checks read their fields
   body: any;
 }
@@ -73,9 +75,13 @@ export class ChaosClient {
         }
         this.count(kind, String(res.status));
         if (opts.write) this.writes.push({ at: Date.now(), ok: res.status < 300 });
-        const fine = res.status < 300 || res.status === 503 || (opts.allowed ?? []).includes(res.status);
+        // A repeat of a keyed create while its first run (which may have outlived a killed gateway's request) is
+        // still under way: the documented answer is 409 with Retry-After, repeated like a 503.
+        const retryAfter = res.headers.get('retry-after');
+        const stillRunning = res.status === 409 && headers['idempotency-key'] !== undefined && retryAfter !== null;
+        const fine = res.status < 300 || res.status === 503 || stillRunning || (opts.allowed ?? []).includes(res.status);
         if (!fine) this.unexpected.push(`${kind} ${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
-        return { status: res.status, body };
+        return { status: res.status, body, ...(stillRunning ? { retryAfterMs: Math.max(0, Number(retryAfter) || 0) * 1000 } : {}) };
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
         if ((err as Error).name === 'TimeoutError') {
@@ -98,18 +104,19 @@ export class ChaosClient {
 
   /**
    * A create with an Idempotency-Key, repeated with the same key while it answers 503 (the outcome may be
-   * unknown), for at most `retryForMs`. Resolves with the last answer.
+   * unknown) or 409 with Retry-After (its first run is still under way), for at most `retryForMs`. Resolves with
+   * the last answer.
    */
   async create(kind: string, path: string, user: string, body: unknown, opts: { allowed?: number[]; retryForMs?: number } = {}): Promise<Answer & { key: string }> {
     const key = randomUUID();
     const until = Date.now() + (opts.retryForMs ?? 60_000);
     for (let attempts = 1; ; attempts++) {
       const a = await this.request(kind, 'POST', path, { user, body, headers: { 'idempotency-key': key }, write: true, allowed: opts.allowed });
-      if (a.status !== 503 || Date.now() > until) {
+      if ((a.status !== 503 && a.retryAfterMs === undefined) || Date.now() > until) {
         if (attempts > 1) this.retriedCreates.push({ kind, key, attempts, status: a.status });
         return { ...a, key };
       }
-      await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+      await new Promise((r) => setTimeout(r, Math.max(a.retryAfterMs ?? 0, 200 + Math.random() * 300)));
     }
   }
 
