@@ -27,6 +27,7 @@ export * from './time/zoned-time.js';
 export * from './jobs/schedule.js';
 export * from './jobs/job-runner.js';
 export * from './http/fetch-json.js';
+export * from './http/escape-html.js';
 export * from './cache/coalescing-cache.js';
 export * from './lifecycle/shutdown.js';
 export * from './lifecycle/service-resources.js';

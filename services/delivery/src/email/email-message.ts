@@ -1,4 +1,5 @@
 import type { DeliveryLanguage } from '@invest/contracts';
+import { escapeHtml } from '@invest/platform';
 import type { OutgoingMessage } from '../channels/channel.js';
 
 /** A mail's subject and its two bodies; every text a user or a notification provided is escaped in `html`. */
@@ -34,10 +35,6 @@ const TEXTS = {
   },
 } satisfies Record<DeliveryLanguage, unknown>;
 
-/** Text made safe inside HTML elements and double-quoted attributes. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Escaped, with line breaks kept. */
 const paragraph = (s: string) => escapeHtml(s).replace(/\r?\n/g, '<br>');

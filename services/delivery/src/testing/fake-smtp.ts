@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeHtml } from '@invest/platform';
 import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 
@@ -183,17 +184,13 @@ function addressText(to: AddressObject | AddressObject[] | undefined): string {
   return (Array.isArray(to) ? to : [to]).map((a) => a.text).join(', ');
 }
 
-/** Text made safe inside HTML elements and double-quoted attributes. */
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** The pages show what strangers' mail says: no script, nothing loaded from elsewhere. */
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'";
 
 function page(res: ServerResponse, status: number, title: string, body: string): void {
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': PAGE_CSP, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title>
+  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1f2328}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:6px 8px;border-bottom:1px solid #d0d7de;vertical-align:top}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:12px;border-radius:6px}iframe{width:100%;height:420px;border:1px solid #d0d7de;border-radius:6px}a{color:#0b57d0}.muted{color:#59636e}</style>
 </head><body>${body}</body></html>`);
@@ -239,7 +236,7 @@ async function handleWeb(req: IncomingMessage, res: ServerResponse, messages: Ca
   if (req.method === 'GET' && path === '/') {
     const rows = [...messages]
       .reverse()
-      .map((x) => `<tr><td>${esc(x.receivedAt)}</td><td>${esc(x.from)}</td><td>${esc(x.envelope.to.join(', '))}</td><td><a href="/messages/${x.id}">${esc(x.subject || '(no subject)')}</a></td></tr>`)
+      .map((x) => `<tr><td>${escapeHtml(x.receivedAt)}</td><td>${escapeHtml(x.from)}</td><td>${escapeHtml(x.envelope.to.join(', '))}</td><td><a href="/messages/${x.id}">${escapeHtml(x.subject || '(no subject)')}</a></td></tr>`)
       .join('');
     return page(
       res,
@@ -262,19 +259,19 @@ async function handleWeb(req: IncomingMessage, res: ServerResponse, messages: Ca
     const oneClick = oneClickUrl(mail);
     const links = linksOf(mail.text);
     // The HTML part in a frame without scripts or same-origin rights; its links open in a new tab.
-    const framed = mail.html === null ? '' : `<h2>HTML</h2><iframe sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${esc(`<base target="_blank">${mail.html}`)}"></iframe>`;
+    const framed = mail.html === null ? '' : `<h2>HTML</h2><iframe sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc="${escapeHtml(`<base target="_blank">${mail.html}`)}"></iframe>`;
     return page(
       res,
       200,
       mail.subject,
       `<p><a href="/">All mail</a> · <a href="/messages/${mail.id}/raw">Raw source</a></p>
-<h1>${esc(mail.subject || '(no subject)')}</h1>
-<table><tr><th>From</th><td>${esc(mail.from)}</td></tr><tr><th>To</th><td>${esc(mail.to)}</td></tr><tr><th>Date</th><td>${esc(mail.date ?? '')}</td></tr><tr><th>Envelope</th><td>${esc(`${mail.envelope.from ?? ''} → ${mail.envelope.to.join(', ')}`)}</td></tr></table>
-${links.length ? `<h2>Links</h2><ul>${links.map((l) => `<li><a href="${esc(l)}" target="_blank" rel="noreferrer">${esc(l)}</a></li>`).join('')}</ul>` : ''}
-${oneClick ? `<form method="post" action="/messages/${mail.id}/one-click"><p>One-click unsubscribe (RFC 8058) to <code>${esc(oneClick)}</code> <button type="submit">Unsubscribe as a mailbox provider would</button></p></form>` : ''}
-<h2>Text</h2><pre>${esc(mail.text ?? '(no text part)')}</pre>
+<h1>${escapeHtml(mail.subject || '(no subject)')}</h1>
+<table><tr><th>From</th><td>${escapeHtml(mail.from)}</td></tr><tr><th>To</th><td>${escapeHtml(mail.to)}</td></tr><tr><th>Date</th><td>${escapeHtml(mail.date ?? '')}</td></tr><tr><th>Envelope</th><td>${escapeHtml(`${mail.envelope.from ?? ''} → ${mail.envelope.to.join(', ')}`)}</td></tr></table>
+${links.length ? `<h2>Links</h2><ul>${links.map((l) => `<li><a href="${escapeHtml(l)}" target="_blank" rel="noreferrer">${escapeHtml(l)}</a></li>`).join('')}</ul>` : ''}
+${oneClick ? `<form method="post" action="/messages/${mail.id}/one-click"><p>One-click unsubscribe (RFC 8058) to <code>${escapeHtml(oneClick)}</code> <button type="submit">Unsubscribe as a mailbox provider would</button></p></form>` : ''}
+<h2>Text</h2><pre>${escapeHtml(mail.text ?? '(no text part)')}</pre>
 ${framed}
-<h2>Headers</h2><pre>${esc(mail.headerLines.map((h) => h.line).join('\n'))}</pre>`,
+<h2>Headers</h2><pre>${escapeHtml(mail.headerLines.map((h) => h.line).join('\n'))}</pre>`,
     );
   }
   if (req.method === 'POST' && (m = /^\/messages\/(\d+)\/one-click$/.exec(path))) {
@@ -291,7 +288,7 @@ ${framed}
       (r) => `${r.status} ${r.statusText}`,
       (err: unknown) => `failed: ${err instanceof Error ? err.message : String(err)}`,
     );
-    return page(res, 200, 'One-click unsubscribe', `<p><a href="/messages/${mail.id}">Back to the mail</a></p><p>POST ${esc(target)} answered: <strong>${esc(answer)}</strong></p>`);
+    return page(res, 200, 'One-click unsubscribe', `<p><a href="/messages/${mail.id}">Back to the mail</a></p><p>POST ${escapeHtml(target)} answered: <strong>${escapeHtml(answer)}</strong></p>`);
   }
   return page(res, 404, 'Not found', '<p>Not found. <a href="/">All mail</a></p>');
 }

@@ -11,6 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { escapeHtml } from '@invest/platform';
 
 export interface FakeTelegramOptions {
   token: string;
@@ -199,7 +200,6 @@ async function paramsOf(req: IncomingMessage, url: URL): Promise<Record<string, 
   return params;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export async function startFakeTelegram(opts: FakeTelegramOptions, port = 0, host = '127.0.0.1'): Promise<FakeTelegram> {
   const botUsername = opts.botUsername ?? 'invest_dev_bot';

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DeliverySubjects, type DeliveryLanguage, type EmailConfirmReply, type EmailUnsubscribeReply, emailTokenSchema } from '@invest/contracts';
-import type { RpcClient } from '@invest/platform';
+import { escapeHtml, type RpcClient } from '@invest/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
 import { localeFromAcceptLanguage } from '../alerts/accept-language.js';
@@ -41,7 +41,7 @@ export function createEmailController({ rpc }: { rpc: RpcClient }) {
       const t = TEXTS[lang];
       const status = result.status === 'confirmed' ? 200 : result.status === 'expired' ? 410 : 404;
       const [title, text] = result.status === 'confirmed' ? t.confirmed : result.status === 'expired' ? t.confirmExpired : t.confirmInvalid;
-      return htmlPage(reply, status, lang, title, `<p>${esc(text)}</p>`);
+      return htmlPage(reply, status, lang, title, `<p>${escapeHtml(text)}</p>`);
     }
 
     @Get('unsubscribe/:token')
@@ -57,15 +57,15 @@ export function createEmailController({ rpc }: { rpc: RpcClient }) {
       const result = await unsubscribeRpc(rpc, DeliverySubjects.emailUnsubscribeView, token);
       const lang = result.language ?? localeFromAcceptLanguage(acceptLanguage);
       const t = TEXTS[lang];
-      if (result.status === 'invalid') return htmlPage(reply, 404, lang, t.unsubscribeInvalid[0], `<p>${esc(t.unsubscribeInvalid[1])}</p>`);
-      if (result.status === 'unsubscribed') return htmlPage(reply, 200, lang, t.unsubscribed[0], `<p>${esc(t.unsubscribed[1](result.address ?? ''))}</p>`);
+      if (result.status === 'invalid') return htmlPage(reply, 404, lang, t.unsubscribeInvalid[0], `<p>${escapeHtml(t.unsubscribeInvalid[1])}</p>`);
+      if (result.status === 'unsubscribed') return htmlPage(reply, 200, lang, t.unsubscribed[0], `<p>${escapeHtml(t.unsubscribed[1](result.address ?? ''))}</p>`);
       return htmlPage(
         reply,
         200,
         lang,
         t.unsubscribeAsk[0],
-        `<p>${esc(t.unsubscribeAsk[1](result.address ?? ''))}</p>
-<form method="post" action="${esc(UNSUBSCRIBE_PATH_PREFIX + token)}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">${esc(t.unsubscribeButton)}</button></form>`,
+        `<p>${escapeHtml(t.unsubscribeAsk[1](result.address ?? ''))}</p>
+<form method="post" action="${escapeHtml(UNSUBSCRIBE_PATH_PREFIX + token)}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">${escapeHtml(t.unsubscribeButton)}</button></form>`,
       );
     }
 
@@ -84,13 +84,13 @@ export function createEmailController({ rpc }: { rpc: RpcClient }) {
     @ApiResponse({ status: 404, description: 'Unknown link.' })
     async unsubscribe(@Param('token') token: string, @Body() body: unknown, @Headers('accept-language') acceptLanguage: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
       const browser = localeFromAcceptLanguage(acceptLanguage);
-      if (!emailTokenSchema.safeParse(token).success) return htmlPage(reply, 404, browser, TEXTS[browser].unsubscribeInvalid[0], `<p>${esc(TEXTS[browser].unsubscribeInvalid[1])}</p>`);
-      if (!isOneClick(body)) return htmlPage(reply, 400, browser, TEXTS[browser].badRequest[0], `<p>${esc(TEXTS[browser].badRequest[1])}</p>`);
+      if (!emailTokenSchema.safeParse(token).success) return htmlPage(reply, 404, browser, TEXTS[browser].unsubscribeInvalid[0], `<p>${escapeHtml(TEXTS[browser].unsubscribeInvalid[1])}</p>`);
+      if (!isOneClick(body)) return htmlPage(reply, 400, browser, TEXTS[browser].badRequest[0], `<p>${escapeHtml(TEXTS[browser].badRequest[1])}</p>`);
       const result = await unsubscribeRpc(rpc, DeliverySubjects.emailUnsubscribe, token);
       const lang = result.language ?? browser;
       const t = TEXTS[lang];
-      if (result.status === 'invalid') return htmlPage(reply, 404, lang, t.unsubscribeInvalid[0], `<p>${esc(t.unsubscribeInvalid[1])}</p>`);
-      return htmlPage(reply, 200, lang, t.unsubscribed[0], `<p>${esc(t.unsubscribed[1](result.address ?? ''))}</p>`);
+      if (result.status === 'invalid') return htmlPage(reply, 404, lang, t.unsubscribeInvalid[0], `<p>${escapeHtml(t.unsubscribeInvalid[1])}</p>`);
+      return htmlPage(reply, 200, lang, t.unsubscribed[0], `<p>${escapeHtml(t.unsubscribed[1](result.address ?? ''))}</p>`);
     }
   }
   return EmailController;
@@ -172,9 +172,6 @@ const TEXTS: Record<
   },
 };
 
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** A small page that loads nothing, posts only here, is never framed or cached, and sends no Referer (the token is in its URL). */
 function htmlPage(reply: FastifyReply, status: number, lang: DeliveryLanguage, title: string, body: string): string {
@@ -185,9 +182,9 @@ function htmlPage(reply: FastifyReply, status: number, lang: DeliveryLanguage, t
     .header('referrer-policy', 'no-referrer')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   return `<!doctype html>
-<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${esc(title)} · Invest tracker</title>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${escapeHtml(title)} · Invest tracker</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1f2328}h1{font-size:1.4rem}button{font:inherit;padding:.5rem 1.2rem;border:0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}</style>
-</head><body><h1>${esc(title)}</h1>
+</head><body><h1>${escapeHtml(title)}</h1>
 ${body}
 </body></html>
 `;
