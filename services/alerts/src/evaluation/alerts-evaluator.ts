@@ -5,7 +5,7 @@ import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson }
 import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
 import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
-import { type RateRow, toRateView } from '../rates/latest-rates.repository.js';
+import { ratesSince, storedRates } from '../rates/latest-rates.repository.js';
 import type { EvaluationContext, FiringDecision, NotificationKind, NotificationState, RateView } from './evaluation.types.js';
 import { afterFiring, firingOf } from './notification.decider.js';
 import { explain, isoOf, type NotificationTypeRow, type RenderedTexts, renderFiring } from './render-firing.js';
@@ -97,43 +97,12 @@ interface AssetName {
   name: string | null;
 }
 
-/** The asset's latest rate, joined to an asset target's candidate row (null for group targets). */
 const assetKey = (type: string, id: number | string) => `${type}:${id}`;
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   const list = map.get(key);
   if (list) list.push(value);
   else map.set(key, [value]);
-}
-
-const RATE_COLUMNS = 'r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at';
-
-/** The stored latest rates of the given assets (`type:id` keys). */
-async function storedRates(db: SqlClient, keys: readonly string[]): Promise<RateRow[]> {
-  if (keys.length === 0) return [];
-  const parts = keys.map((k) => [k.slice(0, k.lastIndexOf(':')), k.slice(k.lastIndexOf(':') + 1)]);
-  return db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`, [
-    parts.map((p) => p[0]),
-    parts.map((p) => p[1]),
-  ]);
-}
-
-/**
- * The portfolios/watchlists among candidate rows, each with the lowest step (`value`) of its candidates: a
- * member whose |change| is below it can neither fire nor be listed, so it is not read.
- */
-function groupFloors(rows: readonly Pick<NotificationRow, 'targetable_type' | 'targetable_id' | 'value'>[]): { type: string; id: number; floor: number }[] {
-  const floors = new Map<string, { type: string; id: number; floor: number }>();
-  for (const r of rows) {
-    if (r.targetable_type === 'asset') continue;
-    const k = assetKey(r.targetable_type, r.targetable_id);
-    const g = floors.get(k);
-    // A whole percent: its double is exact.
-    const step = Number(r.value);
-    if (!g) floors.set(k, { type: r.targetable_type, id: Number(r.targetable_id), floor: step });
-    else g.floor = Math.min(g.floor, step);
-  }
-  return [...floors.values()];
 }
 
 /**
@@ -169,7 +138,7 @@ function documentsKey(n: NotificationState, d: FiringDecision, targetName: strin
 interface CandidatesRead {
   rows: NotificationRow[];
   groups: Map<string, readonly string[]>;
-  stored: RateRow[];
+  stored: RateView[];
 }
 
 /**
@@ -258,10 +227,7 @@ export class AlertsEvaluator {
     const timings: Record<string, number> = {};
     this.lastTimings = timings;
     await this.ensureIndex(db);
-    const rates =
-      'all' in scope
-        ? (await db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r where r.as_of >= $1`, [freshAfter])).map(toRateView)
-        : (scope.rates ?? (await storedRates(db, scope.assets.map((a) => assetKey(a.type, a.id)))).map(toRateView));
+    const rates = 'all' in scope ? await ratesSince(db, freshAfter) : (scope.rates ?? (await storedRates(db, scope.assets.map((a) => assetKey(a.type, a.id)))));
     const read = await this.readCandidates(db, rates, ctx.now, timings);
     const rows = read.rows.filter((r) => kinds.includes(r.notification_type_id === NotificationTypeIds.priceTarget ? 'price-target' : 'price-change'));
     return this.decideRead(db, { ...read, rows }, rates, ctx, source, timings);
@@ -327,22 +293,15 @@ export class AlertsEvaluator {
     return { rows, groups, stored };
   }
 
-  /** The rates each candidate sees (its asset's, or its group's members' fresh enough to matter), then `decide`. */
+  /** The rates each candidate sees (its asset's, or its group's members'), then `decide`, which keeps the fresh ones that crossed. */
   private async decideRead(db: SqlClient, read: CandidatesRead, rates: readonly RateView[], ctx: EvaluationContext, source: string, timings: Record<string, number>): Promise<EvaluationPlan> {
     const byAsset = new Map(rates.map((r) => [assetKey(r.assetType, r.assetId), r]));
-    const storedByAsset = new Map(read.stored.map((r) => [assetKey(r.asset_type, r.asset_id), toRateView(r)]));
-    const floors = new Map(groupFloors(read.rows).map((g) => [assetKey(g.type, g.id), g.floor]));
-    const freshAfter = ctx.now.getTime() - this.opts.maxRateAgeMs;
+    const storedByAsset = new Map(read.stored.map((r) => [assetKey(r.assetType, r.assetId), r]));
     const byGroup = new Map<string, RateView[]>();
     for (const [group, members] of read.groups) {
-      const floor = floors.get(group);
-      // A group none of whose candidates was read back active has nothing to fire.
-      if (floor === undefined) continue;
       for (const key of members) {
         const r = byAsset.get(key) ?? storedByAsset.get(key);
-        // Fresh, |change| at least the group's lowest step: a firing lists only members that crossed.
-        if (!r || r.asOf.getTime() < freshAfter || r.change24h === null || Math.abs(r.change24h) < floor) continue;
-        push(byGroup, group, r);
+        if (r) push(byGroup, group, r);
       }
     }
     return this.decide(db, read.rows, byAsset, byGroup, ctx, source, timings);

@@ -13,6 +13,24 @@ export interface RateRow {
   observed_at: Date;
 }
 
+const RATE_COLUMNS = 'r.asset_type, r.asset_id::text, r.ticker, r.rate, r.change_24h, r.as_of, r.observed_at';
+
+/** The stored latest rates of the given assets (`type:id` keys). */
+export async function storedRates(db: SqlClient, keys: readonly string[]): Promise<RateView[]> {
+  if (keys.length === 0) return [];
+  const parts = keys.map((k) => [k.slice(0, k.lastIndexOf(':')), k.slice(k.lastIndexOf(':') + 1)]);
+  const rows = await db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r join unnest($1::text[], $2::bigint[]) as k(asset_type, asset_id) using (asset_type, asset_id)`, [
+    parts.map((p) => p[0]),
+    parts.map((p) => p[1]),
+  ]);
+  return rows.map(toRateView);
+}
+
+/** Every stored latest rate at least as new as `after` (what a sweep evaluates). */
+export async function ratesSince(db: SqlClient, after: Date): Promise<RateView[]> {
+  return (await db.query<RateRow>(`select ${RATE_COLUMNS} from latest_rates r where r.as_of >= $1`, [after])).map(toRateView);
+}
+
 export function toRateView(r: RateRow): RateView {
   return {
     assetType: r.asset_type as AssetType,
