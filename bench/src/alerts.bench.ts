@@ -42,6 +42,7 @@ import { migrations } from '@invest/alerts/migrations/index';
 import { RATES_UPDATED_DURABLE } from '@invest/alerts/rates/rates-updated.consumer';
 import pg from 'pg';
 import { numberArg } from './support/args.js';
+import { percentile as pct } from './support/percentile.js';
 import { type BaselineBuild, baselineRefArg, prepareBaseline } from './support/baseline-ref.js';
 import { cpuSpent, type CpuGroups, ownThreads, pidsNamed, readCpu } from './support/cpu-budget.js';
 import { type Observer, startObserver } from './support/fired-observer.js';
@@ -57,7 +58,6 @@ const GUARD_RATIO = 1.25;
 const SEED = 0.31;
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(0)} MB`;
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : '-');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -17,6 +17,7 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
 import { mintDevToken } from '@invest/gateway/auth/dev-token';
 import { DEV_JWT_SECRET } from '@invest/gateway/config/gateway.config';
+import { percentile as pct } from './support/percentile.js';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 const KEY = 'sk-bench';
@@ -105,10 +106,6 @@ async function viaGateway(base: string, model: FakeOpenAi): Promise<StreamFigure
   return { firstChunkMs: first, toModelMs: req.receivedAt - t0, chunkLagMs: received.map((t, i) => t - req.sentAt[i]!) };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
 const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
 
 async function measure(concurrency: number, rounds: number, one: () => Promise<StreamFigures>): Promise<{ first: number[]; toModel: number[]; lag: number[] }> {

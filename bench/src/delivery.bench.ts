@@ -24,6 +24,7 @@ import { NOTIFICATION_FIRED_DURABLE } from '@invest/delivery/dispatch/notificati
 import { migrations as deliveryMigrations } from '@invest/delivery/migrations/index';
 import { startFakeTelegram } from '@invest/delivery/testing/fake-telegram';
 import { numberArg } from './support/args.js';
+import { percentile } from './support/percentile.js';
 import { repoRoot, startNode, stop } from './support/processes.js';
 
 const TOKEN = '123456:bench-token';
@@ -34,12 +35,8 @@ const ASSETS = [
 ];
 const CHAT0 = 700_000;
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const summary = (ms: number[]) => {
-  const s = [...ms].sort((a, b) => a - b);
-  return `p50 ${pct(s, 50).toFixed(0)} ms   p99 ${pct(s, 99).toFixed(0)} ms   max ${(s.at(-1) ?? NaN).toFixed(0)} ms   (${s.length} users)`;
-};
+const summary = (ms: number[]) => `p50 ${percentile(ms, 50).toFixed(0)} ms   p99 ${percentile(ms, 99).toFixed(0)} ms   max ${percentile(ms, 100).toFixed(0)} ms   (${ms.length} users)`;
 
 export async function run(args: string[]): Promise<void> {
   const users = numberArg(args, 'users', 500);
@@ -161,14 +158,12 @@ export async function run(args: string[]): Promise<void> {
     sub.unsubscribe();
     console.log(`\n${runs} runs, ${users} users, 2 firings each per run; Telegram pacing ≤1 message/s per chat, ≤${perSecond}/s overall`);
     console.log('figure                                       p50        p99        max');
-    const row = (name: string, ms: number[]) => {
-      const s = [...ms].sort((a, b) => a - b);
-      console.log(`${name.padEnd(44)} ${pct(s, 50).toFixed(0).padStart(6)} ms ${pct(s, 99).toFixed(0).padStart(7)} ms ${(s.at(-1) ?? NaN).toFixed(0).padStart(7)} ms`);
-    };
+    const row = (name: string, ms: number[]) =>
+      console.log(`${name.padEnd(44)} ${percentile(ms, 50).toFixed(0).padStart(6)} ms ${percentile(ms, 99).toFixed(0).padStart(7)} ms ${percentile(ms, 100).toFixed(0).padStart(7)} ms`);
     row('in-app NotificationFired (baseline)', inApp);
     row('Telegram, first message of each user', toTelegram);
     console.log(`messages per user per run: ${perUser.toFixed(2)} (one per move: 1.00); least gap between two messages to one chat: ${Number.isFinite(leastGap) ? `${leastGap} ms` : 'none (one message each)'}`);
-    const p99 = pct([...toTelegram].sort((a, b) => a - b), 99);
+    const p99 = percentile(toTelegram, 99);
     console.log(`Telegram p99 ${(p99 / 1000).toFixed(2)} s: target ≤ 1 s → ${p99 <= 1000 ? 'met' : 'NOT met'}${perSecond <= 30 && users > perSecond ? ` (≥ ${(users / perSecond).toFixed(1)} s is Telegram's overall limit for ${users} chats)` : ''}`);
   } finally {
     await Promise.all(children.map((c) => stop(c)));
