@@ -171,8 +171,11 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     const { bus, stream, logger } = this.opts;
     let failures = 0;
     let ensureFirst = false;
+    const limit = Math.max(1, this.opts.concurrency ?? 1);
     while (!this.stopping) {
+      // What the pull handed out: one after the other (`chain`), or up to `concurrency` at once (`running`).
       let chain: Promise<unknown> = Promise.resolve();
+      const running = new Set<Promise<void>>();
       try {
         if (ensureFirst) await this.ensure();
         const consumer = await bus.js.consumers.get(stream, this.name);
@@ -186,8 +189,6 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
           });
           // stop() may have run while this pull was being set up: it closed the previous one.
           if (this.stopping) await this.batch.close();
-          const limit = Math.max(1, this.opts.concurrency ?? 1);
-          const running = new Set<Promise<void>>();
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
@@ -197,14 +198,13 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
             }
             const handled: Promise<void> = this.processHeld(msg).finally(() => running.delete(handled));
             running.add(handled);
-            chain = Promise.all([chain, handled]);
             if (running.size >= limit) await Promise.race(running);
           }
-          await chain;
+          await Promise.all([chain, ...running]);
           failures = 0;
         }
       } catch (err) {
-        await chain;
+        await Promise.all([chain, ...running]);
         if (this.stopping) break;
         failures++;
         this.counts.restarts++;
