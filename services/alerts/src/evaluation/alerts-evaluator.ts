@@ -79,6 +79,8 @@ export interface EvaluationResult {
 export interface PlannedFiring {
   n: NotificationState;
   d: FiringDecision;
+  /** The state the firing leaves (`evolve`): written with it, and noted by the index once it committed. */
+  next: NotificationState;
 }
 
 /** What an evaluation read and decided, recorded afterwards in one or more transactions. */
@@ -328,7 +330,7 @@ export class AlertsEvaluator {
       seen.add(n.id);
       const own = n.targetType === 'asset' ? byAsset.get(assetKey(n.assetType!, n.targetId)) : undefined;
       const d = firingOf(n, own ? [own] : (byGroup.get(assetKey(n.targetType, n.targetId)) ?? []), ctx);
-      if (d) decisions.push({ n, d });
+      if (d) decisions.push({ n, d, next: afterFiring(n, d) });
     }
     if (decisions.length === 0) return { ...empty, candidates: seen.size };
     const firings = await this.withinPlans(db, decisions, ctx.now, timings);
@@ -374,7 +376,7 @@ export class AlertsEvaluator {
     // its records naming them by their place there (from 1).
     const documentsAt = new Map<FiringDocuments, number>();
     const tails: string[] = [];
-    const prepared = decisions.map(({ n, d }) => {
+    const prepared = decisions.map(({ n, d, next: x }) => {
       const targetName = targetNames.get(n.id) ?? null;
       const key = documentsKey(n, d, targetName);
       let alike: Map<string, FiringDocuments> | undefined;
@@ -410,7 +412,6 @@ export class AlertsEvaluator {
       // exact decimal text: the update applies only where `initial_value` still equals the one read, and a
       // double's text of a numeric would match no row (the firing silently dropped).
       const e = n;
-      const x = afterFiring(n, d);
       const eventId = randomUUID();
       const record =
         `${d.notificationId}${FIELD}${e.cycle}${FIELD}${e.initialValue.toString()}${FIELD}${e.lastTriggeredAt?.toISOString() ?? ''}${FIELD}` +

@@ -2,7 +2,6 @@ import type { Db } from '@invest/platform';
 import type { CommittedFirings } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from './alerts-evaluator.js';
 import { chunkByFeed } from './feed-locks.js';
-import { afterFiring } from './notification.decider.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
 export const DEFAULT_FIRING_CHUNK = 500;
@@ -53,12 +52,7 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
         // At once, with nothing awaited since the commit: a change committed after it (a switch on) reaches
         // the index by a later `refresh`, which must not be undone by this (a review found that deferring
         // this to the last chunk let an event's refresh in between be overwritten).
-        evaluator.index.noteFired(
-          committed.firings.map((f) => {
-            const { n, d } = firingOf.get(f.notificationId)!;
-            return afterFiring(n, d);
-          }),
-        );
+        evaluator.index.noteFired(committed.firings.map((f) => firingOf.get(f.notificationId)!.next));
         timings.firstCommitAt ??= performance.now() - t0;
         timings.lastCommitAt = performance.now() - t0;
         opts.onCommitted(committed);
