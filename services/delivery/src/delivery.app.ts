@@ -72,13 +72,16 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const bus = await res.connectBus({ natsUrl: opts.natsUrl, replicas: opts.jetstreamReplicas, name: 'delivery', prefix: opts.busPrefix }, ['alerts']);
     const rpc = await res.connectRpc({ natsUrl: opts.natsUrl, name: 'delivery-client', defaultTimeoutMs: opts.rpcTimeoutMs ?? 3000, busPrefix: opts.busPrefix });
     const senders: ChannelSender[] = [];
-    const email = createEmailChannel({ db, logger, smtp: opts.smtp, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000', pollMs: opts.pollMs ?? 1_000, clock: opts.clock ?? (() => new Date()) });
+    const clock = opts.clock ?? (() => new Date());
+    const publicBaseUrl = opts.publicBaseUrl ?? 'http://localhost:3000';
+    const pollMs = opts.pollMs ?? 1_000;
+    const email = createEmailChannel({ db, logger, smtp: opts.smtp, publicBaseUrl, pollMs, clock });
     if (email.sender) senders.push(email.sender);
     const push = await createPushChannel({ db, config: opts.push ?? DEVELOPMENT_PUSH_CONFIG, logger });
     if (push.sender) senders.push(push.sender);
-    const telegram = telegramChannel({ config: opts.telegram, pacing: opts.telegramPacing, db, clock: opts.clock ?? (() => new Date()), logger, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000' });
+    const telegram = telegramChannel({ config: opts.telegram, pacing: opts.telegramPacing, db, clock, logger, publicBaseUrl });
     if (telegram.sender) senders.push(telegram.sender);
-    const settings = new SettingsService({ db, clock: opts.clock ?? (() => new Date()) });
+    const settings = new SettingsService({ db, clock });
     const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service), telegram.handler], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
     // Once its handlers answer: setting the webhook makes Telegram post updates.
     if (telegram.bot) await res.start(telegram.bot);
@@ -89,7 +92,6 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
       else senders.push(extra);
     }
     // Seals message groups into deliveries and sends them (README, "Dispatch"); then the firings start coming.
-    const clock = opts.clock ?? (() => new Date());
     const dispatcher = await res.start(
       new Dispatcher({
         db,
@@ -97,8 +99,8 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
         clock,
         senders,
         firings: new DeliverableFiringsClient(rpc),
-        publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost:3000',
-        pollMs: opts.pollMs ?? 1_000,
+        publicBaseUrl,
+        pollMs,
         ...(opts.sendConcurrency !== undefined ? { concurrency: opts.sendConcurrency } : {}),
         ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
         ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
