@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, Logger } from '@invest/platform';
+import { hashSecretToken } from '../channels/secret-token.js';
 import { lockUnsentConfirmations, recordConfirmationSent, recordEmailFailure } from './email-address.repository.js';
 import { renderConfirmationMail } from './email-message.js';
 import type { SmtpClient } from './smtp.client.js';
@@ -18,9 +19,6 @@ export interface EmailConfirmationsOptions {
 const BATCH = 20;
 /** The longest wait between rounds while the SMTP server keeps failing. */
 const MAX_BACKOFF_MS = 60_000;
-
-/** What is stored of a confirmation token: its SHA-256 (the token itself is only in the mail). */
-export const confirmTokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /**
  * Sends each new address (settings clear `confirm_sent_at` when it changes) its confirmation mail, in the user's
@@ -70,7 +68,7 @@ export class EmailConfirmations {
           } else {
             counts.sent++;
           }
-          await recordConfirmationSent(tx, a.userId, confirmTokenHash(token), now, result.outcome === 'permanent' ? now : null);
+          await recordConfirmationSent(tx, a.userId, hashSecretToken(token), now, result.outcome === 'permanent' ? now : null);
         }
         return due.length;
       });

@@ -2,7 +2,7 @@ import { type EmailConfirmReply, type EmailUnsubscribeReply, emailTokenRequestSc
 import { type Db, parseOrThrow } from '@invest/platform';
 import { writeSettings } from '../settings/settings.repository.js';
 import { addressByConfirmToken, addressByUnsubscribeToken, markConfirmed } from './email-address.repository.js';
-import { confirmTokenHash } from './email-confirmations.job.js';
+import { hashSecretToken } from '../channels/secret-token.js';
 import { CONFIRM_LINK_TTL_MS } from './email-message.js';
 
 /**
@@ -15,7 +15,7 @@ export class EmailLinksService {
   /** A link followed twice (or fetched first by a mail scanner) still says "confirmed". */
   async confirm(input: unknown): Promise<EmailConfirmReply> {
     const { token } = parseOrThrow(emailTokenRequestSchema, input);
-    const hash = confirmTokenHash(token);
+    const hash = hashSecretToken(token);
     const found = await addressByConfirmToken(this.o.db, hash);
     if (!found) return { data: { status: 'invalid', language: null } };
     const now = this.o.clock();

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type DeliveryLanguage, ErrorCode, type TelegramLinkReply } from '@invest/contracts';
 import { type Db, type Logger, ServiceError, startOfDayInZone } from '@invest/platform';
 import { TelegramApiError, type TelegramClient } from './telegram.client.js';
@@ -6,6 +6,7 @@ import type { TelegramPacer } from './telegram-pacer.js';
 import { type LinkedChat, TelegramRepository } from './telegram.repository.js';
 import { BOT_TEXTS, replyTime } from './telegram-texts.js';
 import { botCommand, type TelegramUpdate, telegramUpdateSchema } from './telegram-update.js';
+import { hashSecretToken } from '../channels/secret-token.js';
 
 /** How long a link from the settings screen may be used (issue 32). */
 export const LINK_TOKEN_TTL_MS = 15 * 60_000;
@@ -34,8 +35,6 @@ export interface TelegramBotDeps {
 /** A 503 whose message the user sees (`public`): nothing was done, and why. */
 export const telegramUnavailable = (message: string): ServiceError => new ServiceError(ErrorCode.Unavailable, message, undefined, { outcome: 'not_done', public: true });
 
-/** A link token as stored: only its SHA-256, so the table alone links nothing. */
-export const hashLinkToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 interface Reply {
   chatId: number;
@@ -115,7 +114,7 @@ export class TelegramBot {
     // 32 characters of base64url: what a /start payload may hold (A-Z a-z 0-9 _ -, up to 64).
     const token = randomBytes(24).toString('base64url');
     const expiresAt = new Date(now.getTime() + LINK_TOKEN_TTL_MS);
-    await new TelegramRepository(this.deps.db).saveLinkToken(hashLinkToken(token), userId, expiresAt);
+    await new TelegramRepository(this.deps.db).saveLinkToken(hashSecretToken(token), userId, expiresAt);
     return { data: { url: `https://t.me/${username}?start=${token}`, expires_at: expiresAt.toISOString() } };
   }
 
@@ -158,7 +157,7 @@ export class TelegramBot {
     switch (command?.name) {
       case 'start': {
         if (!command.arg) return say(await langOf(owner?.userId ?? null), (t) => (owner ? t.help : t.startWithoutLink));
-        const use = await repo.useLinkToken(hashLinkToken(command.arg), now);
+        const use = await repo.useLinkToken(hashSecretToken(command.arg), now);
         if (use.status === 'unknown') return say(await langOf(owner?.userId ?? null), (t) => t.linkUnknown);
         if (use.status !== 'linked') return say(await langOf(use.userId), (t) => (use.status === 'used' ? t.linkUsed : t.linkExpired));
         await repo.linkChat(use.userId, chatId, message.chat.username ?? message.from?.username ?? null, now);
