@@ -10,6 +10,7 @@ import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/te
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatApp, createChatApp } from '../src/chat.app.js';
 import type { ChatModel } from '../src/generation/chat-model.js';
+import { ensureChatStreams } from '../src/generation/chat-streams.js';
 
 /** Writes one chunk, then nothing until aborted: an answer that stays running. */
 const hanging: ChatModel = {
@@ -81,4 +82,28 @@ describe('orphaned answers', () => {
     // A second sweep (another instance, or the next round) finds nothing more to do.
     expect(await generating.chat.sweepOrphans(60_000)).toBe(0);
   });
+  it('leaves an orphan streaming while its end cannot be published, and settles it once it can', async () => {
+    const user = `u-${randomUUID().slice(0, 8)}`;
+    const chat = (await generating.chat.create(user, { context_type: 'support' })).data;
+    const orphanId = randomUUID();
+    await generating.db.query(
+      `insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, created_at) values ($1, $2, $3, 'support', 'assistant', 'Half', 'streaming', now() - interval '1 hour')`,
+      [orphanId, chat.id, user],
+    );
+    // JetStream does not take the event (as while a node is lost): settling it now would leave its reader waiting for good.
+    const stream = busName(prefix, 'CHAT_STREAMS');
+    const info = await sweeper.bus.jsm.streams.info(stream);
+    await sweeper.bus.jsm.streams.delete(stream);
+    expect(await sweeper.chat.sweepOrphans(60_000, { publishRetryMs: 300 })).toBe(0);
+    const [still] = await sweeper.db.query<{ status: string }>('select status from chat_messages where id = $1', [orphanId]);
+    expect(still!.status).toBe('streaming');
+
+    await ensureChatStreams(sweeper.bus, info.config.max_age / 1_000_000);
+    expect(await sweeper.chat.sweepOrphans(60_000, { publishRetryMs: 300 })).toBe(1);
+    const [settled] = await sweeper.db.query<{ status: string }>('select status from chat_messages where id = $1', [orphanId]);
+    expect(settled!.status).toBe('failed');
+    const last = await sweeper.bus.jsm.streams.getMessage(stream, { last_by_subj: `${prefix}chat.stream.${orphanId}` });
+    expect(last!.json()).toMatchObject({ type: 'error', data: { message_id: orphanId } });
+  });
 });
+

@@ -21,7 +21,20 @@ import {
   Subjects,
   updateChatRequestSchema,
 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type FinishIdempotent, idempotent, type Logger, parseOrThrow, requestFingerprint, type RpcClient, ServiceError, type SqlClient } from '@invest/platform';
+import {
+  type Bus,
+  busSubject,
+  type Db,
+  type FinishIdempotent,
+  idempotent,
+  type Logger,
+  parseOrThrow,
+  requestFingerprint,
+  retryFor,
+  type RpcClient,
+  ServiceError,
+  type SqlClient,
+} from '@invest/platform';
 import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
@@ -327,9 +340,12 @@ export class ChatService {
    * Settles answers whose instance died while generating them (SIGKILL, a lost machine): an answer still
    * `streaming` after `olderThanMs` that no instance says it is generating is marked failed (`orphaned`),
    * given back to the limit, and its stream gets an `error` event so a reader still waiting is told.
-   * Returns how many were settled. Safe to run on every instance at once (the update is guarded).
+   * The event is stored first: settled without it, a reader would wait for good (the chaos test found one
+   * whose publish fell into a NATS node's loss), while an event stored and not settled is sent again, under
+   * the same msgID, by the next round. Returns how many were settled. Safe to run on every instance at once
+   * (the update is guarded).
    */
-  async sweepOrphans(olderThanMs: number): Promise<number> {
+  async sweepOrphans(olderThanMs: number, opts: { publishRetryMs?: number } = {}): Promise<number> {
     const now = this.d.clock();
     const stale = await this.d.db.query<{ id: string; created_at: string | Date }>(
       `select id, created_at from chat_messages where status = 'streaming' and role = 'assistant' and created_at < $1 order by created_at limit 100`,
@@ -343,6 +359,15 @@ export class ChatService {
         .then(() => true)
         .catch(() => false);
       if (alive) continue;
+      const event: ChatStreamEvent = { type: 'error', data: { message_id: m.id, message: 'The assistant could not answer. Please try again.' } };
+      try {
+        await retryFor(opts.publishRetryMs ?? 10_000, () =>
+          this.d.bus.js.publish(busSubject(this.d.bus.prefix, chatStreamSubject(m.id)), JSON.stringify(event), { msgID: `${m.id}:orphaned` }),
+        );
+      } catch (err) {
+        this.d.logger.warn({ err, messageId: m.id }, 'chat: the end of an orphaned answer could not be published; next round retries');
+        continue;
+      }
       const period = dayPeriod(new Date(m.created_at), this.d.limits.marketTz);
       const [row] = await this.d.db.query<{ n: number }>(
         `with m as (
@@ -358,8 +383,6 @@ export class ChatService {
       );
       if (!row?.n) continue;
       settled++;
-      const event: ChatStreamEvent = { type: 'error', data: { message_id: m.id, message: 'The assistant could not answer. Please try again.' } };
-      await this.d.bus.js.publish(busSubject(this.d.bus.prefix, chatStreamSubject(m.id)), JSON.stringify(event)).catch(() => undefined);
       this.d.logger.warn({ messageId: m.id }, 'chat: an answer left streaming by a stopped instance was settled as failed');
     }
     return settled;
