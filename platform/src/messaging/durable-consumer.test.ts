@@ -184,34 +184,81 @@ describe('DurableConsumer on the shared NATS', () => {
     }
   });
 
-  it('handles up to `concurrency` messages at once when asked, each applied once; one at a time by default', async () => {
-    for (const concurrency of [undefined, 4]) {
-      const l = newLane();
-      let running = 0;
-      let most = 0;
-      const c = l.consumer({
-        ...(concurrency ? { concurrency } : {}),
-        handle: async (event, tx) => {
-          most = Math.max(most, ++running);
-          // Long enough for the batch's next messages to be handed out meanwhile, when they may be.
-          await tx.query('select pg_sleep(0.05)');
-          await applyAmount(event, tx);
-          running--;
-        },
-      });
-      const ids: string[] = [];
-      for (let i = 1; i <= 12; i++) ids.push(await l.publish({ version: 1, amount: i }));
-      await c.start();
-      try {
-        await expect.poll(() => appliedAmounts(ids), { timeout: 15_000, interval: 50 }).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-        expect(c.stats()).toMatchObject({ applied: 12, duplicates: 0 });
-        if (concurrency) {
-          expect(most).toBeGreaterThan(1);
-          expect(most).toBeLessThanOrEqual(concurrency);
-        } else expect(most).toBe(1);
-      } finally {
-        await c.stop();
-      }
+  it('applies one at a time, in order, by default; with `handleMany`, what arrives together in one transaction each', async () => {
+    const l = newLane();
+    const order: number[] = [];
+    const c = l.consumer({
+      handle: async (event, tx) => {
+        order.push((event.data as { amount: number }).amount);
+        await applyAmount(event, tx);
+      },
+    });
+    const ids: string[] = [];
+    for (let i = 1; i <= 12; i++) ids.push(await l.publish({ version: 1, amount: i }));
+    await c.start();
+    try {
+      await expect.poll(() => appliedAmounts(ids), { timeout: 15_000, interval: 50 }).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect(order).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    } finally {
+      await c.stop();
+    }
+
+    const m = newLane();
+    const batches: number[] = [];
+    const many = m.consumer({
+      batchSize: 5,
+      handle: () => Promise.reject(new Error('not used while batches succeed')),
+      handleMany: async (events, tx) => {
+        batches.push(events.length);
+        // Long enough for the next messages to arrive while this transaction is busy.
+        await tx.query('select pg_sleep(0.05)');
+        for (const e of events) await applyAmount(e, tx);
+      },
+    });
+    const again = randomUUID();
+    const manyIds = [await m.publish({ version: 1, amount: 1 }, again)];
+    for (let i = 2; i <= 12; i++) manyIds.push(await m.publish({ version: 1, amount: i }));
+    // The same event once more (a re-publish after the duplicate window): applied once.
+    await m.publish({ version: 1, amount: 1 }, again);
+    await many.start();
+    try {
+      await expect.poll(() => appliedAmounts(manyIds), { timeout: 15_000, interval: 50 }).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      await expect.poll(() => many.stats(), { timeout: 5_000, interval: 50 }).toMatchObject({ applied: 12, duplicates: 1, failed: 0 });
+      expect(batches.reduce((a, b) => a + b, 0)).toBe(12);
+      expect(Math.max(...batches)).toBeGreaterThan(1);
+      expect(Math.max(...batches)).toBeLessThanOrEqual(5);
+    } finally {
+      await many.stop();
+    }
+  });
+
+  it('applies a batch that fails again message by message, so only the failing message is retried', async () => {
+    const l = newLane();
+    let failures = 0;
+    const apply = async (event: BusEvent, tx: { query: Db['query'] }) => {
+      if ((event.data as { amount: number }).amount === 3 && failures++ < 2) throw new Error('the third fails twice');
+      await applyAmount(event, tx);
+    };
+    let batches = 0;
+    const c = l.consumer({
+      retryBaseMs: 100,
+      handle: apply,
+      handleMany: async (events, tx) => {
+        batches++;
+        for (const e of events) await apply(e, tx);
+      },
+    });
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) ids.push(await l.publish({ version: 1, amount: i }));
+    await c.start();
+    try {
+      await expect.poll(() => appliedAmounts(ids), { timeout: 15_000, interval: 50 }).toEqual([1, 2, 3, 4, 5]);
+      expect(batches).toBeGreaterThan(0);
+      // The batch's failure, then the third's alone (once more on its redelivery); the others applied alone once.
+      expect(failures).toBe(3);
+      expect(c.stats()).toMatchObject({ applied: 5, failed: 1, deadLettered: 0 });
+    } finally {
+      await c.stop();
     }
   });
 

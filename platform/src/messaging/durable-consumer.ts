@@ -37,9 +37,15 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   /** Most messages held by this consumer at once (one pull request; default 50). */
   batchSize?: number;
   /**
-   * Messages handled at once (default 1: one after the other, in stream order). More only for a handler whose
-   * effects do not depend on the order of messages (delivery's firings, grouped under a per-user lock).
+   * Applies several events in one transaction, for a handler whose effects do not depend on the order of
+   * messages and that meets many small events at once (delivery's firings: a rate batch fires for hundreds of
+   * users). Given, the messages that arrive while a transaction is busy are applied together in the next one
+   * (at most `batchSize`; up to `concurrency` transactions at once), with their inbox rows; nothing waits to
+   * fill a batch. A batch that fails is applied again message by message with `handle`, so retries and dead
+   * letters stay per message. Without it, messages are applied one after the other, in stream order.
    */
+  handleMany?(events: E[], tx: Tx): Promise<void>;
+  /** Transactions of `handleMany` at once (default 2). */
   concurrency?: number;
   /**
    * How long one pull request waits on the server for messages (default 5 s, at least 1 s). Short, because a
@@ -171,11 +177,16 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     const { bus, stream, logger } = this.opts;
     let failures = 0;
     let ensureFirst = false;
-    const limit = Math.max(1, this.opts.concurrency ?? 1);
+    const limit = Math.max(1, this.opts.concurrency ?? 2);
     while (!this.stopping) {
-      // What the pull handed out: one after the other (`chain`), or up to `concurrency` at once (`running`).
+      // What the pull handed out: one after the other (`chain`), or in batches by up to `concurrency` workers
+      // (`running`), each taking what has arrived (`queued`) when it is free.
       let chain: Promise<unknown> = Promise.resolve();
       const running = new Set<Promise<void>>();
+      const queued: JsMsg[] = [];
+      const drain = async (): Promise<void> => {
+        while (queued.length > 0) await this.processMany(queued.splice(0, this.opts.batchSize ?? 50));
+      };
       try {
         if (ensureFirst) await this.ensure();
         const consumer = await bus.js.consumers.get(stream, this.name);
@@ -192,13 +203,15 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
-            if (limit === 1) {
+            if (!this.opts.handleMany) {
               chain = chain.then(() => this.processHeld(msg));
               continue;
             }
-            const handled: Promise<void> = this.processHeld(msg).finally(() => running.delete(handled));
-            running.add(handled);
-            if (running.size >= limit) await Promise.race(running);
+            queued.push(msg);
+            if (running.size < limit) {
+              const worker: Promise<void> = drain().finally(() => running.delete(worker));
+              running.add(worker);
+            }
           }
           await Promise.all([chain, ...running]);
           failures = 0;
@@ -227,6 +240,58 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     } finally {
       this.inFlight.delete(msg);
     }
+  }
+
+  /**
+   * Applies the ordinary events of `msgs` in one transaction with their inbox rows (`handleMany`), then acks
+   * them; what is malformed or not understood, and the whole batch when it fails, goes through `process` one
+   * message at a time.
+   */
+  private async processMany(msgs: JsMsg[]): Promise<void> {
+    const { db, logger, durableName } = this.opts;
+    const batch = new Map<string, { msg: JsMsg; event: E }[]>();
+    const alone: JsMsg[] = [];
+    for (const msg of msgs) {
+      const parsed = busEventSchema.safeParse(safeJson(msg));
+      let decoded: E | UnknownEvent | undefined;
+      try {
+        decoded = parsed.success ? this.decode(parsed.data as BusEvent) : undefined;
+      } catch {
+        decoded = undefined;
+      }
+      if (!decoded || isUnknownEvent(decoded)) alone.push(msg);
+      else batch.set(decoded.id, [...(batch.get(decoded.id) ?? []), { msg, event: decoded }]);
+    }
+    try {
+      if (batch.size > 0) {
+        const firstId = batch.keys().next().value as string;
+        const fresh = await runWithContext({ correlationId: firstId }, () =>
+          db.transaction(async (tx) => {
+            const rows = await tx.query<{ message_id: string }>(
+              'insert into es_inbox (consumer, message_id) select $1, unnest($2::text[]) on conflict do nothing returning message_id',
+              [durableName, [...batch.keys()]],
+            );
+            const applied = rows.map((r) => batch.get(r.message_id)![0]!.event);
+            if (applied.length > 0) await this.opts.handleMany!(applied, tx);
+            return new Set(rows.map((r) => r.message_id));
+          }),
+        );
+        for (const [id, held] of batch) if (fresh.has(id)) await this.opts.afterCommit?.(held[0]!.event);
+        for (const [id, held] of batch) {
+          held.forEach(({ msg }, i) => {
+            if (i === 0 && fresh.has(id)) this.counts.applied++;
+            else this.counts.duplicates++;
+            msg.ack();
+            this.inFlight.delete(msg);
+          });
+        }
+        batch.clear();
+      }
+    } catch (err) {
+      logger.warn({ err, consumer: this.name, messages: batch.size }, 'consumer: a batch failed; applying its messages one at a time');
+      for (const held of batch.values()) alone.push(...held.map((h) => h.msg));
+    }
+    for (const msg of alone) await this.processHeld(msg);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -407,5 +472,13 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     await this.replaying;
     await this.polling;
     clearInterval(this.workingTimer);
+  }
+}
+
+function safeJson(msg: JsMsg): unknown {
+  try {
+    return msg.json();
+  } catch {
+    return undefined;
   }
 }

@@ -53,15 +53,20 @@ interface Batch {
  *   are sent once more after a restart (README, "Duplicates").
  */
 export class Dispatcher {
-  private loop: Promise<void> | undefined;
   private stopping = false;
-  private wakeSleep: (() => void) | undefined;
-  private woken = false;
+  // Sealing and sending run side by side: the first groups of a rate batch go out while later ones are sealed.
+  private readonly sealing: Poller;
+  private readonly sending: Poller;
 
-  constructor(private readonly o: DispatcherOptions) {}
+  constructor(private readonly o: DispatcherOptions) {
+    const loop = { pollMs: o.pollMs, logger: o.logger, stopped: () => this.stopping };
+    this.sealing = new Poller(() => this.sealDue(), loop);
+    this.sending = new Poller(() => this.sendDue(), loop);
+  }
 
   start(): Promise<void> {
-    this.loop ??= this.run();
+    this.sealing.start();
+    this.sending.start();
     return Promise.resolve();
   }
 
@@ -69,48 +74,23 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake();
-    await this.loop;
+    await Promise.all([this.sealing.stopped(), this.sending.stopped()]);
   }
 
   /** Looks for work now rather than at the next poll. */
   wake(): void {
-    this.woken = true;
-    this.wakeSleep?.();
-  }
-
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (!this.stopping) {
-      this.woken = false;
-      try {
-        await this.sealDue();
-        await this.sendDue();
-        failures = 0;
-      } catch (err) {
-        failures++;
-        this.o.logger.error({ err, failures }, 'delivery dispatch failed; trying again');
-      }
-      await this.sleep(failures ? Math.min(this.o.pollMs * 2 ** failures, 30_000) : this.o.pollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping || this.woken) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.wakeSleep?.(), ms);
-      this.wakeSleep = () => {
-        clearTimeout(timer);
-        this.wakeSleep = undefined;
-        resolve();
-      };
-    });
+    this.sealing.wake();
+    this.sending.wake();
   }
 
   /** Seals every group due now, `concurrency` at once (a rate batch makes one per user); how many. */
   async sealDue(): Promise<number> {
     let sealed = 0;
     const drain = async () => {
-      while (!this.stopping && (await this.sealOne())) sealed++;
+      while (!this.stopping && (await this.sealOne())) {
+        sealed++;
+        this.sending.wake();
+      }
     };
     const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 8 }, drain))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -290,4 +270,57 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`The channel did not answer within ${ms} ms.`)), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One of the dispatcher's loops: `work` every poll, or at once when woken; backs off while it fails. */
+class Poller {
+  private done: Promise<void> | undefined;
+  private woken = false;
+  private wakeSleep: (() => void) | undefined;
+
+  constructor(
+    private readonly work: () => Promise<unknown>,
+    private readonly loop: { pollMs: number; logger: Logger; stopped: () => boolean },
+  ) {}
+
+  start(): void {
+    this.done ??= this.run();
+  }
+
+  stopped(): Promise<void> {
+    return this.done ?? Promise.resolve();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeSleep?.();
+  }
+
+  private async run(): Promise<void> {
+    const { loop } = this;
+    let failures = 0;
+    while (!loop.stopped()) {
+      this.woken = false;
+      try {
+        await this.work();
+        failures = 0;
+      } catch (err) {
+        failures++;
+        loop.logger.error({ err, failures }, 'delivery dispatch failed; trying again');
+      }
+      await this.sleep(failures ? Math.min(loop.pollMs * 2 ** failures, 30_000) : loop.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.loop.stopped() || this.woken) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.wakeSleep?.(), ms);
+      this.wakeSleep = () => {
+        clearTimeout(timer);
+        this.wakeSleep = undefined;
+        resolve();
+      };
+    });
+  }
 }

@@ -4,28 +4,31 @@ import { type Bus, type Db, DurableConsumer, eventStreamSource, type Logger, typ
 export const NOTIFICATION_FIRED_DURABLE = 'delivery__notification-fired';
 
 /**
- * Records a firing in its user's open message group, opening one when there is none: the firings of one rate
- * batch (they come within milliseconds), or of a short window, become one message per channel. The group is due
- * `settleMs` after its last firing, and at most `windowMs` after its first. A group the dispatcher is sealing
- * meanwhile is waited for (its row lock) and, sealed, no longer taken: the firing opens the next one.
+ * Records firings, each in its user's open message group, opening one when there is none: the firings of one
+ * rate batch (they come within milliseconds), or of a short window, become one message per channel. A group is
+ * due `settleMs` after its last firing, and at most `windowMs` after its first. One statement for the lot; a user
+ * has at most one open group (a unique index), and users are taken in order, so two batches never wait on each
+ * other in a cycle. A group the dispatcher is sealing meanwhile is waited for (its row lock) and, sealed, no
+ * longer taken: the firing opens the next one. A firing recorded before is left as it is.
  */
-export async function recordFiring(tx: Tx, firing: NotificationFiredV1, now: Date, windowMs: number, settleMs = windowMs): Promise<void> {
-  // One open group per user, whichever instance receives the user's firings.
-  await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`delivery-group:${firing.userId}`]);
-  const seen = await tx.query('select 1 from received_firings where firing_id = $1', [firing.firingId]);
-  if (seen.length > 0) return;
-  const [open] = await tx.query<{ id: string }>('select id::text from message_groups where user_id = $1 and sealed_at is null order by id limit 1 for update', [firing.userId]);
+export async function recordFirings(tx: Tx, firings: readonly NotificationFiredV1[], now: Date, windowMs: number, settleMs = windowMs): Promise<void> {
+  if (firings.length === 0) return;
   const settled = new Date(now.getTime() + Math.min(settleMs, windowMs));
-  if (open) await tx.query("update message_groups set due_at = least(opened_at + $2 * interval '1 millisecond', greatest(due_at, $3)) where id = $1", [open.id, windowMs, settled]);
-  const groupId = open?.id ?? (await tx.query<{ id: string }>('insert into message_groups (user_id, opened_at, due_at) values ($1, $2, $3) returning id::text', [firing.userId, now, settled]))[0]!.id;
-  await tx.query('insert into received_firings (firing_id, user_id, notification_id, event, group_id, received_at) values ($1, $2, $3, $4, $5, $6)', [
-    firing.firingId,
-    firing.userId,
-    firing.notificationId,
-    JSON.stringify(firing),
-    groupId,
-    now,
-  ]);
+  await tx.query(
+    `with f as (
+       select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::jsonb[]) as f(firing_id, user_id, notification_id, event)
+        where not exists (select 1 from received_firings r where r.firing_id = f.firing_id)),
+     g as (
+       insert into message_groups as m (user_id, opened_at, due_at)
+       select distinct user_id, $5::timestamptz, $6::timestamptz from f order by user_id
+       on conflict (user_id) where sealed_at is null
+       do update set due_at = least(m.opened_at + $7 * interval '1 millisecond', greatest(m.due_at, excluded.due_at))
+       returning id, user_id)
+     insert into received_firings (firing_id, user_id, notification_id, event, group_id, received_at)
+     select f.firing_id, f.user_id, f.notification_id, f.event, g.id, $5 from f join g using (user_id)
+     on conflict (firing_id) do nothing`,
+    [firings.map((f) => f.firingId), firings.map((f) => f.userId), firings.map((f) => f.notificationId), firings.map((f) => JSON.stringify(f)), now, settled, windowMs],
+  );
 }
 
 /** Durable consumer `delivery__notification-fired` on ALERTS_EVENTS (NotificationFired only). */
@@ -44,14 +47,17 @@ export function createNotificationFiredConsumer(opts: {
     ...eventStreamSource(opts.bus, 'alerts', AlertsEventTypes.NotificationFired),
     durableName: NOTIFICATION_FIRED_DURABLE,
     logger: opts.logger,
-    // A rate batch fires for hundreds of users at once; one after the other, recording them took ~4 ms each
-    // (bench delivery: 1,000 firings in 4.3 s). Their order does not matter: a user's are grouped under its lock.
-    concurrency: 8,
+    // A rate batch fires for hundreds of users at once: what arrives together is recorded in one transaction
+    // (bench delivery: 1,000 firings took 1.2-1.6 s one transaction each, 8 at once). Their order does not matter.
+    handleMany: async (events, tx) => {
+      await recordFirings(tx, events.map((e) => e.data), opts.clock(), opts.groupWindowMs, opts.groupSettleMs);
+      opts.onRecorded?.();
+    },
     decode: decodeAlertsEvent,
     handle: async (event, tx) => {
       switch (event.type) {
         case AlertsEventTypes.NotificationFired:
-          await recordFiring(tx, event.data, opts.clock(), opts.groupWindowMs, opts.groupSettleMs);
+          await recordFirings(tx, [event.data], opts.clock(), opts.groupWindowMs, opts.groupSettleMs);
           opts.onRecorded?.();
           return;
         default:

@@ -5,6 +5,7 @@ import { PushSchema } from './0003-push.js';
 import { EmailSchema } from './0004-email.js';
 import { EmailBounces } from './0006-email-bounces.js';
 import { Retention } from './0007-retention.js';
+import { OneOpenGroup } from './0008-one-open-group.js';
 
 /** `idempotency_keys` (platform's `idempotent`). */
 class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -21,4 +22,5 @@ export const migrations = [
   { name: '0005-idempotency-keys', class: DeliveryIdempotencyKeys },
   { name: '0006-email-bounces', class: EmailBounces },
   { name: '0007-retention', class: Retention },
+  { name: '0008-one-open-group', class: OneOpenGroup },
 ];
