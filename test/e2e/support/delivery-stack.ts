@@ -101,9 +101,8 @@ export class RecordingSender implements ChannelSender {
     return this.calls.filter((c) => c.address === address && c.result.outcome === 'sent').map((c) => c.message);
   }
 
-  addresses(_db: SqlClient, userId: string): Promise<string[]> {
-    const address = this.linked.get(userId);
-    return Promise.resolve(address ? [address] : []);
+  addresses(_db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    return Promise.resolve(new Map(userIds.flatMap((id) => (this.linked.has(id) ? [[id, [this.linked.get(id)!]] as const] : []))));
   }
 
   send(address: string, message: OutgoingMessage): Promise<SendResult> {

@@ -29,10 +29,10 @@ export type SendResult =
 export interface ChannelSender {
   readonly channel: Exclude<DeliveryChannel, 'in_app'>;
   /**
-   * Where this user's messages go on this channel now (a linked chat, each push subscription, a confirmed
-   * address); none: the channel is not usable for the user and nothing is sent.
+   * Where each user's messages go on this channel now (a linked chat, each push subscription, a confirmed
+   * address), for many users at once; a user left out: the channel is not usable for them and nothing is sent.
    */
-  addresses(db: SqlClient, userId: string): Promise<string[]>;
+  addresses(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>>;
   send(address: string, message: OutgoingMessage): Promise<SendResult>;
   /** What a permanent failure changes (a blocked bot unlinks the chat; a 404/410 deletes the subscription). */
   onPermanentFailure?(db: SqlClient, userId: string, address: string, reason: string): Promise<void>;

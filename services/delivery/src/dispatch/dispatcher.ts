@@ -2,7 +2,7 @@ import type { DeliveryChannel, NotificationFiredV1 } from '@invest/contracts';
 import type { Db, Logger, Tx } from '@invest/platform';
 import type { ChannelSender, SendResult } from '../channels/channel.js';
 import { inQuietHours, quietHoursEnd } from '../settings/quiet-hours.js';
-import { readSettings } from '../settings/settings.repository.js';
+import { readSettingsOf, type UserSettings } from '../settings/settings.repository.js';
 import type { DeliverableFiringsClient } from './deliverable-firings.client.js';
 import { renderMessage } from './render-message.js';
 
@@ -17,8 +17,10 @@ export interface DispatcherOptions {
   publicBaseUrl: string;
   /** How often due groups and deliveries are looked for. */
   pollMs: number;
-  /** Messages being sent at once, each in its own transaction (a pooled connection) while it is sent (default 4). */
+  /** Transactions sending at once, each holding up to `sendBatch` messages while they are sent (default 4). */
   concurrency?: number;
+  /** Due deliveries one sending transaction claims (default 25): their messages are sent at once and recorded together. */
+  sendBatch?: number;
   /** First retry after this long, doubling per attempt up to `retryMaxMs` (defaults 5 s, 1 h). */
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -30,6 +32,16 @@ export interface DispatcherOptions {
   /** Attempts before a message that keeps failing is given up as a permanent failure (default 12: about 2.5 h). */
   maxAttempts?: number;
 }
+
+/** What came of one batch: recorded together once every batch of the transaction has its outcome. */
+type Outcome =
+  | { kind: 'sent'; batch: Batch; providerId: string | undefined; firings: number }
+  | { kind: 'failed'; batch: Batch; sender: ChannelSender; result: Exclude<SendResult, { outcome: 'sent' }> }
+  | { kind: 'skipped'; batch: Batch; reason: string }
+  | { kind: 'postponed'; batch: Batch; until: Date };
+
+/** Message groups one sealing transaction takes (a rate batch makes one per user). */
+const SEAL_BATCH = 200;
 
 /** The pending deliveries of one user, channel and address that are due now: sent as one message. */
 interface Batch {
@@ -43,14 +55,16 @@ interface Batch {
 }
 
 /**
- * The outbox's two loops, in every instance (rows are claimed with `for update skip locked`):
+ * The outbox's two loops, in every instance (rows are claimed with `for update skip locked`), each taking many
+ * rows per transaction: a rate batch makes hundreds of messages at once, and a statement per message cost more
+ * than the messages (bench delivery).
  *
  * - **seal**: a message group whose window has passed becomes one `deliveries` row per enabled channel and
  *   address, due now, or at the end of the user's quiet hours when they are in them.
  * - **send**: the due pending deliveries of one user, channel and address (one or several groups: a digest) are
- *   locked, merged into one message, sent, and recorded in the same transaction. Telegram and SMTP take no
- *   idempotency key: a crash after the provider accepted and before the commit leaves the rows pending and they
- *   are sent once more after a restart (README, "Duplicates").
+ *   locked, merged into one message, sent, and recorded in the same transaction, with the other messages the
+ *   transaction claimed. Telegram and SMTP take no idempotency key: a crash after the provider accepted and
+ *   before the commit leaves the rows pending and they are sent once more after a restart (README, "Duplicates").
  */
 export class Dispatcher {
   private stopping = false;
@@ -83,114 +97,179 @@ export class Dispatcher {
     this.sending.wake();
   }
 
-  /** Seals every group due now, `concurrency` at once (a rate batch makes one per user); how many. */
+  /** Seals every group due now, a batch per transaction; how many. */
   async sealDue(): Promise<number> {
     let sealed = 0;
-    const drain = async () => {
-      while (!this.stopping && (await this.sealOne())) {
-        sealed++;
-        this.sending.wake();
-      }
-    };
-    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 8 }, drain))).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    return sealed;
+    for (;;) {
+      const n = this.stopping ? 0 : await this.sealSome();
+      if (n > 0) this.sending.wake();
+      sealed += n;
+      if (n < SEAL_BATCH) return sealed;
+    }
   }
 
-  private sealOne(): Promise<boolean> {
+  private sealSome(): Promise<number> {
     return this.o.db.transaction(async (tx) => {
       const now = this.o.clock();
-      const [group] = await tx.query<{ id: string; user_id: string }>(
-        'select id::text, user_id from message_groups where sealed_at is null and due_at <= $1 order by due_at, id limit 1 for update skip locked',
-        [now],
+      const groups = await tx.query<{ id: string; user_id: string }>(
+        'select id::text, user_id from message_groups where sealed_at is null and due_at <= $1 order by due_at, id limit $2 for update skip locked',
+        [now, SEAL_BATCH],
       );
-      if (!group) return false;
-      const settings = await readSettings(tx, group.user_id);
-      const at = quietHoursEnd(now, settings.quietHours, settings.timeZone) ?? now;
+      if (groups.length === 0) return 0;
+      const users = [...new Set(groups.map((g) => g.user_id))];
+      const settings = await readSettingsOf(tx, users);
+      const rows: { group: string; user: string; channel: string; address: string; at: Date }[] = [];
       for (const sender of this.o.senders) {
-        if (!settings.channels[sender.channel]) continue;
-        for (const address of new Set(await sender.addresses(tx, group.user_id))) {
-          await tx.query(
-            'insert into deliveries (group_id, user_id, channel, address, next_attempt_at) values ($1, $2, $3, $4, $5) on conflict (group_id, channel, address) do nothing',
-            [group.id, group.user_id, sender.channel, address, at],
-          );
+        const addresses = await sender.addresses(tx, users);
+        for (const g of groups) {
+          const s = settings.get(g.user_id)!;
+          if (!s.channels[sender.channel]) continue;
+          const at = quietHoursEnd(now, s.quietHours, s.timeZone) ?? now;
+          for (const address of new Set(addresses.get(g.user_id))) rows.push({ group: g.id, user: g.user_id, channel: sender.channel, address, at });
         }
       }
-      await tx.query('update message_groups set sealed_at = $2 where id = $1', [group.id, now]);
-      return true;
+      await tx.query(
+        `insert into deliveries (group_id, user_id, channel, address, next_attempt_at)
+         select * from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+         on conflict (group_id, channel, address) do nothing`,
+        [rows.map((r) => r.group), rows.map((r) => r.user), rows.map((r) => r.channel), rows.map((r) => r.address), rows.map((r) => r.at)],
+      );
+      await tx.query('update message_groups set sealed_at = $2 where id = any($1::bigint[])', [groups.map((g) => g.id), now]);
+      return groups.length;
     });
   }
 
-  /** Sends what is due now with up to `concurrency` messages at once; how many batches were handled. */
+  /** Sends what is due now, `concurrency` transactions at once; how many messages were handled. */
   async sendDue(): Promise<number> {
     let handled = 0;
     const drain = async () => {
-      while (!this.stopping && (await this.sendOne())) handled++;
+      while (!this.stopping) {
+        const n = await this.sendSome();
+        if (n === 0) return;
+        handled += n;
+      }
     };
     // Every worker finishes (and records what it sent) before a failure is reported.
-    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 8 }, drain))).find((r) => r.status === 'rejected');
+    const failed = (await Promise.allSettled(Array.from({ length: this.o.concurrency ?? 4 }, drain))).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     return handled;
   }
 
-  /** Claims, sends and records one batch; false when nothing (else) is due for this worker. */
-  private sendOne(): Promise<boolean> {
+  /**
+   * Claims due deliveries, takes the send lock of each of their addresses (one message at a time per address,
+   * across workers and instances; an address another worker holds is left to it), merges each address's due
+   * rows into one message, sends them all at once and records them together. How many messages it handled (0:
+   * nothing is due for this worker).
+   */
+  private sendSome(): Promise<number> {
     return this.o.db.transaction(async (tx) => {
       const now = this.o.clock();
-      const [head] = await tx.query<{ user_id: string; channel: Batch['channel']; address: string }>(
-        "select user_id, channel, address from deliveries where status = 'pending' and next_attempt_at <= $1 order by next_attempt_at, id limit 1 for update skip locked",
-        [now],
+      const claimed = await tx.query<{ user_id: string; channel: Batch['channel']; address: string }>(
+        `select distinct user_id, channel, address from (
+           select user_id, channel, address from deliveries where status = 'pending' and next_attempt_at <= $1
+            order by next_attempt_at, id limit $2 for update skip locked) c`,
+        [now, this.o.sendBatch ?? 25],
       );
-      if (!head) return false;
-      // One message at a time per address, across workers and instances; a worker that finds it taken stops
-      // (the one sending there takes what is due after it, or the next poll does).
-      const [lock] = await tx.query<{ locked: boolean }>('select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked', [`delivery-send:${head.user_id}:${head.channel}:${head.address}`]);
-      if (!lock?.locked) return false;
-      // Waiting, not skipping: another worker may hold one of these rows as its head for a moment, until it fails
-      // to take the address's lock and lets go. Skipping it would split the message in two.
-      const rows = await tx.query<{ id: string; group_id: string; attempts: number }>(
-        `select id::text, group_id::text, attempts from deliveries
-         where user_id = $1 and channel = $2 and address = $3 and status = 'pending' and next_attempt_at <= $4
-         order by id for update`,
-        [head.user_id, head.channel, head.address, now],
+      if (claimed.length === 0) return 0;
+      const keyOf = (c: { user_id: string; channel: string; address: string }) => `delivery-send:${c.user_id}:${c.channel}:${c.address}`;
+      const locked = new Set(
+        (await tx.query<{ k: string }>('select k from unnest($1::text[]) as k where pg_try_advisory_xact_lock(hashtextextended(k, 0))', [claimed.map(keyOf)])).map((r) => r.k),
       );
-      const batch: Batch = {
-        userId: head.user_id,
-        channel: head.channel,
-        address: head.address,
-        ids: rows.map((r) => r.id),
-        groupIds: [...new Set(rows.map((r) => r.group_id))],
-        attempts: Math.max(0, ...rows.map((r) => r.attempts)),
-      };
-      await this.deliver(tx, batch, now);
-      return true;
+      const mine = claimed.filter((c) => locked.has(keyOf(c)));
+      if (mine.length === 0) return 0;
+      // Each address's other due rows too (a digest of several groups), unless another worker holds them as its
+      // claim: that one fails to take the address's lock and lets them go, and they follow in the next message.
+      // Never waiting keeps two workers from waiting on each other.
+      const rows = await tx.query<{ id: string; group_id: string; attempts: number; user_id: string; channel: Batch['channel']; address: string }>(
+        `select id::text, group_id::text, attempts, user_id, channel, address from deliveries
+          where status = 'pending' and next_attempt_at <= $1
+            and (user_id, channel, address) in (select * from unnest($2::text[], $3::text[], $4::text[]))
+          order by id for update skip locked`,
+        [now, mine.map((c) => c.user_id), mine.map((c) => c.channel), mine.map((c) => c.address)],
+      );
+      const batches = new Map<string, Batch>();
+      for (const r of rows) {
+        const key = keyOf(r);
+        const b = batches.get(key) ?? { userId: r.user_id, channel: r.channel, address: r.address, ids: [], groupIds: [], attempts: 0 };
+        b.ids.push(r.id);
+        if (!b.groupIds.includes(r.group_id)) b.groupIds.push(r.group_id);
+        b.attempts = Math.max(b.attempts, r.attempts);
+        batches.set(key, b);
+      }
+      await this.deliver(tx, [...batches.values()], now);
+      return batches.size;
     });
   }
 
-  private async deliver(tx: Tx, batch: Batch, now: Date): Promise<void> {
+  /** Sends the batches at once and records what came of each. */
+  private async deliver(tx: Tx, batches: Batch[], now: Date): Promise<void> {
+    const users = [...new Set(batches.map((b) => b.userId))];
+    const settings = await readSettingsOf(tx, users);
+    const inUse = new Map<string, Map<string, string[]>>();
+    for (const sender of this.o.senders) {
+      const of = batches.filter((b) => b.channel === sender.channel).map((b) => b.userId);
+      if (of.length > 0) inUse.set(sender.channel, await sender.addresses(tx, [...new Set(of)]));
+    }
+    const received = await tx.query<{ group_id: string; event: NotificationFiredV1; received_at: Date }>(
+      'select group_id::text, event, received_at from received_firings where group_id = any($1::bigint[])',
+      [batches.flatMap((b) => b.groupIds)],
+    );
+    const outcomes = await Promise.all(
+      batches.map((batch) =>
+        this.send(batch, {
+          now,
+          settings: settings.get(batch.userId)!,
+          inUse: inUse.get(batch.channel)?.get(batch.userId) ?? [],
+          received: received.filter((r) => batch.groupIds.includes(r.group_id)),
+        }),
+      ),
+    );
+    const sent = outcomes.filter((o): o is Extract<Outcome, { kind: 'sent' }> => o.kind === 'sent');
+    if (sent.length > 0) {
+      const rows = sent.flatMap((o) => o.batch.ids.map((id) => ({ id, attempts: o.batch.attempts + 1, providerId: o.providerId ?? null })));
+      await tx.query(
+        `update deliveries d set status = 'sent', attempts = v.attempts, sent_at = $1, provider_id = v.provider_id, last_error = null
+           from unnest($2::bigint[], $3::int[], $4::text[]) as v(id, attempts, provider_id) where d.id = v.id`,
+        [now, rows.map((r) => r.id), rows.map((r) => r.attempts), rows.map((r) => r.providerId)],
+      );
+      // The channel works again: the settings screen no longer shows its last failure.
+      await tx.query('delete from delivery_failures f using unnest($1::text[], $2::text[]) as v(user_id, channel) where f.user_id = v.user_id and f.channel = v.channel', [
+        sent.map((o) => o.batch.userId),
+        sent.map((o) => o.batch.channel),
+      ]);
+      for (const o of sent) this.o.logger.debug({ deliveries: o.batch.ids, channel: o.batch.channel, userId: o.batch.userId, firings: o.firings }, 'message sent');
+    }
+    for (const o of outcomes) {
+      if (o.kind === 'skipped') await this.close(tx, o.batch, 'skipped', o.reason);
+      else if (o.kind === 'postponed') await this.postpone(tx, o.batch, o.until);
+      else if (o.kind === 'failed') await this.record(tx, o.batch, o.sender, o.result, now);
+    }
+  }
+
+  /** Whether and what to send for one batch, and the provider's answer. */
+  private async send(batch: Batch, at: { now: Date; settings: UserSettings; inUse: string[]; received: { event: NotificationFiredV1; received_at: Date }[] }): Promise<Outcome> {
     const { userId, channel, address } = batch;
-    const settings = await readSettings(tx, userId);
-    if (!settings.channels[channel]) return this.close(tx, batch, 'skipped', 'The channel was switched off.');
+    const { now, settings } = at;
+    if (!settings.channels[channel]) return { kind: 'skipped', batch, reason: 'The channel was switched off.' };
     // Quiet hours set after the message was sealed: it waits for their end too.
     const quietEnd = quietHoursEnd(now, settings.quietHours, settings.timeZone);
-    if (quietEnd) return this.postpone(tx, batch, quietEnd);
+    if (quietEnd) return { kind: 'postponed', batch, until: quietEnd };
     const sender = this.o.senders.find((s) => s.channel === channel);
-    if (!sender) return this.close(tx, batch, 'skipped', 'The channel is not configured in this deployment.');
+    if (!sender) return { kind: 'skipped', batch, reason: 'The channel is not configured in this deployment.' };
     // Unlinked, unsubscribed or replaced since it was sealed: nothing goes to the old address.
-    if (!(await sender.addresses(tx, userId)).includes(address)) return this.close(tx, batch, 'skipped', 'The address is no longer in use.');
+    if (!at.inUse.includes(address)) return { kind: 'skipped', batch, reason: 'The address is no longer in use.' };
 
-    const received = await tx.query<{ event: NotificationFiredV1; received_at: Date }>('select event, received_at from received_firings where group_id = any($1::bigint[])', [batch.groupIds]);
-    received.sort((a, b) => Date.parse(a.event.firedAt) - Date.parse(b.event.firedAt) || a.event.firingId - b.event.firingId);
+    const received = [...at.received].sort((a, b) => Date.parse(a.event.firedAt) - Date.parse(b.event.firedAt) || a.event.firingId - b.event.firingId);
     let deliverable: Set<number>;
     try {
       deliverable = await this.o.firings.deliverable(userId, received.map((r) => r.event.firingId));
     } catch (err) {
       // Alerts away: nothing is known about what was switched off; ask again soon, without counting an attempt.
       this.o.logger.warn({ err, deliveries: batch.ids }, 'alerts did not say which firings may go out; the message waits');
-      return this.postpone(tx, batch, new Date(now.getTime() + this.retryBaseMs));
+      return { kind: 'postponed', batch, until: new Date(now.getTime() + this.retryBaseMs) };
     }
     const firings = received.filter((r) => deliverable.has(r.event.firingId));
-    if (firings.length === 0) return this.close(tx, batch, 'skipped', 'Every notification of the message was deleted or switched off.');
+    if (firings.length === 0) return { kind: 'skipped', batch, reason: 'Every notification of the message was deleted or switched off.' };
 
     const digest = batch.groupIds.length > 1 || firings.some((r) => inQuietHours(new Date(r.received_at), settings.quietHours, settings.timeZone));
     const message = renderMessage({ userId, language: settings.language, firings: firings.map((r) => r.event), digest, publicBaseUrl: this.o.publicBaseUrl });
@@ -200,40 +279,26 @@ export class Dispatcher {
     } catch (err) {
       result = { outcome: 'retry', reason: err instanceof Error ? err.message : String(err) };
     }
-    await this.record(tx, batch, sender, result, now, firings.length);
+    if (result.outcome === 'sent') return { kind: 'sent', batch, providerId: result.providerId, firings: firings.length };
+    return { kind: 'failed', batch, sender, result };
   }
 
-  private async record(tx: Tx, batch: Batch, sender: ChannelSender, result: SendResult, now: Date, firings: number): Promise<void> {
+  private async record(tx: Tx, batch: Batch, sender: ChannelSender, result: Exclude<SendResult, { outcome: 'sent' }>, now: Date): Promise<void> {
     const attempts = batch.attempts + 1;
     const log = { deliveries: batch.ids, channel: batch.channel, userId: batch.userId, attempts };
-    switch (result.outcome) {
-      case 'sent':
-        await tx.query("update deliveries set status = 'sent', attempts = $2, sent_at = $3, provider_id = $4, last_error = null where id = any($1::bigint[])", [
-          batch.ids,
-          attempts,
-          now,
-          result.providerId ?? null,
-        ]);
-        // The channel works again: the settings screen no longer shows its last failure.
-        await tx.query('delete from delivery_failures where user_id = $1 and channel = $2', [batch.userId, batch.channel]);
-        this.o.logger.debug({ ...log, firings }, 'message sent');
-        return;
-      case 'retry': {
-        if (attempts >= this.maxAttempts) {
-          this.o.logger.warn({ ...log, reason: result.reason }, 'message given up after its last attempt');
-          return this.fail(tx, batch, attempts, `Gave up after ${attempts} attempts: ${result.reason}`, now);
-        }
-        const delay = result.afterMs ?? Math.min(this.retryBaseMs * 2 ** (attempts - 1), this.o.retryMaxMs ?? 3_600_000);
-        await tx.query('update deliveries set attempts = $2, next_attempt_at = $3, last_error = $4 where id = any($1::bigint[])', [batch.ids, attempts, new Date(now.getTime() + delay), result.reason]);
-        this.o.logger.warn({ ...log, reason: result.reason, retryInMs: delay }, 'message not sent; it is tried again');
-        return;
-      }
-      case 'permanent':
-        this.o.logger.warn({ ...log, reason: result.reason }, 'message refused for good');
-        await this.fail(tx, batch, attempts, result.reason, now);
-        await sender.onPermanentFailure?.(tx, batch.userId, batch.address, result.reason);
-        return;
+    if (result.outcome === 'permanent') {
+      this.o.logger.warn({ ...log, reason: result.reason }, 'message refused for good');
+      await this.fail(tx, batch, attempts, result.reason, now);
+      await sender.onPermanentFailure?.(tx, batch.userId, batch.address, result.reason);
+      return;
     }
+    if (attempts >= this.maxAttempts) {
+      this.o.logger.warn({ ...log, reason: result.reason }, 'message given up after its last attempt');
+      return this.fail(tx, batch, attempts, `Gave up after ${attempts} attempts: ${result.reason}`, now);
+    }
+    const delay = result.afterMs ?? Math.min(this.retryBaseMs * 2 ** (attempts - 1), this.o.retryMaxMs ?? 3_600_000);
+    await tx.query('update deliveries set attempts = $2, next_attempt_at = $3, last_error = $4 where id = any($1::bigint[])', [batch.ids, attempts, new Date(now.getTime() + delay), result.reason]);
+    this.o.logger.warn({ ...log, reason: result.reason, retryInMs: delay }, 'message not sent; it is tried again');
   }
 
   /** Failed for good: recorded on the rows and as the channel's last failure, which the settings screen shows. */

@@ -10,11 +10,16 @@ export interface UnconfirmedAddress {
 
 /** The address alerts go to: confirmed, and not refused for good by its server since. */
 export async function deliverableAddress(db: SqlClient, userId: string): Promise<string | undefined> {
-  const [row] = await db.query<{ address: string }>(
-    'select address from email_addresses where user_id = $1 and confirmed_at is not null and bounced_at is null',
-    [userId],
+  return (await deliverableAddresses(db, [userId])).get(userId);
+}
+
+/** Each user's deliverable address (users without one left out). */
+export async function deliverableAddresses(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string>> {
+  const rows = await db.query<{ user_id: string; address: string }>(
+    'select user_id, address from email_addresses where user_id = any($1::text[]) and confirmed_at is not null and bounced_at is null',
+    [userIds],
   );
-  return row?.address;
+  return new Map(rows.map((r) => [r.user_id, r.address]));
 }
 
 /** The opaque token of the one-click unsubscribe link of the user's address (none once it changed). */

@@ -1,6 +1,6 @@
 import type { SqlClient } from '@invest/platform';
 import type { ChannelSender, OutgoingMessage, SendResult } from '../channels/channel.js';
-import { deliverableAddress, markBounced, unsubscribeTokenOf } from './email-address.repository.js';
+import { deliverableAddress, deliverableAddresses, markBounced, unsubscribeTokenOf } from './email-address.repository.js';
 import { renderNotificationMail } from './email-message.js';
 import type { SmtpClient } from './smtp.client.js';
 
@@ -20,9 +20,9 @@ export interface EmailSenderOptions {
 export function createEmailSender(o: EmailSenderOptions): ChannelSender {
   return {
     channel: 'email',
-    async addresses(db, userId) {
-      const address = await deliverableAddress(db, userId);
-      return address === undefined ? [] : [address];
+    async addresses(db, userIds) {
+      const addresses = await deliverableAddresses(db, userIds);
+      return new Map([...addresses].map(([userId, address]) => [userId, [address]]));
     },
     async send(address: string, message: OutgoingMessage): Promise<SendResult> {
       // The address may have changed, or been refused for another message, since this one was queued for it.

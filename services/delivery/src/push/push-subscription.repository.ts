@@ -47,9 +47,12 @@ export async function deletePushSubscription(db: SqlClient, userId: string, endp
   return rows.length > 0;
 }
 
-export async function pushEndpointsOf(db: SqlClient, userId: string): Promise<string[]> {
-  const rows = await db.query<{ endpoint: string }>('select endpoint from push_subscriptions where user_id = $1 order by id', [userId]);
-  return rows.map((r) => r.endpoint);
+/** Each user's push endpoints, oldest first (users without one left out). */
+export async function pushEndpointsOf(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>> {
+  const rows = await db.query<{ user_id: string; endpoint: string }>('select user_id, endpoint from push_subscriptions where user_id = any($1::text[]) order by id', [userIds]);
+  const endpoints = new Map<string, string[]>();
+  for (const r of rows) endpoints.set(r.user_id, [...(endpoints.get(r.user_id) ?? []), r.endpoint]);
+  return endpoints;
 }
 
 export async function findPushSubscription(db: SqlClient, userId: string, endpoint: string): Promise<StoredPushSubscription | undefined> {

@@ -54,7 +54,7 @@ const stored = async (endpoint: string) => (await db.query('select 1 from push_s
 describe('web push sender', () => {
   it('the browser gets the message encrypted: it decrypts to title, body, url and tag, signed with our VAPID key', async () => {
     const { userId, device, endpoint } = await subscribed();
-    expect(await sender.addresses(db, userId)).toEqual([endpoint]);
+    expect((await sender.addresses(db, [userId])).get(userId)).toEqual([endpoint]);
 
     const result = await sender.send(endpoint, message(userId));
     expect(result).toEqual({ outcome: 'sent', providerId: expect.stringMatching(new RegExp(`^${fake.url}/m/\\d+$`)) });

@@ -35,8 +35,8 @@ export class PushSender implements ChannelSender {
 
   constructor(private readonly o: PushSenderOptions) {}
 
-  addresses(db: SqlClient, userId: string): Promise<string[]> {
-    return pushEndpointsOf(db, userId);
+  addresses(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    return pushEndpointsOf(db, userIds);
   }
 
   async send(endpoint: string, message: OutgoingMessage): Promise<SendResult> {

@@ -30,8 +30,20 @@ interface SettingsRow {
 }
 
 export async function readSettings(db: SqlClient, userId: string): Promise<UserSettings> {
-  const [row] = await db.query<SettingsRow>('select in_app, telegram, push, email, quiet_start, quiet_end, time_zone, language from settings where user_id = $1', [userId]);
-  if (!row) return DEFAULT_SETTINGS;
+  return (await readSettingsOf(db, [userId])).get(userId)!;
+}
+
+/** Several users' settings at once (a user without a row has the defaults). */
+export async function readSettingsOf(db: SqlClient, userIds: readonly string[]): Promise<Map<string, UserSettings>> {
+  const rows = await db.query<SettingsRow & { user_id: string }>(
+    'select user_id, in_app, telegram, push, email, quiet_start, quiet_end, time_zone, language from settings where user_id = any($1::text[])',
+    [userIds],
+  );
+  const found = new Map(rows.map((row) => [row.user_id, settingsOf(row)]));
+  return new Map(userIds.map((id) => [id, found.get(id) ?? DEFAULT_SETTINGS]));
+}
+
+function settingsOf(row: SettingsRow): UserSettings {
   return {
     channels: { in_app: row.in_app, telegram: row.telegram, push: row.push, email: row.email },
     quietHours: row.quiet_start && row.quiet_end ? { start: row.quiet_start, end: row.quiet_end } : null,

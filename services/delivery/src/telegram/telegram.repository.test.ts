@@ -39,11 +39,11 @@ describe('the Telegram tables', () => {
     const now = at('2026-03-01T12:00:00Z');
     await repo.linkChat('a', 500, 'anna', now);
     await repo.linkChat('b', 500, 'anna', now);
-    expect(await repo.deliverableChat('a', now)).toBeNull();
-    expect(await repo.deliverableChat('b', now)).toBe('500');
+    expect((await repo.deliverableChats(['a'], now)).get('a')).toBeUndefined();
+    expect((await repo.deliverableChats(['b'], now)).get('b')).toBe('500');
     await repo.mute(500, at('2026-03-01T13:00:00Z'), now);
-    expect(await repo.deliverableChat('b', at('2026-03-01T12:59:59Z'))).toBeNull();
-    expect(await repo.deliverableChat('b', at('2026-03-01T13:00:00Z'))).toBe('500');
+    expect((await repo.deliverableChats(['b'], at('2026-03-01T12:59:59Z'))).get('b')).toBeUndefined();
+    expect((await repo.deliverableChats(['b'], at('2026-03-01T13:00:00Z'))).get('b')).toBe('500');
     await repo.markBlocked('b', '500', now);
     expect(await db.query("select chat_id, blocked, muted_until from telegram_chats where user_id = 'b'")).toEqual([{ chat_id: null, blocked: true, muted_until: null }]);
     // Linked again: not blocked any more.

@@ -26,13 +26,13 @@ export type LinkTokenUse = { status: 'linked'; userId: string } | { status: 'use
 export class TelegramRepository {
   constructor(private readonly db: SqlClient) {}
 
-  /** The chat this user's messages go to now: linked, and not muted at `now`. */
-  async deliverableChat(userId: string, now: Date): Promise<string | null> {
-    const rows = await this.db.query<{ chat_id: string }>(
-      'select chat_id::text from telegram_chats where user_id = $1 and chat_id is not null and (muted_until is null or muted_until <= $2)',
-      [userId, now],
+  /** The chat each user's messages go to now: linked, and not muted at `now` (users without one left out). */
+  async deliverableChats(userIds: readonly string[], now: Date): Promise<Map<string, string>> {
+    const rows = await this.db.query<{ user_id: string; chat_id: string }>(
+      'select user_id, chat_id::text from telegram_chats where user_id = any($1::text[]) and chat_id is not null and (muted_until is null or muted_until <= $2)',
+      [userIds, now],
     );
-    return rows[0]?.chat_id ?? null;
+    return new Map(rows.map((r) => [r.user_id, r.chat_id]));
   }
 
   /** Unlinks the chat and marks it blocked (the settings screen says so), if it is still this user's. */

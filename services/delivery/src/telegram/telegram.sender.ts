@@ -18,9 +18,9 @@ export class TelegramSender implements ChannelSender {
     private readonly deps: { client: TelegramClient; pacer: TelegramPacer; clock: () => Date; logger: Logger },
   ) {}
 
-  async addresses(db: SqlClient, userId: string): Promise<string[]> {
-    const chat = await new TelegramRepository(db).deliverableChat(userId, this.deps.clock());
-    return chat === null ? [] : [chat];
+  async addresses(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>> {
+    const chats = await new TelegramRepository(db).deliverableChats(userIds, this.deps.clock());
+    return new Map([...chats].map(([userId, chat]) => [userId, [chat]]));
   }
 
   async send(address: string, message: OutgoingMessage): Promise<SendResult> {
