@@ -190,11 +190,14 @@ export const notificationEventSchema = z.object({
 export type NotificationEventView = z.infer<typeof notificationEventSchema>;
 
 /**
- * `alerts.firings.deliverable` (internal: delivery asks just before sending): which of the given firings of the user
- * in the meta may still go out, i.e. their notification exists and was not switched off since they fired. Another
- * user's firing, or one of a deleted notification, is simply not in the answer.
+ * `alerts.firings.deliverable` (internal: delivery asks just before sending, for the messages of many users at once):
+ * which of the given firings may still go out, i.e. the firing is the named user's, and its notification exists and
+ * was not switched off since it fired. Another user's firing, or one of a deleted notification, is simply not in the
+ * answer.
  */
-export const deliverableFiringsRequestSchema = z.object({ firing_ids: z.array(z.number().int().positive()).max(1000) });
+export const deliverableFiringsRequestSchema = z.object({
+  firings: z.array(z.object({ user_id: z.string().min(1), firing_id: z.number().int().positive() })).max(5000),
+});
 export type DeliverableFiringsRequest = z.infer<typeof deliverableFiringsRequestSchema>;
 export const deliverableFiringsReplySchema = z.object({ data: z.object({ firing_ids: z.array(z.number().int()) }) });
 export type DeliverableFiringsReply = z.infer<typeof deliverableFiringsReplySchema>;

@@ -47,7 +47,8 @@ export function createAlertsHandler({ db, notifications, events }: { db: Db; not
 
     @MessagePattern(Subjects.alerts.firingsDeliverable)
     deliverable(@Payload() req: RpcRequest<unknown>) {
-      return deliverableFirings(db, requireUser(req.meta), req.data);
+      // Internal: each firing names its user, and only that user's firing is in the answer.
+      return deliverableFirings(db, req.data);
     }
   }
   return AlertsHandler;

@@ -150,7 +150,8 @@ describe('dispatch', () => {
     expect(sent[0]!.title).toMatch(/^GAZP/);
     // Alerts answers about a user's own firings only: asked for another user, the kept one is not deliverable.
     const firingIds = (await received(u)).map((r) => Number(r.firing_id));
-    const asked = (userId: string) => stack.gw.rpc.request<{ data: { firing_ids: number[] } }>(Subjects.alerts.firingsDeliverable, { firing_ids: firingIds }, { userId });
+    const asked = (userId: string) =>
+      stack.gw.rpc.request<{ data: { firing_ids: number[] } }>(Subjects.alerts.firingsDeliverable, { firings: firingIds.map((id) => ({ user_id: userId, firing_id: id })) });
     expect((await asked(u)).data.firing_ids).toEqual([sent[0]!.firings[0]!.firingId]);
     expect((await asked(user())).data.firing_ids).toEqual([]);
 

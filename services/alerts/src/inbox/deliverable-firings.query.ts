@@ -2,19 +2,21 @@ import { type DeliverableFiringsReply, deliverableFiringsRequestSchema, Notifica
 import { parseOrThrow, type SqlClient } from '@invest/platform';
 
 /**
- * `alerts.firings.deliverable`: which of `firing_ids` are the user's and may still go out. Delivery asks just before
- * sending, so nothing more is sent for a notification deleted (its firings go with it) or switched off after it
- * fired. A price-change stays active when it fires, so it must still be; a price-target is switched off by its own
- * firing (the user cannot have switched off what already is), so it only has to exist.
+ * `alerts.firings.deliverable`: which of the given (user, firing) pairs are that user's firings and may still go out.
+ * Delivery asks just before sending, so nothing more is sent for a notification deleted (its firings go with it) or
+ * switched off after it fired. A price-change stays active when it fires, so it must still be; a price-target is
+ * switched off by its own firing (the user cannot have switched off what already is), so it only has to exist.
  */
-export async function deliverableFirings(db: SqlClient, userId: string, input: unknown): Promise<DeliverableFiringsReply> {
-  const { firing_ids: ids } = parseOrThrow(deliverableFiringsRequestSchema, input);
-  if (ids.length === 0) return { data: { firing_ids: [] } };
+export async function deliverableFirings(db: SqlClient, input: unknown): Promise<DeliverableFiringsReply> {
+  const { firings } = parseOrThrow(deliverableFiringsRequestSchema, input);
+  if (firings.length === 0) return { data: { firing_ids: [] } };
   const rows = await db.query<{ id: string }>(
-    `select f.id::text from notification_firings f join notifications n on n.id = f.notification_id
-     where f.id = any($2::bigint[]) and f.user_id = $1 and n.user_id = $1 and (n.is_active or n.notification_type_id = $3)
+    `select f.id::text from unnest($1::text[], $2::bigint[]) as v(user_id, firing_id)
+       join notification_firings f on f.id = v.firing_id and f.user_id = v.user_id
+       join notifications n on n.id = f.notification_id and n.user_id = v.user_id
+     where n.is_active or n.notification_type_id = $3
      order by f.id`,
-    [userId, ids, NotificationTypeIds.priceTarget],
+    [firings.map((f) => f.user_id), firings.map((f) => f.firing_id), NotificationTypeIds.priceTarget],
   );
   return { data: { firing_ids: rows.map((r) => Number(r.id)) } };
 }

@@ -40,6 +40,16 @@ type Outcome =
   | { kind: 'skipped'; batch: Batch; reason: string }
   | { kind: 'postponed'; batch: Batch; until: Date };
 
+/** A batch the settings, channel and address allow: sent once alerts says which of its firings may go out. */
+interface Ready {
+  kind: 'ready';
+  batch: Batch;
+  sender: ChannelSender;
+  settings: UserSettings;
+  /** Its firings in the order they fired. */
+  received: { event: NotificationFiredV1; received_at: Date }[];
+}
+
 /** Message groups one sealing transaction takes (a rate batch makes one per user). */
 const SEAL_BATCH = 200;
 
@@ -214,15 +224,23 @@ export class Dispatcher {
       'select group_id::text, event, received_at from received_firings where group_id = any($1::bigint[])',
       [batches.flatMap((b) => b.groupIds)],
     );
+    const checked = batches.map((batch) =>
+      this.check(batch, now, settings.get(batch.userId)!, inUse.get(batch.channel)?.get(batch.userId) ?? [], received.filter((r) => batch.groupIds.includes(r.group_id))),
+    );
+    const ready = checked.filter((c): c is Ready => c.kind === 'ready');
+    let deliverable: Set<number> | undefined;
+    try {
+      deliverable = await this.o.firings.deliverable(ready.flatMap((r) => r.received.map((x) => ({ userId: r.batch.userId, firingId: x.event.firingId }))));
+    } catch (err) {
+      // Alerts away: nothing is known about what was switched off; ask again soon, without counting an attempt.
+      this.o.logger.warn({ err, deliveries: ready.flatMap((r) => r.batch.ids) }, 'alerts did not say which firings may go out; the messages wait');
+    }
     const outcomes = await Promise.all(
-      batches.map((batch) =>
-        this.send(batch, {
-          now,
-          settings: settings.get(batch.userId)!,
-          inUse: inUse.get(batch.channel)?.get(batch.userId) ?? [],
-          received: received.filter((r) => batch.groupIds.includes(r.group_id)),
-        }),
-      ),
+      checked.map((c): Outcome | Promise<Outcome> => {
+        if (c.kind !== 'ready') return c;
+        if (!deliverable) return { kind: 'postponed', batch: c.batch, until: new Date(now.getTime() + this.retryBaseMs) };
+        return this.send(c, deliverable);
+      }),
     );
     const sent = outcomes.filter((o): o is Extract<Outcome, { kind: 'sent' }> => o.kind === 'sent');
     if (sent.length > 0) {
@@ -246,36 +264,30 @@ export class Dispatcher {
     }
   }
 
-  /** Whether and what to send for one batch, and the provider's answer. */
-  private async send(batch: Batch, at: { now: Date; settings: UserSettings; inUse: string[]; received: { event: NotificationFiredV1; received_at: Date }[] }): Promise<Outcome> {
-    const { userId, channel, address } = batch;
-    const { now, settings } = at;
-    if (!settings.channels[channel]) return { kind: 'skipped', batch, reason: 'The channel was switched off.' };
+  /** What the settings, the channel and the address say of one batch before anything is sent. */
+  private check(batch: Batch, now: Date, settings: UserSettings, inUse: string[], received: Ready['received']): Ready | Outcome {
+    if (!settings.channels[batch.channel]) return { kind: 'skipped', batch, reason: 'The channel was switched off.' };
     // Quiet hours set after the message was sealed: it waits for their end too.
     const quietEnd = quietHoursEnd(now, settings.quietHours, settings.timeZone);
     if (quietEnd) return { kind: 'postponed', batch, until: quietEnd };
-    const sender = this.o.senders.find((s) => s.channel === channel);
+    const sender = this.o.senders.find((s) => s.channel === batch.channel);
     if (!sender) return { kind: 'skipped', batch, reason: 'The channel is not configured in this deployment.' };
     // Unlinked, unsubscribed or replaced since it was sealed: nothing goes to the old address.
-    if (!at.inUse.includes(address)) return { kind: 'skipped', batch, reason: 'The address is no longer in use.' };
+    if (!inUse.includes(batch.address)) return { kind: 'skipped', batch, reason: 'The address is no longer in use.' };
+    const sorted = [...received].sort((a, b) => Date.parse(a.event.firedAt) - Date.parse(b.event.firedAt) || a.event.firingId - b.event.firingId);
+    return { kind: 'ready', batch, sender, settings, received: sorted };
+  }
 
-    const received = [...at.received].sort((a, b) => Date.parse(a.event.firedAt) - Date.parse(b.event.firedAt) || a.event.firingId - b.event.firingId);
-    let deliverable: Set<number>;
-    try {
-      deliverable = await this.o.firings.deliverable(userId, received.map((r) => r.event.firingId));
-    } catch (err) {
-      // Alerts away: nothing is known about what was switched off; ask again soon, without counting an attempt.
-      this.o.logger.warn({ err, deliveries: batch.ids }, 'alerts did not say which firings may go out; the message waits');
-      return { kind: 'postponed', batch, until: new Date(now.getTime() + this.retryBaseMs) };
-    }
-    const firings = received.filter((r) => deliverable.has(r.event.firingId));
+  /** Renders the batch's firings that may still go out into one message and sends it. */
+  private async send(ready: Ready, deliverable: Set<number>): Promise<Outcome> {
+    const { batch, sender, settings } = ready;
+    const firings = ready.received.filter((r) => deliverable.has(r.event.firingId));
     if (firings.length === 0) return { kind: 'skipped', batch, reason: 'Every notification of the message was deleted or switched off.' };
-
     const digest = batch.groupIds.length > 1 || firings.some((r) => inQuietHours(new Date(r.received_at), settings.quietHours, settings.timeZone));
-    const message = renderMessage({ userId, language: settings.language, firings: firings.map((r) => r.event), digest, publicBaseUrl: this.o.publicBaseUrl });
+    const message = renderMessage({ userId: batch.userId, language: settings.language, firings: firings.map((r) => r.event), digest, publicBaseUrl: this.o.publicBaseUrl });
     let result: SendResult;
     try {
-      result = await withTimeout(sender.send(address, message), this.o.sendTimeoutMs ?? 60_000);
+      result = await withTimeout(sender.send(batch.address, message), this.o.sendTimeoutMs ?? 60_000);
     } catch (err) {
       result = { outcome: 'retry', reason: err instanceof Error ? err.message : String(err) };
     }
