@@ -30,7 +30,7 @@ export interface DeliveryAppOptions {
   publicBaseUrl?: string;
   /** Firings of one user within this window go out as one message per channel (default 3 s). */
   groupWindowMs?: number;
-  /** ...as soon as none came for this long (default 300 ms): a rate batch's firings come together. */
+  /** ...as soon as none came for this long (default 100 ms): a rate batch's firings come together. */
   groupSettleMs?: number;
   pollMs?: number;
   /** Finished messages and their firings are deleted this many days after sealing (default 30; README, "Loops and jobs"). */
@@ -107,7 +107,7 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
       }),
     );
     const groupWindowMs = opts.groupWindowMs ?? 3_000;
-    const groupSettleMs = Math.min(opts.groupSettleMs ?? 300, groupWindowMs);
+    const groupSettleMs = Math.min(opts.groupSettleMs ?? 100, groupWindowMs);
     await res.start(
       createNotificationFiredConsumer({
         db,

@@ -19,7 +19,7 @@ export const deliveryEnvSchema = baseConfigSchema.extend({
    * A user's message goes out this long after the last firing of its move (a rate batch's firings come within
    * milliseconds), within DELIVERY_GROUP_WINDOW_MS of the first.
    */
-  DELIVERY_GROUP_SETTLE_MS: positiveInt('DELIVERY_GROUP_SETTLE_MS').max(30_000, 'DELIVERY_GROUP_SETTLE_MS must be at most 30000').default(300),
+  DELIVERY_GROUP_SETTLE_MS: positiveInt('DELIVERY_GROUP_SETTLE_MS').max(30_000, 'DELIVERY_GROUP_SETTLE_MS must be at most 30000').default(100),
   /** How often due messages are looked for (they are also sent as soon as a group is sealed here). */
   DELIVERY_POLL_MS: positiveInt('DELIVERY_POLL_MS').default(1_000),
   /** Sent (or given up) messages, with their firings, are deleted this many days after their group was sealed. */

@@ -48,7 +48,9 @@ export function createNotificationFiredConsumer(opts: {
     durableName: NOTIFICATION_FIRED_DURABLE,
     logger: opts.logger,
     // A rate batch fires for hundreds of users at once: what arrives together is recorded in one transaction
-    // (bench delivery: 1,000 firings took 1.2-1.6 s one transaction each, 8 at once). Their order does not matter.
+    // (bench delivery: 1,000 firings took 1.2-1.6 s one transaction each, 8 at once; 0.2-0.5 s so). Their order
+    // does not matter. Pulls of 200 rather than 50: a burst is read in fewer round trips.
+    batchSize: 200,
     handleMany: async (events, tx) => {
       await recordFirings(tx, events.map((e) => e.data), opts.clock(), opts.groupWindowMs, opts.groupSettleMs);
       opts.onRecorded?.();

@@ -19,6 +19,9 @@ export interface TelegramChannelOptions {
   publicBaseUrl: string;
 }
 
+/** Telegram's limit over all chats without paid broadcasts (reference §7). */
+const FREE_BROADCAST_PER_SECOND = 30;
+
 /** The Telegram channel's parts for the app: its RPC handler, and with a bot configured the bot and the sender. */
 export interface TelegramChannel {
   handler: Type;
@@ -36,6 +39,6 @@ export function telegramChannel(opts: TelegramChannelOptions): TelegramChannel {
   // One pacer for notifications and replies: both count against the same chat's limit.
   const pacer = new TelegramPacer(opts.pacing);
   const bot = new TelegramBot({ db, client, pacer, clock, logger, publicBaseUrl: opts.publicBaseUrl, webhookSecret: config.webhookSecret });
-  const sender = new TelegramSender({ client, pacer, clock, logger });
+  const sender = new TelegramSender({ client, pacer, clock, logger, paidBroadcast: (opts.pacing?.perSecond ?? FREE_BROADCAST_PER_SECOND) > FREE_BROADCAST_PER_SECOND });
   return { handler: createTelegramHandler(bot), bot, sender };
 }

@@ -15,7 +15,14 @@ import { TelegramRepository } from './telegram.repository.js';
 export class TelegramSender implements ChannelSender {
   readonly channel = 'telegram' as const;
   constructor(
-    private readonly deps: { client: TelegramClient; pacer: TelegramPacer; clock: () => Date; logger: Logger },
+    private readonly deps: {
+      client: TelegramClient;
+      pacer: TelegramPacer;
+      clock: () => Date;
+      logger: Logger;
+      /** Paced above Telegram's free ~30 a second: each message asks for a paid broadcast, or Telegram throttles it. */
+      paidBroadcast?: boolean;
+    },
   ) {}
 
   async addresses(db: SqlClient, userIds: readonly string[]): Promise<Map<string, string[]>> {
@@ -30,7 +37,7 @@ export class TelegramSender implements ChannelSender {
     if (held > 0) return { outcome: 'retry', reason: 'telegram: throttled for this chat (429 retry_after)', afterMs: held };
     await this.deps.pacer.turn(chatId);
     try {
-      const sent = await this.deps.client.sendMessage(telegramMessage(chatId, message));
+      const sent = await this.deps.client.sendMessage({ ...telegramMessage(chatId, message), ...(this.deps.paidBroadcast ? { allow_paid_broadcast: true } : {}) });
       return { outcome: 'sent', providerId: String(sent.message_id) };
     } catch (err) {
       const result = sendResultOf(err);

@@ -33,6 +33,8 @@ export interface FakeSentMessage {
   /** Tags used, in order (`b`, `a`…), for assertions on formatting. */
   tags: string[];
   buttons: { text: string; url?: string; callback_data?: string }[][];
+  /** Sent as a paid broadcast (`allow_paid_broadcast`: above the free ~30 messages a second). */
+  paid_broadcast: boolean;
   date: number;
   /** When it was accepted (ms since epoch). */
   at: number;
@@ -339,6 +341,7 @@ export async function startFakeTelegram(opts: FakeTelegramOptions, port = 0, hos
         parse_mode: parseMode,
         tags: parsed.tags,
         buttons,
+        paid_broadcast: p.allow_paid_broadcast === true || p.allow_paid_broadcast === 'true',
         date: Math.floor(Date.now() / 1000),
         at: Date.now(),
       };
