@@ -60,4 +60,27 @@ describe('listSharesQuerySchema', () => {
     expect(errorsOf({ search: 123 })).toHaveProperty('search');
     expect(Object.keys(errorsOf({ page: 0, sort: 'x', direction: 'y', country_code: 'xyz' })).sort()).toEqual(['country_code', 'direction', 'page', 'sort']);
   });
+
+  it('reads the dividend yield and market cap ranges as decimal numbers', () => {
+    expect(
+      listSharesQuerySchema.parse({ dividend_yield_min: '5', dividend_yield_max: '12,5', market_cap_min: ' 1000000000 ', market_cap_max: '2000000000.75' }),
+    ).toMatchObject({ dividend_yield_min: 5, dividend_yield_max: 12.5, market_cap_min: 1e9, market_cap_max: 2000000000.75 });
+    expect(listSharesQuerySchema.parse({ dividend_yield_min: '', market_cap_max: ' ' })).toEqual({ page: 1, per_page: 20, sort: 'market_cap', direction: 'desc' });
+    const once = listSharesQuerySchema.parse({ dividend_yield_min: '0', market_cap_max: '7.5' });
+    expect(listSharesQuerySchema.parse(once)).toEqual(once);
+  });
+
+  it('refuses malformed, negative, huge and inverted ranges, naming the field', () => {
+    for (const bad of ['1e3', '0x10', '-1', '+1', '1.2.3', 'abc', '5 %', 'NaN', 'Infinity', '.5', '1.']) {
+      expect(errorsOf({ dividend_yield_min: bad }), bad).toHaveProperty('dividend_yield_min');
+      expect(errorsOf({ market_cap_max: bad }), bad).toHaveProperty('market_cap_max');
+    }
+    expect(errorsOf({ dividend_yield_max: '1001' })).toHaveProperty('dividend_yield_max', expect.stringMatching(/not be greater than 1000/));
+    expect(errorsOf({ market_cap_min: ['1', '2'] })).toHaveProperty('market_cap_min');
+    expect(errorsOf({ dividend_yield_min: '10', dividend_yield_max: '5' })).toEqual({
+      dividend_yield_max: 'The dividend yield max field must be greater than or equal to dividend yield min.',
+    });
+    expect(errorsOf({ market_cap_min: '2000', market_cap_max: '1000' })).toHaveProperty('market_cap_max', expect.stringMatching(/greater than or equal to market cap min/));
+    expect(errorsOf({ market_cap_min: '1000', market_cap_max: '1000' })).toEqual({});
+  });
 });

@@ -45,6 +45,48 @@ export const countryCodeSchema = z
   .regex(/^[A-Za-z]{2}$/, 'The country code must be a two-letter ISO 3166-1 alpha-2 code.')
   .transform((s) => s.toUpperCase());
 
+/** Largest accepted bound of the dividend yield filter, in percent. */
+export const DIVIDEND_YIELD_FILTER_MAX = 1000;
+/** Largest accepted bound of the market cap filter, in roubles (a thousand trillion: far above any issue). */
+export const MARKET_CAP_FILTER_MAX = 1e15;
+
+/**
+ * A non-negative decimal bound from a query string (`5`, `2.5`; `,` read as the decimal separator, as Russian
+ * readers write it). Exponents, signs, hex and spaces inside are refused, as for whole numbers. An empty value means
+ * "not given". A number passes as it is, so the service parses the gateway's output again.
+ */
+function queryDecimalSchema(name: string, max: number) {
+  const field = `The ${name.replace(/_/g, ' ')} field`;
+  const notDecimal = `${field} must be a number written with the digits 0-9 and at most one decimal point.`;
+  return z.preprocess(
+    (v) => {
+      const s = blankToUndefined(trimmed(v));
+      if (typeof s !== 'string') return s;
+      const dot = s.replace(',', '.');
+      return /^\d{1,20}(\.\d{1,10})?$/.test(dot) ? Number(dot) : s;
+    },
+    z
+      .number({ error: notDecimal })
+      .refine((n) => Number.isFinite(n), notDecimal)
+      .min(0, `${field} must be at least 0.`)
+      .max(max, `${field} must not be greater than ${max}.`)
+      .optional(),
+  );
+}
+
+/** A `min`/`max` pair whose minimum is above its maximum, named under the maximum. */
+const rangeCheck = (name: string) => (q: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const min = q[`${name}_min`];
+  const max = q[`${name}_max`];
+  if (typeof min === 'number' && typeof max === 'number' && min > max) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [`${name}_max`],
+      message: `The ${name.replace(/_/g, ' ')} max field must be greater than or equal to ${name.replace(/_/g, ' ')} min.`,
+    });
+  }
+};
+
 /**
  * Query of `screener.shares.list` (and of `GET /api/public/shares`, `GET /api/shares`): paging, sorting
  * (nulls last in both directions) and filters. The gateway validates with this same schema.
@@ -70,6 +112,15 @@ export const listSharesQuerySchema = pageQuerySchema.extend({
       .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'The search field must not contain control characters.')
       .optional(),
   ),
+  /** Dividend yield range in percent, bounds included; a share whose yield is unknown is left out. */
+  dividend_yield_min: queryDecimalSchema('dividend_yield_min', DIVIDEND_YIELD_FILTER_MAX),
+  dividend_yield_max: queryDecimalSchema('dividend_yield_max', DIVIDEND_YIELD_FILTER_MAX),
+  /** Market cap range in roubles, bounds included; a share without a market cap is left out. */
+  market_cap_min: queryDecimalSchema('market_cap_min', MARKET_CAP_FILTER_MAX),
+  market_cap_max: queryDecimalSchema('market_cap_max', MARKET_CAP_FILTER_MAX),
+}).superRefine((q, ctx) => {
+  rangeCheck('dividend_yield')(q, ctx);
+  rangeCheck('market_cap')(q, ctx);
 });
 /** The parsed query (defaults applied, country code upper-cased, category id as a number). */
 export type ListSharesQuery = z.output<typeof listSharesQuerySchema>;

@@ -35,7 +35,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const FIELDS = ['page', 'per_page', 'sort', 'direction', 'category', 'country_code', 'search'];
+const FIELDS = ['page', 'per_page', 'sort', 'direction', 'category', 'country_code', 'search', 'dividend_yield_min', 'dividend_yield_max', 'market_cap_min', 'market_cap_max'];
 
 describe('odd queries: 200 or 422 naming a field, never 500', () => {
   const queries = [
@@ -80,6 +80,13 @@ describe('odd queries: 200 or 422 naming a field, never 500', () => {
     'constructor=1',
     '__proto__=1',
     '__proto__[page]=0',
+    'dividend_yield_min[]=1',
+    'dividend_yield_min=%00',
+    'dividend_yield_min=%EF%BC%95', // full-width digit five
+    'dividend_yield_max=99999999999999999999999',
+    'market_cap_min=1%2C5',
+    'market_cap_max=1.00000000001',
+    'market_cap_min=5&market_cap_min=6',
   ];
   for (const q of queries) {
     it(`/api/public/shares?${q}`, async () => {

@@ -181,6 +181,47 @@ describe('GET /api/public/shares', () => {
     expect((await page('/api/public/shares?country_code=RU&category=preferred')).meta.total).toBe(n);
   });
 
+  it('filters by a dividend yield range (percent, bounds included, unknown yields left out)', async () => {
+    // Expected from the database: the yield of every share whose dividends are known, by the rule's own words
+    // (same-currency dividends with a record date in [today, today + 12 months), over the price).
+    const yields = await sqlRows<{ ticker: string; y: number }>(
+      `select a.ticker, (coalesce((select sum(d.value) from dividends d where d.asset_id = a.id and d.currency = a.currency
+                                   and d.record_date >= (now() at time zone 'Europe/Moscow')::date
+                                   and d.record_date < ((now() at time zone 'Europe/Moscow')::date + interval '12 months')), 0)
+                          / a.current_rate * 100)::float8 as y
+       ${SHARES_FROM} and s.dividends_synced_at is not null and a.current_rate > 0`,
+    );
+    const within = (min: number, max: number) => yields.filter((r) => r.y >= min && r.y <= max).map((r) => r.ticker).sort();
+    expect(within(5, 1000).length).toBeGreaterThan(0);
+    expect(within(0, 5).length).toBeGreaterThan(0);
+    const tickersOf = async (q: string) => (await walk(`/api/public/shares?per_page=100&${q}`)).rows.map((r) => r.asset).sort();
+    expect(await tickersOf('dividend_yield_min=5')).toEqual(within(5, 1000));
+    expect(await tickersOf('dividend_yield_max=5')).toEqual(within(0, 5));
+    expect(await tickersOf('dividend_yield_min=2.5&dividend_yield_max=12,5')).toEqual(within(2.5, 12.5));
+    const rows = (await walk('/api/public/shares?per_page=100&sort=dividend_yield&direction=asc&dividend_yield_min=3')).rows;
+    expect(rows.every((r) => r.dividend_yield !== null && r.dividend_yield >= 3)).toBe(true);
+  });
+
+  it('filters by a market cap range (RUB, bounds included, shares without one left out)', async () => {
+    const [mid] = await sqlRows<{ cap: string }>(
+      `select percentile_disc(0.5) within group (order by s.market_cap)::text as cap ${SHARES_FROM} and s.market_cap is not null`,
+    );
+    const cap = Number(mid!.cap);
+    const count = (where: string, params: unknown[]) => sqlCount(`select count(*) as n ${SHARES_FROM} and ${where}`, params);
+    const atLeast = await walk(`/api/public/shares?per_page=100&market_cap_min=${cap}`);
+    expect(atLeast.total).toBe(await count('s.market_cap >= $1', [cap]));
+    expect(atLeast.rows.every((r) => r.market_cap !== null && r.market_cap >= cap)).toBe(true);
+    expect(atLeast.rows.map((r) => r.market_cap)).toContain(cap);
+    const atMost = await walk(`/api/public/shares?per_page=100&market_cap_max=${cap}`);
+    expect(atMost.total).toBe(await count('s.market_cap <= $1', [cap]));
+    expect(atLeast.total + atMost.total).toBe((await count('s.market_cap is not null', [])) + (await count('s.market_cap = $1', [cap])));
+    const between = await page(`/api/public/shares?market_cap_min=1000000000&market_cap_max=100000000000&country_code=RU`);
+    expect(between.meta.total).toBe(await count(`s.market_cap between 1e9 and 1e11 and s.country_code = 'RU'`, []));
+    expect(between.meta.total).toBeGreaterThan(0);
+    // The links carry the filters to the next page.
+    expect(Object.fromEntries(new URL(between.links.next!, base).searchParams)).toMatchObject({ market_cap_min: '1000000000', market_cap_max: '100000000000' });
+  });
+
   describe('search', () => {
     /** Tickers whose ticker, ISIN, name, short or Latin name contain the term (case-insensitive, ё = е), computed here. */
     const expectedTickers = async (term: string) => {
@@ -312,6 +353,13 @@ describe('validation at the edge (422 naming the field)', () => {
     ['country_code=RUS', 'country_code'],
     ['country_code=R1', 'country_code'],
     ['country_code=%D0%A0%D0%A4', 'country_code'],
+    ['dividend_yield_min=-1', 'dividend_yield_min'],
+    ['dividend_yield_min=1e2', 'dividend_yield_min'],
+    ['dividend_yield_max=1001', 'dividend_yield_max'],
+    ['dividend_yield_min=10&dividend_yield_max=5', 'dividend_yield_max'],
+    ['market_cap_min=abc', 'market_cap_min'],
+    ['market_cap_max=0x10', 'market_cap_max'],
+    ['market_cap_min=2000&market_cap_max=1000', 'market_cap_max'],
   ];
   for (const [query, field] of cases) {
     it(`${query} -> 422 on ${field}, without asking the screener`, async () => {

@@ -35,6 +35,7 @@ describe('publicPageKey', () => {
     expect(publicPageKey(q({ direction: 'DESC', sort: ' market_cap ', page: '', category: '' }))).toBe(key);
     expect(publicPageKey(q({ country_code: 'ru', search: ' sber ' }))).toBe(publicPageKey(q({ search: 'sber', country_code: 'RU' })));
     expect(publicPageKey(q({ category: 'Preferred' }))).toBe(publicPageKey(q({ category: 'preferred' })));
+    expect(publicPageKey(q({ dividend_yield_min: '5,0' }))).toBe(publicPageKey(q({ dividend_yield_min: '5' })));
   });
 
   it('differs for every field that changes the page', () => {
@@ -50,7 +51,14 @@ describe('publicPageKey', () => {
       q({ search: 'sber' }),
       q({ search: 'Sber' }),
       q({ search: '1' }),
+      q({ dividend_yield_min: '1' }),
+      q({ dividend_yield_max: '1' }),
+      q({ market_cap_min: '1' }),
+      q({ market_cap_max: '1' }),
     ].map(publicPageKey);
+    // Every field of the parsed query is in the key: a new filter left out would serve one filter's page for another.
+    const all = q({ page: '3', per_page: '7', category: 'x', country_code: 'RU', search: 's', dividend_yield_min: '1', dividend_yield_max: '2', market_cap_min: '3', market_cap_max: '4' });
+    expect(JSON.parse(publicPageKey(all))).toHaveLength(Object.keys(all).length);
     expect(new Set(keys).size).toBe(keys.length);
   });
 });

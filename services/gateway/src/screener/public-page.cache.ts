@@ -59,7 +59,19 @@ export function bodyFor(page: SerializedPage, url: string, baseUrl = ''): Buffer
  * `?sort=market_cap&page=1` and `?page=1`, or parameters in another order, share one entry.
  */
 export function publicPageKey(query: ListSharesQuery): string {
-  return JSON.stringify([query.page, query.per_page, query.sort, query.direction, query.category ?? null, query.country_code ?? null, query.search ?? null]);
+  return JSON.stringify([
+    query.page,
+    query.per_page,
+    query.sort,
+    query.direction,
+    query.category ?? null,
+    query.country_code ?? null,
+    query.search ?? null,
+    query.dividend_yield_min ?? null,
+    query.dividend_yield_max ?? null,
+    query.market_cap_min ?? null,
+    query.market_cap_max ?? null,
+  ]);
 }
 
 /**

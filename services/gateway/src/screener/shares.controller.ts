@@ -31,6 +31,10 @@ const queryDocs = {
   category: 'Category id or slug.',
   country_code: 'ISO 3166-1 alpha-2 country code.',
   search: 'Ticker, name or ISIN (Cyrillic or Latin).',
+  dividend_yield_min: 'Lowest dividend yield, percent (included); shares with an unknown yield are left out.',
+  dividend_yield_max: 'Highest dividend yield, percent (included).',
+  market_cap_min: 'Lowest market cap, RUB (included); shares without one are left out.',
+  market_cap_max: 'Highest market cap, RUB (included).',
 };
 const sharesPage = pageSchema(openApiSchema(shareRowSchema));
 

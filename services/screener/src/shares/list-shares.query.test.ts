@@ -189,6 +189,29 @@ describe('buildListSharesSql / listShares', () => {
     expect(beyond).toEqual({ data: [], meta: { current_page: 9, per_page: 2, total: 6, last_page: 3, from: null, to: null } });
   });
 
+  it('filters by a dividend yield range, bounds included, unknown yields left out', async () => {
+    // Yields: ALFA 8, BETA 0, EPSI 5; GAMA, DELT, ZETA unknown.
+    expect(tickers((await list({ dividend_yield_min: '5', sort: 'dividend_yield' })).data)).toEqual(['ALFA', 'EPSI']);
+    expect(tickers((await list({ dividend_yield_max: '5', sort: 'dividend_yield', direction: 'asc' })).data)).toEqual(['BETA', 'EPSI']);
+    expect(tickers((await list({ dividend_yield_min: '0', dividend_yield_max: '0' })).data)).toEqual(['BETA']);
+    expect(tickers((await list({ dividend_yield_min: '5.5', dividend_yield_max: '8' })).data)).toEqual(['ALFA']);
+    // Under another sort (the yield then computed per row for the filter only), and with the total counted after it.
+    const page = await list({ dividend_yield_min: '0', sort: 'trading_volume', per_page: 2 });
+    expect(tickers(page.data)).toEqual(['ALFA', 'BETA']);
+    expect(page.meta.total).toBe(3);
+    expect(page.data[0]!.dividend_yield).toBeCloseTo(8, 10);
+  });
+
+  it('filters by a market cap range, bounds included, shares without one left out', async () => {
+    // Caps: ALFA 1000, DELT 1000, GAMA 500, EPSI 20; BETA, ZETA none.
+    expect(tickers((await list({ market_cap_min: '500' })).data)).toEqual(['ALFA', 'DELT', 'GAMA']);
+    expect(tickers((await list({ market_cap_max: '500' })).data)).toEqual(['GAMA', 'EPSI']);
+    expect(tickers((await list({ market_cap_min: '20', market_cap_max: '999.99' })).data)).toEqual(['GAMA', 'EPSI']);
+    expect((await list({ market_cap_min: '1000.01' })).meta.total).toBe(0);
+    // Combined with the yield and the other filters.
+    expect(tickers((await list({ market_cap_min: '100', dividend_yield_min: '1', country_code: 'RU' })).data)).toEqual(['ALFA']);
+  });
+
   it('filters by category id or slug, and by country', async () => {
     expect(tickers((await list({ category: 'preferred' })).data)).toEqual(['BETA']);
     expect(tickers((await list({ category: '2' })).data)).toEqual(['BETA']);

@@ -68,31 +68,39 @@ export function buildListSharesSql(query: ListSharesQuery, today: string): SqlSt
   if (query.search !== undefined) {
     where.push(`a.search_text like ${param(`%${escapeLike(normalizeSearch(query.search))}%`)} escape '\\'`);
   }
+  if (query.market_cap_min !== undefined) where.push(`s.market_cap >= ${param(query.market_cap_min)}::numeric`);
+  if (query.market_cap_max !== undefined) where.push(`s.market_cap <= ${param(query.market_cap_max)}::numeric`);
+  // The yield is computed, not stored: its bounds apply to the computed column (null, unknown, never passes).
+  const yieldWhere: string[] = [];
+  if (query.dividend_yield_min !== undefined) yieldWhere.push(`y.dividend_yield >= ${param(query.dividend_yield_min)}::float8`);
+  if (query.dividend_yield_max !== undefined) yieldWhere.push(`y.dividend_yield <= ${param(query.dividend_yield_max)}::float8`);
 
   const sortBy = SORT_COLUMN_SQL[query.sort];
   const direction = query.direction === 'asc' ? 'asc' : 'desc';
-  const sortingByYield = query.sort === 'dividend_yield';
+  // Sorting or filtering by yield needs it for every filtered row; otherwise only the page's rows compute it.
+  const yieldPerRow = query.sort === 'dividend_yield' || yieldWhere.length > 0;
   const orderBy = (alias: string) => `${alias}.${sortBy} ${direction} nulls last, ${alias}.id asc`;
   const limit = param(query.per_page);
   const offset = param((query.page - 1) * query.per_page);
 
-  const sql = `with filtered as (
-  select a.id, a.ticker, a.isin, a.name, a.currency, a.current_rate,
+  const rows = `select a.id, a.ticker, a.isin, a.name, a.currency, a.current_rate,
          a.price_change_percentage_24h, a.price_change_percentage_7d,
          coalesce(a.rate_updated_at, a.updated_at) as updated_at,
          s.market_cap, s.trading_volume, s.category_id, s.country_code, s.dividends_synced_at${
-           // Sorting by yield needs it for every filtered row; otherwise only the page's rows compute it.
-           sortingByYield ? `,\n         ${dividendYieldSql({ ...columnsOf('a'), dividendsSyncedAt: 's.dividends_synced_at' }, todayParam)} as dividend_yield` : ''
+           yieldPerRow ? `,\n         ${dividendYieldSql({ ...columnsOf('a'), dividendsSyncedAt: 's.dividends_synced_at' }, todayParam)} as dividend_yield` : ''
          }
   from shares s
   join assets a on a.id = s.asset_id
-  where ${where.join('\n    and ')}
+  where ${where.join('\n    and ')}`;
+
+  const sql = `with filtered as (
+  ${yieldWhere.length ? `select y.* from (${rows}) y\n  where ${yieldWhere.join(' and ')}` : rows}
 ), page as (
   select f.* from filtered f
   order by ${orderBy('f')}
   limit ${limit}::int offset ${offset}::bigint
 ), shaped as (
-  select p.*${sortingByYield ? '' : `, ${dividendYieldSql(columnsOf('p'), todayParam)} as dividend_yield`}
+  select p.*${yieldPerRow ? '' : `, ${dividendYieldSql(columnsOf('p'), todayParam)} as dividend_yield`}
   from page p
 )
 select (select count(*) from filtered)::int as total,
