@@ -4,7 +4,8 @@ import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
 import { screenerDataFile } from '../package-root.js';
-import { DEMO_DATA_LOAD, loadDemoData } from './demo-data.loader.js';
+import { DEMO_CLOSE_DAYS } from './demo-closes.js';
+import { DEMO_CLOSES_LOAD, DEMO_DATA_LOAD, loadDemoData } from './demo-data.loader.js';
 
 /** Expected counts, derived from the raw capture by hand-written lookups (not by the parser). */
 function expectedFromCapture() {
@@ -59,10 +60,10 @@ describe('loadDemoData', () => {
       dividends: expected.payments,
       countries: expected.countries,
       categories: 3,
-      loads: 1,
+      loads: 2,
     });
-    const [marker] = await db.query<{ name: string }>('select name from data_loads');
-    expect(marker?.name).toBe(DEMO_DATA_LOAD);
+    const markers = await db.query<{ name: string }>('select name from data_loads order by name');
+    expect(markers.map((m) => m.name).sort()).toEqual([DEMO_CLOSES_LOAD, DEMO_DATA_LOAD].sort());
   });
 
   it('stores what the capture says for a share', async () => {
@@ -115,6 +116,48 @@ describe('loadDemoData', () => {
       priceChangePercentage24h: 0.27,
       asOf: '2024-02-15T14:54:06.000Z',
     });
+  });
+
+  it('keeps 14 days of closes before the load day for every priced share, so the 7-day change has its base', async () => {
+    const [row] = await db.query<{ priced: number; with14: number; first: string; last: string; closes: number }>(
+      `select (select count(*)::int from assets where type = 'share' and current_rate > 0) as priced,
+              (select count(*)::int from (select asset_id from asset_daily_closes
+                                          where trade_date between '2024-02-01' and '2024-02-14' group by asset_id
+                                          having count(*) >= 14) x) as with14,
+              (select to_char(min(trade_date), 'YYYY-MM-DD') from asset_daily_closes) as first,
+              (select to_char(max(trade_date), 'YYYY-MM-DD') from asset_daily_closes) as last,
+              (select count(*)::int from asset_daily_closes) as closes`,
+    );
+    expect(DEMO_CLOSE_DAYS).toBeGreaterThanOrEqual(14);
+    expect(row).toEqual({ priced: row!.priced, with14: row!.priced, first: '2024-02-01', last: '2024-02-14', closes: row!.priced * DEMO_CLOSE_DAYS });
+    expect(row!.priced).toBeGreaterThan(200);
+  });
+
+  it('a database that had the demo shares before the closes existed gets them once; stored closes are kept', async () => {
+    const t = await createTestDatabase('scr_demo_old');
+    const old = await openDatabase({ url: t.url, migrations });
+    try {
+      await loadDemoData(old, { today: '2026-11-28' });
+      // As before the closes load existed: no marker, no closes, one real close, and a base found missing today.
+      await old.query(`delete from data_loads where name = $1`, [DEMO_CLOSES_LOAD]);
+      await old.query(`delete from asset_daily_closes`);
+      await old.query(`insert into asset_daily_closes (asset_id, trade_date, close) select id, '2026-11-20', 1.5 from assets where ticker = 'SBER'`);
+      await old.query(`update assets set close_7d_base = null, close_7d_base_for = '2026-11-28' where ticker in ('SBER', 'GAZP')`);
+      const first = await loadDemoData(old, { today: '2026-11-28' });
+      expect(first.loaded).toBe(false);
+      const [n] = await old.query<{ priced: number }>(`select count(*)::int as priced from assets where type = 'share' and current_rate > 0`);
+      expect(first.closes).toBe(n!.priced * DEMO_CLOSE_DAYS - 1);
+      const [sber] = await old.query<{ close: string }>(
+        `select c.close::text as close from asset_daily_closes c join assets a on a.id = c.asset_id where a.ticker = 'SBER' and c.trade_date = '2026-11-20'`,
+      );
+      expect(sber?.close).toBe('1.5');
+      // The base looked for earlier today is looked for again by the next rate.
+      expect(await old.query(`select 1 from assets where ticker in ('SBER', 'GAZP') and close_7d_base_for is not null`)).toHaveLength(0);
+      expect((await loadDemoData(old, { today: '2026-11-29' })).closes).toBe(0);
+    } finally {
+      await old.close();
+      await t.drop();
+    }
   });
 
   it('does nothing on a later start: changed data is kept, nothing is duplicated', async () => {

@@ -5,11 +5,17 @@ import { MAIN_SHARE_BOARDS, parseMoexShares } from '../market-data/moex-iss.pars
 import { screenerDataFile } from '../package-root.js';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 import { insertShareRows } from '../shares/share-rows.js';
+import { DEMO_CLOSE_DAYS, demoCloses } from './demo-closes.js';
 import { demoDividendsFileSchema, placeDemoDividends } from './demo-dividends.js';
 import { type DemoShare, demoSharesFromQuotes } from './demo-shares.js';
 
 /** Name of the one-time load in `data_loads`: it runs once per database, whatever the number of restarts. */
 export const DEMO_DATA_LOAD = 'demo:moex-shares-2024-02-15';
+/**
+ * Name of the one-time load of the demo daily closes (demo-closes.ts). Its own marker, so a database that had the
+ * demo shares before the closes existed gets them on its next start too.
+ */
+export const DEMO_CLOSES_LOAD = 'demo:daily-closes';
 /** Real MOEX ISS capture (`/iss/engines/stock/markets/shares/securities.json`, 2024-02-15 ~18:09 MSK). */
 export const DEMO_SHARES_FILE = 'moex-shares-2024-02-15.json';
 /** Hand-made demo dividends (see its `notice`). */
@@ -30,12 +36,14 @@ export interface LoadDemoDataResult {
   shares: number;
   dividends: number;
   skipped: number;
+  /** Demo daily closes written by this call (0 when they were already there). */
+  closes: number;
 }
 
 const readJson = async (path: string): Promise<unknown> => JSON.parse(await readFile(path, 'utf8'));
 
-async function alreadyLoaded(db: SqlClient): Promise<boolean> {
-  return (await db.query('select 1 from data_loads where name = $1', [DEMO_DATA_LOAD])).length > 0;
+async function alreadyLoaded(db: SqlClient, name = DEMO_DATA_LOAD): Promise<boolean> {
+  return (await db.query('select 1 from data_loads where name = $1', [name])).length > 0;
 }
 
 /**
@@ -48,7 +56,7 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
   const none = { loaded: false, shares: 0, dividends: 0, skipped: 0 };
   if (await alreadyLoaded(db)) {
     opts.logger?.debug({ load: DEMO_DATA_LOAD }, 'demo data already loaded');
-    return none;
+    return { ...none, closes: await loadDemoCloses(db, opts) };
   }
   const [sharesDoc, dividendsDoc] = await Promise.all([
     readJson(opts.sharesFile ?? screenerDataFile(DEMO_SHARES_FILE)),
@@ -103,7 +111,47 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
     await db.query('analyze countries, assets, shares, dividends');
     opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
   }
-  return result;
+  return { ...result, closes: await loadDemoCloses(db, opts) };
+}
+
+/**
+ * Seeds the demo daily closes of the DEMO_CLOSE_DAYS days before `today` for every share with a price, once per
+ * database (marker DEMO_CLOSES_LOAD, same pattern as the shares): the 7-day change then has its base from the first
+ * rate of the day on. A close already stored (a real roll-over) is kept. Returns the closes written.
+ */
+async function loadDemoCloses(db: Db, opts: LoadDemoDataOptions): Promise<number> {
+  if (await alreadyLoaded(db, DEMO_CLOSES_LOAD)) return 0;
+  const written = await db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [DEMO_CLOSES_LOAD]);
+    if (await alreadyLoaded(tx, DEMO_CLOSES_LOAD)) return 0;
+    // Under the rates' lock: a rate write reads the closes and moves the bases, it must not interleave with this.
+    await lockRateWrites(tx);
+    const shares = await tx.query<{ id: string; ticker: string; rate: string }>(
+      `select id::text, ticker, current_rate::text as rate from assets where type = 'share' and current_rate > 0 order by id`,
+    );
+    const closes = demoCloses(
+      shares.map((s) => ({ assetId: Number(s.id), ticker: s.ticker, rate: Number(s.rate) })),
+      opts.today,
+    );
+    const rows = await tx.query(
+      `insert into asset_daily_closes (asset_id, trade_date, close)
+       select x.asset_id, x.trade_date, x.close
+       from unnest($1::bigint[], $2::date[], $3::numeric[]) as x(asset_id, trade_date, close)
+       on conflict (asset_id, trade_date) do nothing
+       returning asset_id`,
+      [closes.map((c) => c.assetId), closes.map((c) => c.tradeDate), closes.map((c) => c.close)],
+    );
+    // A base found missing earlier today is kept for the day (close_7d_base_for): forget it so the next rate
+    // looks again. Without the day the writer falls back to the rate's own market day, the same day.
+    await tx.query(`update assets set close_7d_base_for = null where type = 'share' and close_7d_base is null and close_7d_base_for is not null`);
+    await tx.query('insert into data_loads (name, details) values ($1, $2::jsonb)', [
+      DEMO_CLOSES_LOAD,
+      JSON.stringify({ today: opts.today, days: DEMO_CLOSE_DAYS, shares: shares.length, closes: rows.length }),
+    ]);
+    return rows.length;
+  });
+  if (written) opts.logger?.info({ load: DEMO_CLOSES_LOAD, closes: written, days: DEMO_CLOSE_DAYS }, 'demo daily closes loaded');
+  return written;
 }
 
 /** Records the demo shares' rates as one RatesUpdated (source `demo-data`), in the load's transaction. */

@@ -20,9 +20,10 @@ describe('screener jobs', () => {
       'get:assetRates @ {"everyMinutes":15}',
       'command:GetMainCoinsRates @ {"everyMinutes":1}',
     ]);
-    // The every-minute rates also run when the service starts: fresh prices at once, not a minute later.
+    // The rates also run when the service starts: fresh prices (and their 7-day change) at once, not minutes later.
     expect(jobs.scheduled.filter((s) => s.atStart).map((s) => [s.job.name, ...s.args].join(' '))).toEqual([
       'get:assetRates --only_used_assets',
+      'get:assetRates',
       'command:GetMainCoinsRates',
     ]);
     // Every job is also a command of `npm run cmd`.

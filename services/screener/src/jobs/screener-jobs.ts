@@ -11,7 +11,7 @@ export interface ScheduledRun {
   job: Job;
   args: string[];
   schedule: Schedule;
-  /** Also run once when the service starts (the every-minute rates: fresh at once, not a minute later). */
+  /** Also run once when the service starts (the rates: fresh at once, not minutes later). */
   atStart?: boolean;
 }
 
@@ -39,7 +39,9 @@ export function createScreenerJobs(deps: ScreenerJobDeps, extra: { customAssets?
       { job: stats, args: [], schedule: { dailyAt: '01:45', timeZone: deps.marketTz } },
       { job: dividends, args: [], schedule: { dailyAt: '02:15', timeZone: deps.marketTz } },
       { job: rates, args: [ONLY_USED_ASSETS], schedule: { everyMinutes: 1 }, atStart: true },
-      { job: rates, args: [], schedule: { everyMinutes: 15 } },
+      // Also at start: a fresh start (the demo's 2024 capture, or data from a long stop) shows today's prices and
+      // their 7-day change at once rather than up to 15 minutes later.
+      { job: rates, args: [], schedule: { everyMinutes: 15 }, atStart: true },
       { job: coins, args: [], schedule: { everyMinutes: 1 }, atStart: true },
       ...(deletions ? [{ job: deletions, args: [], schedule: { everyMinutes: 1 }, atStart: true }] : []),
     ],
