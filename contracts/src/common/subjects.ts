@@ -21,6 +21,7 @@ export const Subjects = {
     watchlistItemsCreate: 'portfolios.watchlist-items.create',
     watchlistItemsDelete: 'portfolios.watchlist-items.delete',
     statisticsGet: 'portfolios.statistics.get',
+    holdingsGet: 'portfolios.holdings.get',
     membershipGet: 'portfolios.membership.get',
     assetUsesGet: 'portfolios.asset-uses.get',
   },

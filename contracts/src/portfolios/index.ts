@@ -4,3 +4,5 @@ export * from './watchlists.contract.js';
 export * from './statistics.contract.js';
 export * from './membership.contract.js';
 export * from './asset-uses.contract.js';
+export * from './holdings.contract.js';
+export * from './portfolio-figures.js';

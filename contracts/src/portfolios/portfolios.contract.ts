@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CURRENCY_CODES, currencyCodeSchema } from '../common/assets.js';
+import { decimalOutputSchema } from '../common/decimal.js';
 import { isoTimestampSchema, resourceIdSchema, storableText } from './common.js';
 
 const upperTrimmed = (v: unknown) => (typeof v === 'string' ? v.trim().toUpperCase() : v);
@@ -31,10 +32,24 @@ export const portfolioSchema = z.object({
 });
 export type Portfolio = z.infer<typeof portfolioSchema>;
 
+/**
+ * A portfolio in the list, with its value and gain defined as in the holdings totals (PORTFOLIO_FIGURES), in the
+ * portfolio's currency.
+ */
+export const portfolioListItemSchema = portfolioSchema.extend({
+  value: decimalOutputSchema,
+  invested: decimalOutputSchema,
+  gain: decimalOutputSchema,
+  /** 100 x gain / invested; null when nothing is invested. */
+  gain_percentage: z.number().nullable(),
+});
+export type PortfolioListItem = z.infer<typeof portfolioListItemSchema>;
+
 /** `portfolios.portfolios.list` (no payload): the user's portfolios, oldest first. */
 export const listPortfoliosRequestSchema = z.object({}).strip();
+export const listPortfoliosReplySchema = z.object({ data: z.array(portfolioListItemSchema) });
 export interface ListPortfoliosReply {
-  data: Portfolio[];
+  data: PortfolioListItem[];
 }
 
 /** `portfolios.portfolios.create` (body of `POST /api/portfolios`). */

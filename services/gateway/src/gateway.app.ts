@@ -33,6 +33,7 @@ import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { createDealsController } from './portfolios/deals.controller.js';
 import { createPortfoliosController } from './portfolios/portfolios.controller.js';
 import { createPortfolioStatisticsController } from './portfolios/statistics.controller.js';
+import { createPortfolioHoldingsController } from './portfolios/holdings.controller.js';
 import { createWatchlistsController } from './portfolios/watchlists.controller.js';
 import { RepeatedQueryInterceptor } from './validation/repeated-query.interceptor.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
@@ -113,6 +114,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createPortfoliosController({ rpc, auth }),
     createDealsController({ rpc, config, auth }),
     createPortfolioStatisticsController({ rpc, auth }),
+    createPortfolioHoldingsController({ rpc, auth }),
     createWatchlistsController({ rpc, auth }),
     createCustomAssetsController({ rpc, auth }),
     createSubscriptionsController({ rpc, auth }),

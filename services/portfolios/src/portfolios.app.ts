@@ -6,6 +6,8 @@ import { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealService } from './deals/deal.service.js';
+import { createHoldingsHandler } from './holdings/holdings.handler.js';
+import { HoldingsService } from './holdings/holdings.service.js';
 import { createDealsHandler } from './deals/deals.handler.js';
 import { portfolioEventSubject } from './events/portfolio-events.recorder.js';
 import { createMembershipHandler } from './membership/membership.handler.js';
@@ -70,14 +72,17 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
 
     const assets = new AssetLookup(db, rpc, logger);
     const limits: PortfoliosLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+    const cacheTtl = { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl };
+    const holdings = new HoldingsService(db, logger, cacheTtl.stateSeconds);
     // The handlers close over the services; Nest's shutdown (a signal) stops the resources too.
     const app = await res.startApp(
       [
         createHealthController('portfolios'),
-        createPortfoliosHandler(new PortfolioService(db, limits)),
+        createPortfoliosHandler(new PortfolioService(db, limits, holdings)),
         createDealsHandler(new DealService(db, assets, clock, limits)),
         createWatchlistsHandler(new WatchlistService(db, assets, limits)),
-        createStatisticsHandler(new StatisticsService(db, logger, clock, { ...DEFAULT_CACHE_TTL, ...opts.cacheTtl })),
+        createStatisticsHandler(new StatisticsService(db, logger, clock, cacheTtl)),
+        createHoldingsHandler(holdings),
         createMembershipHandler(new MembershipService(db)),
         createAssetUsesHandler(new AssetUsesService(db)),
       ],

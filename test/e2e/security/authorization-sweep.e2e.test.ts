@@ -271,6 +271,7 @@ function bobProbes(): Probe[] {
     { route: `${P}/deals/{dealId}`, method: 'DELETE', path: `/api/portfolios/${b.portfolio}/deals/${a.deal}` },
     { route: `${P}/deals/{dealId}`, method: 'DELETE', path: `/api/portfolios/${a.portfolio}/deals/${b.deal}` },
     { route: `${P}/statistics`, method: 'GET', path: `/api/portfolios/${a.portfolio}/statistics` },
+    { route: `${P}/holdings`, method: 'GET', path: `/api/portfolios/${a.portfolio}/holdings` },
     { route: '/api/watchlists/{id}', method: 'DELETE', path: `/api/watchlists/${a.watchlist}` },
     { route: '/api/watchlists/{id}/items', method: 'POST', path: `/api/watchlists/${a.watchlist}/items`, body: { assetable: sber } },
     { route: '/api/watchlists/{id}/items', method: 'POST', path: `/api/watchlists/${a.watchlist}/items`, body: { assetable: gazp } },
@@ -604,6 +605,7 @@ describe('odd ids: 404 or 422, never a 500', () => {
     ['POST', `/api/portfolios/${p}/deals`, { type: 'buy', assetable: { type: 'share', id: 1 }, quantity: 1, price: 1, date: '2024-01-10' }],
     ['DELETE', `/api/portfolios/${p}/deals/${c}`],
     ['GET', `/api/portfolios/${p}/statistics`],
+    ['GET', `/api/portfolios/${p}/holdings`],
     ['DELETE', `/api/watchlists/${p}`],
     ['POST', `/api/watchlists/${p}/items`, { assetable: { type: 'share', id: 1 } }],
     ['DELETE', `/api/watchlists/${p}/items/${c}`],
@@ -678,6 +680,7 @@ describe('odd ids: 404 or 422, never a 500', () => {
     const probes: [keyof typeof mine, (id: number) => [string, string, unknown?]][] = [
       ['portfolio', (id) => ['GET', `/api/portfolios/${id}`]],
       ['portfolio', (id) => ['GET', `/api/portfolios/${id}/statistics`]],
+      ['portfolio', (id) => ['GET', `/api/portfolios/${id}/holdings`]],
       ['portfolio', (id) => ['GET', `/api/portfolios/${id}/deals`]],
       ['deal', (id) => ['DELETE', `/api/portfolios/${a.portfolio2}/deals/${id}`]],
       ['item', (id) => ['DELETE', `/api/watchlists/${a.watchlist}/items/${id}`]],

@@ -2,7 +2,9 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, U
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   createPortfolioRequestSchema,
+  listPortfoliosReplySchema,
   type ListPortfoliosReply,
+  portfolioListItemSchema,
   type PortfolioReply,
   portfolioSchema,
   Subjects,
@@ -15,6 +17,7 @@ import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idemp
 import { ApiIdParam, ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
 import { parseBody } from '../validation/request-input.js';
+import { withDecimalNumbers } from '../http/exact-json.js';
 
 const portfolio = openApiSchema(portfolioSchema);
 
@@ -28,11 +31,14 @@ export function createPortfoliosController({ rpc, auth }: { rpc: RpcClient; auth
   @Controller('api/portfolios')
   class PortfoliosController {
     @Get()
-    @ApiOperation({ summary: "The user's portfolios", description: 'Oldest first, with open position and deal counts.' })
-    @ApiOkResponse({ schema: listSchema(portfolio) })
+    @ApiOperation({
+      summary: "The user's portfolios",
+      description: 'Oldest first, with open position and deal counts, and value, invested and gain as in the holdings totals.',
+    })
+    @ApiOkResponse({ schema: listSchema(openApiSchema(portfolioListItemSchema)) })
     @ApiOwnedResource()
-    list(): Promise<ListPortfoliosReply> {
-      return rpc.request(Subjects.portfolios.portfoliosList, {});
+    async list(): Promise<ListPortfoliosReply> {
+      return withDecimalNumbers(listPortfoliosReplySchema, await rpc.request<ListPortfoliosReply>(Subjects.portfolios.portfoliosList, {}));
     }
 
     @Post()

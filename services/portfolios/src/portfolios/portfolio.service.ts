@@ -7,8 +7,9 @@ import {
   Subjects,
   updatePortfolioRequestSchema,
 } from '@invest/contracts';
-import { type Db, idempotent, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError } from '@invest/platform';
+import { createLogger, type Db, idempotent, lockQuotaOwner, parseOrThrow, requestFingerprint, requireBelowQuota, ServiceError } from '@invest/platform';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from '../common/limits.js';
+import { HoldingsService } from '../holdings/holdings.service.js';
 import { parseRequest } from '../common/request.js';
 import { num } from '../common/sql-values.js';
 import { recordPortfolioCreated, recordPortfolioDeleted } from '../events/portfolio-events.recorder.js';
@@ -21,10 +22,20 @@ export class PortfolioService {
   constructor(
     private readonly db: Db,
     private readonly limits: Pick<PortfoliosLimits, 'portfoliosPerUser'> = DEFAULT_LIMITS,
+    private readonly holdings: Pick<HoldingsService, 'totalsByPortfolio'> = new HoldingsService(db, createLogger('portfolios')),
   ) {}
 
+  /** With each portfolio's value, invested and gain, defined as in its holdings totals. */
   async list(userId: string): Promise<ListPortfoliosReply> {
-    return { data: await listPortfolios(this.db, userId) };
+    const portfolios = await listPortfolios(this.db, userId);
+    const totals = await this.holdings.totalsByPortfolio(userId);
+    return {
+      data: portfolios.map((p) => {
+        const t = totals.get(p.id);
+        // A portfolio created after the totals were read has no deals yet.
+        return { ...p, value: t?.value ?? '0', invested: t?.invested ?? '0', gain: t?.gain ?? '0', gain_percentage: t?.gain_percentage ?? null };
+      }),
+    };
   }
 
   /** `idempotencyKey`: a repeat with the same key and request answers the first create's reply (see `idempotent`). */

@@ -2,20 +2,9 @@ import type { PortfolioStatistics, StatisticsTotals, TickerStatistics } from '@i
 import { Decimal } from '@invest/platform';
 import { currencySymbol } from './currency-symbol.js';
 import { healthMetrics } from './health-metrics.js';
+import { dayChangePercentage, money, pct, percent, positionFigures, round } from './position-figures.js';
 import { type AssetQuote, assetKey, type PortfolioState } from './statistics.types.js';
 import { xirr } from './xirr.js';
-
-const round = (x: number, dp: number): number => {
-  const r = Math.round(x * 10 ** dp) / 10 ** dp;
-  return Object.is(r, -0) ? 0 : r;
-};
-/** Money and quantities: exact, answered as decimal text rounded to 8 places (half away from zero). */
-const money = (x: Decimal): string => x.round(8).toString();
-/** Percentages and weights: doubles, 4 decimal places. */
-const pct = (x: number) => round(x, 4);
-const HUNDRED = Decimal.of(100);
-/** 100 x part / whole as a double (whole ≠ 0). */
-const percent = (part: Decimal, whole: Decimal): number => part.times(HUNDRED).div(whole).toNumber();
 
 export interface HydrateInput {
   state: PortfolioState;
@@ -45,14 +34,7 @@ export function hydrateStatistics({ state, quotes, currency, today }: HydrateInp
   const rows = state.assets.map((agg) => {
     const quote = quotes.get(assetKey(agg.asset));
     const ticker = quote?.ticker ?? `${agg.asset.type}:${agg.asset.id}`;
-    // A rate that is no finite number (none should reach the price table) counts as unknown, not as an error.
-    const price = quote?.currentRate !== undefined && quote.currentRate !== null && Number.isFinite(quote.currentRate) ? quote.currentRate : null;
-    const open = agg.quantity.sign() > 0;
-    const networth = !open ? Decimal.ZERO : price === null ? null : agg.quantity.times(Decimal.of(price));
-    const income = networth === null ? null : networth.minus(agg.costBasis);
-    const value = networth ?? agg.costBasis;
-    const change24 = quote?.priceChangePercentage24h ?? null;
-    return { agg, quote, ticker, price, open, networth, income, value, change24 };
+    return { agg, quote, ticker, ...positionFigures(agg, quote) };
   });
   const sum = (f: (r: (typeof rows)[number]) => Decimal) => Decimal.sum(rows.map(f));
   const totalValue = sum((r) => r.value);
@@ -95,13 +77,8 @@ export function hydrateStatistics({ state, quotes, currency, today }: HydrateInp
   const totalTaxes = sum((r) => r.agg.taxes);
   const totalInvested = sum((r) => r.agg.invested);
   const totalIncome = totalCurrentIncome.plus(totalFixed).plus(totalAccruals).minus(totalExpenses).minus(totalCommissions).minus(totalTaxes);
-  // Value 24 h ago of a priced position = networth / (1 + p/100); positions without p count as unchanged.
-  const change24h = sum((r) =>
-    r.networth && r.change24 !== null && Number.isFinite(r.change24) && r.change24 > -100
-      ? r.networth.minus(r.networth.times(HUNDRED).div(HUNDRED.plus(Decimal.of(r.change24))))
-      : Decimal.ZERO,
-  );
-  const before24h = totalValue.minus(change24h);
+  // Positions without a 24 h change count as unchanged.
+  const change24h = sum((r) => r.dayChange ?? Decimal.ZERO);
 
   const flows = state.cashFlows.map((f) => ({ date: f.date, amount: f.amount.toNumber() }));
   if (totalValue.sign() > 0) flows.push({ date: valuationDate, amount: totalValue.toNumber() });
@@ -121,7 +98,7 @@ export function hydrateStatistics({ state, quotes, currency, today }: HydrateInp
     totalIncomePercentage: totalInvested.sign() > 0 ? pct(percent(totalIncome, totalInvested)) : null,
     totalInvested: money(totalInvested),
     change24h: money(change24h),
-    changePercentage24h: before24h.sign() > 0 ? pct(percent(change24h, before24h)) : null,
+    changePercentage24h: dayChangePercentage(totalValue, change24h),
     xirr: irr.rate === null ? null : round(irr.rate, 10),
     xirrError: irr.error,
     positionsCount: rows.filter((r) => r.open).length,
