@@ -5,6 +5,8 @@ export const Subjects = {
     categoriesList: 'screener.categories.list',
     countriesList: 'screener.countries.list',
     assetsGet: 'screener.assets.get',
+    /** Assets of every type by ticker, name or ISIN, best match first (custom assets: the user's own). */
+    assetsSearch: 'screener.assets.search',
   },
   portfolios: {
     portfoliosList: 'portfolios.portfolios.list',

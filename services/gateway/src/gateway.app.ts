@@ -44,6 +44,7 @@ import { PublicPageCache } from './screener/public-page.cache.js';
 import { installPublicPageHits } from './screener/public-page.hooks.js';
 import { publicCacheControl } from './screener/page-response.js';
 import { createSharesController } from './screener/shares.controller.js';
+import { createAssetsController } from './screener/assets.controller.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache' | 'payments'>> & {
@@ -111,6 +112,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   const controllers = [
     createHealthController(readiness),
     createSharesController({ rpc, config, pages: publicPages, invalidator, auth }),
+    createAssetsController({ rpc, auth }),
     createPortfoliosController({ rpc, auth }),
     createDealsController({ rpc, config, auth }),
     createPortfolioStatisticsController({ rpc, auth }),

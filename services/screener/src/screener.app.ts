@@ -19,6 +19,7 @@ import {
 } from '@invest/platform';
 import { EventStreams, type ListSharesReply, mayChangeShareScreener } from '@invest/contracts';
 import { createGetAssetsHandler } from './assets/get-assets.handler.js';
+import { createSearchAssetsHandler } from './assets/search-assets.handler.js';
 import { createListCategoriesHandler } from './categories/list-categories.handler.js';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { createListCountriesHandler } from './countries/list-countries.handler.js';
@@ -139,6 +140,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       createListCategoriesHandler(db),
       createListCountriesHandler(db),
       createGetAssetsHandler(db),
+      createSearchAssetsHandler(db),
       createCustomAssetsHandler(customAssets),
       createHealthController('screener'),
     ];

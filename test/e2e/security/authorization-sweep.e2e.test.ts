@@ -529,6 +529,18 @@ describe("Bob on Alice's ids", () => {
       const r = await call('GET', path, { user: path.includes('public') ? undefined : B });
       if (r.status !== 200 || /AFLAT|Alice/.test(JSON.stringify(r.body?.data ?? null))) wrong.push(`GET ${path} -> ${r.status} ${r.text.slice(0, 160)}`);
     }
+    // Nor does the asset search, to another user or to anyone without a token (Alice finds it).
+    const ownSearch = await call('GET', '/api/assets?search=AFLAT', { user: A });
+    if (ownSearch.status !== 200 || !/AFLAT/.test(JSON.stringify(ownSearch.body?.data ?? null))) wrong.push(`Alice's own search -> ${ownSearch.status} ${ownSearch.text.slice(0, 160)}`);
+    for (const [path, user] of [
+      ['/api/assets?search=AFLAT', B],
+      [`/api/assets?type=custom_asset&user_id=${A}`, B],
+      ['/api/assets?search=Alice%20flat', undefined],
+      ['/api/assets?type=custom_asset', undefined],
+    ] as const) {
+      const r = await call('GET', path, { user });
+      if (r.status !== 200 || /AFLAT|Alice/.test(JSON.stringify(r.body?.data ?? null))) wrong.push(`GET ${path} as ${user ?? 'nobody'} -> ${r.status} ${r.text.slice(0, 160)}`);
+    }
     expect(wrong).toEqual([]);
   });
 

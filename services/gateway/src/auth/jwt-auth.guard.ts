@@ -49,3 +49,18 @@ export class JwtAuthGuard implements CanActivate {
     return true;
   }
 }
+
+/**
+ * For routes that answer anyone but say more to a signed-in user (the asset search adds the user's own custom
+ * assets): no `Authorization` header passes as anonymous; a header present is checked as JwtAuthGuard checks
+ * it (a bad or expired token is a 401, never read as anonymous).
+ */
+export class OptionalJwtAuthGuard implements CanActivate {
+  constructor(private readonly auth: JwtAuthGuard) {}
+
+  canActivate(context: ExecutionContext): Promise<boolean> | boolean {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (request.headers.authorization === undefined) return true;
+    return this.auth.canActivate(context);
+  }
+}
