@@ -177,7 +177,8 @@ describe('user- and model-controlled text is shown as text', () => {
     const page = await freshPage();
     const user = newUser();
     await openNewPortfolio(page, user, PAYLOAD);
-    expect(await page.locator('[data-testid="portfolio-title"]').textContent()).toBe(PAYLOAD);
+    // The deal form shows before the portfolio's title has loaded ("…"): wait for the title itself.
+    await expect.poll(() => page.locator('[data-testid="portfolio-title"]').textContent(), { timeout: 10_000 }).toBe(PAYLOAD);
     await page.locator('[data-testid="portfolio-create-alert"]').click();
     await page.locator('[data-testid="alert-dialog"]').waitFor();
     await page.keyboard.press('Escape');
