@@ -3,9 +3,24 @@ import { describeError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
 import { Link } from '../components/link';
 import { formatCompactMoney, formatDateTime, formatMoney, formatPercent } from '../format/number-format';
+import { pluralForm, SHARE_FORMS } from '../format/plural';
 import { useLocale } from '../i18n';
 import { navigate, useRoute } from '../router';
-import { decodeScreenerState, encodeScreenerState, PER_PAGE_OPTIONS, screenerApiQuery, type ScreenerState, type SortColumn, toggleSort, withFilter } from '../screener/screener-state';
+import {
+  billionsToRub,
+  decodeScreenerState,
+  encodeScreenerState,
+  normalizeBound,
+  pageInRange,
+  PER_PAGE_OPTIONS,
+  type RangeKey,
+  rubToBillions,
+  screenerApiQuery,
+  type ScreenerState,
+  type SortColumn,
+  toggleSort,
+  withFilter,
+} from '../screener/screener-state';
 import { useSession } from '../session';
 import { useTr } from '../tr';
 import { useCatalogNames } from '../catalog-names';
@@ -58,8 +73,25 @@ export function ScreenerScreen() {
   const [alertFor, setAlertFor] = useState<ShareRow | null>(null);
   const [attempt, setAttempt] = useState(0);
   const searchTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const section = useRef<HTMLElement>(null);
+
+  // The table header sticks just below the top bar, whose height depends on the width (it wraps on a phone).
+  useEffect(() => {
+    const bar = document.querySelector('.topbar');
+    const el = section.current;
+    if (!bar || !el) return;
+    const follow = () => el.style.setProperty('--topbar-height', `${bar.getBoundingClientRect().height}px`);
+    follow();
+    const watch = new ResizeObserver(follow);
+    watch.observe(bar);
+    return () => watch.disconnect();
+  }, []);
 
   const go = (next: ScreenerState, replace = false) => navigate(`/${encodeScreenerState(next)}`, { replace });
+  // Debounced inputs act on the view as it is when they fire, not as it was when the user started typing.
+  const current = useRef(state);
+  current.current = state;
+  const setBound = (key: RangeKey, value: string) => go(withFilter(current.current, { [key]: value }));
 
   useEffect(() => {
     loadFilters().then(setFilters, () => undefined);
@@ -76,6 +108,12 @@ export function ScreenerScreen() {
     sharesPage(screenerApiQuery(state), abort.signal)
       .then((p) => {
         if (abort.signal.aborted) return;
+        // A page past the end (an old link, a list that shrank) shows the last page instead of an empty table.
+        const last = pageInRange(p.meta, p.data.length);
+        if (last !== undefined && last !== state.page) {
+          go({ ...state, page: last }, true);
+          return;
+        }
         setPage(p);
         setError(null);
       })
@@ -104,14 +142,15 @@ export function ScreenerScreen() {
       <th className="num" aria-sort={activeDir === 'asc' ? 'ascending' : activeDir === 'desc' ? 'descending' : 'none'}>
         <button type="button" className="sort" data-testid={`sort-${column}`} data-direction={activeDir ?? ''} onClick={() => go(toggleSort(state, column))}>
           {label}
-          <span aria-hidden="true">{activeDir === 'asc' ? ' ▲' : activeDir === 'desc' ? ' ▼' : ' ↕'}</span>
+          {/* A no-break space: a wrapped header keeps its arrow beside its last word. */}
+          <span aria-hidden="true">{activeDir === 'asc' ? '\u00a0▲' : activeDir === 'desc' ? '\u00a0▼' : '\u00a0↕'}</span>
         </button>
       </th>
     );
   };
 
   return (
-    <section data-testid="screener">
+    <section data-testid="screener" ref={section}>
       <div className="screen-head">
         <h1>{t('Скринер акций', 'Share screener')}</h1>
         <span className="muted" data-testid="screener-as-of">
@@ -144,6 +183,62 @@ export function ScreenerScreen() {
             </option>
           ))}
         </select>
+        <div className="range" role="group" aria-label={t('Дивидендная доходность, %', 'Dividend yield, %')} data-testid="filter-dividend-yield">
+          <span className="range-label">{t('Див. доходность, %', 'Div. yield, %')}</span>
+          <BoundInput
+            testId="filter-yield-min"
+            label={t('Дивидендная доходность от, %', 'Dividend yield from, %')}
+            placeholder={t('от', 'min')}
+            value={state.yieldMin}
+            toText={(v) => v ?? ''}
+            toApi={(text) => {
+              const v = normalizeBound(text);
+              return v !== undefined && Number(v) <= 1000 && !(state.yieldMax && Number(v) > Number(state.yieldMax)) ? v : undefined;
+            }}
+            onCommit={(v) => setBound('yieldMin', v)}
+          />
+          <span aria-hidden="true">–</span>
+          <BoundInput
+            testId="filter-yield-max"
+            label={t('Дивидендная доходность до, %', 'Dividend yield up to, %')}
+            placeholder={t('до', 'max')}
+            value={state.yieldMax}
+            toText={(v) => v ?? ''}
+            toApi={(text) => {
+              const v = normalizeBound(text);
+              return v !== undefined && Number(v) <= 1000 && !(state.yieldMin && Number(v) < Number(state.yieldMin)) ? v : undefined;
+            }}
+            onCommit={(v) => setBound('yieldMax', v)}
+          />
+        </div>
+        <div className="range" role="group" aria-label={t('Капитализация, млрд ₽', 'Market cap, billion RUB')} data-testid="filter-market-cap">
+          <span className="range-label">{t('Капитализация, млрд ₽', 'Market cap, bn RUB')}</span>
+          <BoundInput
+            testId="filter-cap-min"
+            label={t('Капитализация от, млрд ₽', 'Market cap from, billion RUB')}
+            placeholder={t('от', 'min')}
+            value={state.capMin}
+            toText={rubToBillions}
+            toApi={(text) => {
+              const v = billionsToRub(text);
+              return v !== undefined && !(state.capMax && Number(v) > Number(state.capMax)) ? v : undefined;
+            }}
+            onCommit={(v) => setBound('capMin', v)}
+          />
+          <span aria-hidden="true">–</span>
+          <BoundInput
+            testId="filter-cap-max"
+            label={t('Капитализация до, млрд ₽', 'Market cap up to, billion RUB')}
+            placeholder={t('до', 'max')}
+            value={state.capMax}
+            toText={rubToBillions}
+            toApi={(text) => {
+              const v = billionsToRub(text);
+              return v !== undefined && !(state.capMin && Number(v) < Number(state.capMin)) ? v : undefined;
+            }}
+            onCommit={(v) => setBound('capMax', v)}
+          />
+        </div>
       </form>
       {error ? (
         <div className="panel error-panel" role="alert" data-testid="screener-error">
@@ -153,15 +248,14 @@ export function ScreenerScreen() {
           </button>
         </div>
       ) : null}
-      <div className="table-wrap" aria-busy={loading}>
+      <div className="table-wrap screener-wrap" aria-busy={loading}>
         <table className="screener" data-testid="screener-table" data-loading={loading ? 'true' : 'false'}>
           <thead>
             <tr>
               <th className="sticky">{t('Акция', 'Share')}</th>
-              <th className="wide-only">ISIN</th>
               <th className="num">{t('Цена', 'Price')}</th>
-              {sortHeader('price_change_percentage_24h', t('24 ч', '24h'))}
-              {sortHeader('price_change_percentage_7d', t('7 дн', '7d'))}
+              {sortHeader('price_change_percentage_24h', t('24\u00a0ч', '24h'))}
+              {sortHeader('price_change_percentage_7d', t('7\u00a0дн', '7d'))}
               {sortHeader('dividend_yield', t('Див. доходность', 'Div. yield'))}
               {sortHeader('market_cap', t('Капитализация', 'Market cap'))}
               {sortHeader('trading_volume', t('Объём торгов', 'Volume'))}
@@ -175,10 +269,12 @@ export function ScreenerScreen() {
               <tr key={r.id} data-testid="screener-row" data-ticker={r.asset}>
                 <td className="sticky">
                   <strong data-testid="cell-asset">{r.asset}</strong>
+                  {r.isin ? (
+                    <span className="muted small isin wide-only" data-testid="cell-isin">
+                      {r.isin}
+                    </span>
+                  ) : null}
                   <div className="muted small">{r.name}</div>
-                </td>
-                <td className="small wide-only" data-testid="cell-isin">
-                  {r.isin ?? '—'}
                 </td>
                 <td className="num" data-testid="cell-current_rate">
                   {formatMoney(r.current_rate, r.currency, locale)}
@@ -198,8 +294,12 @@ export function ScreenerScreen() {
                 <td className="num" data-testid="cell-trading_volume">
                   {formatCompactMoney(r.trading_volume, r.currency, locale)}
                 </td>
-                <td data-testid="cell-category">{names.category(r.category)}</td>
-                <td data-testid="cell-country">{r.country ? countryName(r.country.code, r.country.name, locale) : '—'}</td>
+                <td className="wrap" data-testid="cell-category">
+                  {names.category(r.category)}
+                </td>
+                <td className="wrap" data-testid="cell-country">
+                  {r.country ? countryName(r.country.code, r.country.name, locale) : '—'}
+                </td>
                 <td>
                   {session ? (
                     <button type="button" className="small-button" data-testid="row-create-alert" onClick={() => setAlertFor(r)}>
@@ -215,7 +315,7 @@ export function ScreenerScreen() {
             ))}
             {page && page.data.length === 0 && (
               <tr>
-                <td colSpan={11} className="empty" data-testid="screener-empty">
+                <td colSpan={10} className="empty" data-testid="screener-empty">
                   {t('Ничего не найдено', 'Nothing found')}
                 </td>
               </tr>
@@ -230,7 +330,7 @@ export function ScreenerScreen() {
           </button>
           <span data-testid="pager-status">
             {t('Стр.', 'Page')} <span data-testid="pager-current">{meta.current_page}</span> {t('из', 'of')} <span data-testid="pager-last">{meta.last_page}</span> ·{' '}
-            <span data-testid="pager-total">{meta.total}</span> {t('акций', 'shares')}
+            <span data-testid="pager-total">{meta.total}</span> <span data-testid="pager-total-word">{pluralForm(locale, meta.total, SHARE_FORMS[locale])}</span>
           </span>
           <button type="button" data-testid="pager-next" disabled={meta.current_page >= meta.last_page} onClick={() => go({ ...state, page: state.page + 1 })}>
             {t('Вперёд', 'Next')} →
@@ -250,6 +350,67 @@ export function ScreenerScreen() {
         </Suspense>
       )}
     </section>
+  );
+}
+
+/**
+ * One bound of a range filter, typed freely: it reaches the view (and the URL) once the text is a bound the filter
+ * accepts (`toApi`), after a pause in typing, on Enter or on leaving the field; an empty field clears it. Text that is
+ * not a bound (or would invert the range) is marked and never sent, so the API's 422 is not the user's feedback.
+ */
+function BoundInput(props: {
+  testId: string;
+  label: string;
+  placeholder: string;
+  /** The bound in the view, as the API takes it. */
+  value: string | undefined;
+  toText: (value: string | undefined) => string;
+  toApi: (text: string) => string | undefined;
+  onCommit: (value: string) => void;
+}) {
+  const shown = props.toText(props.value);
+  const [text, setText] = useState(shown);
+  const input = useRef<HTMLInputElement>(null);
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // The field follows the URL (back/forward, another bound's change) unless the user is typing in it.
+  useEffect(() => {
+    if (document.activeElement !== input.current) setText(shown);
+  }, [shown]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const blank = text.trim() === '';
+  const valid = blank || props.toApi(text) !== undefined;
+  const commit = (now: string) => {
+    clearTimeout(timer.current);
+    if (now.trim() === '') {
+      if (props.value !== undefined) props.onCommit('');
+      return;
+    }
+    const v = props.toApi(now);
+    if (v !== undefined && v !== props.value) props.onCommit(v);
+  };
+  return (
+    <input
+      ref={input}
+      type="text"
+      inputMode="decimal"
+      className="bound"
+      data-testid={props.testId}
+      aria-label={props.label}
+      aria-invalid={valid ? undefined : true}
+      placeholder={props.placeholder}
+      value={text}
+      maxLength={24}
+      onChange={(e) => {
+        const next = e.target.value;
+        setText(next);
+        clearTimeout(timer.current);
+        timer.current = setTimeout(() => commit(next), 500);
+      }}
+      onBlur={() => commit(text)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') commit(text);
+      }}
+    />
   );
 }
 
