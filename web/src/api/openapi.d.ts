@@ -1077,6 +1077,14 @@ export interface operations {
                 country_code?: string;
                 /** @description Ticker, name or ISIN (Cyrillic or Latin). */
                 search?: string;
+                /** @description Lowest dividend yield, percent (included); shares with an unknown yield are left out. */
+                dividend_yield_min?: number;
+                /** @description Highest dividend yield, percent (included). */
+                dividend_yield_max?: number;
+                /** @description Lowest market cap, RUB (included); shares without one are left out. */
+                market_cap_min?: number;
+                /** @description Highest market cap, RUB (included). */
+                market_cap_max?: number;
             };
             header?: {
                 /** @description Entity tags of pages the client has; 304 when the page is still one of them (`*` and `W/` accepted). */
@@ -1210,6 +1218,14 @@ export interface operations {
                 country_code?: string;
                 /** @description Ticker, name or ISIN (Cyrillic or Latin). */
                 search?: string;
+                /** @description Lowest dividend yield, percent (included); shares with an unknown yield are left out. */
+                dividend_yield_min?: number;
+                /** @description Highest dividend yield, percent (included). */
+                dividend_yield_max?: number;
+                /** @description Lowest market cap, RUB (included); shares without one are left out. */
+                market_cap_min?: number;
+                /** @description Highest market cap, RUB (included). */
+                market_cap_max?: number;
             };
             header?: {
                 /** @description Entity tags of pages the client has; 304 when the page is still one of them (`*` and `W/` accepted). */
