@@ -112,6 +112,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search assets of every type
+         * @description Shares, bonds, ETFs, futures, currencies, tokens and, with a bearer token, the user's own custom assets. Order: exact ticker (or ISIN), ticker prefix, name words, any other match. Without `search`, assets by ticker. A bearer token is optional; a bad one is a 401.
+         */
+        get: operations["AssetsController_search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portfolios": {
         parameters: {
             query?: never;
@@ -1425,6 +1445,103 @@ export interface operations {
                             name: string;
                             shares_count: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    AssetsController_search: {
+        parameters: {
+            query?: {
+                /** @description Ticker, name or ISIN, Latin or Cyrillic, any case (ё = е); several words must each start a word of the name. */
+                search?: string;
+                /** @description One asset type only. */
+                type?: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                /** @description Most assets answered (1-50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most `limit` assets, best match first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @enum {string} */
+                            type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                            ticker: string;
+                            name: string;
+                            isin: string | null;
+                            currency: string;
+                            current_rate: number | null;
+                            price_change_percentage_24h: number | null;
+                            rate_updated_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };

@@ -7,6 +7,7 @@ import { alreadyReached, directionOf, distancePercent, type PriceDirection } fro
 import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
+import { AssetPicker, assetTypeName, type FoundAsset } from './asset-picker';
 import { Field, FormError } from './form-bits';
 import { showToast } from './toast';
 import { useEscape } from './use-escape';
@@ -21,17 +22,26 @@ export type AlertTarget =
   | { kind: 'asset'; assetType: AssetType; id: number; label: string; currentRate: number | null }
   | { kind: 'portfolio' | 'watchlist'; id: number; label: string };
 
-/** Creates a price-target or price-change alert; opened from a screener row, a portfolio or a watchlist. */
-export default function AlertDialog({ target, onClose, onCreated }: { target: AlertTarget; onClose: () => void; onCreated?: () => void }) {
+/** The alert target of an asset the picker found. */
+const assetTarget = (a: FoundAsset): AlertTarget => ({ kind: 'asset', assetType: a.type, id: a.id, label: a.ticker, currentRate: a.current_rate });
+
+/**
+ * Creates a price-target or price-change alert; opened from a screener row, a portfolio or a watchlist, or with no
+ * target (`null`): then the person first finds the asset, of any type, with the asset search.
+ */
+export default function AlertDialog({ target: given, onClose, onCreated }: { target: AlertTarget | null; onClose: () => void; onCreated?: () => void }) {
   const t = useTr();
   const locale = useLocale();
-  const [mode, setMode] = useState<'price' | 'change'>(target.kind === 'asset' ? 'price' : 'change');
+  const [picked, setPicked] = useState<FoundAsset | null>(null);
+  const picking = given === null;
+  const target = given ?? (picked ? assetTarget(picked) : null);
+  const [mode, setMode] = useState<'price' | 'change'>(given === null || given.kind === 'asset' ? 'price' : 'change');
   // Never the current price: a target equal to it waits for nothing.
   const [price, setPrice] = useDecimalField('');
   // Which way the target waits; follows the typed price (above the rate → above) until the person picks one.
   const [direction, setDirection] = useState<PriceDirection>('above');
   const [directionPicked, setDirectionPicked] = useState(false);
-  const currentRate = target.kind === 'asset' ? target.currentRate : null;
+  const currentRate = target?.kind === 'asset' ? target.currentRate : null;
   const typedPrice = parseDecimalInput(price, locale);
   const distance = typedPrice.ok ? distancePercent(typedPrice.text, currentRate) : null;
   const reached = typedPrice.ok && currentRate !== null && alreadyReached(typedPrice.text, currentRate, direction);
@@ -46,6 +56,7 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
 
   const submit = async () => {
     setError(null);
+    if (!target) return setError(inputError({ assetable: [t('Выберите актив из списка.', 'Pick an asset from the list.')] }));
     // The target price is read by the locale and sent as decimal text, never through a double.
     const typed = parseDecimalFields({ target_price: price }, locale);
     if (mode === 'price' && !typed.ok) return setError(inputError(typed.errors));
@@ -97,9 +108,28 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
     <div className="modal-backdrop" onClick={onClose}>
       <div className="modal" role="dialog" aria-modal="true" aria-labelledby="alert-title" onClick={(e) => e.stopPropagation()} data-testid="alert-dialog">
         <h2 id="alert-title">
-          {t('Уведомление', 'Alert')}: {target.label}
+          {t('Уведомление', 'Alert')}
+          {target ? `: ${target.label}` : ''}
         </h2>
-        {target.kind === 'asset' && (
+        {picking && (
+          <Field label={t('Актив: тикер, название или ISIN', 'Asset: ticker, name or ISIN')} name="assetable" error={error}>
+            <AssetPicker
+              testId="alert-asset"
+              value={picked}
+              autoFocus
+              onChange={(a) => {
+                setPicked(a);
+                setError(null);
+              }}
+            />
+            {picked && (
+              <span className="muted small" data-testid="alert-asset-picked" data-type={picked.type}>
+                {picked.name} · {assetTypeName(picked.type, t)}
+              </span>
+            )}
+          </Field>
+        )}
+        {(picking || target?.kind === 'asset') && (
           <div className="tabs" role="tablist">
             <button type="button" role="tab" aria-selected={mode === 'price'} data-testid="alert-mode-price" onClick={() => setMode('price')}>
               {t('Цена', 'Price target')}
@@ -191,7 +221,7 @@ export default function AlertDialog({ target, onClose, onCreated }: { target: Al
           <Field label={t('Название (необязательно)', 'Name (optional)')} name="name" error={error}>
             <input data-testid="alert-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} />
           </Field>
-          <FormError error={error} fields={['target_price', 'threshold', 'frequency', 'name']} testId="alert-error" />
+          <FormError error={error} fields={['target_price', 'threshold', 'frequency', 'name', ...(picking ? ['assetable'] : [])]} testId="alert-error" />
           <div className="actions">
             <button type="button" className="secondary" onClick={onClose}>
               {t('Отмена', 'Cancel')}

@@ -28,6 +28,7 @@ function Notifications() {
   const [inbox, setInbox] = useState<Firing[]>([]);
   const [unread, setUnread] = useState(0);
   const [error, setError] = useState<unknown>(null);
+  const [newAlert, setNewAlert] = useState(false);
 
   const loadAlerts = useCallback(() => {
     api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => setAlerts(p.data), setError);
@@ -127,7 +128,12 @@ function Notifications() {
           </ul>
         </div>
         <div className="panel">
-          <h2>{t('Мои уведомления', 'My alerts')}</h2>
+          <div className="screen-head">
+            <h2>{t('Мои уведомления', 'My alerts')}</h2>
+            <button type="button" className="small-button" data-testid="alert-new" onClick={() => setNewAlert(true)}>
+              {t('Новое уведомление', 'New alert')}
+            </button>
+          </div>
           <WatchlistAlerts onCreated={loadAlerts} />
           <ul className="list" data-testid="alerts-list">
             {alerts?.map((a) => (
@@ -152,10 +158,19 @@ function Notifications() {
                 </button>
               </li>
             ))}
-            {alerts?.length === 0 && <li className="muted">{t('Создайте уведомление из строки скринера, портфеля или списка.', 'Create an alert from a screener row, a portfolio or a watchlist.')}</li>}
+            {alerts?.length === 0 && (
+              <li className="muted">
+                {t('Создайте уведомление на любой актив кнопкой выше, из строки скринера, портфеля или списка.', 'Create an alert on any asset with the button above, from a screener row, a portfolio or a watchlist.')}
+              </li>
+            )}
           </ul>
         </div>
       </div>
+      {newAlert && (
+        <Suspense fallback={null}>
+          <AlertDialog target={null} onClose={() => setNewAlert(false)} onCreated={loadAlerts} />
+        </Suspense>
+      )}
     </section>
   );
 }
@@ -217,7 +232,7 @@ function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-/** Adds a share to a watchlist by its ticker (or the first match of a name search). */
+/** Adds an asset of any type to a watchlist by its ticker (or the best match of the asset search). */
 function AddToWatchlist({ watchlist, onAdded }: { watchlist: Watchlist; onAdded: () => void }) {
   const t = useTr();
   const locale = useLocale();
@@ -226,13 +241,14 @@ function AddToWatchlist({ watchlist, onAdded }: { watchlist: Watchlist; onAdded:
     const term = ticker.trim();
     if (!term) return;
     try {
-      const found = await api.get('/api/public/shares', { query: { search: term, per_page: '10' } });
-      const share = found.data.find((r) => r.asset.toLowerCase() === term.toLowerCase()) ?? found.data[0];
-      if (!share) {
-        showToast(t(`Акция «${term}» не найдена`, `No share matches "${term}"`), 'error');
+      // Best match first: an exact ticker leads the answer.
+      const found = await api.get('/api/assets', { query: { search: term, limit: '1' } });
+      const asset = found.data[0];
+      if (!asset) {
+        showToast(t(`Актив «${term}» не найден`, `No asset matches "${term}"`), 'error');
         return;
       }
-      await api.post('/api/watchlists/{id}/items', { path: { id: watchlist.id }, body: { assetable: { type: 'share', id: share.id } } });
+      await api.post('/api/watchlists/{id}/items', { path: { id: watchlist.id }, body: { assetable: { type: asset.type, id: asset.id } } });
       setTicker('');
       onAdded();
     } catch (err) {

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
+import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
 import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
@@ -15,7 +16,6 @@ import { useTr } from '../tr';
 type Portfolio = Answer<'/api/portfolios', 'get'>['data'][number];
 type Deal = Answer<'/api/portfolios/{id}/deals', 'get'>['data'][number];
 type Statistics = NonNullable<Answer<'/api/portfolios/{id}/statistics', 'get'>['data']>;
-type ShareRow = Answer<'/api/public/shares', 'get'>['data'][number];
 const CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'GBP', 'CHF', 'JPY', 'HKD', 'KZT', 'TRY', 'AED', 'USDT'] as const;
 type Currency = (typeof CURRENCIES)[number];
 type DealType = Deal['type'];
@@ -236,14 +236,14 @@ function dealTypeName(type: DealType, t: (ru: string, en: string) => string): st
   return t(...names[type]);
 }
 
-/** A deal on a share found by ticker or name (the screener's search). */
+/** A deal on an asset of any type found by ticker, name or ISIN (the asset search). */
 function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () => void }) {
   const t = useTr();
   const locale = useLocale();
   const [type, setType] = useState<DealType>('buy');
-  const [query, setQuery] = useState('');
-  const [matches, setMatches] = useState<ShareRow[]>([]);
-  const [share, setShare] = useState<ShareRow | null>(null);
+  const [asset, setAsset] = useState<FoundAsset | null>(null);
+  // A new picker (empty field) after each saved deal.
+  const [pickerKey, setPickerKey] = useState(0);
   const [quantity, setQuantity] = useDecimalField('1');
   const [price, setPrice] = useDecimalField('');
   const [commission, setCommission] = useDecimalField('0');
@@ -252,20 +252,9 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
   const [busy, setBusy] = useState(false);
   const key = useRef(newKey());
 
-  useEffect(() => {
-    if (!query.trim() || share?.asset === query) return setMatches([]);
-    const abort = new AbortController();
-    const timer = setTimeout(() => {
-      api.get('/api/public/shares', { query: { search: query.trim(), per_page: '8' }, signal: abort.signal }).then((r) => setMatches(r.data), () => undefined);
-    }, 250);
-    return () => {
-      clearTimeout(timer);
-      abort.abort();
-    };
-  }, [query, share]);
-
   const submit = async () => {
     setError(null);
+    if (!asset) return setError(inputError({ assetable: [t('Выберите актив из списка.', 'Pick an asset from the list.')] }));
     // Read by the locale and sent as decimal text: never through a double, which keeps ~15 significant digits.
     const numbers = parseDecimalFields({ quantity, price, commission: commission.trim() || '0' }, locale);
     if (!numbers.ok) return setError(inputError(numbers.errors));
@@ -274,12 +263,12 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
       const { quantity: q, price: p, commission: c } = numbers.texts;
       await api.post('/api/portfolios/{id}/deals', {
         path: { id: portfolioId },
-        body: { type, assetable: { type: 'share', id: share?.id ?? 0 }, quantity: apiDecimal(q), price: apiDecimal(p), commission: apiDecimal(c), date },
+        body: { type, assetable: { type: asset.type, id: asset.id }, quantity: apiDecimal(q), price: apiDecimal(p), commission: apiDecimal(c), date },
         idempotencyKey: key.current,
       });
       key.current = newKey();
-      setShare(null);
-      setQuery('');
+      setAsset(null);
+      setPickerKey((k) => k + 1);
       onSaved();
     } catch (err) {
       setError(err);
@@ -307,37 +296,20 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
           ))}
         </select>
       </Field>
-      <Field label={t('Акция (тикер или название)', 'Share (ticker or name)')} name="assetable" error={error}>
-        <input
-          data-testid="deal-asset-search"
-          value={query}
-          onChange={(e) => {
-            setQuery(e.target.value);
-            setShare(null);
+      <Field label={t('Актив: тикер, название или ISIN', 'Asset: ticker, name or ISIN')} name="assetable" error={error}>
+        <AssetPicker
+          key={pickerKey}
+          testId="deal-asset"
+          value={asset}
+          onChange={(a) => {
+            setAsset(a);
+            if (a?.current_rate != null) setPrice(decimalInputText(a.current_rate, locale));
           }}
-          autoComplete="off"
         />
-        {matches.length > 0 && (
-          <ul className="list small" data-testid="deal-asset-options">
-            {matches.map((m) => (
-              <li key={m.id}>
-                <button
-                  type="button"
-                  className="linklike"
-                  data-testid="deal-asset-option"
-                  data-ticker={m.asset}
-                  onClick={() => {
-                    setShare(m);
-                    setQuery(m.asset);
-                    setMatches([]);
-                    if (m.current_rate !== null) setPrice(decimalInputText(m.current_rate, locale));
-                  }}
-                >
-                  {m.asset} — {m.name}
-                </button>
-              </li>
-            ))}
-          </ul>
+        {asset && (
+          <span className="muted small" data-testid="deal-asset-picked" data-type={asset.type}>
+            {asset.name} · {assetTypeName(asset.type, t)} · {asset.currency}
+          </span>
         )}
       </Field>
       <Field label={t('Количество', 'Quantity')} name="quantity" error={error}>
