@@ -126,6 +126,27 @@ describe('screener layout', () => {
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'screener-layout-1440-ru-scrolled.png') });
   });
 
+  it('between phone and 1440 px (and in English) the page never scrolls sideways, the table at most inside its box', async () => {
+    for (const [width, locale] of [
+      [1024, 'ru-RU'],
+      [1200, 'ru-RU'],
+      [1280, 'ru-RU'],
+      [1300, 'ru-RU'],
+      [1440, 'en-US'],
+    ] as const) {
+      const page = await freshPage({ width, height: 800, locale });
+      await page.goto(stack.base + '/?per_page=50');
+      await expectRows(page, await apiTickers({ per_page: '50' }), `${width} px ${locale}`);
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${width} px ${locale}`).toBeLessThanOrEqual(0);
+      const [alert] = await boxes(page, '[data-testid="row-sign-in-to-alert"]');
+      const box = (await boxes(page, '.table-wrap'))[0]!;
+      // Where the table is wider than its box, the box scrolls; the page never does.
+      const wrap = (await page.locator('.table-wrap').evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))) as { scroll: number; client: number };
+      if (wrap.scroll <= wrap.client) expect(alert!.right, `${width} px ${locale}: the alert link`).toBeLessThanOrEqual(box.right);
+      await page.close();
+    }
+  });
+
   it('at 390 px the page does not scroll sideways and the filters are on screen', async () => {
     const page = await freshPage({ width: 390, height: 844, locale: 'ru-RU' });
     await page.goto(stack.base + '/');
