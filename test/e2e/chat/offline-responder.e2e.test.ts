@@ -37,7 +37,7 @@ describe('offline responder', () => {
     expect(chunks.length).toBeGreaterThan(10);
     const answer = chunks.join('');
     expect(answer).toContain('offline');
-    expect(answer).toContain('you spent 1000 RUB');
+    expect(answer).toContain('invested 1000 RUB');
     expect(answer).toContain('SBER 100%');
     expect(answer).toContain('Volatility: 0.3');
     expect(res.text).toContain('event: done');

@@ -1,4 +1,4 @@
-import { type PortfolioStatistics, portfolioStatisticsSchema, type TickerStatistics, tickerStatisticsSchema } from '@invest/contracts';
+import { portfolioFigureLines, type PortfolioStatistics, portfolioStatisticsSchema, type TickerStatistics, tickerStatisticsSchema } from '@invest/contracts';
 import { ServiceError } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
 import { OFFLINE_NOTICE } from './context-provider.js';
@@ -96,6 +96,14 @@ describe('portfolio_health prompt', () => {
     expect(prompt).toContain('You do not give individual investment advice');
   });
 
+  it('defines each figure as the app does and leaves out the gross purchases the app does not show', () => {
+    const prompt = buildPortfolioHealthPrompt({ loaded: { statistics: statistics('RUB') }, clientData: client });
+    for (const line of portfolioFigureLines()) expect(prompt).toContain(`- ${line}`);
+    expect(prompt).toContain('Invested: what the open positions cost, quantity x average price; units already sold and commissions are not in it. (total totalSpent, per position spent)');
+    expect(line(prompt, 'Portfolio totals (JSON): ')).not.toHaveProperty('totalInvested');
+    expect(line(prompt, 'Portfolio totals (JSON): ')).not.toHaveProperty('totalIncomePercentage');
+  });
+
   it('adds the Russian market context for RUB portfolios and none for USD', () => {
     expect(buildPortfolioHealthPrompt({ loaded: { statistics: statistics('RUB') }, clientData: client })).toContain(`Market context: ${RUSSIAN_MARKET_CONTEXT}`);
     const usd = buildPortfolioHealthPrompt({ loaded: { statistics: statistics('USD') }, clientData: client });
@@ -122,7 +130,10 @@ describe('portfolio_health prompt', () => {
   it('offline answer: says it is offline and uses the real figures', () => {
     const text = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client });
     expect(text.startsWith(OFFLINE_NOTICE)).toBe(true);
-    for (const figure of ['2800 RUB', '2500 RUB', '338.5 RUB', '12.34% a year', 'SBER 100%', 'Volatility: 0.18', 'max drawdown: -0.25']) expect(text).toContain(figure);
+    for (const figure of ['worth 2800 RUB', 'invested 2500 RUB', 'gain of 300 RUB', 'realised 0 RUB', 'dividends 50 RUB', 'total result 338.5 RUB', '12.34% a year', 'SBER 100%', 'Volatility: 0.18', 'max drawdown: -0.25']) {
+      expect(text).toContain(figure);
+    }
+    expect(text).not.toContain('spent');
   });
 });
 

@@ -1,4 +1,12 @@
-import { ErrorCode, type GetStatisticsReply, type PortfolioReply, type PortfolioStatistics, Subjects, type TickerStatistics } from '@invest/contracts';
+import {
+  ErrorCode,
+  type GetStatisticsReply,
+  portfolioFigureLines,
+  type PortfolioReply,
+  type PortfolioStatistics,
+  Subjects,
+  type TickerStatistics,
+} from '@invest/contracts';
 import { parseOrThrow, ServiceError } from '@invest/platform';
 import { z } from 'zod';
 import { type ChatRef, type ContextProvider, OFFLINE_NOTICE } from './context-provider.js';
@@ -58,15 +66,17 @@ export interface PortfolioHealthLoaded {
 /** For the offline text: money (exact decimal text) and ratios rounded for reading. */
 const num = (v: number | string | null | undefined, digits = 2) => (v === null || v === undefined ? 'n/a' : Number(Number(v).toFixed(digits)).toString());
 
-/** Totals for the prompt: the money totals, XIRR and counts (no internal fields such as the valuation date). */
+/**
+ * Totals for the prompt: the money totals, XIRR and counts (no internal fields such as the valuation date). Not the
+ * gross purchases over the portfolio's life (`totalInvested`) nor the total result in percent of them: the app
+ * shows neither, and "invested" is the cost of the open positions (`totalSpent`) in the app and here alike.
+ */
 export function promptTotals(s: PortfolioStatistics) {
   const t = s.totals;
   return {
     currency: t.currency,
     totalSpent: t.totalSpent,
-    totalInvested: t.totalInvested,
     totalIncome: t.totalIncome,
-    totalIncomePercentage: t.totalIncomePercentage,
     totalCurrentNetworth: t.totalCurrentNetworth,
     totalCurrentIncome: t.totalCurrentIncome,
     totalFixed: t.totalFixed,
@@ -107,6 +117,9 @@ export function buildPortfolioHealthPrompt(input: { loaded: PortfolioHealthLoade
     'You do not give individual investment advice: never tell the user to buy, sell or hold a particular',
     'security, and say so when asked; describe facts, trade-offs and general principles instead.',
     'Answer in the language of the user\'s question. Amounts are in the portfolio currency.',
+    'The app shows these figures under these names; call them so and never by another meaning (e.g. do not call',
+    'invested "spent" or count sold units in it), so that what you say matches the screen:',
+    ...portfolioFigureLines().map((l) => `- ${l}`),
     '',
     `Portfolio totals (JSON): ${JSON.stringify(promptTotals(s))}`,
     `Health metrics (JSON; volatility and max_drawdown are computed by the client app): ${JSON.stringify(promptHealth(s, input.clientData))}`,
@@ -126,7 +139,9 @@ export function portfolioHealthOfflineAnswer(input: { loaded: PortfolioHealthLoa
     .join(', ');
   return [
     OFFLINE_NOTICE,
-    `Your portfolio is worth ${num(t.totalCurrentNetworth)} ${t.currency} across ${t.positionsCount} open positions; you spent ${num(t.totalSpent)} ${t.currency} and the total income is ${num(t.totalIncome)} ${t.currency}${t.totalIncomePercentage === null ? '' : ` (${num(t.totalIncomePercentage)}%)`}.`,
+    // The app's figures under the app's names (PORTFOLIO_FIGURES): value - invested = gain.
+    `Your portfolio is worth ${num(t.totalCurrentNetworth)} ${t.currency} across ${t.positionsCount} open positions, invested ${num(t.totalSpent)} ${t.currency} (what the open positions cost), a gain of ${num(t.totalCurrentIncome)} ${t.currency};`,
+    `realised ${num(t.totalFixed)} ${t.currency}, dividends ${num(t.totalAccruals)} ${t.currency}, total result ${num(t.totalIncome)} ${t.currency}.`,
     `XIRR: ${t.xirr === null ? 'n/a' : `${num(t.xirr * 100)}% a year`}. Diversification score: ${num(h.diversificationScore, 0)}/100, concentration score: ${num(h.concentrationScore, 0)}/100.`,
     top ? `Largest positions: ${top}.` : 'There are no open positions.',
     `Volatility: ${num(input.clientData.volatility)}, max drawdown: ${num(input.clientData.max_drawdown)}.`,

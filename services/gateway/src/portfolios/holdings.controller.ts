@@ -8,7 +8,10 @@ import { openApiSchema } from '../docs/openapi.schemas.js';
 import { withDecimalNumbers } from '../http/exact-json.js';
 
 const definitions = Object.entries(PORTFOLIO_FIGURES)
-  .map(([field, f]) => `- \`${field}\`${f.statistics ? ` (statistics \`${f.statistics}\`)` : ''}: ${f.text}`)
+  .map(([field, f]) => {
+    const same = [f.statistics && `total \`${f.statistics}\``, f.ticker && `ticker \`${f.ticker}\``].filter(Boolean).join(', ');
+    return `- \`${field}\`${same ? ` (statistics: ${same})` : ''}: ${f.text}`;
+  })
   .join('\n');
 
 /** Holdings: the positions of a portfolio with the figures defined once (docs/portfolio-statistics.md, "Holdings"). */
