@@ -141,7 +141,7 @@ export interface paths {
         };
         /**
          * The user's portfolios
-         * @description Oldest first, with open position and deal counts.
+         * @description Oldest first, with open position and deal counts, and value, invested and gain as in the holdings totals.
          */
         get: operations["PortfoliosController_list"];
         put?: never;
@@ -231,6 +231,39 @@ export interface paths {
          * @description Per ticker figures, totals (incl. XIRR) and health metrics. Money and quantities are exact decimals rounded to 8 places (JSON numbers whose digits are exact). `meta.source` says whether the answer came from the 50-second hydrated cache, the 7-day state cache, or was computed from the deals.
          */
         get: operations["PortfolioStatisticsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portfolios/{id}/holdings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Portfolio holdings
+         * @description One row per position (open or closed, largest value first) and the totals. Money and quantities are exact decimals rounded to 8 places; percentages and weights are rounded to 4 places. Each figure equals the statistics field named beside it.
+         *
+         *     - `quantity` (statistics: ticker `totalQuantity`): Quantity: units held now (bought minus sold).
+         *     - `average_price` (statistics: ticker `averageWeightedPrice`): Average price: what the units held cost per unit, weighted by quantity; a sale leaves it unchanged; commissions are not in it.
+         *     - `current_price` (statistics: ticker `currentPrice`): Current price: the latest market rate of one unit.
+         *     - `value` (statistics: total `totalCurrentNetworth`, ticker `currentNetworth`): Value: what the open positions are worth now, quantity x current price; a position without a known price counts at its cost (invested).
+         *     - `invested` (statistics: total `totalSpent`, ticker `spent`): Invested: what the open positions cost, quantity x average price; units already sold and commissions are not in it.
+         *     - `gain` (statistics: total `totalCurrentIncome`, ticker `currentIncome`): Gain: value minus invested, the result of the open positions not yet realised (0 for a position without a price); in percent of invested.
+         *     - `day_change` (statistics: total `change24h`): Day change: how much the value changed over 24 hours, from each asset's 24-hour price change.
+         *     - `weight` (statistics: ticker `weight`): Weight: the position's share of the portfolio's value, percent.
+         *     - `dividends` (statistics: total `totalAccruals`, ticker `accruals`): Dividends: dividends and coupons received (quantity x payout), before tax.
+         *     - `realised` (statistics: total `totalFixed`, ticker `fixed`): Realised: the result of sales, quantity sold x (sale price minus the average price at the sale).
+         *     - `costs`: Costs: fees, commissions and taxes paid (statistics: totalExpenses + totalCommissions + totalTaxes).
+         *     - `result` (statistics: total `totalIncome`, ticker `totalIncome`): Total result: gain + realised + dividends minus costs, everything the portfolio has earned or lost.
+         */
+        get: operations["PortfolioHoldingsController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1594,6 +1627,13 @@ export interface operations {
                             deals_count: number;
                             created_at: string;
                             updated_at: string;
+                            /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                            value: number;
+                            /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                            invested: number;
+                            /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                            gain: number;
+                            gain_percentage: number | null;
                         }[];
                     };
                 };
@@ -2497,6 +2537,140 @@ export interface operations {
                             portfolio_id: number;
                             computed_at: string;
                             state_computed_at: string;
+                            stats_version: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The portfolio does not exist or belongs to another user (ids never leak). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PortfolioHoldingsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Portfolio id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rows: {
+                                ticker: string;
+                                title: string;
+                                /** @enum {string} */
+                                type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                                assetable: {
+                                    /** @enum {string} */
+                                    type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                                    id: number;
+                                };
+                                currency: string | null;
+                                open: boolean;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                quantity: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                average_price: number;
+                                current_price: number | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                value: number | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                invested: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                gain: number | null;
+                                gain_percentage: number | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                day_change: number | null;
+                                day_change_percentage: number | null;
+                                weight: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                dividends: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                realised: number;
+                                deals_count: number;
+                            }[];
+                            totals: {
+                                currency: string;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                invested: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                gain: number;
+                                gain_percentage: number | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                day_change: number;
+                                day_change_percentage: number | null;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                dividends: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                realised: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                costs: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                result: number;
+                                positions_count: number;
+                                closed_positions_count: number;
+                                unpriced_tickers: string[];
+                            };
+                        };
+                        meta: {
+                            portfolio_id: number;
                             stats_version: number;
                         };
                     };

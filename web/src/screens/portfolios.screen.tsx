@@ -3,6 +3,7 @@ import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
 import { Field, FormError } from '../components/form-bits';
+import { Hint } from '../components/hint';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
@@ -12,10 +13,14 @@ import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
 import { navigate, useRoute } from '../router';
 import { useTr } from '../tr';
+import { FIGURE_HINTS, type FigureHint } from './portfolio-figures';
 
-type Portfolio = Answer<'/api/portfolios', 'get'>['data'][number];
+type PortfolioItem = Answer<'/api/portfolios', 'get'>['data'][number];
+type Portfolio = Answer<'/api/portfolios/{id}', 'get'>['data'];
 type Deal = Answer<'/api/portfolios/{id}/deals', 'get'>['data'][number];
 type Statistics = NonNullable<Answer<'/api/portfolios/{id}/statistics', 'get'>['data']>;
+type Holdings = Answer<'/api/portfolios/{id}/holdings', 'get'>['data'];
+type HoldingRow = Holdings['rows'][number];
 const CURRENCIES = ['RUB', 'USD', 'EUR', 'CNY', 'GBP', 'CHF', 'JPY', 'HKD', 'KZT', 'TRY', 'AED', 'USDT'] as const;
 type Currency = (typeof CURRENCIES)[number];
 type DealType = Deal['type'];
@@ -33,7 +38,7 @@ export default function PortfoliosScreen() {
 function PortfolioList() {
   const t = useTr();
   const locale = useLocale();
-  const [list, setList] = useState<Portfolio[] | null>(null);
+  const [list, setList] = useState<PortfolioItem[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const [name, setName] = useState('');
   const [currency, setCurrency] = useState<Currency>('RUB');
@@ -82,6 +87,14 @@ function PortfolioList() {
                 <span className="muted small">
                   {p.currency_code} · {p.positions_count} {t('поз.', 'positions')} · {p.deals_count} {t('сделок', 'deals')}
                 </span>
+                <span className="portfolio-figures small">
+                  <span data-testid="portfolio-value" title={hint('value', locale)}>
+                    {t('Стоимость', 'Value')} <b>{formatMoney(p.value, p.currency_code, locale)}</b>
+                  </span>
+                  <span data-testid="portfolio-gain" title={hint('gain', locale)} className={tone(p.gain)}>
+                    {t('Прибыль', 'Gain')} <b>{signedMoney(p.gain, p.currency_code, locale)}</b> ({formatPercent(p.gain_percentage, locale)})
+                  </span>
+                </span>
               </li>
             ))}
             {list?.length === 0 && <li className="muted">{t('Портфелей пока нет', 'No portfolios yet')}</li>}
@@ -122,6 +135,7 @@ function PortfolioDetail({ id }: { id: number }) {
   const [portfolio, setPortfolio] = useState<Portfolio | null>(null);
   const [deals, setDeals] = useState<Deal[]>([]);
   const [stats, setStats] = useState<Statistics | null>(null);
+  const [holdings, setHoldings] = useState<Holdings | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [alertOpen, setAlertOpen] = useState(false);
 
@@ -129,6 +143,7 @@ function PortfolioDetail({ id }: { id: number }) {
     api.get('/api/portfolios/{id}', { path: { id } }).then((r) => setPortfolio(r.data), setError);
     api.get('/api/portfolios/{id}/deals', { path: { id }, query: { per_page: '100' } }).then((r) => setDeals(r.data), setError);
     api.get('/api/portfolios/{id}/statistics', { path: { id } }).then((r) => setStats(r.data ?? null), setError);
+    api.get('/api/portfolios/{id}/holdings', { path: { id } }).then((r) => setHoldings(r.data), setError);
   }, [id]);
   useEffect(load, [load]);
 
@@ -144,6 +159,7 @@ function PortfolioDetail({ id }: { id: number }) {
   const currency = stats?.totals.currency ?? portfolio?.currency_code ?? 'RUB';
   const totals = stats?.totals;
   const health = stats?.health;
+  const sums = holdings?.totals;
   return (
     <section data-testid="portfolio-detail">
       <p>
@@ -163,19 +179,50 @@ function PortfolioDetail({ id }: { id: number }) {
           {describeError(error, locale)}
         </p>
       ) : null}
-      {totals && health && (
+      {totals && health && sums && (
         <div className="panel" data-testid="portfolio-statistics">
           <h2>{t('Статистика', 'Statistics')}</h2>
+          {/* Money figures come from the holdings totals: one definition each, as in the table and the list. */}
           <div className="metrics">
-            <Metric label={t('Стоимость', 'Value')} value={formatMoney(totals.totalCurrentNetworth, currency, locale)} id="networth" />
-            <Metric label={t('Вложено', 'Invested')} value={formatMoney(totals.totalInvested, currency, locale)} id="invested" />
-            <Metric label={t('Доход', 'Income')} value={`${formatMoney(totals.totalIncome, currency, locale)} (${formatPercent(totals.totalIncomePercentage, locale)})`} id="income" />
-            <Metric label={t('За 24 ч', '24h')} value={`${formatMoney(totals.change24h, currency, locale)} (${formatPercent(totals.changePercentage24h, locale)})`} id="change24h" />
-            <Metric label="XIRR" value={totals.xirr === null ? '—' : formatPercent(totals.xirr * 100, locale)} id="xirr" />
-            <Metric label={t('Диверсификация', 'Diversification')} value={health.diversificationScore === null ? '—' : `${formatNumber(health.diversificationScore, locale, 0)} / 100`} id="diversification" />
-            <Metric label={t('Концентрация', 'Concentration')} value={health.concentrationScore === null ? '—' : `${formatNumber(health.concentrationScore, locale, 0)} / 100`} id="concentration" />
-            <Metric label={t('Эффективных позиций', 'Effective positions')} value={health.effectivePositions === null ? '—' : formatNumber(health.effectivePositions, locale, 1)} id="effective-positions" />
-            <Metric label={t('Крупнейшая позиция', 'Largest position')} value={formatPercent(health.largestPositionWeight, locale, false)} id="largest-position" />
+            <Metric label={t('Стоимость', 'Value')} hint="value" value={formatMoney(sums.value, currency, locale)} id="networth" />
+            <Metric label={t('Вложено', 'Invested')} hint="invested" value={formatMoney(sums.invested, currency, locale)} id="invested" />
+            <Metric
+              label={t('Прибыль', 'Gain')}
+              hint="gain"
+              value={`${signedMoney(sums.gain, currency, locale)} (${formatPercent(sums.gain_percentage, locale)})`}
+              tone={tone(sums.gain)}
+              id="gain"
+            />
+            <Metric
+              label={t('За 24 ч', '24h')}
+              hint="day_change"
+              value={`${signedMoney(sums.day_change, currency, locale)} (${formatPercent(sums.day_change_percentage, locale)})`}
+              tone={tone(sums.day_change)}
+              id="change24h"
+            />
+            <Metric label={t('Дивиденды', 'Dividends')} hint="dividends" value={formatMoney(sums.dividends, currency, locale)} id="dividends" />
+            <Metric label={t('Реализовано', 'Realised')} hint="realised" value={signedMoney(sums.realised, currency, locale)} tone={tone(sums.realised)} id="realised" />
+            <Metric label={t('Итоговый результат', 'Total result')} hint="result" value={signedMoney(sums.result, currency, locale)} tone={tone(sums.result)} id="result" />
+            <Metric label="XIRR" hint="xirr" value={totals.xirr === null ? '—' : formatPercent(totals.xirr * 100, locale)} id="xirr" />
+            <Metric
+              label={t('Диверсификация', 'Diversification')}
+              hint="diversification"
+              value={health.diversificationScore === null ? '—' : `${formatNumber(health.diversificationScore, locale, 0)} / 100`}
+              id="diversification"
+            />
+            <Metric
+              label={t('Концентрация', 'Concentration')}
+              hint="concentration"
+              value={health.concentrationScore === null ? '—' : `${formatNumber(health.concentrationScore, locale, 0)} / 100`}
+              id="concentration"
+            />
+            <Metric
+              label={t('Эффективных позиций', 'Effective positions')}
+              hint="effective_positions"
+              value={health.effectivePositions === null ? '—' : formatNumber(health.effectivePositions, locale, 1)}
+              id="effective-positions"
+            />
+            <Metric label={t('Крупнейшая позиция', 'Largest position')} hint="largest_position" value={formatPercent(health.largestPositionWeight, locale, false)} id="largest-position" />
           </div>
           {stats.tickers.length > 0 && (
             <Suspense fallback={<p className="loading">{t('Загрузка графика…', 'Loading chart…')}</p>}>
@@ -185,6 +232,7 @@ function PortfolioDetail({ id }: { id: number }) {
           )}
         </div>
       )}
+      {holdings && holdings.rows.length > 0 && <HoldingsTable holdings={holdings} />}
       <div className="grid">
         <div className="panel">
           <h2>{t('Сделки', 'Deals')}</h2>
@@ -215,13 +263,203 @@ function PortfolioDetail({ id }: { id: number }) {
   );
 }
 
-function Metric({ label, value, id }: { label: string; value: string; id: string }) {
+function hint(figure: FigureHint, locale: string): string {
+  const [ru, en] = FIGURE_HINTS[figure];
+  return locale === 'ru' ? ru : en;
+}
+
+/** 'up' / 'down' for a signed figure's colour. */
+function tone(v: number | null | undefined): string {
+  return v === null || v === undefined || v === 0 ? '' : v > 0 ? 'up' : 'down';
+}
+
+/** An amount with a plus sign when positive: a gain or a change. */
+function signedMoney(v: number | null | undefined, currency: string, locale: 'ru' | 'en'): string {
+  const text = formatMoney(v, currency, locale);
+  return v !== null && v !== undefined && v > 0 ? `+${text}` : text;
+}
+
+function Metric({ label, value, id, hint: figure, tone: toneClass }: { label: string; value: string; id: string; hint: FigureHint; tone?: string }) {
+  const locale = useLocale();
   return (
     <div className="metric" data-testid={`metric-${id}`}>
-      <span className="muted small">{label}</span>
-      <b>{value}</b>
+      <span className="muted small metric-label">
+        {label}
+        <Hint text={hint(figure, locale)} testId={`hint-${id}`} />
+      </span>
+      <b className={toneClass} data-testid="metric-value">
+        {value}
+      </b>
     </div>
   );
+}
+
+type SortKey = 'ticker' | 'quantity' | 'average_price' | 'current_price' | 'value' | 'gain' | 'gain_percentage' | 'day_change' | 'weight' | 'dividends';
+
+/** Open positions, sortable by any column (largest value first by default); closed ones folded below. */
+function HoldingsTable({ holdings }: { holdings: Holdings }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [sort, setSort] = useState<{ key: SortKey; direction: 'asc' | 'desc' }>({ key: 'value', direction: 'desc' });
+  const currency = holdings.totals.currency;
+  const money = (r: HoldingRow) => r.currency ?? currency;
+  const open = sortRows(
+    holdings.rows.filter((r) => r.open),
+    sort.key,
+    sort.direction,
+  );
+  const closed = holdings.rows.filter((r) => !r.open);
+  const header = (key: SortKey, label: string, figure?: FigureHint, className = 'num') => (
+    <th className={className} aria-sort={sort.key === key ? (sort.direction === 'asc' ? 'ascending' : 'descending') : undefined}>
+      <button
+        type="button"
+        className="sort"
+        data-testid={`holdings-sort-${key}`}
+        data-direction={sort.key === key ? sort.direction : undefined}
+        onClick={() => setSort((s) => ({ key, direction: s.key === key ? (s.direction === 'desc' ? 'asc' : 'desc') : key === 'ticker' ? 'asc' : 'desc' }))}
+      >
+        {label}
+        {sort.key === key ? (sort.direction === 'desc' ? ' ↓' : ' ↑') : ''}
+      </button>
+      {figure && <Hint text={hint(figure, locale)} testId={`hint-col-${key}`} />}
+    </th>
+  );
+  return (
+    <div className="panel" data-testid="holdings">
+      <h2>{t('Позиции', 'Holdings')}</h2>
+      <div className="table-wrap">
+        <table className="holdings" data-testid="holdings-table">
+          <thead>
+            <tr>
+              {header('ticker', t('Актив', 'Asset'), undefined, 'sticky')}
+              {/* Value and gain first: at phone width they are what shows beside the asset before the box scrolls. */}
+              {header('value', t('Стоимость', 'Value'), 'value')}
+              {header('gain', t('Прибыль', 'Gain'), 'gain')}
+              {header('day_change', t('За 24 ч', '24h'), 'day_change')}
+              {header('weight', t('Доля', 'Weight'), 'weight')}
+              {header('quantity', t('Кол-во', 'Qty'), 'quantity')}
+              {header('average_price', t('Ср. цена', 'Avg price'), 'average_price')}
+              {header('current_price', t('Цена', 'Price'), 'current_price')}
+              {header('dividends', t('Дивиденды', 'Dividends'), 'dividends')}
+            </tr>
+          </thead>
+          <tbody>
+            {open.map((r) => (
+              <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="holding-row" data-ticker={r.ticker}>
+                <td className="sticky">
+                  <strong>{r.ticker}</strong>
+                  <div className="muted small">{r.title}</div>
+                </td>
+                <td className="num" data-testid="cell-value">
+                  {formatMoney(r.value, money(r), locale)}
+                </td>
+                <td className={`num ${tone(r.gain)}`} data-testid="cell-gain">
+                  {signedMoney(r.gain, money(r), locale)}
+                  <div className="small">{formatPercent(r.gain_percentage, locale)}</div>
+                </td>
+                <td className={`num ${tone(r.day_change)}`} data-testid="cell-day_change">
+                  {signedMoney(r.day_change, money(r), locale)}
+                  <div className="small">{formatPercent(r.day_change_percentage, locale)}</div>
+                </td>
+                <td className="num" data-testid="cell-weight">
+                  {formatPercent(r.weight, locale, false)}
+                </td>
+                <td className="num" data-testid="cell-quantity">
+                  {formatNumber(r.quantity, locale, 8)}
+                </td>
+                <td className="num" data-testid="cell-average_price">
+                  {formatMoney(r.average_price, money(r), locale)}
+                </td>
+                <td className="num" data-testid="cell-current_price">
+                  {formatMoney(r.current_price, money(r), locale)}
+                </td>
+                <td className="num" data-testid="cell-dividends">
+                  {formatMoney(r.dividends, money(r), locale)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr data-testid="holdings-total">
+              <td className="sticky">{t('Итого', 'Total')}</td>
+              <td className="num" data-testid="total-value">
+                {formatMoney(holdings.totals.value, currency, locale)}
+              </td>
+              <td className={`num ${tone(holdings.totals.gain)}`} data-testid="total-gain">
+                {signedMoney(holdings.totals.gain, currency, locale)}
+                <div className="small">{formatPercent(holdings.totals.gain_percentage, locale)}</div>
+              </td>
+              <td className={`num ${tone(holdings.totals.day_change)}`} data-testid="total-day_change">
+                {signedMoney(holdings.totals.day_change, currency, locale)}
+                <div className="small">{formatPercent(holdings.totals.day_change_percentage, locale)}</div>
+              </td>
+              <td />
+              <td />
+              <td />
+              <td />
+              <td className="num" data-testid="total-dividends">
+                {formatMoney(holdings.totals.dividends, currency, locale)}
+              </td>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      {closed.length > 0 && (
+        <details className="closed-positions" data-testid="closed-positions">
+          <summary>
+            {t('Закрытые позиции', 'Closed positions')}: {closed.length}
+          </summary>
+          <div className="table-wrap">
+            <table className="holdings">
+              <thead>
+                <tr>
+                  <th className="sticky">{t('Актив', 'Asset')}</th>
+                  <th className="num">
+                    {t('Реализовано', 'Realised')}
+                    <Hint text={hint('realised', locale)} />
+                  </th>
+                  <th className="num">
+                    {t('Дивиденды', 'Dividends')}
+                    <Hint text={hint('dividends', locale)} />
+                  </th>
+                  <th className="num">{t('Сделок', 'Deals')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {closed.map((r) => (
+                  <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="closed-row" data-ticker={r.ticker}>
+                    <td className="sticky">
+                      <strong>{r.ticker}</strong>
+                      <div className="muted small">{r.title}</div>
+                    </td>
+                    <td className={`num ${tone(r.realised)}`} data-testid="cell-realised">
+                      {signedMoney(r.realised, money(r), locale)}
+                    </td>
+                    <td className="num" data-testid="cell-dividends">
+                      {formatMoney(r.dividends, money(r), locale)}
+                    </td>
+                    <td className="num">{r.deals_count}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** Rows in the chosen order; unknown figures (an unpriced position's value) always last; ties by ticker. */
+function sortRows(rows: HoldingRow[], key: SortKey, direction: 'asc' | 'desc'): HoldingRow[] {
+  const sign = direction === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    if (key === 'ticker') return sign * a.ticker.localeCompare(b.ticker);
+    const x = a[key];
+    const y = b[key];
+    if (x === null || y === null) return x === y ? a.ticker.localeCompare(b.ticker) : x === null ? 1 : -1;
+    return sign * (x - y) || a.ticker.localeCompare(b.ticker);
+  });
 }
 
 function dealTypeName(type: DealType, t: (ru: string, en: string) => string): string {
