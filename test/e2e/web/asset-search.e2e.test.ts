@@ -130,4 +130,19 @@ describe.each(VIEWS)('the asset picker ($tag)', (view) => {
       ['token', tokenId, TOKEN.ticker, 3.5],
     ]);
   });
+
+  it('adds the best match of the asset search to a watchlist: a bond by its name', async () => {
+    const page = await freshPage({ width: view.width, height: view.height, locale: view.locale });
+    const user = `picker-${randomUUID().slice(0, 8)}`;
+    await signIn(page, user);
+    const created = await stack.api('POST', '/api/watchlists', { user, body: { name: 'Watch' } });
+    expect(created.status, created.text).toBe(201);
+    await page.goto(`${stack.base}/notifications`);
+    await page.locator('[data-testid="watchlists"] summary').click();
+    await page.locator('[data-testid="watchlist-add-ticker"]').fill('ОФЗ 26238');
+    await page.locator('[data-testid="watchlist-add"]').click();
+    await page.locator('[data-testid="watchlist-item"]').filter({ hasText: BOND.ticker }).waitFor();
+    const lists = await stack.api('GET', '/api/watchlists', { user });
+    expect(lists.body.data[0].items.map((i: { assetable: unknown }) => i.assetable)).toEqual([{ type: 'bond', id: bondId }]);
+  });
 });
