@@ -321,7 +321,19 @@ describe('/health, /ready, OpenAPI', () => {
       expect(Object.keys(op!.responses).some((s) => /^2\d\d$/.test(s)), `${method.toUpperCase()} ${path} documents its success`).toBe(true);
     }
     const list = doc.paths['/api/public/shares']!.get!;
-    expect(list.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['category', 'country_code', 'direction', 'page', 'per_page', 'search', 'sort']);
+    expect(list.parameters!.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual([
+      'category',
+      'country_code',
+      'direction',
+      'dividend_yield_max',
+      'dividend_yield_min',
+      'market_cap_max',
+      'market_cap_min',
+      'page',
+      'per_page',
+      'search',
+      'sort',
+    ]);
     expect(list.parameters!.filter((p) => p.in === 'header').map((p) => p.name)).toEqual(['If-None-Match']);
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '304', '422', '503']));
     expect(doc.paths['/api/shares']!.get!.security).toBeDefined();
