@@ -24,7 +24,7 @@ function parseArgs(args: string[]): Options {
   return parseOptions(args, { seconds: 3, positions: 200, deals: 10_000 }, (v) => Number.isFinite(v) && v > 0);
 }
 
-const USER = 'bench-user';
+export const USER = 'bench-user';
 
 /** A deterministic pseudo-random sequence, so every run seeds the same portfolio. */
 function rng(seed: number) {
@@ -35,7 +35,7 @@ function rng(seed: number) {
   };
 }
 
-async function seed(db: Awaited<ReturnType<typeof openDatabase>>, o: Options): Promise<number> {
+export async function seed(db: Awaited<ReturnType<typeof openDatabase>>, o: Options): Promise<number> {
   const rand = rng(42);
   const ids = Array.from({ length: o.positions }, (_, i) => i + 1);
   const types = ids.map((i) => (i % 10 === 0 ? 'bond' : i % 7 === 0 ? 'etf' : 'share'));
