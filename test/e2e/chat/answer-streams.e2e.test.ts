@@ -118,6 +118,27 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.close());
 
+describe('an answer whose final event never comes', () => {
+  it('ends from the stored answer once it is stored finished (its writer died between storing it and publishing the end)', async () => {
+    const u = newUser();
+    const chatId = await createChat(u);
+    const messageId = randomUUID();
+    await stack.chatDb.query(
+      `insert into chat_messages (id, chat_id, user_id, context_type, role, content, status, created_at) values ($1, $2, $3, 'support', 'assistant', 'Half', 'streaming', now())`,
+      [messageId, chatId, u],
+    );
+    const sse = await stack.openSse('GET', `/api/ai-chat/${chatId}/messages/${messageId}/stream`, { user: u });
+    expect(sse.res.status).toBe(200);
+    const events = sse.rest();
+    // Relaying and waiting (a ping came); then the answer is stored finished and no event is ever published.
+    await eventuallyTruthy(() => Promise.resolve(sse.raw.includes(': ping')), 'a ping on the open stream');
+    await stack.chatDb.query(`update chat_messages set status = 'complete', content = 'Half an answer', completed_at = now() where id = $1`, [messageId]);
+    const got = await events;
+    expect(got.map((e) => e.event)).toEqual(['done']);
+    expect(got[0]!.data).toMatchObject({ message_id: messageId, status: 'complete' });
+  }, 30_000);
+});
+
 describe('resume: Last-Event-ID', () => {
   it('a finished answer resumed after its final event closes at once instead of hanging with pings', async () => {
     const u = newUser();

@@ -16,6 +16,12 @@ import { ApiChatId, ApiChatLimited } from './chats.controller.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { openSse, parseLastEventId, writeSse } from './sse.js';
 
+/**
+ * Silence after which a stream looks at the stored answer (`storedEnd`): an answer is stored just before its last
+ * chunks and final event are published, so a shorter look could end a live stream ahead of them.
+ */
+const FINAL_EVENT_GRACE_MS = 5_000;
+
 const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
 const SSE_DESCRIPTION =
   '`text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.';
@@ -99,7 +105,17 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
         reply.raw.end();
         return;
       }
-      await this.relay(req, reply, messageId, opened, 0);
+      await this.relay(req, reply, messageId, opened, 0, () => this.storedEnd(id, messageId));
+    }
+
+    /**
+     * The final event of an answer that is no longer being written, from its stored row (undefined while it is):
+     * what a silent stream ends with when the final event never reached the replay buffer. The instance writing
+     * the answer can die between storing it and publishing that event (the chaos test saw a reader wait for good).
+     */
+    private async storedEnd(chatId: string, messageId: string): Promise<ReturnType<typeof storedAnswerEvents>[number] | undefined> {
+      const { data: msg } = await rpc.request<MessageReply>(Subjects.chat.messagesGet, { chat_id: chatId, message_id: messageId });
+      return msg.status === 'streaming' ? undefined : storedAnswerEvents(msg, null).at(-1);
     }
 
     @Get(':messageId/stream')
@@ -146,7 +162,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
         logger.warn({ err, messageId: msg.id }, 'chat: the answer stream could not be opened');
         throw ServiceError.unavailable('The answer stream is not available right now; resume it again shortly.', 'not_done');
       });
-      await this.relay(req, reply, msg.id, opened, after);
+      await this.relay(req, reply, msg.id, opened, after, () => this.storedEnd(id, msg.id));
     }
 
     @Post(':messageId/stop')
@@ -160,28 +176,66 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
       return rpc.request(Subjects.chat.messagesStop, { chat_id: id, message_id: messageId }, { timeoutMs: Math.max(config.rpcTimeoutMs, 10_000) });
     }
 
-    /** Relays the answer's events as SSE until its final event or the client leaves; heartbeats in silences. */
-    private async relay(req: FastifyRequest, reply: FastifyReply, messageId: string, subscription: AnswerSubscription, afterSeq: number): Promise<void> {
+    /**
+     * Relays the answer's events as SSE until its final event or the client leaves; heartbeats in silences. At a
+     * heartbeat at least FINAL_EVENT_GRACE_MS after the last event, the stored answer is looked at too: finished
+     * there, the stream ends with its final event (`storedEnd`) rather than wait for one that may never come.
+     */
+    private async relay(
+      req: FastifyRequest,
+      reply: FastifyReply,
+      messageId: string,
+      subscription: AnswerSubscription,
+      afterSeq: number,
+      storedEnd: () => Promise<ReturnType<typeof storedAnswerEvents>[number] | undefined>,
+    ): Promise<void> {
       reply.hijack();
       const res = reply.raw;
       openSse(res);
       const gone = new AbortController();
-      res.on('close', () => gone.abort());
+      // Ends the reading: the client left, or the stored answer is finished.
+      const stop = new AbortController();
+      res.on('close', () => {
+        gone.abort();
+        stop.abort();
+      });
+      let ended: ReturnType<typeof storedAnswerEvents>[number] | undefined;
       let heartbeat: NodeJS.Timeout | undefined;
+      let lastEventAt = Date.now();
+      let relayed = false;
       const beat = () => {
         clearTimeout(heartbeat);
+        if (relayed) return;
         heartbeat = setTimeout(() => {
           if (!res.writableEnded) res.write(': ping\n\n');
-          beat();
+          if (Date.now() - lastEventAt < FINAL_EVENT_GRACE_MS) return beat();
+          storedEnd().then(
+            (end) => {
+              if (!end) return beat();
+              ended = end;
+              stop.abort();
+            },
+            (err: unknown) => {
+              logger.warn({ err, messageId }, 'chat: the stored answer could not be read during a silence; asking again at the next heartbeat');
+              beat();
+            },
+          );
         }, config.chatHeartbeatMs);
       };
       beat();
       let lastSeq = afterSeq;
+      let final = false;
       try {
-        for await (const e of subscription.events(gone.signal)) {
+        for await (const e of subscription.events(stop.signal)) {
           writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
           lastSeq = e.seq;
+          lastEventAt = Date.now();
+          final = e.event.type === 'done' || e.event.type === 'error';
           beat();
+        }
+        if (ended && !final && !gone.signal.aborted && !res.writableEnded) {
+          logger.warn({ messageId, status: ended.event }, 'chat: the answer is finished but its final event never came; ended from the stored answer');
+          writeSse(res, { ...ended, id: lastSeq });
         }
       } catch (err) {
         if (!gone.signal.aborted) {
@@ -190,6 +244,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
           if (!res.writableEnded) writeSse(res, { id: lastSeq, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
         }
       } finally {
+        relayed = true;
         clearTimeout(heartbeat);
         if (!res.writableEnded) res.end();
       }
