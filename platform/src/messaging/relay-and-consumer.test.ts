@@ -197,7 +197,7 @@ describe('relay and durable consumer (contract)', () => {
       await blocker.end();
       await r.stop();
     }
-  });
+  }, 60_000); // its waits add up to 35 s; the default 30 s timed it out once on a machine busy with other work
   it('re-creates a stream deleted on the server and publishes the held batch to it (the relay a service starts), though plain subscribers hear the subject', async () => {
     const res = new ServiceResources(logger);
     // The service's own connection: `connectBus` ensures the stream, `startRelay` knows to re-create it.
