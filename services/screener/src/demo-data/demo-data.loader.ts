@@ -56,7 +56,10 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
   const none = { loaded: false, shares: 0, dividends: 0, skipped: 0 };
   if (await alreadyLoaded(db)) {
     opts.logger?.debug({ load: DEMO_DATA_LOAD }, 'demo data already loaded');
-    return { ...none, closes: await loadDemoCloses(db, opts) };
+    const closes = await loadDemoCloses(db, opts);
+    // The one line a later start says at info, and only when it loaded something (a quiet start otherwise).
+    if (closes) opts.logger?.info({ load: DEMO_CLOSES_LOAD, closes }, 'demo data loaded');
+    return { ...none, closes };
   }
   const [sharesDoc, dividendsDoc] = await Promise.all([
     readJson(opts.sharesFile ?? screenerDataFile(DEMO_SHARES_FILE)),
@@ -109,9 +112,10 @@ export async function loadDemoData(db: Db, opts: LoadDemoDataOptions): Promise<L
     // Fresh tables have no planner statistics until autovacuum comes by; without them the list query gets
     // nested-loop plans that rescan assets per share.
     await db.query('analyze countries, assets, shares, dividends');
-    opts.logger?.info({ load: DEMO_DATA_LOAD, ...result }, 'demo data loaded');
   }
-  return { ...result, closes: await loadDemoCloses(db, opts) };
+  const closes = await loadDemoCloses(db, opts);
+  if (result.loaded) opts.logger?.info({ load: DEMO_DATA_LOAD, ...result, closes }, 'demo data loaded');
+  return { ...result, closes };
 }
 
 /**
@@ -150,7 +154,6 @@ async function loadDemoCloses(db: Db, opts: LoadDemoDataOptions): Promise<number
     ]);
     return rows.length;
   });
-  if (written) opts.logger?.info({ load: DEMO_CLOSES_LOAD, closes: written, days: DEMO_CLOSE_DAYS }, 'demo daily closes loaded');
   return written;
 }
 
