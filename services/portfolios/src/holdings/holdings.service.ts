@@ -44,7 +44,7 @@ export class HoldingsService {
 
   /** Undefined when the portfolio was deleted meanwhile. */
   private async holdingsOf(p: PortfolioVersion): Promise<{ holdings: Holdings; statsVersion: number; source: 'state' | 'computed' } | undefined> {
-    const cached = await loadState(this.db, p.id, p.statsVersion);
+    const cached = await loadState(this.db, p.id, p.statsVersion, { withoutCashFlows: true });
     let computed: { state: PortfolioState; statsVersion: number; currency: string; source: 'state' | 'computed' };
     if (cached) {
       computed = { state: cached.state, statsVersion: p.statsVersion, currency: p.currencyCode, source: 'state' };

@@ -57,10 +57,19 @@ export async function probeStatistics(db: SqlClient, userId: string, portfolioId
   };
 }
 
-/** The state cache row of this version, if it has not expired. */
-export async function loadState(db: SqlClient, portfolioId: number, statsVersion: number): Promise<{ state: PortfolioState; computedAt: string } | undefined> {
+/**
+ * The state cache row of this version, if it has not expired. `withoutCashFlows` leaves the cash flows (one per deal
+ * date, thousands on a long history) in the database for a reader that needs only the positions (holdings).
+ */
+export async function loadState(
+  db: SqlClient,
+  portfolioId: number,
+  statsVersion: number,
+  opts: { withoutCashFlows?: boolean } = {},
+): Promise<{ state: PortfolioState; computedAt: string } | undefined> {
   const [row] = await db.query<Row>(
-    'select state, computed_at from statistics_state where portfolio_id = $1 and stats_version = $2 and expires_at > now()',
+    `select ${opts.withoutCashFlows ? `state || '{"cashFlows": []}'::jsonb as state` : 'state'}, computed_at
+     from statistics_state where portfolio_id = $1 and stats_version = $2 and expires_at > now()`,
     [portfolioId, statsVersion],
   );
   const state = row ? reviveState(row.state) : undefined;
