@@ -1,10 +1,12 @@
 import { useId, useRef, useState } from 'react';
+import { useTr } from '../tr';
 
 /**
  * A "?" beside a figure's name that explains what the figure counts: shown on hover, on keyboard focus and on a tap
  * (phones have no hover). The tooltip is fixed to the viewport, so a scrolling table box does not clip it.
  */
 export function Hint({ text, testId }: { text: string; testId?: string }) {
+  const t = useTr();
   const id = useId();
   const ref = useRef<HTMLButtonElement>(null);
   const [at, setAt] = useState<{ left: number; top: number } | null>(null);
@@ -21,7 +23,7 @@ export function Hint({ text, testId }: { text: string; testId?: string }) {
         type="button"
         ref={ref}
         className="hint"
-        aria-label="?"
+        aria-label={t('Что это значит', 'What this means')}
         aria-describedby={id}
         data-testid={testId}
         onMouseEnter={show}
