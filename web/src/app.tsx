@@ -29,6 +29,7 @@ async function signOutEverywhere(): Promise<void> {
 const SignInScreen = lazy(() => import('./screens/sign-in.screen'));
 const PortfoliosScreen = lazy(() => import('./screens/portfolios.screen'));
 const NotificationsScreen = lazy(() => import('./screens/notifications.screen'));
+const WatchlistsScreen = lazy(() => import('./screens/watchlists.screen'));
 const ChatScreen = lazy(() => import('./screens/chat.screen'));
 const SubscriptionScreen = lazy(() => import('./screens/subscription.screen'));
 const NotificationSettingsScreen = lazy(() => import('./screens/notification-settings.screen'));
@@ -38,6 +39,7 @@ function screenFor(path: string) {
   if (path === '/' || path === '/screener') return <ScreenerScreen />;
   if (path === '/sign-in') return <SignInScreen />;
   if (path === '/portfolios' || path.startsWith('/portfolios/')) return <PortfoliosScreen />;
+  if (path === '/watchlists') return <WatchlistsScreen />;
   if (path === '/notifications') return <NotificationsScreen />;
   if (path === '/chat' || path.startsWith('/chat/')) return <ChatScreen />;
   if (path === '/subscription') return <SubscriptionScreen />;
@@ -60,20 +62,25 @@ export function App() {
   const session = useSession();
   const locale = useLocale();
   const t = useTr();
-  useEffect(() => {
-    document.title = `${t('Инвест-трекер', 'Invest tracker')}`;
-  }, [t]);
   const unread = useUnreadCount();
   // [path, label, test id]
   const nav: [string, string, string][] = [
     ['/', t('Скринер', 'Screener'), 'nav-screener'],
     ['/portfolios', t('Портфели', 'Portfolios'), 'nav-portfolios'],
+    ['/watchlists', t('Списки наблюдения', 'Watchlists'), 'nav-watchlists'],
     ['/notifications', t('Уведомления', 'Notifications'), 'nav-notifications'],
     ['/chat', t('Чат', 'Chat'), 'nav-chat'],
     ['/subscription', t('Подписка', 'Subscription'), 'nav-subscription'],
     ['/settings/notifications', t('Настройки', 'Settings'), 'nav-settings'],
   ];
   const active = (to: string) => (to === '/' ? route.path === '/' : route.path.startsWith(to));
+  // The tab's title names the screen open in it (the app's name alone where no nav entry is active).
+  const appName = t('Инвест-трекер', 'Invest tracker');
+  const screenName = nav.find(([to]) => active(to))?.[1];
+  const title = screenName ? `${screenName} · ${appName}` : appName;
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
   return (
     <>
       <header className="topbar">

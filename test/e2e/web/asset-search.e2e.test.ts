@@ -1,8 +1,8 @@
 /**
- * The asset picker of the deal form and the alert dialog in a real browser: it finds assets of every type through
- * `GET /api/assets` (here a bond and a token, added to the catalogue as a full rates run adds new listings), is
- * driven with the keyboard (↓/↑, Enter), shows ticker, name and type in the UI's language, and what it picks is
- * what the deal and the alert are created on. At desktop width in English and at 390 px in Russian; screenshots
+ * The asset picker of the deal form, the alert dialog and the watchlists screen in a real browser: it finds assets
+ * of every type through `GET /api/assets` (here a bond and a token, added to the catalogue as a full rates run adds
+ * new listings), is driven with the keyboard (↓/↑, Enter), shows ticker, name and type in the UI's language, and
+ * what it picks is what the deal, the alert and the watchlist item are created on. At desktop width in English and at 390 px in Russian; screenshots
  * in .runtime/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
@@ -131,15 +131,19 @@ describe.each(VIEWS)('the asset picker ($tag)', (view) => {
     ]);
   });
 
-  it('adds the best match of the asset search to a watchlist: a bond by its name', async () => {
+  it('adds a bond found by its name to a watchlist with the asset picker', async () => {
     const page = await freshPage({ width: view.width, height: view.height, locale: view.locale });
     const user = `picker-${randomUUID().slice(0, 8)}`;
     await signIn(page, user);
     const created = await stack.api('POST', '/api/watchlists', { user, body: { name: 'Watch' } });
     expect(created.status, created.text).toBe(201);
-    await page.goto(`${stack.base}/notifications`);
-    await page.locator('[data-testid="watchlists"] summary').click();
-    await page.locator('[data-testid="watchlist-add-ticker"]').fill('ОФЗ 26238');
+    await page.goto(`${stack.base}/watchlists`);
+    const field = page.locator('[data-testid="watchlist-asset-search"]');
+    await field.click();
+    await field.pressSequentially('ОФЗ 26238', { delay: 20 });
+    const listed = await options(page, 'watchlist-asset');
+    expect(listed[0]).toMatchObject({ ticker: BOND.ticker, type: 'bond', selected: 'true' });
+    await field.press('Enter');
     await page.locator('[data-testid="watchlist-add"]').click();
     await page.locator('[data-testid="watchlist-item"]').filter({ hasText: BOND.ticker }).waitFor();
     const lists = await stack.api('GET', '/api/watchlists', { user });

@@ -183,8 +183,7 @@ describe('user- and model-controlled text is shown as text', () => {
     await page.locator('[data-testid="alert-dialog"]').waitFor();
     await page.keyboard.press('Escape');
 
-    await page.locator('[data-testid="nav-notifications"]').click();
-    await page.locator('[data-testid="watchlists"] summary').click();
+    await page.locator('[data-testid="nav-watchlists"]').click();
     await page.locator('[data-testid="watchlist-name"]').fill(PAYLOAD);
     await page.locator('[data-testid="watchlist-create"]').click();
     await page.locator('[data-testid="watchlist-item"]').filter({ hasText: 'onerror' }).waitFor();

@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import { describeError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
 import { type Firing, onFiring } from '../components/inbox-events';
+import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
 import { setUnreadCount } from '../components/unread-count';
@@ -10,7 +11,6 @@ import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 
 type Alert = Answer<'/api/notifications', 'get'>['data'][number];
-type Watchlist = Answer<'/api/watchlists', 'get'>['data'][number];
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
 
 export default function NotificationsScreen() {
@@ -134,7 +134,10 @@ function Notifications() {
               {t('Новое уведомление', 'New alert')}
             </button>
           </div>
-          <WatchlistAlerts onCreated={loadAlerts} />
+          <p className="muted small" data-testid="watchlists-link">
+            {t('Уведомление на весь список активов ставится на экране ', 'An alert on a whole list of assets is set on the ')}
+            <Link to="/watchlists">{t('«Списки наблюдения»', 'Watchlists screen')}</Link>.
+          </p>
           <ul className="list" data-testid="alerts-list">
             {alerts?.map((a) => (
               <li key={a.id} data-testid="alert-item" data-alert-id={a.id} data-active={a.is_active ? 'true' : 'false'}>
@@ -172,102 +175,5 @@ function Notifications() {
         </Suspense>
       )}
     </section>
-  );
-}
-
-/** Watchlists: create one, add a share by its screener id, and set a change alert on the whole list. */
-function WatchlistAlerts({ onCreated }: { onCreated: () => void }) {
-  const t = useTr();
-  const locale = useLocale();
-  const [lists, setLists] = useState<Watchlist[]>([]);
-  const [name, setName] = useState('');
-  const [alertFor, setAlertFor] = useState<Watchlist | null>(null);
-  const load = useCallback(() => {
-    api.get('/api/watchlists').then((r) => setLists(r.data), () => undefined);
-  }, []);
-  useEffect(load, [load]);
-  const create = async () => {
-    try {
-      await api.post('/api/watchlists', { body: { name: name.trim() } });
-      setName('');
-      load();
-    } catch (err) {
-      showToast(describeError(err, locale), 'error');
-    }
-  };
-  return (
-    <details className="small" data-testid="watchlists">
-      <summary>{t('Списки наблюдения', 'Watchlists')}</summary>
-      <ul className="list">
-        {lists.map((w) => (
-          <li key={w.id} data-testid="watchlist-item">
-            <span>
-              {w.name} <span className="muted">({w.items.map((i) => i.asset?.ticker ?? i.assetable.id).join(', ') || '—'})</span>
-            </span>
-            <AddToWatchlist watchlist={w} onAdded={load} />
-            <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={() => setAlertFor(w)} disabled={w.items.length === 0}>
-              {t('Уведомить', 'Alert')}
-            </button>
-          </li>
-        ))}
-      </ul>
-      <form
-        className="filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void create();
-        }}
-      >
-        <input data-testid="watchlist-name" placeholder={t('Название списка', 'List name')} value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} />
-        <button type="submit" data-testid="watchlist-create">
-          {t('Создать список', 'Create list')}
-        </button>
-      </form>
-      {alertFor && (
-        <Suspense fallback={null}>
-          <AlertDialog target={{ kind: 'watchlist', id: alertFor.id, label: alertFor.name }} onClose={() => setAlertFor(null)} onCreated={onCreated} />
-        </Suspense>
-      )}
-    </details>
-  );
-}
-
-/** Adds an asset of any type to a watchlist by its ticker (or the best match of the asset search). */
-function AddToWatchlist({ watchlist, onAdded }: { watchlist: Watchlist; onAdded: () => void }) {
-  const t = useTr();
-  const locale = useLocale();
-  const [ticker, setTicker] = useState('');
-  const add = async () => {
-    const term = ticker.trim();
-    if (!term) return;
-    try {
-      // Best match first: an exact ticker leads the answer.
-      const found = await api.get('/api/assets', { query: { search: term, limit: '1' } });
-      const asset = found.data[0];
-      if (!asset) {
-        showToast(t(`Актив «${term}» не найден`, `No asset matches "${term}"`), 'error');
-        return;
-      }
-      await api.post('/api/watchlists/{id}/items', { path: { id: watchlist.id }, body: { assetable: { type: asset.type, id: asset.id } } });
-      setTicker('');
-      onAdded();
-    } catch (err) {
-      showToast(describeError(err, locale), 'error');
-    }
-  };
-  return (
-    <form
-      className="filters"
-      style={{ margin: 0 }}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void add();
-      }}
-    >
-      <input data-testid="watchlist-add-ticker" placeholder={t('Тикер', 'Ticker')} value={ticker} onChange={(e) => setTicker(e.target.value)} size={8} />
-      <button type="submit" className="small-button secondary" data-testid="watchlist-add">
-        +
-      </button>
-    </form>
   );
 }
