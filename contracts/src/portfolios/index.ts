@@ -6,3 +6,4 @@ export * from './membership.contract.js';
 export * from './asset-uses.contract.js';
 export * from './holdings.contract.js';
 export * from './portfolio-figures.js';
+export * from './deal-imports.contract.js';
