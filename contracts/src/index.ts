@@ -11,6 +11,7 @@ export * from './market/asset-updated.event.js';
 export * from './market/market-events.js';
 export * from './market/assets.contract.js';
 export * from './market/asset-search.contract.js';
+export * from './market/closes.contract.js';
 export * from './market/custom-assets.contract.js';
 export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';

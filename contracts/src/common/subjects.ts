@@ -7,6 +7,8 @@ export const Subjects = {
     assetsGet: 'screener.assets.get',
     /** Assets of every type by ticker, name or ISIN, best match first (custom assets: the user's own). */
     assetsSearch: 'screener.assets.search',
+    /** Daily closes of some assets over a date range (a held asset without any is backfilled from MOEX ISS). */
+    closesGet: 'screener.closes.get',
   },
   portfolios: {
     portfoliosList: 'portfolios.portfolios.list',
@@ -24,6 +26,7 @@ export const Subjects = {
     watchlistItemsDelete: 'portfolios.watchlist-items.delete',
     statisticsGet: 'portfolios.statistics.get',
     holdingsGet: 'portfolios.holdings.get',
+    historyGet: 'portfolios.history.get',
     membershipGet: 'portfolios.membership.get',
     assetUsesGet: 'portfolios.asset-uses.get',
   },

@@ -5,5 +5,6 @@ export * from './statistics.contract.js';
 export * from './membership.contract.js';
 export * from './asset-uses.contract.js';
 export * from './holdings.contract.js';
+export * from './history.contract.js';
 export * from './portfolio-figures.js';
 export * from './deal-imports.contract.js';

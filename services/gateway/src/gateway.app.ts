@@ -34,6 +34,7 @@ import { createDealsController } from './portfolios/deals.controller.js';
 import { createPortfoliosController } from './portfolios/portfolios.controller.js';
 import { createPortfolioStatisticsController } from './portfolios/statistics.controller.js';
 import { createPortfolioHoldingsController } from './portfolios/holdings.controller.js';
+import { createPortfolioHistoryController } from './portfolios/history.controller.js';
 import { createWatchlistsController } from './portfolios/watchlists.controller.js';
 import { RepeatedQueryInterceptor } from './validation/repeated-query.interceptor.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
@@ -117,6 +118,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createDealsController({ rpc, config, auth }),
     createPortfolioStatisticsController({ rpc, auth }),
     createPortfolioHoldingsController({ rpc, auth }),
+    createPortfolioHistoryController({ rpc, auth }),
     createWatchlistsController({ rpc, auth }),
     createCustomAssetsController({ rpc, auth }),
     createSubscriptionsController({ rpc, auth }),

@@ -5,8 +5,13 @@ import { createAssetUsesHandler } from './asset-uses/asset-uses.handler.js';
 import { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
+import { DealImportService } from './deal-imports/deal-import.service.js';
+import { createDealImportsHandler } from './deal-imports/deal-imports.handler.js';
 import { DealService } from './deals/deal.service.js';
 import { createHoldingsHandler } from './holdings/holdings.handler.js';
+import { HistoryCache } from './history/history.cache.js';
+import { createHistoryHandler } from './history/history.handler.js';
+import { HistoryService } from './history/history.service.js';
 import { HoldingsService } from './holdings/holdings.service.js';
 import { createDealsHandler } from './deals/deals.handler.js';
 import { portfolioEventSubject } from './events/portfolio-events.recorder.js';
@@ -37,6 +42,8 @@ export interface PortfoliosAppOptions {
   cacheTtl?: Partial<StatisticsCacheTtl>;
   /** Relay fallback poll interval (commits also wake it). */
   relayPollMs?: number;
+  /** How long a computed value history is kept (default 10 minutes; a deal change or a new day ends it sooner). */
+  historyCacheTtlMs?: number;
   /** Per-user quotas (DEFAULT_LIMITS for what is not given). */
   limits?: Partial<PortfoliosLimits>;
 }
@@ -80,9 +87,11 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
         createHealthController('portfolios'),
         createPortfoliosHandler(new PortfolioService(db, limits, holdings)),
         createDealsHandler(new DealService(db, assets, clock, limits)),
+        createDealImportsHandler(new DealImportService(db, assets, rpc, clock, logger, limits)),
         createWatchlistsHandler(new WatchlistService(db, assets, limits)),
         createStatisticsHandler(new StatisticsService(db, logger, clock, cacheTtl)),
         createHoldingsHandler(holdings),
+        createHistoryHandler(new HistoryService(db, rpc, new HistoryCache(opts.historyCacheTtlMs ?? 600_000), logger, clock)),
         createMembershipHandler(new MembershipService(db)),
         createAssetUsesHandler(new AssetUsesService(db)),
       ],

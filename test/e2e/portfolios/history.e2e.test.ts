@@ -1,0 +1,140 @@
+/**
+ * Value over time through HTTP (real gateway, portfolios and screener over real NATS and Postgres): the days of a
+ * worked example against closes stored in the screener (a partial sale, a holiday carried over), the ranges, the
+ * cache following a deal, ownership (another user's portfolio is a 404) and a bad range (422).
+ */
+import { randomUUID } from 'node:crypto';
+import { type GetHistoryReply, getHistoryReplySchema } from '@invest/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
+import { type FullStack, startFullStack } from '../support/full-stack.js';
+
+const SECRET = 'history-e2e-secret-0123456789-0123456789';
+const ALICE = `alice-${randomUUID()}`;
+const BOB = `bob-${randomUUID()}`;
+
+let stack: FullStack;
+let base: string;
+let pid: number;
+const tokens: Record<string, string> = {};
+const id: Record<string, number> = {};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked against the contracts below
+async function api<T = any>(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: T; text: string }> {
+  const res = await fetch(new URL(path, base), {
+    method,
+    headers: { authorization: `Bearer ${tokens[opts.as ?? ALICE]}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, text };
+}
+const deal = async (body: Record<string, unknown>) => {
+  const r = await api('POST', `/api/portfolios/${pid}/deals`, { body });
+  expect(r.status, r.text).toBe(201);
+};
+const history = async (range?: string): Promise<GetHistoryReply> => {
+  const r = await api('GET', `/api/portfolios/${pid}/history${range ? `?range=${range}` : ''}`);
+  expect(r.status, r.text).toBe(200);
+  return getHistoryReplySchema.parse(r.body);
+};
+const at = (h: GetHistoryReply, date: string) => h.data.points.find((p) => p.date === date);
+const today = () => new Date().toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  stack = await startFullStack({ name: 'gwhist', tickers: ['SBER', 'LKOH'], gateway: { auth: { jwtSecret: SECRET }, readyServices: ['portfolios'] } });
+  base = stack.base;
+  Object.assign(id, stack.shareIds);
+  tokens[ALICE] = await mintDevToken(ALICE, SECRET);
+  tokens[BOB] = await mintDevToken(BOB, SECRET);
+  // SBER's closes of a week in March 2024: 8 March (a Friday) is a holiday, so Thursday's close carries to Monday.
+  await stack.screener.db.query(
+    `insert into asset_daily_closes (asset_id, trade_date, close) select $1, d::date, c from unnest($2::text[], $3::numeric[]) as u(d, c)`,
+    [id.SBER, ['2024-03-04', '2024-03-05', '2024-03-06', '2024-03-07', '2024-03-11'], [100, 130, 150, 140, 160]],
+  );
+  pid = (await api('POST', '/api/portfolios', { body: { name: 'History example', currency_code: 'RUB' } })).body.data.id;
+  await deal({ type: 'buy', assetable: { type: 'share', id: id.SBER }, quantity: 10, price: 100, commission: 1, date: '2024-03-04' });
+  await deal({ type: 'buy', assetable: { type: 'share', id: id.SBER }, quantity: 10, price: 130, date: '2024-03-05' });
+  await deal({ type: 'sell', assetable: { type: 'share', id: id.SBER }, quantity: 5, price: 150, date: '2024-03-06' });
+});
+
+afterAll(() => stack?.close());
+
+describe('value over time', () => {
+  it('answers every day since the first deal: value at the day’s close, invested at the average cost', async () => {
+    const all = await history();
+    expect(all.meta).toMatchObject({ portfolio_id: pid, range: 'ALL', step_days: 1, complete: true, source: 'computed' });
+    expect(all.data.currency).toBe('RUB');
+    expect(all.data.points.slice(0, 8)).toEqual([
+      { date: '2024-03-04', value: '1000', invested: '1000' },
+      { date: '2024-03-05', value: '2600', invested: '2300' },
+      // 5 of 20 sold at the average 115: 15 held cost 1725.
+      { date: '2024-03-06', value: '2250', invested: '1725' },
+      { date: '2024-03-07', value: '2100', invested: '1725' },
+      { date: '2024-03-08', value: '2100', invested: '1725' },
+      { date: '2024-03-09', value: '2100', invested: '1725' },
+      { date: '2024-03-10', value: '2100', invested: '1725' },
+      { date: '2024-03-11', value: '2400', invested: '1725' },
+    ]);
+    const days = (Date.parse(today()) - Date.parse('2024-03-04')) / 86_400_000 + 1;
+    expect(all.data.points).toHaveLength(days);
+    // The last day is today at the current price, the holdings' value.
+    const holdings = (await api('GET', `/api/portfolios/${pid}/holdings`)).body.data.totals;
+    expect(all.data.points.at(-1)).toEqual({ date: today(), value: String(holdings.value), invested: '1725' });
+  });
+
+  it('1M, 6M and 1Y end today and start that much earlier; a second read comes from the cache', async () => {
+    const all = await history('ALL');
+    expect(all.meta.source).toBe('cache');
+    for (const [range, months] of [['1M', 1], ['6M', 6], ['1Y', 12]] as const) {
+      const h = await history(range);
+      expect(h.meta.range).toBe(range);
+      const start = new Date();
+      start.setUTCMonth(start.getUTCMonth() - months);
+      expect(h.data.points.length, range).toBeGreaterThanOrEqual(months * 28);
+      expect(h.data.points.length, range).toBeLessThanOrEqual(months * 31 + 1);
+      expect(h.data.points.at(-1)).toEqual(all.data.points.at(-1));
+      expect(h.data.points).toEqual(all.data.points.slice(-h.data.points.length));
+    }
+  });
+
+  it('a new deal is in the next answer', async () => {
+    await deal({ type: 'buy', assetable: { type: 'share', id: id.SBER }, quantity: 1, price: 160, date: '2024-03-11' });
+    const all = await history();
+    expect(all.meta.source).toBe('computed');
+    expect(at(all, '2024-03-10')).toEqual({ date: '2024-03-10', value: '2100', invested: '1725' });
+    expect(at(all, '2024-03-11')).toEqual({ date: '2024-03-11', value: '2560', invested: '1885' });
+  });
+
+  it('money is written as JSON numbers', async () => {
+    const r = await api('GET', `/api/portfolios/${pid}/history?range=ALL`);
+    expect(r.text).toContain('{"date":"2024-03-06","value":2250,"invested":1725}');
+  });
+});
+
+describe('value over time: who may ask, and how', () => {
+  it("another user's portfolio, or one that does not exist, is a 404", async () => {
+    const bob = await api('GET', `/api/portfolios/${pid}/history`, { as: BOB });
+    expect(bob.status).toBe(404);
+    expect(bob.body).toMatchObject({ message: 'Portfolio not found.' });
+    expect((await api('GET', '/api/portfolios/999999999/history')).status).toBe(404);
+  });
+
+  it('a range other than 1M, 6M, 1Y, ALL is a 422 naming it', async () => {
+    for (const range of ['2Y', '1m', '']) {
+      const r = await api('GET', `/api/portfolios/${pid}/history?range=${range}`);
+      if (range === '') expect(r.status).toBe(200);
+      else {
+        expect(r.status, range).toBe(422);
+        expect(Object.keys(r.body.errors)).toEqual(['range']);
+      }
+    }
+  });
+
+  it('a portfolio without deals has no points', async () => {
+    const empty = (await api('POST', '/api/portfolios', { as: BOB, body: { name: 'Empty', currency_code: 'USD' } })).body.data.id as number;
+    const r = await api('GET', `/api/portfolios/${empty}/history?range=1Y`, { as: BOB });
+    expect(r.status, r.text).toBe(200);
+    expect(getHistoryReplySchema.parse(r.body).data).toEqual({ currency: 'USD', points: [] });
+  });
+});
