@@ -134,8 +134,16 @@ describe.each(VIEWS)('the watchlists screen in Russian ($tag)', (view) => {
     await expect.poll(() => shownRows(page), { timeout: 10_000 }).toEqual(expected);
     // A share's ticker opens the screener on it.
     expect(await page.locator('[data-testid="watchlist-row"][data-ticker="SBER"] a[data-testid="watchlist-ticker"]').getAttribute('href')).toBe('/?search=SBER');
+    expect(await list.locator('[data-testid="watchlist-count"]').innerText()).toBe('2 актива');
     await fitsWidth(page);
     await screenshot(page, `watchlists-${view.tag}`);
+
+    // An alert on the whole list opens on it.
+    await list.locator('[data-testid="watchlist-create-alert"]').click();
+    const dialog = page.locator('[data-testid="alert-dialog"]');
+    expect(await dialog.innerText()).toContain('Голубые фишки');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
 
     // Removing one asks nothing but offers to bring it back.
     await page.locator('[data-testid="watchlist-row"][data-ticker="GAZP"] [data-testid="watchlist-remove"]').click();
@@ -153,7 +161,7 @@ describe.each(VIEWS)('the watchlists screen in Russian ($tag)', (view) => {
     // Deleting the list asks first; cancel keeps it, confirming deletes it and the empty state is back.
     await page.locator('[data-testid="watchlist-delete"]').click();
     const confirm = page.locator('[data-testid="watchlist-delete-confirm"]');
-    expect(await confirm.innerText()).toContain('Удалить «Голубые фишки»');
+    expect(await confirm.innerText()).toContain('Удалить список «Голубые фишки» и 1 актив в нём?');
     await screenshot(page, `watchlists-delete-confirm-${view.tag}`);
     await page.locator('[data-testid="watchlist-delete-no"]').click();
     await confirm.waitFor({ state: 'detached' });

@@ -6,7 +6,8 @@ import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
-import { formatMoney, formatPercent } from '../format/number-format';
+import { formatMoney, formatPercent, type Locale } from '../format/number-format';
+import { countOf, type PluralForms } from '../format/plural';
 import { useLocale } from '../i18n';
 import { DEFAULT_STATE, encodeScreenerState } from '../screener/screener-state';
 import { useTr } from '../tr';
@@ -14,6 +15,12 @@ import { useTr } from '../tr';
 type Watchlist = Answer<'/api/watchlists', 'get'>['data'][number];
 type Item = Watchlist['items'][number];
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
+
+/** Items of a list: "1 актив", "3 актива", "5 активов" / "1 asset", "2 assets". */
+const ASSET_FORMS: Record<Locale, PluralForms> = {
+  ru: { one: 'актив', few: 'актива', many: 'активов', other: 'актива' },
+  en: { one: 'asset', other: 'assets' },
+};
 
 /** Prices move all day: the screen reads them again this often while it is open and visible. */
 const REFRESH_MS = 60_000;
@@ -55,6 +62,7 @@ function Watchlists() {
           {describeError(error, locale)}
         </p>
       ) : null}
+      {lists === null && !error && <p className="loading">{t('Загрузка…', 'Loading…')}</p>}
       {lists?.length === 0 && (
         <div className="panel" data-testid="watchlists-empty">
           <h2>{t('Пока ни одного списка', 'No watchlists yet')}</h2>
@@ -168,7 +176,9 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
     <div className="panel" data-testid="watchlist-item" data-watchlist-id={w.id}>
       <div className="screen-head watchlist-head">
         <h2 data-testid="watchlist-title">{w.name}</h2>
-        <span className="muted small">{t(`активов: ${w.items.length}`, `assets: ${w.items.length}`)}</span>
+        <span className="muted small" data-testid="watchlist-count">
+          {countOf(locale, w.items.length, ASSET_FORMS)}
+        </span>
         <span className="watchlist-actions">
           <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={onAlert} disabled={w.items.length === 0}>
             {t('Уведомить', 'Alert')}
@@ -184,8 +194,8 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
         <div className="watchlist-confirm" role="alertdialog" aria-label={t('Удаление списка', 'Deleting the list')} data-testid="watchlist-delete-confirm">
           <span>
             {w.items.length > 0
-              ? t(`Удалить «${w.name}» вместе с активами (${w.items.length})?`, `Delete "${w.name}" with its assets (${w.items.length})?`)
-              : t(`Удалить «${w.name}»?`, `Delete "${w.name}"?`)}{' '}
+              ? t(`Удалить список «${w.name}» и ${countOf(locale, w.items.length, ASSET_FORMS)} в нём?`, `Delete the list "${w.name}" with its ${countOf(locale, w.items.length, ASSET_FORMS)}?`)
+              : t(`Удалить список «${w.name}»?`, `Delete the list "${w.name}"?`)}{' '}
             {t('Уведомления на этот список выключатся.', 'Alerts on this list are switched off.')}
           </span>
           <button type="button" className="small-button danger" data-testid="watchlist-delete-yes" disabled={busy} onClick={() => void act(() => api.delete('/api/watchlists/{id}', { path: { id: w.id } }))}>
