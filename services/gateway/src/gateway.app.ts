@@ -30,6 +30,7 @@ import { setupOpenApi } from './docs/openapi.setup.js';
 import { createHealthController } from './health/health.controller.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
+import { createDealImportsController, installCsvBodyParser } from './portfolios/deal-imports.controller.js';
 import { createDealsController } from './portfolios/deals.controller.js';
 import { createPortfoliosController } from './portfolios/portfolios.controller.js';
 import { createPortfolioStatisticsController } from './portfolios/statistics.controller.js';
@@ -116,6 +117,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createAssetsController({ rpc, auth }),
     createPortfoliosController({ rpc, auth }),
     createDealsController({ rpc, config, auth }),
+    createDealImportsController({ rpc, auth }),
     createPortfolioStatisticsController({ rpc, auth }),
     createPortfolioHoldingsController({ rpc, auth }),
     createPortfolioHistoryController({ rpc, auth }),
@@ -174,6 +176,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   // JSON bodies: exact decimals (exactJsonBodyParser); provider webhooks: raw bytes.
   installRawBodyParsers(app, config.bodyLimitBytes);
   installOneClickFormParser(app);
+  installCsvBodyParser(app);
   await setupOpenApi(app);
 
   // A gateway without NATS still starts: requests answer 503 and /ready says why until NATS is back.

@@ -5,6 +5,8 @@ import { createAssetUsesHandler } from './asset-uses/asset-uses.handler.js';
 import { AssetUsesService } from './asset-uses/asset-uses.service.js';
 import { type Clock, systemClock } from './common/clock.js';
 import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
+import { DealImportService } from './deal-imports/deal-import.service.js';
+import { createDealImportsHandler } from './deal-imports/deal-imports.handler.js';
 import { DealService } from './deals/deal.service.js';
 import { createHoldingsHandler } from './holdings/holdings.handler.js';
 import { HistoryCache } from './history/history.cache.js';
@@ -85,6 +87,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
         createHealthController('portfolios'),
         createPortfoliosHandler(new PortfolioService(db, limits, holdings)),
         createDealsHandler(new DealService(db, assets, clock, limits)),
+        createDealImportsHandler(new DealImportService(db, assets, rpc, clock, logger, limits)),
         createWatchlistsHandler(new WatchlistService(db, assets, limits)),
         createStatisticsHandler(new StatisticsService(db, logger, clock, cacheTtl)),
         createHoldingsHandler(holdings),
