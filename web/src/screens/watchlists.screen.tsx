@@ -170,7 +170,7 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
       setRemoved(null);
       await api.post('/api/watchlists/{id}/items', { path: { id: w.id }, body: { assetable: item.assetable } });
     });
-  const label = (item: Item) => item.asset?.ticker ?? `${item.assetable.type} #${item.assetable.id}`;
+  const label = (item: Item) => item.asset?.ticker ?? `${assetTypeName(item.assetable.type, t)} #${item.assetable.id}`;
 
   return (
     <div className="panel" data-testid="watchlist-item" data-watchlist-id={w.id}>
