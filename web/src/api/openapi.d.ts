@@ -272,6 +272,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portfolios/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Portfolio value over time
+         * @description One point per day since the first deal (the last month, six months, year, or all): `value` = Σ quantity × that day's close (the last earlier close over weekends and holidays; an asset without any close yet at cost; today at the current price) and `invested` = the cost of the open positions that day (the holdings' invested). Exact decimals rounded to 8 places. `meta.complete` is false while the history of an asset is still being fetched.
+         */
+        get: operations["PortfolioHistoryController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/watchlists": {
         parameters: {
             query?: never;
@@ -2696,6 +2716,121 @@ export interface operations {
                     "application/json": {
                         /** @example Portfolio not found. */
                         message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PortfolioHistoryController_get: {
+        parameters: {
+            query?: {
+                /** @description 1M, 6M, 1Y or ALL (default ALL). */
+                range?: "1M" | "6M" | "1Y" | "ALL";
+            };
+            header?: never;
+            path: {
+                /** @description Portfolio id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            currency: string;
+                            points: {
+                                date: string;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                value: number;
+                                /** @description Exact decimal (the digits are exact; read it as a decimal, not a double). */
+                                invested: number;
+                            }[];
+                        };
+                        meta: {
+                            portfolio_id: number;
+                            /** @enum {string} */
+                            range: "1M" | "6M" | "1Y" | "ALL";
+                            /** @enum {string} */
+                            source: "cache" | "computed";
+                            step_days: number;
+                            complete: boolean;
+                            stats_version: number;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The portfolio does not exist or belongs to another user (ids never leak). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
                     };
                 };
             };

@@ -27,7 +27,9 @@ type DealType = Deal['type'];
 
 // The chart library is only fetched when a portfolio's statistics are shown.
 const AllocationChart = lazy(() => import('../components/allocation-chart'));
+const PortfolioHistoryChart = lazy(() => import('../components/portfolio-history-chart'));
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
+const DealImportPanel = lazy(() => import('../components/deal-import-panel'));
 
 export default function PortfoliosScreen() {
   const route = useRoute();
@@ -232,6 +234,7 @@ function PortfolioDetail({ id }: { id: number }) {
           )}
         </div>
       )}
+      <Suspense fallback={null}>{deals.length > 0 && <PortfolioHistoryChart portfolioId={id} currency={currency} changeKey={deals} />}</Suspense>
       {holdings && holdings.rows.length > 0 && <HoldingsTable holdings={holdings} />}
       <div className="grid">
         <div className="panel">
@@ -253,6 +256,7 @@ function PortfolioDetail({ id }: { id: number }) {
         </div>
         <DealForm portfolioId={id} onSaved={load} />
       </div>
+      <Suspense fallback={null}>{portfolio && <DealImportPanel portfolioId={id} onImported={load} />}</Suspense>
       {alertOpen && portfolio && (
         <Suspense fallback={null}>
           <AlertDialog target={{ kind: 'portfolio', id, label: portfolio.name }} onClose={() => setAlertOpen(false)} />
