@@ -219,6 +219,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portfolios/{id}/imports/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a CSV import of deals
+         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251), or JSON {"csv": "..."}. Stores nothing. Answers every row: `status` new (would be stored), duplicate (imported before) or error (`errors`: field, code, message; `values`: the cells as written), the deal as read (decimals as decimal text) and the asset found; `summary` counts them.
+         */
+        post: operations["DealImportsController_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/portfolios/{id}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import deals from a CSV file
+         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251), or JSON {"csv": "..."}. Stores the rows a preview calls new, in one transaction, with the rules of a single deal; rows with errors are left out, rows imported before are skipped, so the same file twice adds nothing.
+         */
+        post: operations["DealImportsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portfolios/{id}/statistics": {
         parameters: {
             query?: never;
@@ -2371,6 +2411,201 @@ export interface operations {
                 };
             };
             /** @description The portfolio or the deal does not exist or belongs to another user (ids never leak). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    DealImportsController_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Portfolio id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The CSV file. */
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description `{ data: { separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The portfolio does not exist or belongs to another user (ids never leak). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    DealImportsController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header). A repeat with the same key and the same body within 24 hours answers the first response (same id, 201) and creates nothing; the same key with a different body is a 422. A failed request does not use the key up. A repeat while the first is still being processed waits for it, or is a 409 with `Retry-After` when it takes too long. Keys are per user and per operation. 1-255 characters of visible ASCII, e.g. a UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Portfolio id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The CSV file. */
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/json": string;
+            };
+        };
+        responses: {
+            /** @description `{ data: { created, duplicates, errors, rows } }` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The portfolio does not exist or belongs to another user (ids never leak). */
             404: {
                 headers: {
                     [name: string]: unknown;

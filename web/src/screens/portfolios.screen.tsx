@@ -29,6 +29,7 @@ type DealType = Deal['type'];
 const AllocationChart = lazy(() => import('../components/allocation-chart'));
 const PortfolioHistoryChart = lazy(() => import('../components/portfolio-history-chart'));
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
+const DealImportPanel = lazy(() => import('../components/deal-import-panel'));
 
 export default function PortfoliosScreen() {
   const route = useRoute();
@@ -255,6 +256,7 @@ function PortfolioDetail({ id }: { id: number }) {
         </div>
         <DealForm portfolioId={id} onSaved={load} />
       </div>
+      <Suspense fallback={null}>{portfolio && <DealImportPanel portfolioId={id} onImported={load} />}</Suspense>
       {alertOpen && portfolio && (
         <Suspense fallback={null}>
           <AlertDialog target={{ kind: 'portfolio', id, label: portfolio.name }} onClose={() => setAlertOpen(false)} />

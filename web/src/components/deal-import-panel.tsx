@@ -1,0 +1,248 @@
+import { useRef, useState } from 'react';
+import { apiErrorFrom, describeError } from '../api/api-error';
+import { fillPath, newKey, sendRequest } from '../api/client';
+import { formatNumber } from '../format/number-format';
+import { useLocale } from '../i18n';
+import { useTr } from '../tr';
+import { showToast } from './toast';
+
+/** The answers of `POST /api/portfolios/{id}/imports[/preview]` (contracts/src/portfolios/deal-imports.contract.ts). */
+interface RowError {
+  field: string;
+  code: string;
+  message: string;
+}
+interface PreviewRow {
+  line: number;
+  status: 'new' | 'duplicate' | 'error';
+  deal: { date: string; type: string; ticker: string | null; isin: string | null; quantity: string; price: string; commission: string } | null;
+  asset: { type: string; id: number } | null;
+  errors: RowError[];
+  values: Record<string, string> | null;
+}
+interface Preview {
+  summary: { rows: number; new: number; duplicates: number; errors: number };
+  rows: PreviewRow[];
+  assets: { type: string; id: number; ticker: string; name: string }[];
+}
+interface Imported {
+  created: number;
+  duplicates: number;
+  errors: number;
+  rows: number;
+}
+
+/** Rows shown in the preview table: every row with an error first, then the others, up to this many. */
+const SHOWN_ROWS = 200;
+/** Rows with errors listed above the table. */
+const ERRORS_LISTED = 20;
+
+const FIELD_RU: Record<string, string> = {
+  date: 'дата',
+  type: 'тип',
+  ticker: 'тикер',
+  asset_type: 'тип актива',
+  isin: 'ISIN',
+  quantity: 'количество',
+  price: 'цена',
+  commission: 'комиссия',
+  currency: 'валюта',
+  row: 'строка',
+};
+
+/** A row error in Russian by its code (the server's English message carries the details a code does not). */
+function errorText(e: RowError, locale: 'ru' | 'en'): string {
+  if (locale === 'en') return `${e.field}: ${e.message}`;
+  const field = FIELD_RU[e.field] ?? e.field;
+  const ru: Record<string, string> = {
+    required: `${field}: не заполнено`,
+    columns: 'в строке не столько полей, сколько в заголовке (число с запятой при разделителе «,» нужно взять в кавычки)',
+    invalid_date: 'дата: нужна в виде ГГГГ-ММ-ДД или ДД.ММ.ГГГГ и должна существовать',
+    future_date: 'дата: в будущем',
+    invalid_type: 'тип: нужен buy/sell/dividend/coupon/fee/tax или покупка/продажа/дивиденд/купон/комиссия/налог',
+    invalid_asset_type: 'тип актива: нужен share, bond, etf, currency, future, token или акция/облигация/фонд/валюта/фьючерс/токен',
+    invalid_number: `${field}: не число или неверный формат (${e.message})`,
+    invalid_currency: 'валюта: неизвестный код',
+    currency_mismatch: 'валюта: не совпадает с валютой портфеля — пересчитайте цены',
+    asset_not_found: 'актив с таким тикером не найден',
+    asset_ambiguous: 'несколько активов с таким тикером — укажите тип актива или ISIN',
+    oversell: `продажа больше, чем есть в портфеле (${e.message})`,
+  };
+  return ru[e.code] ?? `${field}: ${e.message}`;
+}
+
+async function send<T>(portfolioId: number, path: 'imports' | 'imports/preview', file: ArrayBuffer, key?: string): Promise<T> {
+  const url = `${fillPath('/api/portfolios/{id}', { id: portfolioId })}/${path}`;
+  const res = await sendRequest(url, {
+    method: 'POST',
+    body: file,
+    headers: { 'content-type': 'text/csv', accept: 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+  });
+  const body: unknown = await res.json().catch(() => undefined);
+  if (!res.ok) throw apiErrorFrom(res.status, body, res.headers.get('retry-after'));
+  return (body as { data: T }).data;
+}
+
+/** "Импорт из CSV": choose a file, see every row as it would be imported (errors per row), then confirm. */
+export default function DealImportPanel({ portfolioId, onImported }: { portfolioId: number; onImported: () => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const input = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<{ name: string; bytes: ArrayBuffer; key: string } | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const clear = () => {
+    setFile(null);
+    setPreview(null);
+    setError(null);
+  };
+  const reset = () => {
+    clear();
+    if (input.current) input.current.value = '';
+  };
+
+  const choose = async (chosen: File | undefined) => {
+    clear();
+    if (!chosen) return;
+    setBusy(true);
+    try {
+      const bytes = await chosen.arrayBuffer();
+      // One key per chosen file: a retried confirmation of it imports once.
+      setFile({ name: chosen.name, bytes, key: newKey() });
+      setPreview(await send<Preview>(portfolioId, 'imports/preview', bytes));
+    } catch (err) {
+      setError(describeError(err, locale));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const confirm = async () => {
+    if (!file) return;
+    setBusy(true);
+    try {
+      const done = await send<Imported>(portfolioId, 'imports', file.bytes, file.key);
+      showToast(
+        t(
+          `Импортировано сделок: ${done.created}. Уже были: ${done.duplicates}. С ошибками: ${done.errors}.`,
+          `Deals imported: ${done.created}. Already there: ${done.duplicates}. With errors: ${done.errors}.`,
+        ),
+        'success',
+      );
+      reset();
+      onImported();
+    } catch (err) {
+      setError(describeError(err, locale));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const tickerOf = (r: PreviewRow) => {
+    const a = r.asset && preview?.assets.find((x) => x.type === r.asset!.type && x.id === r.asset!.id);
+    return a ? a.ticker : (r.deal?.ticker ?? r.deal?.isin ?? r.values?.ticker ?? r.values?.isin ?? '');
+  };
+  const shown = preview ? [...preview.rows.filter((r) => r.status === 'error'), ...preview.rows.filter((r) => r.status !== 'error')].slice(0, SHOWN_ROWS) : [];
+  const errorRows = preview ? preview.rows.filter((r) => r.status === 'error') : [];
+  const typeText: Record<string, string> = {
+    buy: t('покупка', 'buy'),
+    sell: t('продажа', 'sell'),
+    dividend: t('дивиденд', 'dividend'),
+    coupon: t('купон', 'coupon'),
+    fee: t('комиссия', 'fee'),
+    tax: t('налог', 'tax'),
+  };
+  const statusText = { new: t('новая', 'new'), duplicate: t('уже импортирована', 'already imported'), error: t('ошибка', 'error') };
+
+  return (
+    <div className="panel" data-testid="deal-import">
+      <h2>{t('Импорт из CSV', 'Import CSV')}</h2>
+      <details className="small" style={{ marginBottom: 8 }}>
+        <summary>{t('Формат файла', 'File format')}</summary>
+        <p className="muted">
+          {t(
+            'Первая строка — заголовок. Колонки: дата (ГГГГ-ММ-ДД или ДД.ММ.ГГГГ), тип (покупка/продажа/дивиденд или buy/sell/dividend), тикер (или ISIN), количество, цена; по желанию тип актива, комиссия, валюта (валюта портфеля). Разделитель «;» или «,», дробная часть через точку или запятую. До 10 000 строк и 800 КБ. Повторный импорт того же файла ничего не добавит.',
+            'The first line is a header. Columns: date (YYYY-MM-DD or DD.MM.YYYY), type (buy/sell/dividend), ticker (or ISIN), quantity, price; optionally asset type, commission, currency (the portfolio’s). Separator ";" or ",", decimal point or comma. Up to 10,000 rows and 800 KB. Importing the same file again adds nothing.',
+          )}
+        </p>
+        <pre className="small">{'date;type;ticker;quantity;price;commission\n2024-01-10;buy;SBER;10;250,5;0,5'}</pre>
+      </details>
+      <label className="field">
+        <span className="field-label">{t('Файл CSV', 'CSV file')}</span>
+        <input ref={input} type="file" accept=".csv,text/csv,text/plain" data-testid="deal-import-file" disabled={busy} onChange={(e) => void choose(e.target.files?.[0])} />
+      </label>
+      {busy && <p className="muted" data-testid="deal-import-busy">{t('Проверяем файл…', 'Checking the file…')}</p>}
+      {error && (
+        <p className="form-error" role="alert" data-testid="deal-import-error">
+          {error}
+        </p>
+      )}
+      {preview && file && (
+        <div data-testid="deal-import-preview">
+          <p data-testid="deal-import-summary">
+            {t(
+              `Строк: ${preview.summary.rows}. Будет добавлено: ${preview.summary.new}. Уже импортированы: ${preview.summary.duplicates}. С ошибками: ${preview.summary.errors}.`,
+              `Rows: ${preview.summary.rows}. To add: ${preview.summary.new}. Already imported: ${preview.summary.duplicates}. With errors: ${preview.summary.errors}.`,
+            )}
+          </p>
+          {errorRows.length > 0 && (
+            // Above the table too: on a phone the table's last column is out of sight until scrolled to.
+            <ul className="form-error" data-testid="deal-import-errors" style={{ paddingLeft: 18 }}>
+              {errorRows.slice(0, ERRORS_LISTED).map((r) => (
+                <li key={r.line}>
+                  {t(`Строка ${r.line}`, `Line ${r.line}`)}: {r.errors.map((e) => errorText(e, locale)).join('; ')}
+                </li>
+              ))}
+              {errorRows.length > ERRORS_LISTED && <li>{t(`…и ещё ${errorRows.length - ERRORS_LISTED}`, `…and ${errorRows.length - ERRORS_LISTED} more`)}</li>}
+            </ul>
+          )}
+          <div className="table-wrap">
+            <table data-testid="deal-import-table">
+              <thead>
+                <tr>
+                  <th className="num">{t('Стр.', 'Line')}</th>
+                  <th>{t('Дата', 'Date')}</th>
+                  <th>{t('Тип', 'Type')}</th>
+                  <th>{t('Тикер', 'Ticker')}</th>
+                  <th className="num">{t('Кол-во', 'Qty')}</th>
+                  <th className="num">{t('Цена', 'Price')}</th>
+                  <th className="num">{t('Комиссия', 'Fee')}</th>
+                  <th>{t('Итог', 'Result')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((r) => (
+                  <tr key={r.line} data-testid="deal-import-row" data-status={r.status}>
+                    <td className="num">{r.line}</td>
+                    <td>{r.deal?.date ?? r.values?.date}</td>
+                    <td>{r.deal ? typeText[r.deal.type] : r.values?.type}</td>
+                    <td>{tickerOf(r)}</td>
+                    <td className="num">{r.deal ? formatNumber(Number(r.deal.quantity), locale, 8) : r.values?.quantity}</td>
+                    <td className="num">{r.deal ? formatNumber(Number(r.deal.price), locale, 8) : r.values?.price}</td>
+                    <td className="num">{r.deal ? formatNumber(Number(r.deal.commission), locale, 8) : r.values?.commission}</td>
+                    <td className={r.status === 'error' ? 'down' : r.status === 'duplicate' ? 'muted' : ''} style={{ whiteSpace: 'normal', minWidth: 180 }}>
+                      {r.status === 'error' ? r.errors.map((e) => <div key={`${e.field}-${e.code}`}>{errorText(e, locale)}</div>) : statusText[r.status]}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {preview.rows.length > shown.length && (
+            <p className="muted small">{t(`Показаны ${shown.length} строк из ${preview.rows.length}: сначала с ошибками.`, `Showing ${shown.length} of ${preview.rows.length} rows, errors first.`)}</p>
+          )}
+          <p style={{ display: 'flex', gap: 8, flexWrap: 'wrap' }}>
+            <button type="button" data-testid="deal-import-confirm" disabled={busy || preview.summary.new === 0} onClick={() => void confirm()}>
+              {t(`Импортировать ${preview.summary.new}`, `Import ${preview.summary.new}`)}
+            </button>
+            <button type="button" className="secondary" data-testid="deal-import-cancel" disabled={busy} onClick={reset}>
+              {t('Отмена', 'Cancel')}
+            </button>
+          </p>
+        </div>
+      )}
+    </div>
+  );
+}
