@@ -21,6 +21,7 @@ import { EventStreams, type ListSharesReply, mayChangeShareScreener } from '@inv
 import { createGetAssetsHandler } from './assets/get-assets.handler.js';
 import { createSearchAssetsHandler } from './assets/search-assets.handler.js';
 import { createListCategoriesHandler } from './categories/list-categories.handler.js';
+import { ClosesBackfill } from './closes/closes-backfill.js';
 import { createClosesHandler } from './closes/closes.handler.js';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { createListCountriesHandler } from './countries/list-countries.handler.js';
@@ -142,7 +143,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       createListCountriesHandler(db),
       createGetAssetsHandler(db),
       createSearchAssetsHandler(db),
-      createClosesHandler({ db, marketTz }),
+      createClosesHandler({ db, marketTz, backfill: new ClosesBackfill({ db, iss: deps.moex, logger, marketToday: () => marketToday(marketTz), signal: stopping.signal }) }),
       createCustomAssetsHandler(customAssets),
       createHealthController('screener'),
     ];

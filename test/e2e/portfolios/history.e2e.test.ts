@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { type GetHistoryReply, getHistoryReplySchema } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
+import { FakeProviders } from '@invest/screener/testing/fake-providers';
 import { type FullStack, startFullStack } from '../support/full-stack.js';
 
 const SECRET = 'history-e2e-secret-0123456789-0123456789';
@@ -14,6 +15,7 @@ const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
 
 let stack: FullStack;
+let fake: FakeProviders;
 let base: string;
 let pid: number;
 const tokens: Record<string, string> = {};
@@ -42,7 +44,14 @@ const at = (h: GetHistoryReply, date: string) => h.data.points.find((p) => p.dat
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  stack = await startFullStack({ name: 'gwhist', tickers: ['SBER', 'LKOH'], gateway: { auth: { jwtSecret: SECRET }, readyServices: ['portfolios'] } });
+  // The screener's MOEX ISS is the fake one: the backfill below reads history from it.
+  fake = await FakeProviders.start();
+  stack = await startFullStack({
+    name: 'gwhist',
+    tickers: ['SBER', 'LKOH'],
+    screener: { providers: { MOEX_ISS_URL: fake.moexUrl, MOEX_ISS_MIN_INTERVAL_MS: 0 } },
+    gateway: { auth: { jwtSecret: SECRET }, readyServices: ['portfolios'] },
+  });
   base = stack.base;
   Object.assign(id, stack.shareIds);
   tokens[ALICE] = await mintDevToken(ALICE, SECRET);
@@ -58,7 +67,10 @@ beforeAll(async () => {
   await deal({ type: 'sell', assetable: { type: 'share', id: id.SBER }, quantity: 5, price: 150, date: '2024-03-06' });
 });
 
-afterAll(() => stack?.close());
+afterAll(async () => {
+  await stack?.close();
+  await fake?.close();
+});
 
 describe('value over time', () => {
   it('answers every day since the first deal: value at the day’s close, invested at the average cost', async () => {
@@ -136,5 +148,43 @@ describe('value over time: who may ask, and how', () => {
     const r = await api('GET', `/api/portfolios/${empty}/history?range=1Y`, { as: BOB });
     expect(r.status, r.text).toBe(200);
     expect(getHistoryReplySchema.parse(r.body).data).toEqual({ currency: 'USD', points: [] });
+  });
+});
+
+describe('value over time: an asset without closes', () => {
+  it('is backfilled from MOEX ISS history, paged, once; meanwhile it counts at cost and the answer says so', async () => {
+    const lkoh = { type: 'share', id: id.LKOH };
+    await stack.screener.db.query('delete from asset_daily_closes where asset_id = $1', [id.LKOH]);
+    const bought = new Date(Date.now() - 200 * 86_400_000).toISOString().slice(0, 10);
+    pid = (await api('POST', '/api/portfolios', { body: { name: 'Backfill', currency_code: 'RUB' } })).body.data.id;
+    await deal({ type: 'buy', assetable: lkoh, quantity: 2, price: 5000, date: bought });
+
+    const first = await history('ALL');
+    expect(first.meta.complete).toBe(false);
+    // Until its history is in, the position counts at cost (the last day at the current price).
+    expect(first.data.points.slice(0, -1).every((p) => p.value === '10000' && p.invested === '10000')).toBe(true);
+
+    let later = first;
+    await expect
+      .poll(async () => (later = await history('ALL')).meta.complete, { timeout: 15_000 })
+      .toBe(true);
+    const stored = await stack.screener.db.query<{ date: string; close: string }>(
+      'select trade_date::text as date, close::text from asset_daily_closes where asset_id = $1 order by trade_date',
+      [id.LKOH],
+    );
+    // About 140 weekdays since the deal: two ISS pages of 100, asked with start=100 for the second.
+    expect(stored.length).toBeGreaterThan(130);
+    const asked = fake.requests.filter((r) => r.path === '/iss/history/engines/stock/markets/shares/boards/TQBR/securities/LKOH.json');
+    expect(asked.map((r) => r.query.get('start') ?? '0')).toEqual(['0', '100']);
+    expect(asked[0]!.query.get('from')).toBe(bought);
+    // A weekday's value is 2 × that day's stored close; the Saturday after carries it.
+    const friday = stored.find((c) => new Date(`${c.date}T00:00:00Z`).getUTCDay() === 5 && c.date > bought)!;
+    const saturday = new Date(Date.parse(`${friday.date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const value = String(2 * Number(friday.close));
+    expect(at(later, friday.date)).toEqual({ date: friday.date, value, invested: '10000' });
+    expect(at(later, saturday)).toEqual({ date: saturday, value, invested: '10000' });
+    // Stored once: asking again fetches nothing more.
+    await history('1M');
+    expect(fake.requests.filter((r) => r.path.includes('/iss/history/')).length).toBe(2);
   });
 });

@@ -8,10 +8,10 @@ export interface ClosesHandlerDeps {
   db: Db;
   marketTz: string;
   /**
-   * Starts fetching the history of assets that have no close stored (returns at once) and answers the ones it is
-   * fetching: those the caller should ask about again later. Absent: nothing is backfilled.
+   * Starts fetching the history (from `from`) of assets that have no close stored, returning at once with the ones
+   * it is fetching: those the caller should ask about again later. Absent: nothing is backfilled.
    */
-  backfill?: (refs: AssetRef[]) => AssetRef[];
+  backfill?: { start(refs: readonly AssetRef[], from: string): AssetRef[] };
 }
 
 /** `screener.closes.get`: the daily closes of a set of assets over a date range (portfolios' value over time). */
@@ -22,7 +22,7 @@ export function createClosesHandler(deps: ClosesHandlerDeps) {
     async get(@Payload() request: RpcRequest<unknown>): Promise<GetClosesReply> {
       const q = parseOrThrow(getClosesRequestSchema, request?.data);
       const { reply, empty } = await getCloses(deps.db, { ...q, marketTz: deps.marketTz });
-      return { ...reply, backfilling: empty.length && deps.backfill ? deps.backfill(empty) : [] };
+      return { ...reply, backfilling: empty.length && deps.backfill ? deps.backfill.start(empty, q.from) : [] };
     }
   }
   return ClosesHandler;

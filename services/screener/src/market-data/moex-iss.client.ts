@@ -25,6 +25,14 @@ export class MoexIssClient {
     return this.http.get(issMarketPath(spec, board, secids), signal);
   }
 
+  /** One page (100 rows from `start`) of a security's daily history on a board, from `from` on. */
+  history(where: { engine: string; market: string; board: string; secid: string }, from: string, start = 0, signal?: AbortSignal): Promise<unknown> {
+    const q = new URLSearchParams({ 'iss.meta': 'off', 'iss.only': 'history,history.cursor', from });
+    if (start > 0) q.set('start', String(start));
+    const path = ['engines', where.engine, 'markets', where.market, 'boards', where.board, 'securities'].map(encodeURIComponent).join('/');
+    return this.http.get(`/history/${path}/${encodeURIComponent(where.secid)}.json?${q.toString()}`, signal);
+  }
+
   /** One page of `/securities/{SECID}/dividends.json`. */
   dividends(secid: string, start = 0, signal?: AbortSignal): Promise<unknown> {
     const q = new URLSearchParams({ 'iss.meta': 'off', 'iss.only': 'dividends,dividends.cursor' });

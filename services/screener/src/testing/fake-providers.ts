@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { dateInZone, zonedParts } from '@invest/platform/time/zoned-time';
 import { screenerPackageRoot } from '../package-root.js';
+import { fakeIssHistory } from './fake-iss-history.js';
 
 type Cell = unknown;
 export interface IssBlock {
@@ -237,6 +238,11 @@ export class FakeProviders {
       const market = MARKET_ROUTES[`${m[1]}/${m[2]}`];
       if (!market) return undefined;
       return this.issMarket(market, m[3] ?? null, req.query);
+    }
+    m = /^\/iss\/history\/engines\/([\w-]+)\/markets\/([\w-]+)\/boards\/([\w-]+)\/securities\/([\w.-]+)\.json$/.exec(req.path);
+    if (m) {
+      const market = MARKET_ROUTES[`${m[1]}/${m[2]}`];
+      return market ? fakeIssHistory(this.docs[market], m[3]!, m[4]!, req.query) : undefined;
     }
     m = /^\/iss\/securities\/([\w.-]+)\/dividends\.json$/.exec(req.path);
     if (m) return this.issDividends(m[1]!, req.query);
