@@ -270,6 +270,8 @@ function bobProbes(): Probe[] {
     { route: `${P}/deals/{dealId}`, method: 'DELETE', path: `/api/portfolios/${a.portfolio}/deals/${a.deal}` },
     { route: `${P}/deals/{dealId}`, method: 'DELETE', path: `/api/portfolios/${b.portfolio}/deals/${a.deal}` },
     { route: `${P}/deals/{dealId}`, method: 'DELETE', path: `/api/portfolios/${a.portfolio}/deals/${b.deal}` },
+    { route: `${P}/imports/preview`, method: 'POST', path: `/api/portfolios/${a.portfolio}/imports/preview`, body: { csv: 'date;type;ticker;quantity;price\n2024-01-10;buy;GAZP;1;1\n' } },
+    { route: `${P}/imports`, method: 'POST', path: `/api/portfolios/${a.portfolio}/imports`, body: { csv: 'date;type;ticker;quantity;price\n2024-01-10;buy;GAZP;1;1\n' } },
     { route: `${P}/statistics`, method: 'GET', path: `/api/portfolios/${a.portfolio}/statistics` },
     { route: `${P}/holdings`, method: 'GET', path: `/api/portfolios/${a.portfolio}/holdings` },
     { route: '/api/watchlists/{id}', method: 'DELETE', path: `/api/watchlists/${a.watchlist}` },
