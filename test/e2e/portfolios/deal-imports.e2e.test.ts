@@ -150,6 +150,21 @@ describe('CSV import of deals', () => {
     expect(tooBig.body.errors.csv[0]).toContain('800 KB');
   });
 
+  it('reads a file saved in Windows-1251, as Russian spreadsheets often save it', async () => {
+    // Cyrillic А..я is 0xC0..0xFF in Windows-1251; the rest here is ASCII.
+    const cp1251 = (text: string) => Buffer.from([...text].map((c) => (c >= 'А' && c <= 'я' ? 0xc0 + c.charCodeAt(0) - 0x410 : c.charCodeAt(0))));
+    const bytes = cp1251('Дата;Операция;Тикер;Количество;Цена\n10.01.2024;Покупка;LKOH;1;6500\n');
+    const res = await fetch(new URL(`/api/portfolios/${pid}/imports/preview`, stack.base), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': 'text/csv' },
+      body: bytes,
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.data.summary).toEqual({ rows: 1, new: 1, duplicates: 0, errors: 0 });
+    expect(body.data.rows[0].deal).toMatchObject({ date: '2024-01-10', type: 'buy', ticker: 'LKOH', price: '6500' });
+  });
+
   it('previews and imports 10,000 rows, a page at a time over NATS', async () => {
     const created = await api('POST', '/api/portfolios', 'alice', { json: { name: 'Big', currency_code: 'RUB' } });
     const big = created.body.data.id;
