@@ -160,9 +160,9 @@ describe('CSV import of deals', () => {
       body: bytes,
     });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = (await res.json()) as { data: { summary: unknown; rows: { deal: unknown }[] } };
     expect(body.data.summary).toEqual({ rows: 1, new: 1, duplicates: 0, errors: 0 });
-    expect(body.data.rows[0].deal).toMatchObject({ date: '2024-01-10', type: 'buy', ticker: 'LKOH', price: '6500' });
+    expect(body.data.rows[0]!.deal).toMatchObject({ date: '2024-01-10', type: 'buy', ticker: 'LKOH', price: '6500' });
   });
 
   it('previews and imports 10,000 rows, a page at a time over NATS', async () => {

@@ -3,6 +3,7 @@ import {
   type AssetSearchRow,
   DealImportSubjects,
   type DealImportPreviewReply,
+  ErrorCode,
   type DealImportReply,
   type ImportAsset,
   type ImportedDealFields,
@@ -103,9 +104,19 @@ export class DealImportService {
       const { rows } = await this.readRows(userId, req.portfolio_id, currency, req.csv);
       // The uses are checked with the screener before the transaction and confirmed in it, as for one deal.
       const uses = new Map<string, AssetUse>();
+      const gone = new Set<string>();
       for (const r of rows) {
-        if (!r.asset || r.errors.length > 0 || uses.has(assetKey(r.asset))) continue;
-        uses.set(assetKey(r.asset), await checkAssetForUse(this.db, this.assets, r.asset, userId));
+        if (!r.asset || r.errors.length > 0 || uses.has(assetKey(r.asset)) || gone.has(assetKey(r.asset))) continue;
+        try {
+          uses.set(assetKey(r.asset), await checkAssetForUse(this.db, this.assets, r.asset, userId));
+        } catch (err) {
+          // Found by the search a moment ago, gone now (a custom asset deleted): its rows fail, not the whole file.
+          if (!(err instanceof ServiceError && err.code === ErrorCode.Validation)) throw err;
+          gone.add(assetKey(r.asset));
+        }
+      }
+      for (const r of rows) {
+        if (r.asset && gone.has(assetKey(r.asset))) r.errors.push({ field: 'ticker', code: 'asset_not_found', message: 'The asset no longer exists.' });
       }
       const started = Date.now();
       const reply = await this.db.transaction(async (tx) => {
