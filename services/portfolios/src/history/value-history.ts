@@ -40,39 +40,26 @@ export const addDays = (date: string, days: number): string => new Date(Date.par
 interface Running {
   agg: AssetAggregate;
   lastClose?: Decimal;
-  /** What this position adds to the day's value and invested totals now. */
-  value: Decimal;
-  invested: Decimal;
 }
 
 function newRunning(asset: AssetRef): Running {
   const zero = Decimal.ZERO;
-  return {
-    agg: { asset, quantity: zero, costBasis: zero, fixed: zero, accruals: zero, expenses: zero, commissions: zero, taxes: zero, invested: zero, dealsCount: 0 },
-    value: zero,
-    invested: zero,
-  };
-}
-
-/** A position's value: at its last close, at cost while it has none (as the holdings' total counts an unpriced position), 0 when closed. */
-function valueOf(r: Running): Decimal {
-  if (r.agg.quantity.sign() <= 0) return Decimal.ZERO;
-  return r.lastClose ? r.agg.quantity.times(r.lastClose) : r.agg.costBasis;
+  return { agg: { asset, quantity: zero, costBasis: zero, fixed: zero, accruals: zero, expenses: zero, commissions: zero, taxes: zero, invested: zero, dealsCount: 0 } };
 }
 
 /**
  * The portfolio's value and invested amount at the end of every day from its first deal to `to` (inclusive; a
  * later deal is left out). Deals are applied in the statistics' order with the same weighted-average rule
  * (`applyDeal`, `runningHoldings`), so the last day's invested equals the holdings' total. A day without a close
- * (a weekend, a holiday, a day the asset did not trade) carries the asset's last earlier close over.
+ * (a weekend, a holiday, a day the asset did not trade) carries the asset's last earlier close over; an open position
+ * without any close yet counts at cost, as the holdings' total counts an unpriced position.
  *
- * One pass over the days: each position's share of the totals is replaced only when a deal or a close changes it,
- * so the work is deals + closes + days, not days × deals. `closes` are by `assetKey`, in date order.
+ * One pass over the days: the totals change by a deal's or a close's difference only, so the work is deals + closes
+ * + days, not days × deals. `closes` are by `assetKey`, each list in date order.
  */
 export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<string, readonly DailyClose[]>, to: string): ValueHistory {
   const ordered = deals.filter((d) => d.date <= to).sort(compareDeals);
   if (ordered.length === 0) return { points: [], positions: [] };
-  const heldAfter = new Map<DealInput, Decimal>();
   const byAsset = new Map<string, DealInput[]>();
   for (const d of ordered) {
     const key = assetKey(d.asset);
@@ -80,45 +67,61 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
     if (list) list.push(d);
     else byAsset.set(key, [d]);
   }
+  const heldAfter = new Map<DealInput, Decimal>();
   for (const list of byAsset.values()) runningHoldings(list).forEach((held, i) => heldAfter.set(list[i]!, held));
 
   const running = new Map<string, Running>();
   for (const [key, list] of byAsset) running.set(key, newRunning({ type: list[0]!.asset.type, id: list[0]!.asset.id }));
-  // Every close of a held asset up to `to`, in date order: one cursor walks them with the days.
-  const closeEvents: { date: string; key: string; close: Decimal }[] = [];
-  for (const key of byAsset.keys()) {
-    for (const c of closes.get(key) ?? []) if (c.date <= to) closeEvents.push({ date: c.date, key, close: c.close });
+  // The closes by day (each asset's list is in date order, so each day's bucket is too); closes before the first
+  // deal are applied on its day, the last one winning.
+  const first = ordered[0]!.date;
+  const closesByDay = new Map<string, { r: Running; close: Decimal }[]>();
+  for (const [key, r] of running) {
+    for (const c of closes.get(key) ?? []) {
+      if (c.date > to) break;
+      const day = c.date < first ? first : c.date;
+      const bucket = closesByDay.get(day);
+      if (bucket) bucket.push({ r, close: c.close });
+      else closesByDay.set(day, [{ r, close: c.close }]);
+    }
   }
-  closeEvents.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
 
-  let totalValue = Decimal.ZERO;
-  let totalInvested = Decimal.ZERO;
-  const refresh = (r: Running) => {
-    const value = valueOf(r);
-    const invested = r.agg.quantity.sign() > 0 ? r.agg.costBasis : Decimal.ZERO;
-    totalValue = totalValue.minus(r.value).plus(value);
-    totalInvested = totalInvested.minus(r.invested).plus(invested);
-    r.value = value;
-    r.invested = invested;
-  };
-
+  // Open positions with a close add quantity × close to `atCloses`; those without one add their cost to `atCost`.
+  // Two sums, so the frequent close updates stay at the closes' scale instead of the cost basis' 20 places.
+  let atCloses = Decimal.ZERO;
+  let atCost = Decimal.ZERO;
+  let invested = Decimal.ZERO;
   const points: HistoryPoint[] = [];
   let di = 0;
-  let ci = 0;
-  for (let day = ordered[0]!.date; day <= to; day = addDays(day, 1)) {
-    for (; ci < closeEvents.length && closeEvents[ci]!.date <= day; ci++) {
-      const e = closeEvents[ci]!;
-      const r = running.get(e.key)!;
-      r.lastClose = e.close;
-      refresh(r);
+  for (let day = first; day <= to; day = addDays(day, 1)) {
+    for (const { r, close } of closesByDay.get(day) ?? []) {
+      const q = r.agg.quantity;
+      if (q.sign() > 0) {
+        if (r.lastClose) atCloses = atCloses.plus(q.times(close.minus(r.lastClose)));
+        else {
+          atCost = atCost.minus(r.agg.costBasis);
+          atCloses = atCloses.plus(q.times(close));
+        }
+      }
+      r.lastClose = close;
     }
     for (; di < ordered.length && ordered[di]!.date === day; di++) {
       const d = ordered[di]!;
       const r = running.get(assetKey(d.asset))!;
+      const open = r.agg.quantity.sign() > 0;
+      if (open) {
+        invested = invested.minus(r.agg.costBasis);
+        if (r.lastClose) atCloses = atCloses.minus(r.agg.quantity.times(r.lastClose));
+        else atCost = atCost.minus(r.agg.costBasis);
+      }
       applyDeal(r.agg, d, heldAfter.get(d));
-      refresh(r);
+      if (r.agg.quantity.sign() > 0) {
+        invested = invested.plus(r.agg.costBasis);
+        if (r.lastClose) atCloses = atCloses.plus(r.agg.quantity.times(r.lastClose));
+        else atCost = atCost.plus(r.agg.costBasis);
+      }
     }
-    points.push({ date: day, value: totalValue, invested: totalInvested });
+    points.push({ date: day, value: atCloses.plus(atCost), invested });
   }
   const positions = [...running.values()]
     .filter((r) => r.agg.quantity.sign() > 0)

@@ -44,8 +44,9 @@ export async function getCloses(
   for (const r of kept) {
     const id = Number(r.asset_id);
     let last = data.at(-1);
-    if (last?.id !== id) data.push((last = { type: String(r.type), id, closes: [] }));
-    last.closes.push([String(r.date), String(r.close)]);
+    if (last?.id !== id) data.push((last = { type: String(r.type), id, dates: [], closes: [] }));
+    last.dates.push(String(r.date));
+    last.closes.push(String(r.close));
   }
   const lastRow = kept.at(-1);
   const next_after = more && lastRow ? { asset_id: Number(lastRow.asset_id), date: String(lastRow.date) } : null;
