@@ -4,9 +4,10 @@
  * offers nothing to add. At desktop width in Russian and at 390 px in English; screenshots in .runtime/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { screenshot } from '../support/browser.js';
+import { SCREENSHOT_DIR, screenshot } from '../support/browser.js';
 import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
 import type { WebStack } from '../support/web-stack.js';
 
@@ -85,6 +86,11 @@ describe('CSV import of deals', () => {
     expect(await page.locator('[data-testid="deal-import-confirm"]').isDisabled()).toBe(true);
     await page.locator('[data-testid="deal-import-cancel"]').click();
     await expect.poll(() => page.locator('[data-testid="deal-import-preview"]').count()).toBe(0);
+
+    // A file it cannot read says why, in Russian.
+    await page.locator('[data-testid="deal-import-file"]').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Дата;Тикер\n10.01.2024;SBER\n') });
+    await expect.poll(() => page.locator('[data-testid="deal-import-error"]').textContent()).toBe('В заголовке нет колонок: type, quantity, price. Нужны дата, тип, тикер (или ISIN), количество, цена.');
+    await page.locator('[data-testid="deal-import"]').screenshot({ path: join(SCREENSHOT_DIR, 'csv-import-bad-file.png') });
   });
 
   it('fits a phone (390 px) in English, and says why a file without a header cannot be read', async () => {

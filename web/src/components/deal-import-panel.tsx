@@ -1,5 +1,5 @@
 import { useRef, useState } from 'react';
-import { apiErrorFrom, describeError } from '../api/api-error';
+import { ApiError, apiErrorFrom, describeError } from '../api/api-error';
 import { fillPath, newKey, sendRequest } from '../api/client';
 import { formatNumber } from '../format/number-format';
 import { useLocale } from '../i18n';
@@ -71,6 +71,31 @@ function errorText(e: RowError, locale: 'ru' | 'en'): string {
   return ru[e.code] ?? `${field}: ${e.message}`;
 }
 
+/** Largest file the gateway takes (DEAL_IMPORT_MAX_BYTES): a larger one is refused before it is sent. */
+const MAX_BYTES = 800 * 1024;
+
+/** A whole-file problem (a 422 on `file` or `csv`, English from the service) in Russian, when it is one of the known ones. */
+function fileErrorText(message: string, locale: 'ru' | 'en'): string {
+  if (locale === 'en') return message;
+  const known: [RegExp, (m: RegExpExecArray) => string][] = [
+    [/^The header has no (.+) column/, (m) => `В заголовке нет колонок: ${m[1]}. Нужны дата, тип, тикер (или ISIN), количество, цена.`],
+    [/^The column (\S+) appears twice/, (m) => `Колонка ${m[1]} в заголовке указана дважды.`],
+    [/^The file has (\d+) rows/, (m) => `В файле ${m[1]} строк, а за один раз можно импортировать не больше 10 000.`],
+    [/^The file is empty/, () => 'Файл пуст или его первая строка — не заголовок.'],
+    [/^The file must not be larger/, () => 'Файл больше 800 КБ.'],
+  ];
+  for (const [re, ru] of known) {
+    const m = re.exec(message);
+    if (m) return ru(m);
+  }
+  return message;
+}
+
+function problemText(err: unknown, locale: 'ru' | 'en'): string {
+  const messages = err instanceof ApiError ? [...(err.fieldErrors.file ?? []), ...(err.fieldErrors.csv ?? [])] : [];
+  return messages.length > 0 ? messages.map((m) => fileErrorText(m, locale)).join(' ') : describeError(err, locale);
+}
+
 async function send<T>(portfolioId: number, path: 'imports' | 'imports/preview', file: ArrayBuffer, key?: string): Promise<T> {
   const url = `${fillPath('/api/portfolios/{id}', { id: portfolioId })}/${path}`;
   const res = await sendRequest(url, {
@@ -108,12 +133,16 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
     if (!chosen) return;
     setBusy(true);
     try {
+      if (chosen.size > MAX_BYTES) {
+        setError(t('Файл больше 800 КБ: разбейте его на части.', 'The file is larger than 800 KB: split it.'));
+        return;
+      }
       const bytes = await chosen.arrayBuffer();
       // One key per chosen file: a retried confirmation of it imports once.
       setFile({ name: chosen.name, bytes, key: newKey() });
       setPreview(await send<Preview>(portfolioId, 'imports/preview', bytes));
     } catch (err) {
-      setError(describeError(err, locale));
+      setError(problemText(err, locale));
     } finally {
       setBusy(false);
     }
@@ -134,7 +163,7 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
       reset();
       onImported();
     } catch (err) {
-      setError(describeError(err, locale));
+      setError(problemText(err, locale));
     } finally {
       setBusy(false);
     }
