@@ -150,6 +150,16 @@ describe('CSV import of deals', () => {
     expect(tooBig.body.errors.csv[0]).toContain('800 KB');
   });
 
+  it('stores a file sent twice at once only once', async () => {
+    const created = await api('POST', '/api/portfolios', 'alice', { json: { name: 'Race', currency_code: 'RUB' } });
+    const race = created.body.data.id;
+    const file = 'date;type;ticker;quantity;price\n2024-01-10;buy;SBER;1;250\n2024-01-10;buy;SBER;1;250\n2024-01-11;sell;SBER;2;260\n';
+    const answers = await Promise.all([1, 2, 3].map(() => api('POST', `/api/portfolios/${race}/imports`, 'alice', { csv: file })));
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(answers.map((a) => a.body.data.created).sort()).toEqual([0, 0, 3]);
+    expect((await api('GET', `/api/portfolios/${race}`, 'alice')).body.data.deals_count).toBe(3);
+  });
+
   it('reads a file saved in Windows-1251, as Russian spreadsheets often save it', async () => {
     // Cyrillic А..я is 0xC0..0xFF in Windows-1251; the rest here is ASCII.
     const cp1251 = (text: string) => Buffer.from([...text].map((c) => (c >= 'А' && c <= 'я' ? 0xc0 + c.charCodeAt(0) - 0x410 : c.charCodeAt(0))));
