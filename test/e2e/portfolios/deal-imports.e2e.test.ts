@@ -48,7 +48,8 @@ beforeAll(async () => {
   stack = await startFullStack({
     name: 'gwimp',
     tickers: ['SBER', 'GAZP', 'LKOH'],
-    portfolios: { clock: () => NOW, relayPollMs: 100 },
+    // The deals quota at the file limit: the 10,000-row file fills a portfolio.
+    portfolios: { clock: () => NOW, relayPollMs: 100, limits: { dealsPerPortfolio: 10_000 } },
     gateway: { auth: { jwtSecret: SECRET }, readyServices: ['screener', 'portfolios'] },
   });
   tokens.alice = await mintDevToken(`alice-${randomUUID()}`, SECRET);
@@ -191,5 +192,10 @@ describe('CSV import of deals', () => {
     expect(imported.body.data.created).toBe(10_000);
     expect((await api('GET', `/api/portfolios/${big}`, 'alice')).body.data.deals_count).toBe(10_000);
     expect((await api('POST', `/api/portfolios/${big}/imports`, 'alice', { csv })).body.data.created).toBe(0);
+    // The quota counts the whole file: one more deal is refused, and nothing of the file is stored.
+    const over = await api('POST', `/api/portfolios/${big}/imports`, 'alice', { csv: 'date;type;ticker;quantity;price\n2024-02-01;buy;GAZP;1;1\n2024-02-02;buy;GAZP;1;1\n' });
+    expect(over.status).toBe(422);
+    expect(over.body.errors.deals[0]).toContain('at most 10000 deals');
+    expect((await api('GET', `/api/portfolios/${big}`, 'alice')).body.data.deals_count).toBe(10_000);
   }, 120_000);
 });
