@@ -43,6 +43,11 @@ describe('deal CSV parser', () => {
     expect(parsed.rows[1]!.errors).toEqual([expect.objectContaining({ field: 'row', code: 'columns' })]);
   });
 
+  it('reads rows with a trailing separator or without the optional cells at the end', () => {
+    const parsed = ok('date;type;ticker;quantity;price;commission;currency\n2024-01-10;buy;SBER;10;250;;;\n2024-01-10;buy;SBER;10;250\n2024-01-10;buy;SBER;10\n');
+    expect(parsed.rows.map((r) => r.deal?.commission ?? r.errors.map((e) => `${e.field}:${e.code}`).join())).toEqual(['0', '0', 'price:required']);
+  });
+
   it('gives each bad field of a row its own error, with the cells as written', () => {
     const parsed = ok('date;type;ticker;asset_type;isin;quantity;price;commission;currency\n2024-02-30;swap;;stock;XX1;-1;1,2.3;0.123456789;DOGE\n');
     const row = parsed.rows[0]!;

@@ -158,7 +158,8 @@ function parseRow(line: number, cells: string[], width: number, columns: Map<Csv
     errors.push({ field, code, message });
     return null;
   };
-  if (cells.length !== width) {
+  // Fewer cells read as empty ones, extra empty ones (a trailing separator) are ignored; extra values are an error.
+  if (cells.slice(width).some((c) => c.trim() !== '')) {
     // A decimal comma in a comma-separated file, unquoted, splits the number: say so rather than misread it.
     fail('row', 'columns', `The row has ${cells.length} fields, the header ${width}. With "," as the separator, quote numbers with a decimal comma ("250,5").`);
     return { line, deal: null, errors, values };
