@@ -101,6 +101,7 @@ describe('portfolio value over time', () => {
       await page.locator('[data-testid="history-chart"]').waitFor();
     }
     await screenshot(page, 'portfolio-history-desktop-all');
+    await page.locator('[data-testid="portfolio-history"]').screenshot({ path: join(SCREENSHOT_DIR, 'portfolio-history-desktop-all-panel.png') });
   });
 
   it('reads at 390 px in Russian', async () => {
