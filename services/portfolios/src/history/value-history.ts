@@ -72,19 +72,10 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
 
   const running = new Map<string, Running>();
   for (const [key, list] of byAsset) running.set(key, newRunning({ type: list[0]!.asset.type, id: list[0]!.asset.id }));
-  // The closes by day (each asset's list is in date order, so each day's bucket is too); closes before the first
-  // deal are applied on its day, the last one winning.
+  // A cursor into each asset's closes (in date order): each day takes the last close on or before it, so closes before
+  // the first deal count on its day and a day without one keeps the previous. Comparing dates beats bucketing by day.
+  const cursors = [...running].map(([key, r]) => ({ r, list: closes.get(key) ?? [], next: 0 }));
   const first = ordered[0]!.date;
-  const closesByDay = new Map<string, { r: Running; close: Decimal }[]>();
-  for (const [key, r] of running) {
-    for (const c of closes.get(key) ?? []) {
-      if (c.date > to) break;
-      const day = c.date < first ? first : c.date;
-      const bucket = closesByDay.get(day);
-      if (bucket) bucket.push({ r, close: c.close });
-      else closesByDay.set(day, [{ r, close: c.close }]);
-    }
-  }
 
   // Open positions with a close add quantity × close to `atCloses`; those without one add their cost to `atCost`.
   // Two sums, so the frequent close updates stay at the closes' scale instead of the cost basis' 20 places.
@@ -94,7 +85,11 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
   const points: HistoryPoint[] = [];
   let di = 0;
   for (let day = first; day <= to; day = addDays(day, 1)) {
-    for (const { r, close } of closesByDay.get(day) ?? []) {
+    for (const cursor of cursors) {
+      const { list, r } = cursor;
+      if (cursor.next >= list.length || list[cursor.next]!.date > day) continue;
+      let close = list[cursor.next++]!.close;
+      while (cursor.next < list.length && list[cursor.next]!.date <= day) close = list[cursor.next++]!.close;
       const q = r.agg.quantity;
       if (q.sign() > 0) {
         if (r.lastClose) atCloses = atCloses.plus(q.times(close.minus(r.lastClose)));
