@@ -20,20 +20,24 @@ export async function getCloses(
     `with asked as (
        select a.id, a.type, a.current_rate, (a.rate_updated_at at time zone $5)::date as rate_day
        from unnest($1::text[], $2::bigint[]) as u(t, i) join assets a on a.id = u.i and a.type = u.t
+       where $6::bigint is null or a.id >= $6
      ), closes as (
+       -- Each part skips what an earlier page answered, so a page reads only the rows after it.
        select c.asset_id, c.trade_date, c.close from asked
        join asset_daily_closes c on c.asset_id = asked.id and c.trade_date between $3::date and $4::date
+         and ($6::bigint is null or (c.asset_id, c.trade_date) > ($6::bigint, $7::date))
        union all
        select asked.id, asked.rate_day, asked.current_rate from asked
        where asked.current_rate > 0 and asked.rate_day between $3::date and $4::date
+         and ($6::bigint is null or (asked.id, asked.rate_day) > ($6::bigint, $7::date))
          and not exists (select 1 from asset_daily_closes c where c.asset_id = asked.id and c.trade_date = asked.rate_day)
        union all
        select asked.id, b.trade_date, b.close from asked
        cross join lateral (select c.trade_date, c.close from asset_daily_closes c
          where c.asset_id = asked.id and c.trade_date < $3::date order by c.trade_date desc limit 1) b
+       where $6::bigint is null or (asked.id, b.trade_date) > ($6::bigint, $7::date)
      )
      select c.asset_id::text, asked.type, c.trade_date::text as date, c.close::text from closes c join asked on asked.id = c.asset_id
-     where ($6::bigint is null or (c.asset_id, c.trade_date) > ($6::bigint, $7::date))
      order by c.asset_id, c.trade_date
      limit $8`,
     [types, ids, q.from, q.to, q.marketTz, q.after?.asset_id ?? null, q.after?.date ?? null, MAX_CLOSES_PER_REPLY + 1],
