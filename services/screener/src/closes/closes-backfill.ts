@@ -13,8 +13,13 @@ const HISTORY_MARKETS: Partial<Record<AssetRef['type'], { engine: string; market
 };
 /** 100 rows a page: about 40 years of trading days. */
 const MAX_PAGES = 100;
-/** A failed backfill is tried again on a request this much later, not on every one. */
+/** A failed backfill, or one that found no history, is tried again on a request this much later, not on every one. */
 const RETRY_AFTER_MS = 10 * 60_000;
+/**
+ * A request that still saw an asset empty this soon after its backfill stored closes read before the commit: it is
+ * answered as backfilling (the caller asks again). Later, an empty asset lost its closes and is backfilled again.
+ */
+const JUST_STORED_MS = 60_000;
 
 /**
  * Fills `asset_daily_closes` of an asset that has none from MOEX ISS history (`/iss/history/engines/…/securities/
@@ -25,34 +30,42 @@ const RETRY_AFTER_MS = 10 * 60_000;
  */
 export class ClosesBackfill {
   private readonly running = new Map<number, Promise<void>>();
-  private readonly finished = new Map<number, { ok: boolean; at: number }>();
+  private readonly finished = new Map<number, { ok: boolean; at: number; stored: number }>();
 
   constructor(
     private readonly deps: { db: Db; iss: MoexIssClient; logger: Logger; marketToday: () => string; signal?: AbortSignal },
   ) {}
 
-  /** Starts the backfill of each asset ISS can have history for and that was not done yet; answers those in flight. */
+  /**
+   * Starts the backfill of each asset (found empty by the caller's read) ISS can have history for, unless one is in
+   * flight or ended lately; answers the assets the caller should ask about again: in flight, or stored just now.
+   */
   start(refs: readonly AssetRef[], from: string): AssetRef[] {
     const now = Date.now();
+    const justStored = new Set<number>();
     for (const ref of refs) {
       if (!HISTORY_MARKETS[ref.type] || this.running.has(ref.id)) continue;
       const done = this.finished.get(ref.id);
-      if (done && (done.ok || now - done.at < RETRY_AFTER_MS)) continue;
+      if (done?.ok && done.stored > 0 && now - done.at < JUST_STORED_MS) {
+        justStored.add(ref.id);
+        continue;
+      }
+      if (done && (done.stored === 0 || !done.ok) && now - done.at < RETRY_AFTER_MS) continue;
       const run = this.backfill(ref, from)
         .then(
           (stored) => {
-            this.finished.set(ref.id, { ok: true, at: Date.now() });
+            this.finished.set(ref.id, { ok: true, at: Date.now(), stored });
             this.deps.logger.info({ asset: ref, from, stored }, 'closes backfilled from MOEX ISS history');
           },
           (err: unknown) => {
-            this.finished.set(ref.id, { ok: false, at: Date.now() });
+            this.finished.set(ref.id, { ok: false, at: Date.now(), stored: 0 });
             this.deps.logger.warn({ err, asset: ref, from }, 'closes backfill from MOEX ISS history failed; tried again on a later request');
           },
         )
         .finally(() => this.running.delete(ref.id));
       this.running.set(ref.id, run);
     }
-    return refs.filter((r) => this.running.has(r.id));
+    return refs.filter((r) => this.running.has(r.id) || justStored.has(r.id));
   }
 
   /** Resolves when every backfill in flight has ended (tests, shutdown). */

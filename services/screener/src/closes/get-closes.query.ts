@@ -16,6 +16,17 @@ export async function getCloses(
 ): Promise<{ reply: Omit<GetClosesReply, 'backfilling'>; empty: AssetRef[] }> {
   const types = q.refs.map((r) => r.type);
   const ids = q.refs.map((r) => r.id);
+  // Read before the closes: a backfill committing in between then shows as closes and a claim to ask again, never as
+  // an asset that is complete without them. Only the first page says it (a later page starts after some asset).
+  const empty = q.after
+    ? []
+    : (
+        await db.query<Row>(
+          `select a.id::text, a.type from unnest($1::text[], $2::bigint[]) as u(t, i) join assets a on a.id = u.i and a.type = u.t
+           where not exists (select 1 from asset_daily_closes c where c.asset_id = a.id)`,
+          [types, ids],
+        )
+      ).map((r) => ({ type: r.type as AssetRef['type'], id: Number(r.id) }));
   const rows = await db.query<Row>(
     `with asked as (
        select a.id, a.type, a.current_rate, (a.rate_updated_at at time zone $5)::date as rate_day
@@ -54,15 +65,5 @@ export async function getCloses(
   }
   const lastRow = kept.at(-1);
   const next_after = more && lastRow ? { asset_id: Number(lastRow.asset_id), date: String(lastRow.date) } : null;
-  // Only the first page says which assets have nothing stored (a later page starts after some asset).
-  const empty = q.after
-    ? []
-    : (
-        await db.query<Row>(
-          `select a.id::text, a.type from unnest($1::text[], $2::bigint[]) as u(t, i) join assets a on a.id = u.i and a.type = u.t
-           where not exists (select 1 from asset_daily_closes c where c.asset_id = a.id)`,
-          [types, ids],
-        )
-      ).map((r) => ({ type: r.type as AssetRef['type'], id: Number(r.id) }));
   return { reply: { data, next_after }, empty };
 }
