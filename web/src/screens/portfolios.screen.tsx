@@ -489,7 +489,7 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
   const [quantity, setQuantity] = useDecimalField('1');
   const [price, setPrice] = useDecimalField('');
   const [commission, setCommission] = useDecimalField('0');
-  const [date, setDate] = useState(() => new Date().toISOString().slice(0, 10));
+  const [date, setDate] = useState(localToday);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const key = useRef(newKey());
@@ -511,6 +511,8 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
       key.current = newKey();
       setAsset(null);
       setPickerKey((k) => k + 1);
+      // The next deal starts at today again (the form stays open across days).
+      setDate(localToday());
       onSaved();
     } catch (err) {
       setError(err);
@@ -545,7 +547,8 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
           value={asset}
           onChange={(a) => {
             setAsset(a);
-            if (a?.current_rate != null) setPrice(decimalInputText(a.current_rate, locale));
+            // A suggestion for an empty field only: a price the user typed keeps its digits.
+            if (a?.current_rate != null && price.trim() === '') setPrice(decimalInputText(a.current_rate, locale));
           }}
         />
         {asset && (
@@ -572,4 +575,10 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
       </button>
     </form>
   );
+}
+
+/** Today on the user's own calendar (toISOString would give the UTC date, yesterday just after midnight in Moscow). */
+function localToday(): string {
+  const d = new Date();
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
