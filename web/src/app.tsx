@@ -81,10 +81,6 @@ export function App() {
   useEffect(() => {
     document.title = title;
   }, [title]);
-  // On a phone the links scroll sideways in one line: the current screen's is brought into view.
-  useEffect(() => {
-    document.querySelector('.topbar nav a.active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }, [route.path]);
   return (
     <>
       <header className="topbar">

@@ -156,17 +156,6 @@ describe('screener (public)', () => {
     // The page itself does not scroll sideways (the table may, inside its own box).
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
-    // The top bar is one line: the brand, the links (scrolling sideways) and the language switch side by side.
-    const bar = (await page.locator('.topbar').boundingBox())!;
-    const link = (await page.locator('[data-testid="nav"] a').first().boundingBox())!;
-    expect(bar.height).toBeLessThan(link.height * 2 + 16);
-    const middles = [];
-    for (const selector of ['.topbar .brand', '[data-testid="nav"]', '[data-testid="locale-toggle"]']) {
-      const box = (await page.locator(selector).boundingBox())!;
-      expect(box.x + box.width, selector).toBeLessThanOrEqual(390);
-      middles.push(box.y + box.height / 2);
-    }
-    expect(Math.max(...middles) - Math.min(...middles)).toBeLessThan(12);
     await screenshot(page, 'screener-phone');
   });
 });
