@@ -47,6 +47,8 @@ vi.mock('react', async (importOriginal) => {
 vi.mock('../i18n', () => ({ useLocale: () => 'en', getLocale: () => 'en', setLocale: () => undefined }));
 vi.mock('../components/require-session', () => ({ RequireSession: ({ children }: { children: unknown }) => children }));
 vi.mock('../components/toast', () => ({ showToast: () => undefined }));
+// The screen links to the watchlists screen; the router reads `location` when loaded, which node has not.
+vi.mock('../components/link', () => ({ Link: ({ children }: { children: unknown }) => children }));
 
 let inboxRead: { resolve: (v: unknown) => void; reject: (e: unknown) => void };
 vi.mock('../api/client', () => ({
