@@ -9,6 +9,8 @@ export const Subjects = {
     assetsSearch: 'screener.assets.search',
     /** Daily closes of some assets over a date range (a held asset without any is backfilled from MOEX ISS). */
     closesGet: 'screener.closes.get',
+    /** Dividends of some assets with a record date today or later. */
+    dividendsGet: 'screener.dividends.get',
   },
   portfolios: {
     portfoliosList: 'portfolios.portfolios.list',
@@ -27,6 +29,7 @@ export const Subjects = {
     statisticsGet: 'portfolios.statistics.get',
     holdingsGet: 'portfolios.holdings.get',
     historyGet: 'portfolios.history.get',
+    dividendsGet: 'portfolios.dividends.get',
     membershipGet: 'portfolios.membership.get',
     assetUsesGet: 'portfolios.asset-uses.get',
   },

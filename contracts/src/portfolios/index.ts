@@ -6,5 +6,6 @@ export * from './membership.contract.js';
 export * from './asset-uses.contract.js';
 export * from './holdings.contract.js';
 export * from './history.contract.js';
+export * from './dividends.contract.js';
 export * from './portfolio-figures.js';
 export * from './deal-imports.contract.js';

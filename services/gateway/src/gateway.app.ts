@@ -36,6 +36,7 @@ import { createPortfoliosController } from './portfolios/portfolios.controller.j
 import { createPortfolioStatisticsController } from './portfolios/statistics.controller.js';
 import { createPortfolioHoldingsController } from './portfolios/holdings.controller.js';
 import { createPortfolioHistoryController } from './portfolios/history.controller.js';
+import { createPortfolioDividendsController } from './portfolios/dividends.controller.js';
 import { createWatchlistsController } from './portfolios/watchlists.controller.js';
 import { RepeatedQueryInterceptor } from './validation/repeated-query.interceptor.js';
 import { installRequestCharsetHook } from './validation/request-charset.hook.js';
@@ -121,6 +122,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createPortfolioStatisticsController({ rpc, auth }),
     createPortfolioHoldingsController({ rpc, auth }),
     createPortfolioHistoryController({ rpc, auth }),
+    createPortfolioDividendsController({ rpc, auth }),
     createWatchlistsController({ rpc, auth }),
     createCustomAssetsController({ rpc, auth }),
     createSubscriptionsController({ rpc, auth }),

@@ -8,6 +8,8 @@ import { DEFAULT_LIMITS, type PortfoliosLimits } from './common/limits.js';
 import { DealImportService } from './deal-imports/deal-import.service.js';
 import { createDealImportsHandler } from './deal-imports/deal-imports.handler.js';
 import { DealService } from './deals/deal.service.js';
+import { createDividendsHandler } from './dividends/dividends.handler.js';
+import { DividendsService } from './dividends/dividends.service.js';
 import { createHoldingsHandler } from './holdings/holdings.handler.js';
 import { HistoryCache } from './history/history.cache.js';
 import { createHistoryHandler } from './history/history.handler.js';
@@ -92,6 +94,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
         createStatisticsHandler(new StatisticsService(db, logger, clock, cacheTtl)),
         createHoldingsHandler(holdings),
         createHistoryHandler(new HistoryService(db, rpc, new HistoryCache(opts.historyCacheTtlMs ?? 600_000), logger, clock)),
+        createDividendsHandler(new DividendsService(db, rpc, logger)),
         createMembershipHandler(new MembershipService(db)),
         createAssetUsesHandler(new AssetUsesService(db)),
       ],

@@ -22,6 +22,7 @@ import { createGetAssetsHandler } from './assets/get-assets.handler.js';
 import { createSearchAssetsHandler } from './assets/search-assets.handler.js';
 import { createListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ClosesBackfill } from './closes/closes-backfill.js';
+import { createDividendsHandler } from './dividends/dividends.handler.js';
 import { createClosesHandler } from './closes/closes.handler.js';
 import { DEFAULT_MAIN_COINS } from './config.js';
 import { createListCountriesHandler } from './countries/list-countries.handler.js';
@@ -144,6 +145,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       createGetAssetsHandler(db),
       createSearchAssetsHandler(db),
       createClosesHandler({ db, marketTz, backfill: new ClosesBackfill({ db, iss: deps.moex, logger, marketToday: () => marketToday(marketTz), signal: stopping.signal }) }),
+      createDividendsHandler({ db, marketToday: () => marketToday(marketTz) }),
       createCustomAssetsHandler(customAssets),
       createHealthController('screener'),
     ];
