@@ -13,6 +13,7 @@ export * from './market/assets.contract.js';
 export * from './market/asset-search.contract.js';
 export * from './market/closes.contract.js';
 export * from './market/dividends.contract.js';
+export * from './market/asset-page.contract.js';
 export * from './market/custom-assets.contract.js';
 export * from './portfolios/portfolio-events.js';
 export * from './portfolios/index.js';

@@ -11,6 +11,8 @@ export const Subjects = {
     closesGet: 'screener.closes.get',
     /** Dividends of some assets with a record date today or later. */
     dividendsGet: 'screener.dividends.get',
+    /** One market asset by type and ticker: key figures and dividends (the public asset page). */
+    assetPage: 'screener.assets.page',
   },
   portfolios: {
     portfoliosList: 'portfolios.portfolios.list',

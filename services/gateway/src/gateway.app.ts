@@ -48,6 +48,7 @@ import { installPublicPageHits } from './screener/public-page.hooks.js';
 import { publicCacheControl } from './screener/page-response.js';
 import { createSharesController } from './screener/shares.controller.js';
 import { createAssetsController } from './screener/assets.controller.js';
+import { createAssetPageController } from './screener/asset-page.controller.js';
 
 /** Configuration of createGatewayApp: anything left out takes the default of its variable. */
 export type GatewayAppOptions = Partial<Omit<GatewayConfig, 'http' | 'publicScreenerCache' | 'payments'>> & {
@@ -116,6 +117,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createHealthController(readiness),
     createSharesController({ rpc, config, pages: publicPages, invalidator, auth }),
     createAssetsController({ rpc, auth }),
+    createAssetPageController({ rpc }),
     createPortfoliosController({ rpc, auth }),
     createDealsController({ rpc, config, auth }),
     createDealImportsController({ rpc, auth }),

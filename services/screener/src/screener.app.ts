@@ -19,6 +19,7 @@ import {
 } from '@invest/platform';
 import { EventStreams, type ListSharesReply, mayChangeShareScreener } from '@invest/contracts';
 import { createGetAssetsHandler } from './assets/get-assets.handler.js';
+import { createAssetPageHandler } from './assets/asset-page.handler.js';
 import { createSearchAssetsHandler } from './assets/search-assets.handler.js';
 import { createListCategoriesHandler } from './categories/list-categories.handler.js';
 import { ClosesBackfill } from './closes/closes-backfill.js';
@@ -144,6 +145,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       createListCountriesHandler(db),
       createGetAssetsHandler(db),
       createSearchAssetsHandler(db),
+      createAssetPageHandler({ db, marketToday: () => marketToday(marketTz) }),
       createClosesHandler({ db, marketTz, backfill: new ClosesBackfill({ db, iss: deps.moex, logger, marketToday: () => marketToday(marketTz), signal: stopping.signal }) }),
       createDividendsHandler({ db, marketToday: () => marketToday(marketTz) }),
       createCustomAssetsHandler(customAssets),

@@ -314,6 +314,11 @@ function bobProbes(): Probe[] {
     { route: '/api/ai-chat/{id}/messages/{messageId}/rating', method: 'POST', path: `/api/ai-chat/${b.chat}/messages/${a.answer}/rating`, body: { rating: 'dislike', rating_comment: 'bob was here' } },
     { route: '/api/ai-chat/{id}/messages/{messageId}/rating', method: 'POST', path: `/api/ai-chat/${a.chat}/messages/${b.answer}/rating`, body: { rating: 'dislike' } },
   ];
+  // The public asset page shows market assets only: Alice's custom asset has none, by ticker or through its closes.
+  probes.push(
+    { route: '/api/public/assets/{type}/{ticker}', method: 'GET', path: '/api/public/assets/custom_asset/AFLAT' },
+    { route: '/api/public/assets/{type}/{ticker}/closes', method: 'GET', path: '/api/public/assets/custom_asset/AFLAT/closes?range=1Y' },
+  );
   // The links in mails carry an opaque token and no sign-in: an id of Alice's is no token (404 before any lookup).
   probes.push(
     { route: '/api/email/unsubscribe/{token}', method: 'GET', path: `/api/email/unsubscribe/${a.portfolio}` },
