@@ -332,6 +332,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/portfolios/{id}/dividends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Portfolio dividends
+         * @description `expected`: the dividends of the open positions with a record date today or later (market day), soonest first, each with the amount due on the current quantity (`per_share` x `quantity`, in the dividend’s `currency`); `payment_date` is null while the source does not give it. `received_by_year`: Σ quantity x price of the dividend and coupon deals of each year (the holdings’ `dividends`, per year), in the portfolio’s currency. Exact decimals as strings, rounded to 8 places.
+         */
+        get: operations["PortfolioDividendsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/watchlists": {
         parameters: {
             query?: never;
@@ -3066,6 +3086,101 @@ export interface operations {
                         errors: {
                             [key: string]: string[];
                         };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    PortfolioDividendsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Portfolio id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expected: {
+                                assetable: {
+                                    /** @enum {string} */
+                                    type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                                    id: number;
+                                };
+                                ticker: string;
+                                title: string;
+                                record_date: string;
+                                payment_date: string | null;
+                                per_share: string;
+                                currency: string;
+                                quantity: string;
+                                amount: string;
+                            }[];
+                            received_by_year: {
+                                year: number;
+                                amount: string;
+                            }[];
+                        };
+                        meta: {
+                            portfolio_id: number;
+                            currency: string;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The portfolio does not exist or belongs to another user (ids never leak). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
                     };
                 };
             };

@@ -28,6 +28,7 @@ type DealType = Deal['type'];
 // The chart library is only fetched when a portfolio's statistics are shown.
 const AllocationChart = lazy(() => import('../components/allocation-chart'));
 const PortfolioHistoryChart = lazy(() => import('../components/portfolio-history-chart'));
+const PortfolioDividends = lazy(() => import('../components/portfolio-dividends'));
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
 const DealImportPanel = lazy(() => import('../components/deal-import-panel'));
 
@@ -236,6 +237,7 @@ function PortfolioDetail({ id }: { id: number }) {
       )}
       <Suspense fallback={null}>{deals.length > 0 && <PortfolioHistoryChart portfolioId={id} currency={currency} changeKey={deals} />}</Suspense>
       {holdings && holdings.rows.length > 0 && <HoldingsTable holdings={holdings} />}
+      <Suspense fallback={null}>{deals.length > 0 && <PortfolioDividends portfolioId={id} changeKey={deals} />}</Suspense>
       <div className="grid">
         <div className="panel">
           <h2>{t('Сделки', 'Deals')}</h2>
