@@ -33,6 +33,7 @@ const WatchlistsScreen = lazy(() => import('./screens/watchlists.screen'));
 const ChatScreen = lazy(() => import('./screens/chat.screen'));
 const SubscriptionScreen = lazy(() => import('./screens/subscription.screen'));
 const NotificationSettingsScreen = lazy(() => import('./screens/notification-settings.screen'));
+const AssetScreen = lazy(() => import('./screens/asset.screen'));
 const NotificationStream = lazy(() => import('./components/notification-stream'));
 
 function screenFor(path: string) {
@@ -44,6 +45,7 @@ function screenFor(path: string) {
   if (path === '/chat' || path.startsWith('/chat/')) return <ChatScreen />;
   if (path === '/subscription') return <SubscriptionScreen />;
   if (path === '/settings/notifications') return <NotificationSettingsScreen />;
+  if (path.startsWith('/assets/')) return <AssetScreen />;
   return <NotFound />;
 }
 

@@ -132,8 +132,8 @@ describe.each(VIEWS)('the watchlists screen in Russian ($tag)', (view) => {
     // The screen reads the list again (it may have shown an older price before the rates arrived).
     await page.reload();
     await expect.poll(() => shownRows(page), { timeout: 10_000 }).toEqual(expected);
-    // A share's ticker opens the screener on it.
-    expect(await page.locator('[data-testid="watchlist-row"][data-ticker="SBER"] a[data-testid="watchlist-ticker"]').getAttribute('href')).toBe('/?search=SBER');
+    // A share's ticker opens its asset page.
+    expect(await page.locator('[data-testid="watchlist-row"][data-ticker="SBER"] a[data-testid="watchlist-ticker"]').getAttribute('href')).toBe('/assets/share/SBER');
     expect(await list.locator('[data-testid="watchlist-count"]').innerText()).toBe('2 актива');
     await fitsWidth(page);
     await screenshot(page, `watchlists-${view.tag}`);

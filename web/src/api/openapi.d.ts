@@ -132,6 +132,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/assets/{type}/{ticker}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One market asset: key figures and dividends (public) */
+        get: operations["AssetPageController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/assets/{type}/{ticker}/closes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Daily closes of one market asset over 1M, 6M or 1Y (public) */
+        get: operations["AssetPageController_closes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/portfolios": {
         parameters: {
             query?: never;
@@ -1632,6 +1666,199 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    AssetPageController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Asset type. */
+                type: "share" | "bond" | "etf" | "future" | "currency" | "token";
+                /** @description Ticker (MOEX SECID, or the token symbol), any case. */
+                ticker: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The asset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @enum {string} */
+                            type: "token" | "share" | "bond" | "etf" | "future" | "currency" | "custom_asset";
+                            ticker: string;
+                            name: string;
+                            short_name: string | null;
+                            isin: string | null;
+                            currency: string;
+                            current_rate: number | null;
+                            price_change_percentage_24h: number | null;
+                            price_change_percentage_7d: number | null;
+                            rate_updated_at: string | null;
+                            share: {
+                                dividend_yield: number | null;
+                                market_cap: number | null;
+                                trading_volume: number | null;
+                                lot_size: number | null;
+                                category: {
+                                    id: number;
+                                    slug: string;
+                                    name: string;
+                                };
+                                country: {
+                                    code: string;
+                                    name: string;
+                                } | null;
+                            } | null;
+                            dividends: {
+                                record_date: string;
+                                ex_date: string;
+                                value: string;
+                                currency: string;
+                                upcoming: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description No market asset of this type has this ticker. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    AssetPageController_closes: {
+        parameters: {
+            query?: {
+                /** @description Chart range: 1M (default), 6M or 1Y. */
+                range?: "1M" | "6M" | "1Y";
+            };
+            header?: never;
+            path: {
+                /** @description Asset type. */
+                type: "share" | "bond" | "etf" | "future" | "currency" | "token";
+                /** @description Ticker (MOEX SECID, or the token symbol), any case. */
+                ticker: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closes, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            range: string;
+                            from: string;
+                            to: string;
+                            dates: string[];
+                            closes: string[];
+                            backfilling: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description No market asset of this type has this ticker. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Portfolio not found. */
                         message: string;
                     };
                 };

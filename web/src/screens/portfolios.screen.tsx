@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
+import { assetPath } from '../asset-path';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
 import { Field, FormError } from '../components/form-bits';
 import { Hint } from '../components/hint';
@@ -353,7 +354,7 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
             {open.map((r) => (
               <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="holding-row" data-ticker={r.ticker}>
                 <td className="sticky">
-                  <strong>{r.ticker}</strong>
+                  <strong>{r.type === 'custom_asset' ? r.ticker : <Link to={assetPath(r.type, r.ticker)}>{r.ticker}</Link>}</strong>
                   <div className="muted small">{r.title}</div>
                 </td>
                 <td className="num" data-testid="cell-value">
@@ -435,7 +436,7 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
                 {closed.map((r) => (
                   <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="closed-row" data-ticker={r.ticker}>
                     <td className="sticky">
-                      <strong>{r.ticker}</strong>
+                      <strong>{r.type === 'custom_asset' ? r.ticker : <Link to={assetPath(r.type, r.ticker)}>{r.ticker}</Link>}</strong>
                       <div className="muted small">{r.title}</div>
                     </td>
                     <td className={`num ${tone(r.realised)}`} data-testid="cell-realised">

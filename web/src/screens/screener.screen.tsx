@@ -1,6 +1,7 @@
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { describeError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
+import { assetPath } from '../asset-path';
 import { Link } from '../components/link';
 import { formatCompactMoney, formatDateTime, formatMoney, formatPercent } from '../format/number-format';
 import { pluralForm, SHARE_FORMS } from '../format/plural';
@@ -268,7 +269,9 @@ export function ScreenerScreen() {
             {page?.data.map((r) => (
               <tr key={r.id} data-testid="screener-row" data-ticker={r.asset}>
                 <td className="sticky">
-                  <strong data-testid="cell-asset">{r.asset}</strong>
+                  <strong data-testid="cell-asset">
+                    <Link to={assetPath('share', r.asset)}>{r.asset}</Link>
+                  </strong>
                   {r.isin ? (
                     <span className="muted small isin wide-only" data-testid="cell-isin">
                       {r.isin}

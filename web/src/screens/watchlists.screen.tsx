@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
+import { assetPath } from '../asset-path';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
 import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
@@ -9,7 +10,6 @@ import { showToast } from '../components/toast';
 import { formatMoney, formatPercent, type Locale } from '../format/number-format';
 import { countOf, type PluralForms } from '../format/plural';
 import { useLocale } from '../i18n';
-import { DEFAULT_STATE, encodeScreenerState } from '../screener/screener-state';
 import { useTr } from '../tr';
 
 type Watchlist = Answer<'/api/watchlists', 'get'>['data'][number];
@@ -131,10 +131,10 @@ function CreateWatchlist({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-/** A share opens in the screener, found by its ticker; the screener lists no other asset type. */
+/** A market asset opens its page; a custom asset (the user's own) has none. */
 function tickerLink(item: Item): string | null {
-  if (item.assetable.type !== 'share' || !item.asset) return null;
-  return `/${encodeScreenerState({ ...DEFAULT_STATE, search: item.asset.ticker })}`;
+  if (item.assetable.type === 'custom_asset' || !item.asset) return null;
+  return assetPath(item.assetable.type, item.asset.ticker);
 }
 
 function tone(v: number | null | undefined): string {

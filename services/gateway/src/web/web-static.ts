@@ -132,8 +132,9 @@ export function installWebClient(fastify: FastifyInstance, dir: string, logger: 
     }
     const file = files.get(decoded === '/' ? '/index.html' : decoded);
     if (file) return send(request, reply, file, csp);
-    // A missing asset is a 404, not a page: a stale index.html must not get HTML for a script.
-    if (decoded.startsWith('/assets/') || extname(decoded) !== '') return done();
+    // A missing asset is a 404, not a page: a stale index.html must not get HTML for a script. Built assets lie
+    // directly under /assets/; a deeper path there is a page (`/assets/<type>/<ticker>`, a ticker may hold a dot).
+    if (/^\/assets\/[^/]*$/.test(decoded) || (!decoded.startsWith('/assets/') && extname(decoded) !== '')) return done();
     send(request, reply, index, csp);
   });
   logger.debug({ dir, files: files.size }, 'web client served at /');
