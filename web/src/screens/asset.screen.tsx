@@ -1,9 +1,9 @@
-import { CategoryScale, Chart, Filler, LinearScale, LineController, LineElement, PointElement, Tooltip } from 'chart.js';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { describeError } from '../api/api-error';
 import { assetOfPath, type PageAssetType } from '../asset-path';
 import { type Answer, api } from '../api/client';
 import { assetTypeName } from '../components/asset-picker';
+import { DailyMoneyChart, RangeButtons } from '../components/daily-money-chart';
 import { Link } from '../components/link';
 import { categoryName } from '../format/catalog-names';
 import { formatCompactMoney, formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
@@ -14,18 +14,12 @@ import { useTr } from '../tr';
 
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
 
-Chart.register(LineController, LineElement, PointElement, CategoryScale, LinearScale, Filler, Tooltip);
-
 type Asset = Answer<'/api/public/assets/{type}/{ticker}', 'get'>['data'];
 type Closes = Answer<'/api/public/assets/{type}/{ticker}/closes', 'get'>['data'];
 type Alert = Answer<'/api/notifications', 'get'>['data'][number];
 type Range = '1M' | '6M' | '1Y';
 
-const RANGES: { range: Range; ru: string; en: string }[] = [
-  { range: '1M', ru: '1М', en: '1M' },
-  { range: '6M', ru: '6М', en: '6M' },
-  { range: '1Y', ru: '1Г', en: '1Y' },
-];
+const RANGES: readonly Range[] = ['1M', '6M', '1Y'];
 
 /** One asset: key figures, a price chart, dividends and, for a signed-in user, their position and alerts on it. */
 export default function AssetScreen() {
@@ -156,7 +150,6 @@ function PriceChart({ type, ticker, currency }: { type: PageAssetType; ticker: s
   const [range, setRange] = useState<Range>('6M');
   const [closes, setCloses] = useState<Closes | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const canvas = useRef<HTMLCanvasElement>(null);
 
   useEffect(() => {
     let cancelled = false;
@@ -173,64 +166,15 @@ function PriceChart({ type, ticker, currency }: { type: PageAssetType; ticker: s
     };
   }, [type, ticker, range]);
 
-  const dates = closes?.dates ?? [];
-  useEffect(() => {
-    if (!canvas.current || !closes || closes.dates.length === 0) return;
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches;
-    const text = dark ? '#e6e8eb' : '#1b1f24';
-    const grid = dark ? 'rgb(255 255 255 / 0.08)' : 'rgb(0 0 0 / 0.06)';
-    const narrow = canvas.current.parentElement!.clientWidth < 500;
-    const long = closes.range !== '1M';
-    const tickDate = new Intl.DateTimeFormat(locale, long ? { month: 'short', year: '2-digit', timeZone: 'UTC' } : { day: 'numeric', month: 'short', timeZone: 'UTC' });
-    const chart = new Chart(canvas.current, {
-      type: 'line',
-      data: {
-        labels: closes.dates,
-        datasets: [
-          {
-            label: t('Цена закрытия', 'Close'),
-            data: closes.closes.map(Number),
-            borderColor: '#2457d6',
-            backgroundColor: 'rgb(36 87 214 / 0.12)',
-            fill: true,
-            borderWidth: 2,
-            pointRadius: 0,
-            tension: 0,
-          },
-        ],
-      },
-      options: {
-        responsive: true,
-        maintainAspectRatio: false,
-        animation: false,
-        interaction: { mode: 'index', intersect: false },
-        scales: {
-          x: {
-            ticks: { color: text, maxTicksLimit: narrow ? 4 : 7, maxRotation: 0, autoSkip: true, callback: (_v, i) => tickDate.format(new Date(`${closes.dates[i] ?? ''}T00:00:00Z`)) },
-            grid: { display: false },
-          },
-          y: { ticks: { color: text, maxTicksLimit: 5, callback: (v) => formatCompactMoney(Number(v), currency, locale) }, grid: { color: grid } },
-        },
-        plugins: {
-          legend: { display: false },
-          tooltip: { callbacks: { title: (items) => formatDay(closes.dates[items[0]?.dataIndex ?? 0], locale), label: (c) => ` ${formatMoney(Number(c.raw), currency, locale)}` } },
-        },
-      },
-    });
-    return () => chart.destroy();
-  }, [closes, currency, locale, t]);
+  const dates = useMemo(() => closes?.dates ?? [], [closes]);
+  // Keyed by the locale, not `t` (a new function each render): the chart is built again only when its data change.
+  const series = useMemo(() => [{ label: locale === 'ru' ? 'Цена закрытия' : 'Close', data: closes?.closes.map(Number) ?? [], style: 'area' as const }], [closes, locale]);
 
   return (
     <div className="panel" data-testid="asset-chart-panel" data-range={closes?.range ?? ''} data-points={dates.length}>
       <div className="screen-head">
         <h2>{t('Цена', 'Price')}</h2>
-        <div className="tabs segmented" role="radiogroup" aria-label={t('Период', 'Period')}>
-          {RANGES.map((r) => (
-            <button key={r.range} type="button" role="radio" className="small-button" aria-checked={range === r.range} data-testid={`asset-range-${r.range}`} onClick={() => setRange(r.range)}>
-              {t(r.ru, r.en)}
-            </button>
-          ))}
-        </div>
+        <RangeButtons ranges={RANGES} value={range} onChange={setRange} testIdPrefix="asset-range-" />
       </div>
       {error ? (
         <p className="form-error" role="alert">
@@ -241,9 +185,14 @@ function PriceChart({ type, ticker, currency }: { type: PageAssetType; ticker: s
         <p className="muted">{closes.backfilling ? t('История цен загружается, загляните позже.', 'The price history is loading; look again later.') : t('Нет цен за этот период', 'No prices in this period')}</p>
       )}
       {dates.length > 0 && (
-        <div style={{ position: 'relative', height: 240 }}>
-          <canvas ref={canvas} data-testid="asset-chart" role="img" aria-label={`${t('Цена', 'Price')} ${formatMoney(Number(closes!.closes.at(-1)), currency, locale)} (${formatDay(dates.at(-1), locale)})`} />
-        </div>
+        <DailyMoneyChart
+          dates={dates}
+          series={series}
+          currency={currency}
+          longDates={closes!.range !== '1M'}
+          testId="asset-chart"
+          ariaLabel={`${t('Цена', 'Price')} ${formatMoney(Number(closes!.closes.at(-1)), currency, locale)} (${formatDay(dates.at(-1), locale)})`}
+        />
       )}
     </div>
   );
