@@ -8,6 +8,7 @@ import { getPortfolioDividendsReplySchema } from '@invest/contracts';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FullStack, startFullStack } from '../support/full-stack.js';
+import { gatewayApi } from '../support/gateway-api.js';
 
 const SECRET = 'dividends-e2e-secret-0123456789-0123456789';
 const ALICE = `alice-${randomUUID()}`;
@@ -17,16 +18,9 @@ const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 let stack: FullStack;
 const tokens: Record<string, string> = {};
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked against the contract below
-async function api<T = any>(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: T; text: string }> {
-  const res = await fetch(new URL(path, stack.base), {
-    method,
-    headers: { authorization: `Bearer ${tokens[opts.as ?? ALICE]}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, text };
-}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked against the contracts below
+const api = <T = any>(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: T; text: string }> =>
+  gatewayApi(stack.base, (user) => Promise.resolve(tokens[user]!))(method, path, { user: opts.as ?? ALICE, body: opts.body });
 
 let pid: number;
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
 import { FakeProviders } from '@invest/screener/testing/fake-providers';
 import { type FullStack, startFullStack } from '../support/full-stack.js';
+import { gatewayApi } from '../support/gateway-api.js';
 
 const SECRET = 'history-e2e-secret-0123456789-0123456789';
 const ALICE = `alice-${randomUUID()}`;
@@ -22,15 +23,8 @@ const tokens: Record<string, string> = {};
 const id: Record<string, number> = {};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers are checked against the contracts below
-async function api<T = any>(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: T; text: string }> {
-  const res = await fetch(new URL(path, base), {
-    method,
-    headers: { authorization: `Bearer ${tokens[opts.as ?? ALICE]}`, ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T, text };
-}
+const api = <T = any>(method: string, path: string, opts: { as?: string; body?: unknown } = {}): Promise<{ status: number; body: T; text: string }> =>
+  gatewayApi(base, (user) => Promise.resolve(tokens[user]!))(method, path, { user: opts.as ?? ALICE, body: opts.body });
 const deal = async (body: Record<string, unknown>) => {
   const r = await api('POST', `/api/portfolios/${pid}/deals`, { body });
   expect(r.status, r.text).toBe(201);
