@@ -242,6 +242,17 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     }
   }
 
+  /** The message's envelope and typed event; throws when the message is malformed (not an envelope). */
+  private read(msg: JsMsg): { envelope: BusEvent; decoded: E | UnknownEvent } {
+    const envelope = busEventSchema.parse(msg.json()) as BusEvent;
+    try {
+      return { envelope, decoded: this.decode(envelope) };
+    } catch (err) {
+      // A decoder that throws does not understand the event either; a fixed release will.
+      return { envelope, decoded: { unknownEvent: `decode failed: ${String((err as Error)?.message ?? err)}` } };
+    }
+  }
+
   /**
    * Applies the ordinary events of `msgs` in one transaction with their inbox rows (`handleMany`), then acks
    * them; what is malformed or not understood, and the whole batch when it fails, goes through `process` one
@@ -252,14 +263,14 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     const batch = new Map<string, { msg: JsMsg; event: E }[]>();
     const alone: JsMsg[] = [];
     for (const msg of msgs) {
-      const parsed = busEventSchema.safeParse(safeJson(msg));
-      let decoded: E | UnknownEvent | undefined;
+      let decoded: E | UnknownEvent;
       try {
-        decoded = parsed.success ? this.decode(parsed.data as BusEvent) : undefined;
+        ({ decoded } = this.read(msg));
       } catch {
-        decoded = undefined;
+        alone.push(msg);
+        continue;
       }
-      if (!decoded || isUnknownEvent(decoded)) alone.push(msg);
+      if (isUnknownEvent(decoded)) alone.push(msg);
       else batch.set(decoded.id, [...(batch.get(decoded.id) ?? []), { msg, event: decoded }]);
     }
     try {
@@ -308,19 +319,13 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   async process(msg: JsMsg): Promise<ProcessOutcome> {
     const { db, logger } = this.opts;
     let envelope: BusEvent;
+    let decoded: E | UnknownEvent;
     try {
-      envelope = busEventSchema.parse(msg.json()) as BusEvent;
+      ({ envelope, decoded } = this.read(msg));
     } catch (err) {
       // A malformed message never becomes valid: keep it for inspection instead of redelivering it.
       logger.error({ err, consumer: this.name, subject: msg.subject, seq: msg.seq }, 'consumer: malformed message dead-lettered');
       return this.deadLetter(msg, 'malformed', err, undefined);
-    }
-    let decoded: E | UnknownEvent;
-    try {
-      decoded = this.decode(envelope);
-    } catch (err) {
-      // A decoder that throws does not understand the event either; a fixed release will.
-      decoded = { unknownEvent: `decode failed: ${String((err as Error)?.message ?? err)}` };
     }
     const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(envelope.metadata.correlationId ?? envelope.id);
     return runWithContext({ correlationId }, async () => {
@@ -472,13 +477,5 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     await this.replaying;
     await this.polling;
     clearInterval(this.workingTimer);
-  }
-}
-
-function safeJson(msg: JsMsg): unknown {
-  try {
-    return msg.json();
-  } catch {
-    return undefined;
   }
 }
