@@ -4,7 +4,7 @@ import type { TelegramConfig } from '../config/delivery.config.js';
 import { TelegramBot } from './telegram-bot.service.js';
 import { TelegramClient } from './telegram.client.js';
 import { createTelegramHandler } from './telegram.handler.js';
-import { TelegramPacer, type TelegramPacerOptions } from './telegram-pacer.js';
+import { FREE_BROADCAST_PER_SECOND, TelegramPacer, type TelegramPacerOptions } from './telegram-pacer.js';
 import { TelegramSender } from './telegram.sender.js';
 
 export interface TelegramChannelOptions {
@@ -18,9 +18,6 @@ export interface TelegramChannelOptions {
   /** Where the gateway is reached from outside: Telegram posts updates there. */
   publicBaseUrl: string;
 }
-
-/** Telegram's limit over all chats without paid broadcasts (reference §7). */
-const FREE_BROADCAST_PER_SECOND = 30;
 
 /** The Telegram channel's parts for the app: its RPC handler, and with a bot configured the bot and the sender. */
 export interface TelegramChannel {

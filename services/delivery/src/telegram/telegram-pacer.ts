@@ -1,5 +1,8 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
 
+/** Telegram's limit over all chats without paid broadcasts (reference §7): the pacer's default. */
+export const FREE_BROADCAST_PER_SECOND = 30;
+
 export interface TelegramPacerOptions {
   /** Least time between two messages to one chat (Telegram: about one a second). */
   perChatMs?: number;
@@ -30,7 +33,7 @@ export class TelegramPacer {
   constructor(opts: TelegramPacerOptions = {}) {
     this.perChatMs = opts.perChatMs ?? 1000;
     // Rounded up: 30 slots never fit in one second.
-    this.globalGapMs = Math.ceil(1000 / (opts.perSecond ?? 30));
+    this.globalGapMs = Math.ceil(1000 / (opts.perSecond ?? FREE_BROADCAST_PER_SECOND));
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => sleepFor(ms));
   }
