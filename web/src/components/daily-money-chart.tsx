@@ -2,6 +2,7 @@ import { CategoryScale, Chart, Filler, Legend, LinearScale, LineController, Line
 import { useEffect, useRef } from 'react';
 import { formatCompactMoney, formatDay, formatMoney } from '../format/number-format';
 import { useLocale } from '../i18n';
+import { useDarkTheme } from '../theme';
 import { useTr } from '../tr';
 
 // Only the pieces a line chart needs: Chart.js tree-shakes the rest away.
@@ -55,9 +56,9 @@ export function DailyMoneyChart({
 }) {
   const locale = useLocale();
   const canvas = useRef<HTMLCanvasElement>(null);
+  const dark = useDarkTheme();
   useEffect(() => {
     if (!canvas.current || dates.length === 0) return;
-    const dark = matchMedia('(prefers-color-scheme: dark)').matches;
     const text = dark ? '#e6e8eb' : '#1b1f24';
     const grid = dark ? 'rgb(255 255 255 / 0.08)' : 'rgb(0 0 0 / 0.06)';
     const narrow = canvas.current.parentElement!.clientWidth < 500;
@@ -69,7 +70,7 @@ export function DailyMoneyChart({
         labels: [...dates],
         datasets: series.map((s) =>
           s.style === 'area'
-            ? { label: s.label, data: s.data, borderColor: '#2457d6', backgroundColor: 'rgb(36 87 214 / 0.12)', fill: true, borderWidth: 2, pointRadius: 0, tension: 0 }
+            ? { label: s.label, data: s.data, borderColor: dark ? '#7aa2ff' : '#2457d6', backgroundColor: dark ? 'rgb(122 162 255 / 0.14)' : 'rgb(36 87 214 / 0.12)', fill: true, borderWidth: 2, pointRadius: 0, tension: 0 }
             : { label: s.label, data: s.data, borderColor: '#f59e0b', borderDash: [5, 4], borderWidth: 2, pointRadius: 0, stepped: true },
         ),
       },
@@ -97,7 +98,7 @@ export function DailyMoneyChart({
       },
     });
     return () => chart.destroy();
-  }, [dates, series, currency, locale, longDates]);
+  }, [dates, series, currency, locale, longDates, dark]);
   return (
     <div style={{ position: 'relative', height: 240 }}>
       <canvas ref={canvas} data-testid={testId} role="img" aria-label={ariaLabel} />

@@ -1,0 +1,13 @@
+import { useSyncExternalStore } from 'react';
+
+/** Whether the CSS media query matches now; re-renders when that changes (a window resized, a phone turned). */
+export function useMediaQuery(query: string): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const list = window.matchMedia(query);
+      list.addEventListener('change', onChange);
+      return () => list.removeEventListener('change', onChange);
+    },
+    () => window.matchMedia(query).matches,
+  );
+}
