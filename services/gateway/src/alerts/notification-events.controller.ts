@@ -21,7 +21,7 @@ import { type LinkedPage, withLinks } from '../paging/page-links.js';
 import { ApiOwnedResource, dataSchema } from '../common/resource.openapi.js';
 import { openApiSchema } from '../docs/openapi.schemas.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
-import { localeFromAcceptLanguage } from './accept-language.js';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
 import type { NotificationFeed } from './notification-feed.js';
 import { SentFirings } from './sent-firings.js';
 import { StreamsPerUser } from '../common/streams-per-user.js';

@@ -4,7 +4,7 @@ import { DeliverySubjects, type DeliveryLanguage, type EmailConfirmReply, type E
 import { escapeHtml, type RpcClient } from '@invest/platform';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
-import { localeFromAcceptLanguage } from '../alerts/accept-language.js';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
 
 /** Where the one-click unsubscribe (RFC 8058) is posted: `<prefix><token>`. */
 export const UNSUBSCRIBE_PATH_PREFIX = '/api/email/unsubscribe/';

@@ -1,6 +1,8 @@
 import { runWithContext, type Logger } from '@invest/platform';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { correlationIdFrom, REQUEST_ID_HEADER } from '../correlation/correlation-id.js';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
+import { localizeErrorBody } from '../i18n/localize-error.js';
 import { toHttpError } from './http-error.mapping.js';
 
 /**
@@ -16,6 +18,6 @@ export function frameworkErrorHandler(logger: Logger) {
       if (internal !== undefined) logger.error({ err: internal }, 'unhandled framework error');
       logger.debug({ method: request.method, url: request.url, status, ms: 0 }, 'request');
     });
-    void reply.header(REQUEST_ID_HEADER, ctx.correlationId).code(status).send(body);
+    void reply.header(REQUEST_ID_HEADER, ctx.correlationId).code(status).send(localizeErrorBody(body, localeFromAcceptLanguage(request.headers['accept-language'], 'en')));
   };
 }

@@ -1,11 +1,14 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter } from '@nestjs/common';
 import { runWithContext, type Logger } from '@invest/platform';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
+import { localizeErrorBody } from '../i18n/localize-error.js';
 import { toHttpError } from './http-error.mapping.js';
 
 /**
  * Every error of every route (and Fastify's own: bad JSON, body too large, unknown route) leaves
- * through here, in the Laravel shape. 5xx causes are logged, never sent.
+ * through here, in the Laravel shape, its messages in the request's `Accept-Language` (services write English; see
+ * i18n/error-texts.ts). 5xx causes are logged, never sent.
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
@@ -20,7 +23,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (reply.sent) return;
     if (status === 401) reply.header('www-authenticate', 'Bearer');
     if (headers) reply.headers(headers);
-    reply.status(status).send(body);
+    reply.status(status).send(localizeErrorBody(body, localeFromAcceptLanguage(request?.headers['accept-language'], 'en')));
   }
 
   private log(request: FastifyRequest | undefined, status: number, internal: unknown) {

@@ -11,4 +11,11 @@ describe('localeFromAcceptLanguage', () => {
     expect(localeFromAcceptLanguage(undefined)).toBe('ru');
     expect(localeFromAcceptLanguage('en;q=0')).toBe('ru');
   });
+
+  it('falls back to the locale given when no supported language is named', () => {
+    expect(localeFromAcceptLanguage('*', 'en')).toBe('en');
+    expect(localeFromAcceptLanguage(undefined, 'en')).toBe('en');
+    expect(localeFromAcceptLanguage('fr', 'en')).toBe('en');
+    expect(localeFromAcceptLanguage('fr, ru;q=0.5', 'en')).toBe('ru');
+  });
 });
