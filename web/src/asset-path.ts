@@ -4,6 +4,9 @@ export type PageAssetType = 'token' | 'share' | 'bond' | 'etf' | 'future' | 'cur
 /** The address of an asset's page: every ticker shown in the app links here. */
 export const assetPath = (type: string, ticker: string): string => `/assets/${encodeURIComponent(type)}/${encodeURIComponent(ticker)}`;
 
+/** Where a ticker shown in the app links: its asset page; null for a custom asset (the user's own, no page). */
+export const tickerPath = (type: string, ticker: string): string | null => (type === 'custom_asset' ? null : assetPath(type, ticker));
+
 /** `/assets/<type>/<ticker>` → its parts; null for any other path (or a malformed escape). */
 export function assetOfPath(path: string): { type: PageAssetType; ticker: string } | null {
   const m = /^\/assets\/([^/]+)\/([^/]+)\/?$/.exec(path);

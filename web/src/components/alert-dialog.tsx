@@ -9,8 +9,8 @@ import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 import { AssetPicker, assetTypeName, type FoundAsset } from './asset-picker';
 import { Field, FormError } from './form-bits';
+import { Modal } from './modal';
 import { showToast } from './toast';
-import { useEscape } from './use-escape';
 
 /** The thresholds the alerts service offers (its step: 5 → 10 → 15 for a 5 % alert). */
 const THRESHOLDS = ['1', '2', '3', '5', '10'];
@@ -52,7 +52,6 @@ export default function AlertDialog({ target: given, onClose, onCreated }: { tar
   const [busy, setBusy] = useState(false);
   // One key per dialog: a double click or a retry after a timeout creates one alert.
   const key = useRef(newKey());
-  useEscape(onClose);
 
   const submit = async () => {
     setError(null);
@@ -105,133 +104,131 @@ export default function AlertDialog({ target: given, onClose, onCreated }: { tar
   };
 
   return (
-    <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="alert-title" onClick={(e) => e.stopPropagation()} data-testid="alert-dialog">
-        <h2 id="alert-title">
-          {t('Уведомление', 'Alert')}
-          {target ? `: ${target.label}` : ''}
-        </h2>
-        {picking && (
-          <Field label={t('Актив: тикер, название или ISIN', 'Asset: ticker, name or ISIN')} name="assetable" error={error}>
-            <AssetPicker
-              testId="alert-asset"
-              value={picked}
-              autoFocus
-              onChange={(a) => {
-                setPicked(a);
-                setError(null);
-              }}
-            />
-            {picked && (
-              <span className="muted small" data-testid="alert-asset-picked" data-type={picked.type}>
-                {picked.name} · {assetTypeName(picked.type, t)}
-              </span>
-            )}
-          </Field>
-        )}
-        {(picking || target?.kind === 'asset') && (
-          <div className="tabs" role="tablist">
-            <button type="button" role="tab" aria-selected={mode === 'price'} data-testid="alert-mode-price" onClick={() => setMode('price')}>
-              {t('Цена', 'Price target')}
-            </button>
-            <button type="button" role="tab" aria-selected={mode === 'change'} data-testid="alert-mode-change" onClick={() => setMode('change')}>
-              {t('Изменение', 'Change')}
-            </button>
-          </div>
-        )}
-        <form
-          data-testid="alert-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
-          {mode === 'price' ? (
-            <>
-              <div className="field" role="radiogroup" aria-labelledby="alert-direction-label">
-                <span className="field-label" id="alert-direction-label">
-                  {t('Уведомить, когда цена станет', 'Notify when the price goes')}
-                </span>
-                <div className="tabs segmented">
-                  {(['above', 'below'] as const).map((d) => (
-                    <button
-                      key={d}
-                      type="button"
-                      role="radio"
-                      aria-checked={direction === d}
-                      data-testid={`alert-direction-${d}`}
-                      onClick={() => {
-                        setDirection(d);
-                        setDirectionPicked(true);
-                      }}
-                    >
-                      {d === 'above' ? t('Выше', 'Above') : t('Ниже', 'Below')}
-                    </button>
-                  ))}
-                </div>
-              </div>
-              <Field label={t('Целевая цена', 'Target price')} name="target_price" error={error}>
-                <input
-                  data-testid="alert-target-price"
-                  inputMode="decimal"
-                  value={price}
-                  onChange={(e) => {
-                    setPrice(e.target.value);
-                    const typedNow = parseDecimalInput(e.target.value, locale);
-                    const way = typedNow.ok && currentRate !== null ? directionOf(typedNow.text, currentRate) : null;
-                    if (!directionPicked && way) setDirection(way);
-                  }}
-                  required
-                />
-                {currentRate !== null && (
-                  <span className="muted small" data-testid="alert-current-rate">
-                    {t('Сейчас', 'Now')}: {formatNumber(currentRate, locale, 6)}
-                    {distance !== null && (
-                      <>
-                        {' · '}
-                        <span data-testid="alert-distance" data-value={distance.toFixed(4)} data-reached={reached ? 'true' : 'false'} className={reached ? 'field-error' : undefined}>
-                          {formatPercent(distance, locale)} {t('от текущей', 'from now')}
-                          {reached && ` · ${direction === 'above' ? t('цена уже выше', 'already above') : t('цена уже ниже', 'already below')}`}
-                        </span>
-                      </>
-                    )}
-                  </span>
-                )}
-              </Field>
-            </>
-          ) : (
-            <>
-              <Field label={t('Порог изменения за 24 ч, %', '24h change threshold, %')} name="threshold" error={error}>
-                <select data-testid="alert-threshold" value={threshold} onChange={(e) => setThreshold(e.target.value)}>
-                  {THRESHOLDS.map((n) => (
-                    <option key={n} value={n}>
-                      {n} %
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              <Field label={t('Частота', 'Frequency')} name="frequency" error={error}>
-                <select data-testid="alert-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as 'hourly' | 'daily')}>
-                  <option value="hourly">{t('Не чаще раза в час', 'At most hourly')}</option>
-                  <option value="daily">{t('Не чаще раза в день', 'At most daily')}</option>
-                </select>
-              </Field>
-            </>
+    <Modal onClose={onClose} labelledBy="alert-title" testId="alert-dialog">
+      <h2 id="alert-title">
+        {t('Уведомление', 'Alert')}
+        {target ? `: ${target.label}` : ''}
+      </h2>
+      {picking && (
+        <Field label={t('Актив: тикер, название или ISIN', 'Asset: ticker, name or ISIN')} name="assetable" error={error}>
+          <AssetPicker
+            testId="alert-asset"
+            value={picked}
+            autoFocus
+            onChange={(a) => {
+              setPicked(a);
+              setError(null);
+            }}
+          />
+          {picked && (
+            <span className="muted small" data-testid="alert-asset-picked" data-type={picked.type}>
+              {picked.name} · {assetTypeName(picked.type, t)}
+            </span>
           )}
-          <Field label={t('Название (необязательно)', 'Name (optional)')} name="name" error={error}>
-            <input data-testid="alert-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} />
-          </Field>
-          <FormError error={error} fields={['target_price', 'threshold', 'frequency', 'name', ...(picking ? ['assetable'] : [])]} testId="alert-error" />
-          <div className="actions">
-            <button type="button" className="secondary" onClick={onClose}>
-              {t('Отмена', 'Cancel')}
-            </button>
-            <button type="submit" data-testid="alert-submit" disabled={busy}>
-              {t('Создать', 'Create')}
-            </button>
-          </div>
-        </form>
-      </div>
-    </div>
+        </Field>
+      )}
+      {(picking || target?.kind === 'asset') && (
+        <div className="tabs" role="tablist">
+          <button type="button" role="tab" aria-selected={mode === 'price'} data-testid="alert-mode-price" onClick={() => setMode('price')}>
+            {t('Цена', 'Price target')}
+          </button>
+          <button type="button" role="tab" aria-selected={mode === 'change'} data-testid="alert-mode-change" onClick={() => setMode('change')}>
+            {t('Изменение', 'Change')}
+          </button>
+        </div>
+      )}
+      <form
+        data-testid="alert-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        {mode === 'price' ? (
+          <>
+            <div className="field" role="radiogroup" aria-labelledby="alert-direction-label">
+              <span className="field-label" id="alert-direction-label">
+                {t('Уведомить, когда цена станет', 'Notify when the price goes')}
+              </span>
+              <div className="tabs segmented">
+                {(['above', 'below'] as const).map((d) => (
+                  <button
+                    key={d}
+                    type="button"
+                    role="radio"
+                    aria-checked={direction === d}
+                    data-testid={`alert-direction-${d}`}
+                    onClick={() => {
+                      setDirection(d);
+                      setDirectionPicked(true);
+                    }}
+                  >
+                    {d === 'above' ? t('Выше', 'Above') : t('Ниже', 'Below')}
+                  </button>
+                ))}
+              </div>
+            </div>
+            <Field label={t('Целевая цена', 'Target price')} name="target_price" error={error}>
+              <input
+                data-testid="alert-target-price"
+                inputMode="decimal"
+                value={price}
+                onChange={(e) => {
+                  setPrice(e.target.value);
+                  const typedNow = parseDecimalInput(e.target.value, locale);
+                  const way = typedNow.ok && currentRate !== null ? directionOf(typedNow.text, currentRate) : null;
+                  if (!directionPicked && way) setDirection(way);
+                }}
+                required
+              />
+              {currentRate !== null && (
+                <span className="muted small" data-testid="alert-current-rate">
+                  {t('Сейчас', 'Now')}: {formatNumber(currentRate, locale, 6)}
+                  {distance !== null && (
+                    <>
+                      {' · '}
+                      <span data-testid="alert-distance" data-value={distance.toFixed(4)} data-reached={reached ? 'true' : 'false'} className={reached ? 'field-error' : undefined}>
+                        {formatPercent(distance, locale)} {t('от текущей', 'from now')}
+                        {reached && ` · ${direction === 'above' ? t('цена уже выше', 'already above') : t('цена уже ниже', 'already below')}`}
+                      </span>
+                    </>
+                  )}
+                </span>
+              )}
+            </Field>
+          </>
+        ) : (
+          <>
+            <Field label={t('Порог изменения за 24 ч, %', '24h change threshold, %')} name="threshold" error={error}>
+              <select data-testid="alert-threshold" value={threshold} onChange={(e) => setThreshold(e.target.value)}>
+                {THRESHOLDS.map((n) => (
+                  <option key={n} value={n}>
+                    {n} %
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label={t('Частота', 'Frequency')} name="frequency" error={error}>
+              <select data-testid="alert-frequency" value={frequency} onChange={(e) => setFrequency(e.target.value as 'hourly' | 'daily')}>
+                <option value="hourly">{t('Не чаще раза в час', 'At most hourly')}</option>
+                <option value="daily">{t('Не чаще раза в день', 'At most daily')}</option>
+              </select>
+            </Field>
+          </>
+        )}
+        <Field label={t('Название (необязательно)', 'Name (optional)')} name="name" error={error}>
+          <input data-testid="alert-name" value={name} maxLength={255} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <FormError error={error} fields={['target_price', 'threshold', 'frequency', 'name', ...(picking ? ['assetable'] : [])]} testId="alert-error" />
+        <div className="actions">
+          <button type="button" className="secondary" onClick={onClose}>
+            {t('Отмена', 'Cancel')}
+          </button>
+          <button type="submit" data-testid="alert-submit" disabled={busy}>
+            {t('Создать', 'Create')}
+          </button>
+        </div>
+      </form>
+    </Modal>
   );
 }

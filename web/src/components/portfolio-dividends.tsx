@@ -4,6 +4,7 @@ import { type Answer, api } from '../api/client';
 import { formatDay, formatMoney, type Locale } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
+import { TickerLink } from './ticker-link';
 
 type Dividends = Answer<'/api/portfolios/{id}/dividends', 'get'>;
 type Expected = Dividends['data']['expected'][number];
@@ -79,7 +80,9 @@ export default function PortfolioDividends({ portfolioId, changeKey }: { portfol
                   <tr key={`${d.assetable.type}:${d.assetable.id}:${d.record_date}:${d.per_share}:${d.currency}`} data-testid="dividend-row" data-ticker={d.ticker}>
                     <td data-testid="dividend-date">{formatDay(d.record_date, locale)}</td>
                     <td>
-                      <strong>{d.ticker}</strong>
+                      <strong>
+                        <TickerLink type={d.assetable.type} ticker={d.ticker} testId="dividend-ticker" />
+                      </strong>
                       <div className="muted small" data-testid="dividend-per-share">
                         {formatMoney(Number(d.per_share), d.currency, locale)}
                       </div>

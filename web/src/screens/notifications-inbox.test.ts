@@ -101,7 +101,7 @@ const settle = async () => {
 };
 const unread = () => (find(tree, 'inbox-unread')?.props?.children as number) ?? NaN;
 const listed = () => ((find(tree, 'inbox-list')?.props?.children as unknown[])[0] as El[]).map((li) => Number(li.key));
-const firing = (id: number) => ({ id, notification_id: 1, title: `t${id}`, body: 'b', fired_at: new Date(1_800_000_000_000 + id * 1000).toISOString(), read_at: null });
+const firing = (id: number) => ({ id, notification_id: 1, title: `t${id}`, body: 'b', fired_at: new Date(1_800_000_000_000 + id * 1000).toISOString(), read_at: null, assets: [] });
 
 function mount(): void {
   // Unmount the previous test's component: run its effects' clean-ups (the onFiring subscription).

@@ -1,17 +1,22 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { type Firing, onFiring } from '../components/inbox-events';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
+import { TickerLink } from '../components/ticker-link';
 import { showToast } from '../components/toast';
 import { setUnreadCount } from '../components/unread-count';
 import { formatDateTime, formatNumber, formatPercent } from '../format/number-format';
+import { operatorSign } from '../format/price-target';
 import { useLocale } from '../i18n';
 import { useTr } from '../tr';
 
 type Alert = Answer<'/api/notifications', 'get'>['data'][number];
 const AlertDialog = lazy(() => import('../components/alert-dialog'));
+/** Tickers linked under a firing in the inbox: a watchlist's firing may name hundreds of assets. */
+const ASSETS_SHOWN = 5;
 
 export default function NotificationsScreen() {
   return (
@@ -29,6 +34,7 @@ function Notifications() {
   const [unread, setUnread] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [newAlert, setNewAlert] = useState(false);
+  const [deleting, setDeleting] = useState<Alert | null>(null);
 
   const loadAlerts = useCallback(() => {
     api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => setAlerts(p.data), setError);
@@ -93,9 +99,11 @@ function Notifications() {
     }
   };
 
+  /** What the alert watches, as the list names it: its own name, else the asset's ticker or the list's name. */
+  const alertName = (a: Alert) => a.name ?? a.target.ticker ?? a.target.name ?? `#${a.target.id}`;
   const describeCondition = (a: Alert) =>
     a.type === 'price-target'
-      ? `${t('цена', 'price')} ${a.condition.operator} ${formatNumber(a.condition.value, locale, 8)}`
+      ? `${t('цена', 'price')} ${operatorSign(a.condition.operator)} ${formatNumber(a.condition.value, locale, 8)}`
       : `|${t('изменение за 24 ч', '24h change')}| ≥ ${formatPercent(a.condition.value, locale, false)}${a.condition.cooldown_minutes ? ` · ${a.condition.cooldown_minutes === 60 ? t('раз в час', 'hourly') : t('раз в день', 'daily')}` : ''}`;
 
   return (
@@ -120,6 +128,14 @@ function Notifications() {
                 <div>
                   <div data-testid="inbox-item-title">{f.title}</div>
                   <div className="muted small">{f.body}</div>
+                  {f.assets.length > 0 && (
+                    <div className="small inbox-assets">
+                      {f.assets.slice(0, ASSETS_SHOWN).map((x) => (
+                        <TickerLink key={`${x.type}:${x.id}`} type={x.type} ticker={x.ticker} testId="inbox-asset" />
+                      ))}
+                      {f.assets.length > ASSETS_SHOWN && <span className="muted">+{f.assets.length - ASSETS_SHOWN}</span>}
+                    </div>
+                  )}
                 </div>
                 <span className="muted small">{formatDateTime(f.fired_at, locale)}</span>
               </li>
@@ -142,9 +158,14 @@ function Notifications() {
             {alerts?.map((a) => (
               <li key={a.id} data-testid="alert-item" data-alert-id={a.id} data-active={a.is_active ? 'true' : 'false'}>
                 <div style={{ flex: '1 1 200px' }}>
-                  <strong>{a.name ?? a.target.ticker ?? a.target.name ?? `#${a.target.id}`}</strong>
+                  <strong>{alertName(a)}</strong>
                   <div className="muted small">
-                    {a.target.type === 'asset' ? a.target.ticker : `${a.target.type === 'portfolio' ? t('портфель', 'portfolio') : t('список', 'watchlist')} ${a.target.name ?? a.target.id}`} · {describeCondition(a)}
+                    {a.target.type === 'asset' && a.target.ticker && a.target.asset_type ? (
+                      <TickerLink type={a.target.asset_type} ticker={a.target.ticker} testId="alert-ticker" />
+                    ) : (
+                      `${a.target.type === 'portfolio' ? t('портфель', 'portfolio') : t('список', 'watchlist')} ${a.target.name ?? a.target.id}`
+                    )}{' '}
+                    · {describeCondition(a)}
                   </div>
                   {a.paused && (
                     <div className="muted small" data-testid="alert-paused">
@@ -156,7 +177,13 @@ function Notifications() {
                   <input type="checkbox" data-testid="alert-toggle" checked={a.is_active} onChange={() => void act(() => api.post('/api/switch-notification/{id}', { path: { id: a.id } }))} />{' '}
                   {a.is_active ? t('вкл.', 'on') : t('выкл.', 'off')}
                 </label>
-                <button type="button" className="danger small-button" data-testid="alert-delete" onClick={() => void act(() => api.delete('/api/notifications/{id}', { path: { id: a.id } }))}>
+                <button
+                  type="button"
+                  className="danger small-button"
+                  data-testid="alert-delete"
+                  aria-label={t(`Удалить уведомление «${alertName(a)}»`, `Delete the alert "${alertName(a)}"`)}
+                  onClick={() => setDeleting(a)}
+                >
                   {t('Удалить', 'Delete')}
                 </button>
               </li>
@@ -169,6 +196,18 @@ function Notifications() {
           </ul>
         </div>
       </div>
+      {deleting && (
+        <ConfirmDialog
+          title={t('Удаление уведомления', 'Deleting the alert')}
+          message={t(`Удалить уведомление «${alertName(deleting)}» (${describeCondition(deleting)})?`, `Delete the alert "${alertName(deleting)}" (${describeCondition(deleting)})?`)}
+          confirmLabel={t('Удалить', 'Delete')}
+          onConfirm={async () => {
+            await api.delete('/api/notifications/{id}', { path: { id: deleting.id } });
+            loadAlerts();
+          }}
+          onClose={() => setDeleting(null)}
+        />
+      )}
       {newAlert && (
         <Suspense fallback={null}>
           <AlertDialog target={null} onClose={() => setNewAlert(false)} onCreated={loadAlerts} />

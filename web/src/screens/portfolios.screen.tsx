@@ -1,12 +1,13 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
-import { assetPath } from '../asset-path';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field, FormError } from '../components/form-bits';
 import { Hint } from '../components/hint';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
+import { TickerLink } from '../components/ticker-link';
 import { showToast } from '../components/toast';
 import { formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
 import { apiDecimal, decimalInputText, parseDecimalFields } from '../format/number-input';
@@ -142,6 +143,8 @@ function PortfolioDetail({ id }: { id: number }) {
   const [holdings, setHoldings] = useState<Holdings | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [alertOpen, setAlertOpen] = useState(false);
+  // What the confirm dialog asks to delete: a deal, or the portfolio itself.
+  const [deleting, setDeleting] = useState<Deal | 'portfolio' | null>(null);
 
   const load = useCallback(() => {
     api.get('/api/portfolios/{id}', { path: { id } }).then((r) => setPortfolio(r.data), setError);
@@ -152,13 +155,17 @@ function PortfolioDetail({ id }: { id: number }) {
   useEffect(load, [load]);
 
   const removeDeal = async (dealId: number) => {
-    try {
-      await api.delete('/api/portfolios/{id}/deals/{dealId}', { path: { id, dealId } });
-      load();
-    } catch (err) {
-      showToast(describeError(err, locale), 'error');
-    }
+    await api.delete('/api/portfolios/{id}/deals/{dealId}', { path: { id, dealId } });
+    load();
   };
+  const removePortfolio = async () => {
+    await api.delete('/api/portfolios/{id}', { path: { id } });
+    showToast(t(`Портфель «${portfolio?.name ?? id}» удалён`, `Portfolio "${portfolio?.name ?? id}" deleted`), 'success');
+    navigate('/portfolios');
+  };
+  /** How a deal is named where it is shown and where its delete is confirmed. */
+  const dealLabel = (d: Deal) =>
+    `${dealTypeName(d.type, t)} ${d.asset?.ticker ?? `${d.assetable.type} ${d.assetable.id}`}, ${formatNumber(d.quantity, locale, 8)} × ${formatNumber(d.price, locale, 8)}, ${formatDay(d.date, locale)}`;
 
   const currency = stats?.totals.currency ?? portfolio?.currency_code ?? 'RUB';
   const totals = stats?.totals;
@@ -176,6 +183,9 @@ function PortfolioDetail({ id }: { id: number }) {
         </button>
         <button type="button" className="small-button secondary" data-testid="portfolio-chat" onClick={() => navigate(`/chat?portfolio=${id}`)}>
           {t('Спросить о здоровье портфеля', 'Ask about portfolio health')}
+        </button>
+        <button type="button" className="small-button secondary" data-testid="portfolio-delete" onClick={() => setDeleting('portfolio')} disabled={!portfolio}>
+          {t('Удалить портфель', 'Delete portfolio')}
         </button>
       </div>
       {error ? (
@@ -244,12 +254,19 @@ function PortfolioDetail({ id }: { id: number }) {
           <h2>{t('Сделки', 'Deals')}</h2>
           <ul className="list" data-testid="deal-list">
             {deals.map((d) => (
-              <li key={d.id} data-testid="deal-item">
+              <li key={d.id} data-testid="deal-item" data-deal-id={d.id}>
                 <span>
-                  {d.date} · {dealTypeName(d.type, t)} <strong>{d.asset?.ticker ?? `${d.assetable.type} ${d.assetable.id}`}</strong> {formatNumber(d.quantity, locale, 8)} ×{' '}
-                  {formatNumber(d.price, locale, 8)}
+                  {d.date} · {dealTypeName(d.type, t)}{' '}
+                  <strong>{d.asset ? <TickerLink type={d.asset.type} ticker={d.asset.ticker} testId="deal-ticker" /> : `${d.assetable.type} ${d.assetable.id}`}</strong>{' '}
+                  {formatNumber(d.quantity, locale, 8)} × {formatNumber(d.price, locale, 8)}
                 </span>
-                <button type="button" className="linklike small" data-testid="deal-delete" onClick={() => void removeDeal(d.id)}>
+                <button
+                  type="button"
+                  className="linklike small"
+                  data-testid="deal-delete"
+                  aria-label={t(`Удалить сделку: ${dealLabel(d)}`, `Delete the deal: ${dealLabel(d)}`)}
+                  onClick={() => setDeleting(d)}
+                >
                   {t('удалить', 'delete')}
                 </button>
               </li>
@@ -266,6 +283,31 @@ function PortfolioDetail({ id }: { id: number }) {
         </Suspense>
       )}
       {totals && <p className="muted small">{`${t('Оценка на', 'Valued as of')} ${formatDay(totals.valuationDate, locale)}`}</p>}
+      {deleting === 'portfolio' && portfolio && (
+        <ConfirmDialog
+          title={t('Удаление портфеля', 'Deleting the portfolio')}
+          message={
+            portfolio.deals_count > 0
+              ? t(
+                  `Удалить портфель «${portfolio.name}»? Сделки в нём (${portfolio.deals_count}) тоже будут удалены, уведомления на него выключатся.`,
+                  `Delete the portfolio "${portfolio.name}"? Its deals (${portfolio.deals_count}) are deleted too, and alerts on it are switched off.`,
+                )
+              : t(`Удалить портфель «${portfolio.name}»? Уведомления на него выключатся.`, `Delete the portfolio "${portfolio.name}"? Alerts on it are switched off.`)
+          }
+          confirmLabel={t('Удалить', 'Delete')}
+          onConfirm={removePortfolio}
+          onClose={() => setDeleting(null)}
+        />
+      )}
+      {deleting !== null && deleting !== 'portfolio' && (
+        <ConfirmDialog
+          title={t('Удаление сделки', 'Deleting the deal')}
+          message={t(`Удалить сделку «${dealLabel(deleting)}»? Позиции и статистика портфеля пересчитаются.`, `Delete the deal "${dealLabel(deleting)}"? The portfolio's holdings and statistics are recalculated.`)}
+          confirmLabel={t('Удалить', 'Delete')}
+          onConfirm={() => removeDeal(deleting.id)}
+          onClose={() => setDeleting(null)}
+        />
+      )}
     </section>
   );
 }
@@ -354,7 +396,9 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
             {open.map((r) => (
               <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="holding-row" data-ticker={r.ticker}>
                 <td className="sticky">
-                  <strong>{r.type === 'custom_asset' ? r.ticker : <Link to={assetPath(r.type, r.ticker)}>{r.ticker}</Link>}</strong>
+                  <strong>
+                    <TickerLink type={r.type} ticker={r.ticker} />
+                  </strong>
                   <div className="muted small">{r.title}</div>
                 </td>
                 <td className="num" data-testid="cell-value">
@@ -436,7 +480,9 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
                 {closed.map((r) => (
                   <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="closed-row" data-ticker={r.ticker}>
                     <td className="sticky">
-                      <strong>{r.type === 'custom_asset' ? r.ticker : <Link to={assetPath(r.type, r.ticker)}>{r.ticker}</Link>}</strong>
+                      <strong>
+                        <TickerLink type={r.type} ticker={r.ticker} />
+                      </strong>
                       <div className="muted small">{r.title}</div>
                     </td>
                     <td className={`num ${tone(r.realised)}`} data-testid="cell-realised">
@@ -491,6 +537,8 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
   const [pickerKey, setPickerKey] = useState(0);
   const [quantity, setQuantity] = useDecimalField('1');
   const [price, setPrice] = useDecimalField('');
+  // The price last filled in from a picked asset's rate: picking another asset may replace it, never a typed one.
+  const suggestedPrice = useRef<string | null>(null);
   const [commission, setCommission] = useDecimalField('0');
   const [date, setDate] = useState(localToday);
   const [error, setError] = useState<unknown>(null);
@@ -514,6 +562,9 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
       key.current = newKey();
       setAsset(null);
       setPickerKey((k) => k + 1);
+      // The next deal's price comes with its asset (or is typed).
+      setPrice('');
+      suggestedPrice.current = null;
       // The next deal starts at today again (the form stays open across days).
       setDate(localToday());
       onSaved();
@@ -550,8 +601,12 @@ function DealForm({ portfolioId, onSaved }: { portfolioId: number; onSaved: () =
           value={asset}
           onChange={(a) => {
             setAsset(a);
-            // A suggestion for an empty field only: a price the user typed keeps its digits.
-            if (a?.current_rate != null && price.trim() === '') setPrice(decimalInputText(a.current_rate, locale));
+            // A suggestion for an empty field (or one still holding the previous suggestion) only: a price the user
+            // typed keeps its digits.
+            if (a?.current_rate != null && (price.trim() === '' || price === suggestedPrice.current)) {
+              suggestedPrice.current = decimalInputText(a.current_rate, locale);
+              setPrice(suggestedPrice.current);
+            }
           }}
         />
         {asset && (

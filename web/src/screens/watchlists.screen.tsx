@@ -3,10 +3,10 @@ import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
 import { assetPath } from '../asset-path';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { Field, FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
-import { showToast } from '../components/toast';
 import { formatMoney, formatPercent, type Locale } from '../format/number-format';
 import { countOf, type PluralForms } from '../format/plural';
 import { useLocale } from '../i18n';
@@ -144,32 +144,8 @@ function tone(v: number | null | undefined): string {
 function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watchlist; onChanged: () => void; onAlert: () => void }) {
   const t = useTr();
   const locale = useLocale();
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  // The item just removed, so one click brings it back.
-  const [removed, setRemoved] = useState<Item | null>(null);
-
-  const act = async (what: () => Promise<unknown>) => {
-    setBusy(true);
-    try {
-      await what();
-    } catch (err) {
-      showToast(describeError(err, locale), 'error');
-    } finally {
-      setBusy(false);
-    }
-    onChanged();
-  };
-  const remove = (item: Item) =>
-    act(async () => {
-      await api.delete('/api/watchlists/{id}/items/{itemId}', { path: { id: w.id, itemId: item.id } });
-      setRemoved(item);
-    });
-  const undo = (item: Item) =>
-    act(async () => {
-      setRemoved(null);
-      await api.post('/api/watchlists/{id}/items', { path: { id: w.id }, body: { assetable: item.assetable } });
-    });
+  // What the confirm dialog asks to delete: an item, or the whole list.
+  const [deleting, setDeleting] = useState<Item | 'list' | null>(null);
   const label = (item: Item) => item.asset?.ticker ?? `${assetTypeName(item.assetable.type, t)} #${item.assetable.id}`;
 
   return (
@@ -183,29 +159,11 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
           <button type="button" className="small-button" data-testid="watchlist-create-alert" onClick={onAlert} disabled={w.items.length === 0}>
             {t('Уведомить', 'Alert')}
           </button>
-          {!confirming && (
-            <button type="button" className="small-button secondary" data-testid="watchlist-delete" onClick={() => setConfirming(true)}>
-              {t('Удалить список', 'Delete list')}
-            </button>
-          )}
+          <button type="button" className="small-button secondary" data-testid="watchlist-delete" onClick={() => setDeleting('list')}>
+            {t('Удалить список', 'Delete list')}
+          </button>
         </span>
       </div>
-      {confirming && (
-        <div className="watchlist-confirm" role="alertdialog" aria-label={t('Удаление списка', 'Deleting the list')} data-testid="watchlist-delete-confirm">
-          <span>
-            {w.items.length > 0
-              ? t(`Удалить список «${w.name}» и ${countOf(locale, w.items.length, ASSET_FORMS)} в нём?`, `Delete the list "${w.name}" with its ${countOf(locale, w.items.length, ASSET_FORMS)}?`)
-              : t(`Удалить список «${w.name}»?`, `Delete the list "${w.name}"?`)}{' '}
-            {t('Уведомления на этот список выключатся.', 'Alerts on this list are switched off.')}
-          </span>
-          <button type="button" className="small-button danger" data-testid="watchlist-delete-yes" disabled={busy} onClick={() => void act(() => api.delete('/api/watchlists/{id}', { path: { id: w.id } }))}>
-            {t('Удалить', 'Delete')}
-          </button>
-          <button type="button" className="small-button secondary" data-testid="watchlist-delete-no" autoFocus onClick={() => setConfirming(false)}>
-            {t('Отмена', 'Cancel')}
-          </button>
-        </div>
-      )}
       {w.items.length > 0 ? (
         <div className="watchlist-table">
           <table>
@@ -248,10 +206,9 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
                         type="button"
                         className="small-button secondary"
                         data-testid="watchlist-remove"
-                        disabled={busy}
                         aria-label={t(`Убрать ${label(i)} из списка`, `Remove ${label(i)} from the list`)}
                         title={t('Убрать из списка', 'Remove from the list')}
-                        onClick={() => void remove(i)}
+                        onClick={() => setDeleting(i)}
                       >
                         ×
                       </button>
@@ -267,13 +224,36 @@ function WatchlistPanel({ watchlist: w, onChanged, onAlert }: { watchlist: Watch
           {t('В списке пока нет активов: найдите акцию, облигацию, фонд или монету по тикеру, названию или ISIN.', 'No assets in the list yet: find a share, bond, fund or coin by its ticker, name or ISIN.')}
         </p>
       )}
-      {removed && (
-        <p className="small" role="status" data-testid="watchlist-undo">
-          {t(`${label(removed)} убран из списка.`, `${label(removed)} removed from the list.`)}{' '}
-          <button type="button" className="linklike" data-testid="watchlist-undo-button" disabled={busy} onClick={() => void undo(removed)}>
-            {t('Вернуть', 'Undo')}
-          </button>
-        </p>
+      {deleting === 'list' && (
+        <ConfirmDialog
+          title={t('Удаление списка', 'Deleting the list')}
+          message={
+            <>
+              {w.items.length > 0
+                ? t(`Удалить список «${w.name}» и ${countOf(locale, w.items.length, ASSET_FORMS)} в нём?`, `Delete the list "${w.name}" with its ${countOf(locale, w.items.length, ASSET_FORMS)}?`)
+                : t(`Удалить список «${w.name}»?`, `Delete the list "${w.name}"?`)}{' '}
+              {t('Уведомления на этот список выключатся.', 'Alerts on this list are switched off.')}
+            </>
+          }
+          confirmLabel={t('Удалить', 'Delete')}
+          onConfirm={async () => {
+            await api.delete('/api/watchlists/{id}', { path: { id: w.id } });
+            onChanged();
+          }}
+          onClose={() => setDeleting(null)}
+        />
+      )}
+      {deleting !== null && deleting !== 'list' && (
+        <ConfirmDialog
+          title={t('Удаление из списка', 'Removing from the list')}
+          message={t(`Убрать ${label(deleting)} из списка «${w.name}»?`, `Remove ${label(deleting)} from the list "${w.name}"?`)}
+          confirmLabel={t('Убрать', 'Remove')}
+          onConfirm={async () => {
+            await api.delete('/api/watchlists/{id}/items/{itemId}', { path: { id: w.id, itemId: deleting.id } });
+            onChanged();
+          }}
+          onClose={() => setDeleting(null)}
+        />
       )}
       <AddItem watchlistId={w.id} onAdded={onChanged} />
     </div>
