@@ -52,3 +52,8 @@ export function distancePercent(target: string, rate: number | null): number | n
   const t = Number(target);
   return Number.isFinite(t) ? (t / rate - 1) * 100 : null;
 }
+
+/** A price target's comparison as a reader writes it, `≥` / `≤`, not the API's `>=` / `<=`. */
+export function operatorSign(operator: '>=' | '<='): string {
+  return operator === '>=' ? '≥' : '≤';
+}
