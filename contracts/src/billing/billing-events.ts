@@ -32,6 +32,8 @@ export const paymentRecordedV1Schema = z.object({
    * the subscription it would have started, never started. Absent in events written before the field: true.
    */
   grantsAccess: z.boolean().optional(),
+  /** The card's last four digits (`CardLastFour` of the notification) when the provider said; shown in the payment history. */
+  cardLastFour: z.string().optional(),
   at: iso,
 });
 export const subscriptionStartedV1Schema = z.object({
@@ -60,9 +62,21 @@ export const subscriptionCancelledV1Schema = z.object({
   version: z.literal(1),
   userId: z.string(),
   subscriptionId: z.string().uuid(),
-  reason: z.enum(['provider_cancelled', 'provider_rejected', 'provider_expired', 'sync']),
+  /** `user_cancelled`: the user cancelled in the app (`POST /api/subscription/cancel`); added later, readers ignore the reason. */
+  reason: z.enum(['provider_cancelled', 'provider_rejected', 'provider_expired', 'sync', 'user_cancelled']),
   /** Set when this event links the subscription to the provider's (`sc_…`), found by the account: its external_id from now on. */
   externalId: z.string().optional(),
+  at: iso,
+});
+/**
+ * The user resumed a cancelled subscription before its end: active again, its recurring charge a new provider
+ * subscription (`externalId`, created to start at the end; the cancelled one is never reactivated).
+ */
+export const subscriptionResumedV1Schema = z.object({
+  version: z.literal(1),
+  userId: z.string(),
+  subscriptionId: z.string().uuid(),
+  externalId: z.string(),
   at: iso,
 });
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
@@ -101,6 +115,7 @@ export type PaymentRecordedV1 = z.infer<typeof paymentRecordedV1Schema>;
 export type SubscriptionStartedV1 = z.infer<typeof subscriptionStartedV1Schema>;
 export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1Schema>;
 export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1Schema>;
+export type SubscriptionResumedV1 = z.infer<typeof subscriptionResumedV1Schema>;
 export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1Schema>;
 export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1Schema>;
 export type PaymentUnattributedV1 = z.infer<typeof paymentUnattributedV1Schema>;
@@ -114,6 +129,7 @@ export const billingEvents = {
   SubscriptionStarted: subscriptionStartedV1Schema,
   SubscriptionExtended: subscriptionExtendedV1Schema,
   SubscriptionCancelled: subscriptionCancelledV1Schema,
+  SubscriptionResumed: subscriptionResumedV1Schema,
   SubscriptionReconciled: subscriptionReconciledV1Schema,
   SubscriptionRemoved: subscriptionRemovedV1Schema,
   PaymentUnattributed: paymentUnattributedV1Schema,

@@ -40,6 +40,8 @@ export const Subjects = {
     subscriptionGet: 'billing.subscription.get',
     subscribe: 'billing.subscription.subscribe',
     subscriptionSync: 'billing.subscription.sync',
+    subscriptionCancel: 'billing.subscription.cancel',
+    subscriptionResume: 'billing.subscription.resume',
     paymentsList: 'billing.payments.list',
     providerPay: 'billing.provider.pay',
     providerRecurrent: 'billing.provider.recurrent',

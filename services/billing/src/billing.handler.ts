@@ -33,6 +33,16 @@ export function createBillingHandler(billing: BillingService) {
       return billing.sync(requireUser(req.meta));
     }
 
+    @MessagePattern(Subjects.billing.subscriptionCancel)
+    cancel(@Payload() req: RpcRequest<unknown>) {
+      return billing.cancel(requireUser(req.meta));
+    }
+
+    @MessagePattern(Subjects.billing.subscriptionResume)
+    resume(@Payload() req: RpcRequest<unknown>) {
+      return billing.resume(requireUser(req.meta));
+    }
+
     /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed. */
     @MessagePattern(Subjects.billing.providerPay)
     pay(@Payload() req: RpcRequest<unknown>) {

@@ -27,9 +27,10 @@ import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
-import { paymentEventIds, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
-import { activeSubscriptionConflict, isActive } from './subscriptions/subscription.decider.js';
+import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
+import { activeSubscriptionConflict, cancellable, isActive, resumable } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
+import { saveCard, savedCard } from './subscriptions/payment-cards.js';
 import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, usableSubscriptions } from './subscriptions/subscription.queries.js';
 
 export interface BillingServiceOptions {
@@ -139,6 +140,7 @@ export class BillingService {
       if (err instanceof EventIdConflictError) throw ServiceError.conflict('This payment was already recorded and cannot be applied again.');
       throw err;
     }
+    if (payment.token) await saveCard(this.db, userId, { token: payment.token, cardLastFour: payment.cardLastFour, at: now });
     const recorded = await findPaymentByUuid(this.db, req.uuid);
     const [row] = recorded ? [] : await this.db.query<{ subscription_id: string }>('select subscription_id::text from subscription_payments where transaction_id = $1', [payment.transactionId]);
     const subscriptionId = recorded?.subscription_id ?? row?.subscription_id;
@@ -203,6 +205,7 @@ export class BillingService {
         paymentEventIds(transactionId),
       );
       if (result.newEvents.length) {
+        if (params.Token) await saveCard(this.db, accountId, { token: params.Token, cardLastFour: params.CardLastFour ?? null, at: now });
         this.opts.logger.info({ transactionId, userId: accountId, plan: bought.plan.code, events: result.newEvents.map((e) => e.type) }, 'billing: payment recorded');
       } else {
         this.opts.logger.info({ transactionId, userId: accountId }, 'billing: payment already recorded; notification acknowledged');
@@ -245,6 +248,66 @@ export class BillingService {
     return { code: 0 };
   }
 
+  /**
+   * `POST /api/subscription/cancel`: stops the recurring charge at the provider (`subscriptions/cancel`), then
+   * records the cancellation; the paid time stays usable until `ends_at`. A repeat changes nothing. The first
+   * payment's provider subscription is named only with its next charge, so an unnamed one is looked up by the
+   * account (and linked, when it fits the run) first; none found, nothing charges again, and it is recorded.
+   */
+  async cancel(userId: string): Promise<SubscriptionReply> {
+    const now = this.opts.clock();
+    let target = cancellable(await readBillingState(this.db, userId), now);
+    if (target instanceof ServiceError) throw target;
+    if (target !== 'already' && target.externalId === null) {
+      await this.reconcile(userId, 'cancel', 'Could not reach the payment provider to cancel the recurring charge; nothing was changed. Please try again.');
+      target = cancellable(await readBillingState(this.db, userId), now);
+      if (target instanceof ServiceError) throw target;
+    }
+    if (target !== 'already') {
+      const externalId = target.externalId;
+      if (externalId) {
+        await this.provider.cancelSubscription(externalId).catch((err: unknown) => {
+          throw this.providerDown(err, 'Could not cancel the recurring charge at the payment provider; nothing was changed. Please try again.');
+        });
+      }
+      await runBillingCommand(this.db, { type: 'CancelByUser', userId, now });
+      this.opts.logger.info({ userId, subscriptionId: target.id, externalId }, 'billing: subscription cancelled by the user');
+    }
+    return this.current(userId);
+  }
+
+  /**
+   * `POST /api/subscription/resume`: before `ends_at`, brings the recurring charge back as a new provider
+   * subscription (`subscriptions/create`, first charge at `ends_at`, the card last paid with). Never
+   * `subscriptions/update` on the cancelled one: that reactivates it at the provider, outside our records. A
+   * repeat, or a resume racing it, sends the same `X-Request-ID` (from the state it resumes), so the provider
+   * creates one subscription.
+   */
+  async resume(userId: string): Promise<SubscriptionReply> {
+    const now = this.opts.clock();
+    const state = await readBillingState(this.db, userId);
+    const target = resumable(state, now);
+    if (target instanceof ServiceError) throw target;
+    if (target !== 'already') {
+      const plan = this.opts.plans.find((p) => p.code === target.planCode);
+      const card = await savedCard(this.db, userId);
+      if (!plan?.price || !plan.currency || !plan.period || !card || target.endsAt === null) {
+        throw ServiceError.conflict(`No saved card to charge again, so the recurring charge cannot be resumed. Your subscription stays usable until ${target.endsAt}; subscribe again after it ends.`, { ends_at: target.endsAt });
+      }
+      const externalId = await this.provider
+        .createSubscription(
+          { token: card.token, accountId: userId, description: plan.title, amount: plan.price, currency: plan.currency, startDate: new Date(target.endsAt), months: plan.period === 'year' ? 12 : 1 },
+          `resume-${target.id}-${state.changes}`,
+        )
+        .catch((err: unknown) => {
+          throw this.providerDown(err, 'Could not restore the recurring charge at the payment provider; nothing was changed. Please try again.');
+        });
+      await runBillingCommand(this.db, { type: 'Resume', userId, externalId, now });
+      this.opts.logger.info({ userId, subscriptionId: target.id, externalId }, 'billing: subscription resumed by the user');
+    }
+    return this.current(userId);
+  }
+
   /** `POST /api/sync-subscription`: status and end date as the provider has them. */
   async sync(userId: string): Promise<SubscriptionReply> {
     await this.reconcileUser(userId, 'sync');
@@ -252,9 +315,13 @@ export class BillingService {
   }
 
   /** Reconciles one user with the provider; returns the corrections made. A provider failure changes nothing. */
-  async reconcileUser(userId: string, why: 'sync' | 'reconcile'): Promise<string[]> {
+  reconcileUser(userId: string, why: 'sync' | 'reconcile'): Promise<string[]> {
+    return this.reconcile(userId, why, 'Could not reach the payment provider to sync your subscription; nothing was changed. Please try again later.');
+  }
+
+  private async reconcile(userId: string, why: 'sync' | 'reconcile' | 'cancel', downMessage: string): Promise<string[]> {
     const remote = await this.provider.findSubscriptions(userId).catch((err: unknown) => {
-      throw this.providerDown(err, 'Could not reach the payment provider to sync your subscription; nothing was changed. Please try again later.');
+      throw this.providerDown(err, downMessage);
     });
     const result = await runBillingCommand(this.db, { type: 'Reconcile', userId, provider: remote, plans: this.opts.plans, now: this.opts.clock() });
     const drift = result.newEvents.flatMap((e) => (e.type === 'SubscriptionReconciled' ? e.data.drift.map((d) => `${e.data.subscriptionId}: ${d}`) : []));

@@ -583,6 +583,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel the recurring charge
+         * @description Cancels the provider subscription (`subscriptions/cancel`); the subscription stays usable until `ends_at` and answers `status: "cancelled"`. A repeat changes nothing. 503 when the provider cannot be reached (nothing changed).
+         */
+        post: operations["SubscriptionsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/subscription/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a cancelled subscription before it ends
+         * @description Creates a new provider subscription (`subscriptions/create`) charging the card last paid with from `ends_at` on; the cancelled one is never reactivated. Answers `status: "active"`; a repeat changes nothing. 503 when the provider cannot be reached (nothing changed).
+         */
+        post: operations["SubscriptionsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sync-subscription": {
         parameters: {
             query?: never;
@@ -4557,6 +4597,202 @@ export interface operations {
                          */
                         errors: {
                             [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    SubscriptionsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            plan: {
+                                id: number;
+                                /** @enum {string} */
+                                code: "basic-m" | "basic-y" | "free" | "free-forever";
+                                title: string;
+                                price: string | null;
+                                currency: string | null;
+                                /** @enum {string|null} */
+                                period: "month" | "year" | null;
+                                paid: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "cancelled";
+                            starts_at: string;
+                            ends_at: string | null;
+                            external_id: string | null;
+                            usable: boolean;
+                            updated_at: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description No running paid subscription (or a complimentary one, which has no charge). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example You have no running paid subscription to cancel. */
+                        message?: string;
+                        errors?: {
+                            subscription?: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    SubscriptionsController_resume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            plan: {
+                                id: number;
+                                /** @enum {string} */
+                                code: "basic-m" | "basic-y" | "free" | "free-forever";
+                                title: string;
+                                price: string | null;
+                                currency: string | null;
+                                /** @enum {string|null} */
+                                period: "month" | "year" | null;
+                                paid: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "cancelled";
+                            starts_at: string;
+                            ends_at: string | null;
+                            external_id: string | null;
+                            usable: boolean;
+                            updated_at: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description The subscription has ended, or no card is saved to charge again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example Your subscription ended on 2026-12-27T10:00:00.000Z; it cannot be resumed. Subscribe again to get a paid plan. */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description No subscription to resume. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example You have no subscription to resume. */
+                        message?: string;
+                        errors?: {
+                            subscription?: string[];
                         };
                     };
                 };

@@ -1,10 +1,12 @@
 import { eventStoreMigration } from '@invest/platform';
 import { BillingSchema } from './0001-billing-schema.js';
 import { PaymentGrantsAccess } from './0002-payment-grants-access.js';
+import { PaymentCards } from './0003-payment-cards.js';
 
 /** Every migration of the billing database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
   eventStoreMigration,
   { name: '0001-billing-schema', class: BillingSchema },
   { name: '0002-payment-grants-access', class: PaymentGrantsAccess },
+  { name: '0003-payment-cards', class: PaymentCards },
 ];

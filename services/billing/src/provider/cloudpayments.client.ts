@@ -23,6 +23,22 @@ export interface ProviderTransaction {
   status: string;
   subscriptionId: string | null;
   testMode: boolean;
+  /** The card token for later charges (`tk_…`, `success_…` in test mode), when the provider gave one. */
+  token: string | null;
+  cardLastFour: string | null;
+}
+
+/** What `subscriptions/create` needs: the card token, the account, the charge and when it starts. */
+export interface NewProviderSubscription {
+  token: string;
+  accountId: string;
+  description: string;
+  /** Exact decimal (`"299.00"`); sent as the JSON number the API takes (two places are exact as one). */
+  amount: string;
+  currency: string;
+  startDate: Date;
+  /** Months between charges (`Interval: Month`, `Period`), as the widget's recurrent sets them. */
+  months: number;
 }
 
 interface Envelope<M> {
@@ -60,6 +76,8 @@ export class CloudPaymentsClient {
       status: String(m.Status ?? ''),
       subscriptionId: text(m.SubscriptionId),
       testMode: m.TestMode === true,
+      token: text(m.Token),
+      cardLastFour: text(m.CardLastFour),
     };
   }
 
@@ -74,7 +92,44 @@ export class CloudPaymentsClient {
     });
   }
 
-  private async post<M>(path: string, body: unknown, reviver?: FetchJsonOptions['reviver']): Promise<Envelope<M>> {
+  /**
+   * `subscriptions/cancel`: stops a provider subscription's charges. One the provider no longer knows, or has
+   * already ended, has nothing left to charge: that is success too (a repeat after a lost answer).
+   */
+  async cancelSubscription(id: string): Promise<void> {
+    const res = await this.post<unknown>('/subscriptions/cancel', { Id: id });
+    if (!res.Success && !/not found|cancel|reject|expire/i.test(res.Message ?? '')) {
+      throw new ProviderError('cloudpayments', 'bad_payload', `subscriptions/cancel failed: ${res.Message ?? 'no message'}`);
+    }
+  }
+
+  /**
+   * `subscriptions/create`: a new recurring charge of the card behind `token`, first on `startDate`. `requestId`
+   * goes as `X-Request-ID` (the provider keeps the result an hour): two resumes of one cancellation racing, or a
+   * retry after a lost answer, get the one subscription, never two charging the card.
+   */
+  async createSubscription(s: NewProviderSubscription, requestId: string): Promise<string> {
+    const res = await this.post<Record<string, unknown>>(
+      '/subscriptions/create',
+      {
+        Token: s.token,
+        AccountId: s.accountId,
+        Description: s.description,
+        Amount: Number(s.amount),
+        Currency: s.currency,
+        RequireConfirmation: false,
+        StartDate: s.startDate.toISOString(),
+        Interval: 'Month',
+        Period: s.months,
+      },
+      undefined,
+      { 'x-request-id': requestId },
+    );
+    if (!res.Success || !res.Model?.Id) throw new ProviderError('cloudpayments', 'bad_payload', `subscriptions/create failed: ${res.Message ?? 'no subscription in the answer'}`);
+    return String(res.Model.Id);
+  }
+
+  private async post<M>(path: string, body: unknown, reviver?: FetchJsonOptions['reviver'], headers: Record<string, string> = {}): Promise<Envelope<M>> {
     const o = this.opts;
     const auth = Buffer.from(`${o.publicId}:${o.apiSecret}`).toString('base64');
     const res = await fetchJson<Envelope<M>>(`${o.baseUrl.replace(/\/$/, '')}${path}`, {
@@ -84,7 +139,7 @@ export class CloudPaymentsClient {
       backoffMs: o.backoffMs,
       ...(o.logger ? { logger: o.logger } : {}),
       ...(reviver ? { reviver } : {}),
-      init: { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}` } },
+      init: { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}`, ...headers } },
     });
     if (!res || typeof res !== 'object' || typeof res.Success !== 'boolean') {
       throw new ProviderError('cloudpayments', 'bad_payload', `${path}: answer has no Success flag`);

@@ -1,5 +1,5 @@
 import type { BillingEvent } from '@invest/contracts';
-import { type CommandResult, type Db, eventIdFor, handleCommand } from '@invest/platform';
+import { type CommandResult, type Db, eventIdFor, handleCommand, readStream, type SqlClient } from '@invest/platform';
 import { type BillingCommand, type BillingState, billingDecider, userStream } from './subscription.decider.js';
 import { projectBillingEvent } from './subscription.projection.js';
 
@@ -24,4 +24,10 @@ export function runBillingCommand(db: Db, command: BillingCommand, eventIds?: st
     for (const [i, event] of result.newEvents.entries()) await projectBillingEvent(tx, event, first + i);
     return result;
   });
+}
+
+/** A user's billing state as the stream has it now (to check a command before asking the provider). */
+export async function readBillingState(db: SqlClient, userId: string): Promise<BillingState> {
+  const events = await readStream(db, userStream(userId));
+  return events.reduce((state, e) => billingDecider.evolve(state, { type: e.type, data: e.data } as BillingEvent), billingDecider.initialState());
 }

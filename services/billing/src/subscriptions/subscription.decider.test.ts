@@ -297,4 +297,54 @@ describe('billing decider', () => {
     const state = [...history, removed].reduce(billingDecider.evolve, billingDecider.initialState());
     expect(currentSubscription(state)).toBeUndefined();
   });
+
+  describe('cancel and resume by the user', () => {
+    const history = [recorded(), started({ externalId: 'sc_1' })];
+    const cancel: BillingCommand = { type: 'CancelByUser', userId: '42', now };
+    const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'user_cancelled', at } };
+    const resume: BillingCommand = { type: 'Resume', userId: '42', externalId: 'sc_2', now };
+    const resumed: BillingEvent = { type: 'SubscriptionResumed', data: { version: 1, userId: '42', subscriptionId: SUB1, externalId: 'sc_2', at } };
+
+    it('a cancel of a running subscription cancels it; it stays usable until its end; a repeat changes nothing', () => {
+      spec.given(history).when(cancel).then([cancelled]);
+      spec.given([...history, cancelled]).when(cancel).thenNothingHappened();
+      const state = [...history, cancelled].reduce(billingDecider.evolve, billingDecider.initialState());
+      expect(currentSubscription(state)).toMatchObject({ status: 'cancelled', endsAt: '2026-04-10T12:00:00.000Z', externalId: 'sc_1' });
+    });
+
+    it('a cancel the provider already reported (the payer cancelled on its site) changes nothing', () => {
+      const byProvider: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_cancelled', at } };
+      spec.given([...history, byProvider]).when(cancel).thenNothingHappened();
+    });
+
+    it('nothing to cancel: no subscription, an ended one, or a complimentary one with no end is a 422', () => {
+      spec.given().when(cancel).thenThrows(expect.objectContaining({ code: 'validation_failed', errors: { subscription: ['You have no running paid subscription to cancel.'] } }) as never);
+      spec.given(history).when({ ...cancel, now: new Date('2026-04-10T12:00:00.001Z') }).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
+      spec
+        .given([started({ planCode: 'free-forever', endsAt: null })])
+        .when(cancel)
+        .thenThrows(expect.objectContaining({ code: 'validation_failed', errors: { subscription: ['A complimentary plan has no recurring charge to cancel.'] } }) as never);
+    });
+
+    it('a resume before the end makes it active on the new provider subscription; the cancelled one is never linked again', () => {
+      spec.given([...history, cancelled]).when(resume).then([resumed]);
+      const state = [...history, cancelled, resumed].reduce(billingDecider.evolve, billingDecider.initialState());
+      expect(currentSubscription(state)).toMatchObject({ status: 'active', endsAt: '2026-04-10T12:00:00.000Z', externalId: 'sc_2', formerExternalIds: ['sc_1'] });
+      // A late Recurrent notification of the cancelled provider subscription changes nothing.
+      spec
+        .given([...history, cancelled, resumed])
+        .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_1', terms: null, plans, reason: 'provider_cancelled', now })
+        .thenNothingHappened();
+    });
+
+    it('a resume of an active subscription (a repeat) changes nothing; after the end it is a 409, with none a 422', () => {
+      spec.given(history).when(resume).thenNothingHappened();
+      spec.given([...history, cancelled, resumed]).when(resume).thenNothingHappened();
+      spec
+        .given([...history, cancelled])
+        .when({ ...resume, now: new Date('2026-04-10T12:00:00.000Z') })
+        .thenThrows(expect.objectContaining({ code: 'conflict' }) as never);
+      spec.given().when(resume).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
+    });
+  });
 });

@@ -88,6 +88,10 @@ export type BillingCommand =
       reason: 'provider_cancelled' | 'provider_rejected' | 'provider_expired';
       now: Date;
     }
+  /** `POST /api/subscription/cancel`, after the provider's subscription was cancelled (or none was found). */
+  | { type: 'CancelByUser'; userId: string; now: Date }
+  /** `POST /api/subscription/resume`, after a new provider subscription (`externalId`) was created to start at the end. */
+  | { type: 'Resume'; userId: string; externalId: string; now: Date }
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
@@ -129,6 +133,28 @@ export function isPaymentRecorded(state: BillingState, ids: { transactionId: str
 }
 
 const DAY_MS = 86_400_000;
+
+/**
+ * What `POST /api/subscription/cancel` would cancel: the current subscription when it is paid and running,
+ * `already` when it is cancelled and still runs (a repeat changes nothing), or the error to answer.
+ */
+export function cancellable(state: BillingState, now: Date): SubscriptionState | 'already' | ServiceError {
+  const current = currentSubscription(state);
+  if (!current || !isRunning(current, now)) return ServiceError.validation({ subscription: ['You have no running paid subscription to cancel.'] });
+  if (current.endsAt === null) return ServiceError.validation({ subscription: ['A complimentary plan has no recurring charge to cancel.'] });
+  return current.status === 'cancelled' ? 'already' : current;
+}
+
+/**
+ * What `POST /api/subscription/resume` would resume: the current subscription when it is cancelled and still
+ * runs, `already` when it is active (a repeat changes nothing), or the error to answer.
+ */
+export function resumable(state: BillingState, now: Date): SubscriptionState | 'already' | ServiceError {
+  const current = currentSubscription(state);
+  if (!current) return ServiceError.validation({ subscription: ['You have no subscription to resume.'] });
+  if (!isRunning(current, now)) return ServiceError.conflict(`Your subscription ended on ${current.endsAt}; it cannot be resumed. Subscribe again to get a paid plan.`, { ends_at: current.endsAt });
+  return current.status === 'active' ? 'already' : current;
+}
 
 /**
  * Whether a provider subscription found by the account is the one our subscription's run began with: it
@@ -225,6 +251,18 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       const link = found.links ? { externalId: command.externalId } : {};
       return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: found.sub.id, reason: command.reason, ...link, at } }];
     }
+    case 'CancelByUser': {
+      const sub = cancellable(state, command.now);
+      if (sub instanceof ServiceError) throw sub;
+      if (sub === 'already') return [];
+      return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, reason: 'user_cancelled', at } }];
+    }
+    case 'Resume': {
+      const sub = resumable(state, command.now);
+      if (sub instanceof ServiceError) throw sub;
+      if (sub === 'already') return [];
+      return [{ type: 'SubscriptionResumed', data: { version: 1, userId: command.userId, subscriptionId: sub.id, externalId: command.externalId, at } }];
+    }
     case 'Reconcile': {
       const events: BillingEvent[] = [];
       let linking = false;
@@ -281,6 +319,8 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     }
     case 'SubscriptionCancelled':
       return touch(event.data.subscriptionId, { status: 'cancelled', ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
+    case 'SubscriptionResumed':
+      return touch(event.data.subscriptionId, { status: 'active', externalId: event.data.externalId });
     case 'SubscriptionReconciled':
       return touch(event.data.subscriptionId, { status: event.data.status, endsAt: event.data.endsAt, ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
     case 'SubscriptionRemoved': {

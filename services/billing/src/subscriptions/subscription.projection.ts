@@ -51,6 +51,11 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
       ]);
       return;
     }
+    case 'SubscriptionResumed': {
+      const d = event.data;
+      await tx.query('update subscriptions set status_id = $2, external_id = $3, updated_at = $4, stream_version = $5 where id = $1', [d.subscriptionId, STATUS_ID.active, d.externalId, d.at, streamVersion]);
+      return;
+    }
     case 'SubscriptionReconciled': {
       const d = event.data;
       await tx.query('update subscriptions set status_id = $2, ends_at = $3, updated_at = $4, stream_version = $5, external_id = coalesce($6, external_id) where id = $1', [

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for CloudPayments (shared/reference/cloudpayments.md), speaking its wire format: the API
- * (`/payments/find`, `/subscriptions/find`, `/test`; POST, JSON, HTTP Basic, `{Success, Message, Model}`),
+ * (`/payments/find`, `/subscriptions/find`, `/subscriptions/cancel`, `/subscriptions/create` with `X-Request-ID`, `/test`; POST, JSON, HTTP Basic, `{Success, Message, Model}`),
  * and a notifier that sends correctly signed Pay notifications as form bodies with lower-case escapes, as
  * the provider does. Tests queue payments and faults; the demo's `/demo/pay` makes a payment and notifies
  * the gateway, so a person can try the whole flow with curl.
@@ -19,6 +19,10 @@ export interface FakePayment {
   Status: 'Completed' | 'Authorized' | 'Declined' | 'Cancelled' | 'AwaitingAuthentication';
   SubscriptionId: string | null;
   TestMode: boolean;
+  /** The card token for later charges (test mode: `success_…`); `subscriptions/create` takes it. */
+  Token?: string | null;
+  /** `4242` when not set. */
+  CardLastFour?: string;
 }
 
 export interface FakeSubscription {
@@ -33,6 +37,9 @@ export interface FakeSubscription {
   NextTransactionDateIso: string | null;
   /** Its first scheduled charge, UTC without a zone marker (as the provider answers it). */
   StartDateIso?: string | null;
+  /** The card token it charges (`subscriptions/create`). */
+  Token?: string | null;
+  Description?: string;
 }
 
 export interface FakeCloudPaymentsOptions {
@@ -56,6 +63,11 @@ export interface FakeCloudPayments {
   /** Answer the next `n` API calls with HTTP 503 (`Infinity`: down until set to 0). */
   failNext(n: number): void;
   addPayment(p: Partial<FakePayment> & { AccountId: string | null; Amount: number }): FakePayment;
+  /**
+   * The payer cancels a subscription on the provider's site (my.cloudpayments.ru): its status becomes Cancelled and
+   * the signed Recurrent notification goes to `url` (the gateway's `/api/provider/recurrent`).
+   */
+  cancelByPayer(id: string, url: string): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
 
@@ -148,14 +160,14 @@ export function payNotificationFields(p: FakePayment, extra: Record<string, stri
     IpCountry: 'RU',
     IpCity: 'Нижний Новгород',
     CardFirstSix: '424242',
-    CardLastFour: '4242',
+    CardLastFour: p.CardLastFour ?? '4242',
     CardType: 'Visa',
     CardExpDate: '12/27',
     Issuer: 'CloudPayments',
     IssuerBankCountry: 'RU',
     Description: 'Тариф',
     AuthCode: 'A1B2C3',
-    Token: '',
+    Token: p.Token ?? '',
     TestMode: p.TestMode ? 1 : 0,
     Status: p.Status,
     GatewayName: 'Test',
@@ -163,6 +175,28 @@ export function payNotificationFields(p: FakePayment, extra: Record<string, stri
     TotalFee: 0,
     Rrn: '',
     ...extra,
+  };
+}
+
+/** The fields of a Recurrent notification of a subscription, as the provider sends them when its status changes. */
+export function recurrentNotificationFields(s: FakeSubscription): Record<string, string | number | null> {
+  return {
+    Id: s.Id,
+    AccountId: s.AccountId,
+    Description: s.Description ?? 'Тариф',
+    Email: 'anna@example.org',
+    Amount: s.Amount.toFixed(2),
+    Currency: s.Currency,
+    RequireConfirmation: 0,
+    StartDate: (s.StartDateIso ?? '').replace('T', ' '),
+    Interval: s.Interval,
+    Period: s.Period ?? 1,
+    Status: s.Status,
+    SuccessfulTransactionsNumber: 1,
+    FailedTransactionsNumber: 0,
+    MaxPeriods: '',
+    LastTransactionDate: '',
+    NextTransactionDate: (s.NextTransactionDateIso ?? '').replace('T', ' '),
   };
 }
 
@@ -194,11 +228,23 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
   const payments: FakePayment[] = [];
   const subscriptions: FakeSubscription[] = [];
   const requests: FakeCloudPayments['requests'] = [];
+  /** Answers by `X-Request-ID` (the provider keeps them an hour): a repeated request gets the first answer. */
+  const answered = new Map<string, unknown>();
   let failures = 0;
   const expectedAuth = `Basic ${Buffer.from(`${opts.publicId}:${opts.apiSecret}`).toString('base64')}`;
 
   const addPayment: FakeCloudPayments['addPayment'] = (p) => {
-    const payment: FakePayment = { TransactionId: nextTransactionId++, Currency: 'RUB', InvoiceId: null, Status: 'Completed', SubscriptionId: null, TestMode: true, ...p };
+    const payment: FakePayment = {
+      TransactionId: nextTransactionId++,
+      Currency: 'RUB',
+      InvoiceId: null,
+      Status: 'Completed',
+      SubscriptionId: null,
+      TestMode: true,
+      Token: `success_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+      CardLastFour: '4242',
+      ...p,
+    };
     payments.push(payment);
     return payment;
   };
@@ -274,6 +320,49 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
             ? send(res, 200, { Success: true, Message: null, Model: { ...found, CreatedDateIso: new Date().toISOString().slice(0, 19) } })
             : send(res, 200, { Success: false, Message: 'Not found' });
         }
+        case '/subscriptions/cancel': {
+          const sub = subscriptions.find((x) => x.Id === String(body.Id ?? ''));
+          if (!sub) return send(res, 200, { Success: false, Message: 'Not found' });
+          sub.Status = 'Cancelled';
+          sub.NextTransactionDateIso = null;
+          return send(res, 200, { Success: true, Message: null });
+        }
+        case '/subscriptions/create': {
+          const requestId = req.headers['x-request-id'];
+          const key = typeof requestId === 'string' ? requestId : undefined;
+          if (key && answered.has(key)) return send(res, 200, answered.get(key));
+          const token = String(body.Token ?? '');
+          const interval = body.Interval;
+          const start = typeof body.StartDate === 'string' ? new Date(body.StartDate) : new Date(NaN);
+          const problem = !payments.some((p) => p.Token === token && token !== '')
+            ? 'Token not found'
+            : !body.AccountId || typeof body.Amount !== 'number' || !(body.Amount > 0) || !body.Currency
+              ? 'AccountId, Amount and Currency are required'
+              : interval !== 'Day' && interval !== 'Week' && interval !== 'Month'
+                ? 'Interval must be Day, Week or Month'
+                : Number.isNaN(start.getTime())
+                  ? 'StartDate is invalid'
+                  : undefined;
+          if (problem) return send(res, 200, { Success: false, Message: problem });
+          const iso = start.toISOString().slice(0, 19);
+          const sub: FakeSubscription = {
+            Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
+            AccountId: String(body.AccountId),
+            Amount: body.Amount as number,
+            Currency: String(body.Currency),
+            Status: 'Active',
+            Interval: 'Month',
+            Period: Number(body.Period) || 1,
+            NextTransactionDateIso: iso,
+            StartDateIso: iso,
+            Token: token,
+            Description: String(body.Description ?? ''),
+          };
+          subscriptions.push(sub);
+          const answer = { Success: true, Message: null, Model: { ...sub, StartDate: `/Date(${start.getTime()})/`, Status: 'Active', StatusCode: 0 } };
+          if (key) answered.set(key, answer);
+          return send(res, 200, answer);
+        }
         case '/subscriptions/find': {
           const accountId = String(body.accountId ?? '');
           return send(res, 200, { Success: true, Message: null, Model: subscriptions.filter((s) => s.AccountId === accountId) });
@@ -296,6 +385,13 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
       failures = n;
     },
     addPayment,
+    async cancelByPayer(id, notifyUrl) {
+      const sub = subscriptions.find((x) => x.Id === id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      sub.Status = 'Cancelled';
+      sub.NextTransactionDateIso = null;
+      return sendSignedNotification(notifyUrl, recurrentNotificationFields(sub), opts.apiSecret);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -17,6 +17,11 @@ import { parseBody } from '../validation/request-input.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it.' } } };
 
+const unprocessable = (example: string) => ({
+  type: 'object',
+  properties: { message: { type: 'string', example }, errors: { type: 'object', properties: { subscription: { type: 'array', items: { type: 'string', example } } } } },
+});
+
 /** Plans (public) and the signed-in user's subscription and payments: subscribe after a widget payment, sync with the provider. */
 export function createSubscriptionsController({ rpc, auth }: { rpc: RpcClient; auth: JwtAuthGuard }) {
   @ApiTags('subscriptions')
@@ -69,6 +74,39 @@ export function createSubscriptionsController({ rpc, auth }: { rpc: RpcClient; a
     @ApiCommonErrors({ auth: true, validation: true })
     subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
       return rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
+    }
+
+    @Post('subscription/cancel')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'Cancel the recurring charge',
+      description:
+        'Cancels the provider subscription (`subscriptions/cancel`); the subscription stays usable until `ends_at` and answers `status: "cancelled"`. A repeat changes nothing. 503 when the provider cannot be reached (nothing changed).',
+    })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiResponse({ status: 422, description: 'No running paid subscription (or a complimentary one, which has no charge).', schema: unprocessable('You have no running paid subscription to cancel.') })
+    @ApiCommonErrors({ auth: true })
+    cancel(): Promise<SubscriptionReply> {
+      return rpc.request(Subjects.billing.subscriptionCancel, {}, { timeoutMs: 30_000 });
+    }
+
+    @Post('subscription/resume')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'Resume a cancelled subscription before it ends',
+      description:
+        'Creates a new provider subscription (`subscriptions/create`) charging the card last paid with from `ends_at` on; the cancelled one is never reactivated. Answers `status: "active"`; a repeat changes nothing. 503 when the provider cannot be reached (nothing changed).',
+    })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiResponse({ status: 409, description: 'The subscription has ended, or no card is saved to charge again.', schema: { type: 'object', properties: { message: { type: 'string', example: 'Your subscription ended on 2026-12-27T10:00:00.000Z; it cannot be resumed. Subscribe again to get a paid plan.' } } } })
+    @ApiResponse({ status: 422, description: 'No subscription to resume.', schema: unprocessable('You have no subscription to resume.') })
+    @ApiCommonErrors({ auth: true })
+    resume(): Promise<SubscriptionReply> {
+      return rpc.request(Subjects.billing.subscriptionResume, {}, { timeoutMs: 30_000 });
     }
 
     @Post('sync-subscription')
