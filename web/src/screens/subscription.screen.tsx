@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError } from '../api/api-error';
 import { type Answer, api } from '../api/client';
+import { ConfirmDialog } from '../components/confirm-dialog';
 import { FormError } from '../components/form-bits';
 import { Link } from '../components/link';
 import { showToast } from '../components/toast';
@@ -81,15 +82,25 @@ function Subscription() {
           ) : subscription ? (
             <>
               <strong data-testid="subscription-plan">{names.plan(subscription.plan)}</strong> ·{' '}
-              <span data-testid="subscription-state">
-                {subscription.usable ? t('активна', 'active') : subscription.status === 'cancelled' ? t('отменена', 'cancelled') : t('неактивна', 'inactive')}
-              </span>
-              {subscription.ends_at && (
-                <span className="muted">
-                  {' '}
-                  · {t('до', 'until')} {formatDateTime(subscription.ends_at, locale)}
+              {subscription.usable && subscription.status === 'cancelled' && subscription.ends_at ? (
+                // Cancelled but paid for: usable to the end, and can still be resumed before it.
+                <span data-testid="subscription-state">
+                  {t(`Подписка отменена, действует до ${formatDateTime(subscription.ends_at, locale)}`, `Subscription cancelled, active until ${formatDateTime(subscription.ends_at, locale)}`)}
                 </span>
+              ) : (
+                <>
+                  <span data-testid="subscription-state">
+                    {subscription.usable ? t('активна', 'active') : subscription.status === 'cancelled' ? t('отменена', 'cancelled') : t('неактивна', 'inactive')}
+                  </span>
+                  {subscription.ends_at && (
+                    <span className="muted">
+                      {' '}
+                      · {t('до', 'until')} {formatDateTime(subscription.ends_at, locale)}
+                    </span>
+                  )}
+                </>
               )}
+              <RenewalActions subscription={subscription} onChange={setSubscription} />
             </>
           ) : (
             <span data-testid="subscription-state">{t('Бесплатный тариф', 'Free plan')}</span>
@@ -149,6 +160,63 @@ function Subscription() {
         />
       )}
     </section>
+  );
+}
+
+/**
+ * Cancel (asked first) while a paid subscription renews itself; resume while a cancelled one still runs. Both
+ * answer the subscription as it is now; a refusal (422/409, in the server's words) is shown beside the button.
+ */
+function RenewalActions({ subscription, onChange }: { subscription: NonNullable<Subscription>; onChange: (s: Subscription) => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!subscription.usable || !subscription.plan.paid || !subscription.ends_at) return null;
+  const endsAt = formatDateTime(subscription.ends_at, locale);
+
+  const resume = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChange((await api.post('/api/subscription/resume')).data);
+      showToast(t('Подписка возобновлена', 'Subscription resumed'), 'success');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="actions" style={{ marginTop: 8 }}>
+      {subscription.status === 'cancelled' ? (
+        <button type="button" data-testid="subscription-resume" disabled={busy} onClick={() => void resume()}>
+          {t('Возобновить подписку', 'Resume the subscription')}
+        </button>
+      ) : (
+        <button type="button" className="secondary" data-testid="subscription-cancel" onClick={() => setAsking(true)}>
+          {t('Отменить подписку', 'Cancel the subscription')}
+        </button>
+      )}
+      <FormError error={error} testId="subscription-action-error" />
+      {asking && (
+        <ConfirmDialog
+          title={t('Отменить подписку?', 'Cancel the subscription?')}
+          message={t(
+            `Автопродление отключится, новых списаний не будет. Подписка действует до ${endsAt}; до этой даты её можно возобновить.`,
+            `Automatic renewal stops and nothing more is charged. The subscription stays active until ${endsAt}; you can resume it until then.`,
+          )}
+          confirmLabel={t('Отменить подписку', 'Cancel the subscription')}
+          onConfirm={async () => {
+            onChange((await api.post('/api/subscription/cancel')).data);
+            showToast(t('Подписка отменена', 'Subscription cancelled'), 'success');
+          }}
+          onClose={() => setAsking(false)}
+        />
+      )}
+    </div>
   );
 }
 
