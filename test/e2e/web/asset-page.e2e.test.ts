@@ -115,7 +115,7 @@ describe('asset page', () => {
     await page.locator('[data-testid="asset-figures"]').waitFor();
     await page.locator('[data-testid="asset-position-total"]').waitFor();
     expect(await page.locator('[data-testid="asset-position-total"]').innerText()).toMatch(/^15 шт\./);
-    await expect.poll(() => page.locator('[data-testid="asset-alert"]').allInnerTexts()).toEqual([expect.stringMatching(/цена >= 1\s?000/)]);
+    await expect.poll(() => page.locator('[data-testid="asset-alert"]').allInnerTexts()).toEqual([expect.stringMatching(/цена ≥ 1\s?000/)]);
     await page.locator('[data-testid="asset-chart"]').waitFor();
     await fitsWidth(page, 390);
     // A missing built file under /assets/ is still a 404, never the app's page.

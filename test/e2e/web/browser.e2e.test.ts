@@ -9,8 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { formatCompactMoney } from '../../../web/src/format/number-format.js';
+import { categoryName } from '../../../web/src/format/catalog-names.js';
+import { FIGURE_HINTS, type FigureHint } from '../../../web/src/screens/portfolio-figures.js';
 import { paintTimings, recordScripts, screenshot } from '../support/browser.js';
 import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
+import { latinWords, oneSpace, ruCountry, ruDateTime, ruMoney, ruNumber, ruPercent, ruShares } from '../support/ru-text.js';
 import type { WebStack } from '../support/web-stack.js';
 
 let stack: WebStack;
@@ -379,5 +383,271 @@ describe('performance budget of the screener page (Lighthouse-style, this browse
     console.info(`[budget] screener FCP ${fcps.map((f) => `${Math.round(f)} ms`).join(', ')} (LCP ${lcps.map((f) => `${Math.round(f)} ms`).join(', ')}); JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${scripts.length} files`);
     expect(Math.min(...fcps)).toBeLessThan(FCP_BUDGET_MS);
     expect(jsBytes).toBeLessThan(JS_BUDGET_GZIP_BYTES);
+  });
+});
+
+describe('in Russian: what the screens say is what the API answers', () => {
+  /** A call to the gateway as the Russian client makes it (accept-language ru), which must succeed. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
+  async function ruApi(method: string, path: string, opts: { user?: string; body?: unknown } = {}): Promise<any> {
+    const r = await stack.api(method, path, { ...opts, headers: { 'accept-language': 'ru' } });
+    expect(r.status, `${method} ${path}: ${r.text}`).toBeLessThan(300);
+    return r.body;
+  }
+  const MOSCOW = 'Europe/Moscow';
+  /** An element in the page as these tests read it (the tests have no DOM types). */
+  type Shown = { innerText: string };
+  const VIEWS = [
+    { tag: 'desktop', width: 1440, height: 900 },
+    { tag: 'phone', width: 390, height: 844 },
+  ];
+  /** The page's visible text in Latin words that are not tickers, codes or the names the API gives. */
+  const englishOn = async (page: Page, selector: string, allowed: readonly string[] = []) => latinWords(await page.locator(selector).innerText(), allowed);
+
+  it('screener: the rows carry the API\'s tickers, names, prices and changes in Russian digits, under Russian headers, with the count in words', async () => {
+    type Row = {
+      asset: string;
+      name: string;
+      currency: string;
+      current_rate: number | null;
+      price_change_percentage_24h: number | null;
+      price_change_percentage_7d: number | null;
+      dividend_yield: number | null;
+      market_cap: number | null;
+      trading_volume: number | null;
+      updated_at: string;
+      category: { slug: string; name: string };
+      country: { code: string; name: string } | null;
+    };
+    const query = (q: Record<string, string> = {}) => new URLSearchParams({ page: '1', per_page: '25', sort: 'market_cap', direction: 'desc', ...q });
+    for (const view of VIEWS) {
+      const page = await freshPage({ locale: 'ru-RU', width: view.width, height: view.height, timeZone: MOSCOW });
+      await page.goto(stack.base + '/');
+      const answer = (await ruApi('GET', `/api/public/shares?${query()}`)) as { data: Row[]; meta: { total: number; current_page: number; last_page: number } };
+      await expectRows(page, answer.data.map((r) => r.asset), `the default view at ${view.width} px`);
+      const shown = await page.locator('[data-testid="screener-row"]').evaluateAll((rows) =>
+        rows.map((r) => {
+          const cell = (id: string) => (r.querySelector(`[data-testid="${id}"]`) as unknown as Shown | null)?.innerText ?? null;
+          return {
+            asset: cell('cell-asset'),
+            name: (r.querySelector('td.sticky > div.muted') as unknown as Shown | null)?.innerText ?? null,
+            price: cell('cell-current_rate'),
+            day: cell('cell-price_change_percentage_24h'),
+            week: cell('cell-price_change_percentage_7d'),
+            yield: cell('cell-dividend_yield'),
+            cap: cell('cell-market_cap'),
+            volume: cell('cell-trading_volume'),
+            category: cell('cell-category'),
+            country: cell('cell-country'),
+          };
+        }),
+      );
+      const spaced = (o: Record<string, string | null>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v === null ? null : oneSpace(v)]));
+      expect(shown.map(spaced)).toEqual(
+        answer.data.map((r) => ({
+          asset: r.asset,
+          name: r.name,
+          price: ruMoney(r.current_rate, r.currency),
+          day: ruPercent(r.price_change_percentage_24h),
+          week: ruPercent(r.price_change_percentage_7d),
+          yield: ruPercent(r.dividend_yield, false),
+          cap: oneSpace(formatCompactMoney(r.market_cap, 'RUB', 'ru')),
+          volume: oneSpace(formatCompactMoney(r.trading_volume, r.currency, 'ru')),
+          category: categoryName('ru', r.category),
+          country: r.country ? ruCountry(r.country.code) : '—',
+        })),
+      );
+      // The data really has changes both ways, so a lost sign or an English decimal point shows.
+      expect(answer.data.some((r) => (r.price_change_percentage_24h ?? 0) > 0) && answer.data.some((r) => (r.price_change_percentage_24h ?? 0) < 0)).toBe(true);
+      const headers = await page.locator('[data-testid="screener-table"] thead th').evaluateAll((ths) => ths.map((th) => (th as unknown as Shown).innerText));
+      expect(headers.map((h) => oneSpace(h.replace(/[▲▼↕]/g, '')))).toEqual(['Акция', 'Цена', '24 ч', '7 дн', 'Див. доходность', 'Капитализация', 'Объём торгов', 'Категория', 'Страна', '']);
+      const newest = answer.data.map((r) => r.updated_at).sort().at(-1)!;
+      expect(oneSpace(await page.locator('[data-testid="screener-as-of"]').innerText())).toBe(`Данные на ${ruDateTime(newest, MOSCOW)}`);
+      const m = answer.meta;
+      expect(oneSpace(await page.locator('[data-testid="pager-status"]').innerText())).toBe(`Стр. ${m.current_page} из ${m.last_page} · ${ruShares(m.total)}`);
+      expect(await englishOn(page, '[data-testid="screener"]', answer.data.flatMap((r) => r.name.split(/[^A-Za-z]+/)))).toEqual([]);
+      await screenshot(page, `screener-ru-${view.tag}`);
+    }
+
+    // The count's word follows the number (1 акция, 2 акции, 5 акций) in filtered views too.
+    const page = await freshPage({ locale: 'ru-RU' });
+    const categories = ((await ruApi('GET', '/api/public/shares/categories')).data as { slug: string; shares_count: number }[]).filter((c) => c.shares_count > 0);
+    for (const q of [{ search: 'Сбер' }, ...categories.map((c) => ({ category: c.slug }))]) {
+      const total = ((await ruApi('GET', `/api/public/shares?${query(q)}`)).meta as { total: number }).total;
+      await page.goto(`${stack.base}/?${new URLSearchParams(q)}`);
+      await expect.poll(async () => oneSpace(`${await page.locator('[data-testid="pager-total"]').textContent()} ${await page.locator('[data-testid="pager-total-word"]').textContent()}`), { message: JSON.stringify(q) }).toBe(ruShares(total));
+    }
+  });
+
+  it('portfolio: the header figures and the holdings equal the API in Russian, every figure with its Russian tooltip', async () => {
+    const user = newUser();
+    const id = ((await ruApi('POST', '/api/portfolios', { user, body: { name: 'Портфель по-русски', currency_code: 'RUB' } })).data as { id: number }).id;
+    const deal = (type: string, quantity: number, price: number, date: string, commission = 0) =>
+      ruApi('POST', `/api/portfolios/${id}/deals`, { user, body: { type, assetable: stack.share('GAZP'), quantity, price, commission, date } });
+    // Bought twice at prices far from the rate, part sold: a gain (or a loss), a realised result and an average price with a fraction.
+    await deal('buy', 1000, 101.37, '2024-01-10', 15);
+    await deal('buy', 250, 187.11, '2024-02-12', 4);
+    await deal('sell', 125, 199.9, '2024-03-15', 3);
+    for (const view of VIEWS) {
+      const page = await freshPage({ locale: 'ru-RU', width: view.width, height: view.height, timeZone: MOSCOW });
+      await signIn(page, user);
+      await page.goto(`${stack.base}/portfolios/${id}`);
+      await page.locator('[data-testid="holdings-table"]').waitFor();
+      await page.locator('[data-testid="metric-networth"]').waitFor();
+      type Holdings = {
+        rows: { ticker: string; title: string; open: boolean; quantity: number; average_price: number; current_price: number | null; value: number; gain: number; gain_percentage: number | null; day_change: number | null; day_change_percentage: number | null; weight: number; dividends: number; currency: string | null }[];
+        totals: { currency: string; value: number; invested: number; gain: number; gain_percentage: number | null; realised: number };
+      };
+      const h = (await ruApi('GET', `/api/portfolios/${id}/holdings`, { user })).data as Holdings;
+      const listed = ((await ruApi('GET', '/api/portfolios', { user })).data as { id: number; value: number; gain: number }[]).find((p) => p.id === id)!;
+      const stats = (await ruApi('GET', `/api/portfolios/${id}/statistics`, { user })).data.totals as { totalCurrentNetworth: number; totalSpent: number; totalCurrentIncome: number };
+      // One set of figures: the list, the statistics and the holdings agree, and the page shows them.
+      expect([listed.value, listed.gain, stats.totalCurrentNetworth, stats.totalSpent, stats.totalCurrentIncome]).toEqual([h.totals.value, h.totals.gain, h.totals.value, h.totals.invested, h.totals.gain]);
+      expect(h.totals.value).toBeGreaterThan(1000);
+      const t = h.totals;
+      const metric = async (testId: string) => {
+        const m = page.locator(`[data-testid="${testId}"]`);
+        return { label: oneSpace((await m.locator('.metric-label').innerText()).replace('?', '')), value: oneSpace(await m.locator('[data-testid="metric-value"]').innerText()) };
+      };
+      expect(await metric('metric-networth')).toEqual({ label: 'Стоимость', value: ruMoney(t.value, t.currency) });
+      expect(await metric('metric-invested')).toEqual({ label: 'Вложено', value: ruMoney(t.invested, t.currency) });
+      expect(await metric('metric-gain')).toEqual({ label: 'Прибыль', value: `${ruMoney(t.gain, t.currency, true)} (${ruPercent(t.gain_percentage)})` });
+      expect(await metric('metric-realised')).toEqual({ label: 'Реализовано', value: ruMoney(t.realised, t.currency, true) });
+
+      const open = h.rows.filter((r) => r.open);
+      expect(open.map((r) => r.ticker)).toEqual(['GAZP']);
+      for (const r of open) {
+        const cell = async (col: string) => oneSpace(await page.locator(`[data-testid="holding-row"][data-ticker="${r.ticker}"] [data-testid="cell-${col}"]`).innerText());
+        const c = r.currency ?? t.currency;
+        expect({
+          quantity: await cell('quantity'),
+          average_price: await cell('average_price'),
+          current_price: await cell('current_price'),
+          value: await cell('value'),
+          gain: await cell('gain'),
+          day_change: await cell('day_change'),
+          weight: await cell('weight'),
+          dividends: await cell('dividends'),
+        }).toEqual({
+          quantity: ruNumber(r.quantity, 8),
+          average_price: ruMoney(r.average_price, c),
+          current_price: ruMoney(r.current_price, c),
+          value: ruMoney(r.value, c),
+          gain: `${ruMoney(r.gain, c, true)} ${ruPercent(r.gain_percentage)}`,
+          day_change: `${ruMoney(r.day_change, c, true)} ${ruPercent(r.day_change_percentage)}`,
+          weight: ruPercent(r.weight, false),
+          dividends: ruMoney(r.dividends, c),
+        });
+      }
+      expect(oneSpace(await page.locator('[data-testid="total-value"]').innerText())).toBe(ruMoney(t.value, t.currency));
+      const headers = await page.locator('[data-testid="holdings-table"] thead th').evaluateAll((ths) => ths.map((th) => (th as unknown as Shown).innerText));
+      expect(headers.map((x) => oneSpace(x.replace(/[?↑↓]/g, '')))).toEqual(['Актив', 'Стоимость', 'Прибыль', 'За 24 ч', 'Доля', 'Кол-во', 'Ср. цена', 'Цена', 'Дивиденды']);
+
+      // Each "?" explains its figure in Russian: the tooltip it describes itself by is that figure's Russian definition.
+      const hints = await Promise.all(
+        (await page.locator('[data-testid="portfolio-detail"] button.hint').all()).map(async (b) => ({
+          id: await b.getAttribute('data-testid'),
+          label: await b.getAttribute('aria-label'),
+          tip: await page.locator(`[id="${await b.getAttribute('aria-describedby')}"]`).textContent(),
+        })),
+      );
+      const figureOf: Record<string, FigureHint> = {
+        'hint-networth': 'value',
+        'hint-invested': 'invested',
+        'hint-gain': 'gain',
+        'hint-change24h': 'day_change',
+        'hint-dividends': 'dividends',
+        'hint-realised': 'realised',
+        'hint-result': 'result',
+        'hint-xirr': 'xirr',
+        'hint-diversification': 'diversification',
+        'hint-concentration': 'concentration',
+        'hint-effective-positions': 'effective_positions',
+        'hint-largest-position': 'largest_position',
+      };
+      const expected = (hintId: string | null) => FIGURE_HINTS[(hintId && (figureOf[hintId] ?? hintId.replace(/^hint-col-/, ''))) as FigureHint]?.[0];
+      const testedHints = hints.filter((x) => x.id !== null);
+      expect(testedHints.length).toBeGreaterThanOrEqual(20);
+      expect(testedHints.map((x) => [x.id, x.label, x.tip])).toEqual(testedHints.map((x) => [x.id, 'Что это значит', expected(x.id)]));
+      await page.locator('[data-testid="hint-gain"]').click();
+      const tip = page.locator('[role="tooltip"]:visible');
+      await tip.waitFor();
+      expect(await tip.textContent()).toBe(FIGURE_HINTS.gain[0]);
+      expect(await englishOn(page, '[data-testid="portfolio-detail"]', ['XIRR', 'CSV'])).toEqual([]);
+      await page.keyboard.press('Escape');
+      await screenshot(page, `portfolio-ru-${view.tag}`);
+    }
+  });
+
+  it('alerts: each alert is described in Russian as the API has it, and a firing shows the Russian text the inbox API answers', async () => {
+    const user = newUser();
+    const shares = (await ruApi('GET', '/api/public/shares?search=SBER')).data as { asset: string; current_rate: number }[];
+    const rate = shares.find((r) => r.asset === 'SBER')!.current_rate;
+    // A target with a fraction and a thousands group once written in Russian digits.
+    const target = Math.round(rate * 10 * 107) / 100 + 0.37;
+    await ruApi('POST', '/api/price-alert', { user, body: { target_price: target.toFixed(2), assetable: stack.share('SBER'), direction: 'above', name: null } });
+    await ruApi('POST', '/api/price-change-alert', {
+      user,
+      body: { threshold: 5, frequency: 'daily', targetable_type: 'asset', targetable_id: stack.share('GAZP').id, assetable_type_simplified: 'share', name: 'Газпром на 5 %' },
+    });
+    type Alert = { id: number; type: string; name: string | null; is_active: boolean; condition: { operator: string; value: number; cooldown_minutes: number | null }; target: { ticker: string } };
+    const alerts = (await ruApi('GET', '/api/notifications', { user })).data as Alert[];
+    expect(alerts.map((a) => a.type).sort()).toEqual(['price-change', 'price-target']);
+    const conditionOf = (a: Alert) =>
+      a.type === 'price-target'
+        ? `${a.target.ticker} · цена ${a.condition.operator === '>=' ? '≥' : '≤'} ${ruNumber(a.condition.value, 8)}`
+        : `${a.target.ticker} · |изменение за 24 ч| ≥ ${ruPercent(a.condition.value, false)}${a.condition.cooldown_minutes ? ` · ${a.condition.cooldown_minutes === 60 ? 'раз в час' : 'раз в день'}` : ''}`;
+    const alertItems = async (page: Page) =>
+      page.locator('[data-testid="alert-item"]').evaluateAll((items) =>
+        items.map((li) => ({
+          id: Number(li.getAttribute('data-alert-id')),
+          title: (li.querySelector('strong') as unknown as Shown).innerText,
+          condition: (li.querySelector('strong + div') as unknown as Shown).innerText,
+          switch: (li.querySelector('label') as unknown as Shown).innerText,
+        })),
+      );
+    const expectedItems = (list: Alert[]) => list.map((a) => ({ id: a.id, title: a.name ?? a.target.ticker, condition: conditionOf(a), switch: a.is_active ? 'вкл.' : 'выкл.' }));
+    const spacedItems = (items: Awaited<ReturnType<typeof alertItems>>) => items.map((i) => ({ ...i, title: oneSpace(i.title), condition: oneSpace(i.condition), switch: oneSpace(i.switch) }));
+
+    const page = await freshPage({ locale: 'ru-RU', width: 1440, height: 900, timeZone: MOSCOW });
+    await signIn(page, user);
+    await page.locator('[data-testid="nav-notifications"]').click();
+    await expect.poll(async () => spacedItems(await alertItems(page))).toEqual(expectedItems(alerts));
+    await page.locator('html[data-notification-stream="connected"]').waitFor();
+
+    // SBER rises past the target: the toast and the inbox (live, no reload) say what the inbox API answers in Russian.
+    const price = alerts.find((a) => a.type === 'price-target')!;
+    await stack.publishRates([{ ticker: 'SBER', rate: Math.round((target + 5) * 100) / 100, change: 3.4, asOf: new Date() }]);
+    const item = page.locator(`[data-testid="inbox-item"][data-notification-id="${price.id}"]`);
+    await item.waitFor({ timeout: 15_000 });
+    type Firing = { notification_id: number; title: string; body: string; fired_at: string };
+    const inbox = (await ruApi('GET', '/api/notification-events', { user })).data as Firing[];
+    expect(inbox.map((f) => f.notification_id)).toEqual([price.id]);
+    const firing = inbox[0]!;
+    expect(latinWords(`${firing.title} ${firing.body}`), 'the API renders the firing in Russian').toEqual([]);
+    const shownFiring = async () => ({
+      title: oneSpace(await item.locator('[data-testid="inbox-item-title"]').innerText()),
+      body: oneSpace(await item.locator('.muted.small').first().innerText()),
+      at: oneSpace(await item.locator(':scope > span.muted').innerText()),
+    });
+    const expectedFiring = { title: oneSpace(firing.title), body: oneSpace(firing.body), at: ruDateTime(firing.fired_at, MOSCOW) };
+    expect(await shownFiring()).toEqual(expectedFiring);
+    expect(oneSpace(await page.locator('[data-testid="toast-title"]').first().innerText())).toBe(oneSpace(firing.title));
+    // The one-time target switched itself off, and the list says so in Russian.
+    await expect.poll(async () => spacedItems(await alertItems(page))).toEqual(expectedItems((await ruApi('GET', '/api/notifications', { user })).data as Alert[]));
+    expect(spacedItems(await alertItems(page)).find((a) => a.id === price.id)!.switch).toBe('выкл.');
+    expect(await englishOn(page, '[data-testid="notifications"]', ['SBER', 'GAZP'])).toEqual([]);
+    await screenshot(page, 'notifications-ru-desktop');
+
+    // The same after a reload, at phone width.
+    const phone = await freshPage({ locale: 'ru-RU', width: 390, height: 844, timeZone: MOSCOW });
+    await signIn(phone, user);
+    await phone.goto(stack.base + '/notifications');
+    const phoneItem = phone.locator(`[data-testid="inbox-item"][data-notification-id="${price.id}"]`);
+    await phoneItem.waitFor();
+    expect(oneSpace(await phoneItem.locator('[data-testid="inbox-item-title"]').innerText())).toBe(expectedFiring.title);
+    await expect.poll(async () => spacedItems(await alertItems(phone))).toEqual(expectedItems((await ruApi('GET', '/api/notifications', { user })).data as Alert[]));
+    expect(await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
+    await screenshot(phone, 'notifications-ru-phone');
   });
 });

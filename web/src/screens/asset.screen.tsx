@@ -7,6 +7,7 @@ import { DailyMoneyChart, RangeButtons } from '../components/daily-money-chart';
 import { Link } from '../components/link';
 import { categoryName } from '../format/catalog-names';
 import { formatCompactMoney, formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
+import { operatorSign } from '../format/price-target';
 import { useLocale } from '../i18n';
 import { useRoute } from '../router';
 import { useSession } from '../session';
@@ -276,7 +277,7 @@ function UserSide({ asset, alertsKey }: { asset: Asset; alertsKey: number }) {
               <li key={a.id} data-testid="asset-alert">
                 <span>
                   {a.type === 'price-target'
-                    ? `${t('цена', 'price')} ${a.condition.operator} ${formatNumber(a.condition.value, locale, 8)}`
+                    ? `${t('цена', 'price')} ${operatorSign(a.condition.operator)} ${formatNumber(a.condition.value, locale, 8)}`
                     : `|${t('изменение за 24 ч', '24h change')}| ≥ ${formatPercent(a.condition.value, locale, false)}`}
                 </span>
                 <span className="muted small">{a.is_active ? t('вкл.', 'on') : t('выкл.', 'off')}</span>
