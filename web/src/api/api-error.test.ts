@@ -12,8 +12,11 @@ describe('API error mapping', () => {
   it('tells the plan gate from other 403s', () => {
     expect(apiErrorFrom(403, { message: 'Your plan allows 3 active notifications.', code: 'plan_required' }).kind).toBe('plan_required');
     expect(describeError(apiErrorFrom(403, { message: 'Your plan allows 3 active notifications.', code: 'plan_required' }), 'en')).toBe(
-      'Your plan does not allow it: Your plan allows 3 active notifications.',
+      'Your plan allows 3 active notifications.',
     );
+    // The gateway already wrote it in the page's language: shown as it is, with no English after a Russian prefix.
+    const ru = 'На вашем тарифе можно держать включёнными не больше 3 уведомлений. Выключите одно из них или перейдите на платный тариф.';
+    expect(describeError(apiErrorFrom(403, { message: ru, code: 'plan_required' }), 'ru')).toBe(ru);
     expect(apiErrorFrom(403, { message: 'This action is unauthorized.' }).kind).toBe('forbidden');
   });
 

@@ -89,16 +89,16 @@ const TEXTS: Record<Locale, Record<Exclude<ErrorKind, 'validation' | 'conflict' 
 
 /**
  * The sentence a person reads for an error: the server's own message where it explains the case (422, 409, the
- * plan gate), a fixed clear text for the others; a 429 adds when to try again, a 503 whether it may have happened.
+ * plan gate; already in the page's language), a fixed clear text for the others; a 429 adds when to try again, a 503 whether it may have happened.
  */
 export function describeError(err: unknown, locale: Locale): string {
   if (!(err instanceof ApiError)) return TEXTS[locale].server;
   switch (err.kind) {
     case 'validation':
     case 'conflict':
-      return err.message;
     case 'plan_required':
-      return (locale === 'ru' ? 'Нужен платный тариф: ' : 'Your plan does not allow it: ') + err.message;
+      // The gateway words these in the Accept-Language the client sends (the page's locale): shown as they are.
+      return err.message;
     case 'rate_limited': {
       if (!err.resetsAt) return TEXTS[locale].rate_limited;
       const at = new Date(err.resetsAt);

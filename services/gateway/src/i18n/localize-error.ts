@@ -11,6 +11,8 @@ interface Template {
 }
 
 const PLACEHOLDER = /\{(\w+)\}/g;
+/** Placeholders that stand for one word (the values of `must be {first} or {second}.`), so longer sentences stay apart. */
+const ONE_WORD = new Set(['first', 'second', 'third']);
 
 function compile(english: string, russian: string): Template {
   const names: string[] = [];
@@ -19,7 +21,7 @@ function compile(english: string, russian: string): Template {
     .map((part, i) => {
       if (i % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(part);
-      return '(.+?)';
+      return ONE_WORD.has(part) ? '([\\w-]+)' : '(.+?)';
     })
     .join('');
   return { english, russian, pattern: new RegExp(`^${source}$`, 's'), names, literal: english.replace(PLACEHOLDER, '').length };
