@@ -183,6 +183,9 @@ describe('unread count in the navigation and one toast per move', () => {
     // Mark-read on the inbox screen: the badge goes.
     await page.locator('[data-testid="nav-notifications"]').click();
     await page.locator('[data-testid="inbox-unread"]').filter({ hasText: '4' }).waitFor();
+    // Each firing links the asset it is about to its page.
+    const assetLinks = await page.locator('[data-testid="inbox-item"] a[data-testid="inbox-asset"]').evaluateAll((els) => els.map((e) => e.getAttribute('href')));
+    expect(assetLinks.sort()).toEqual(['/assets/share/GAZP', '/assets/share/LKOH', '/assets/share/SBER', '/assets/share/SBER']);
     await page.locator('[data-testid="inbox-mark-all-read"]').click();
     await badge.waitFor({ state: 'detached' });
     expect(await apiUnread(user)).toBe(0);
@@ -207,6 +210,70 @@ describe('unread count in the navigation and one toast per move', () => {
     expect(await toast.locator('[data-testid="toast-title"]').textContent()).toBe('GAZP +6.1%: 2 notifications');
     await expectNoSidewaysScroll(page);
     await screenshot(page, 'unread-badge-toast-phone');
+  });
+});
+
+/** The `data-testid` of the focused element (null: none, or the page itself). */
+const focusedTestId = (page: Page) => page.evaluate("document.activeElement?.getAttribute('data-testid') ?? null") as Promise<string | null>;
+
+/** Presses Tab `times` times, then Shift+Tab as often: the focus never leaves the dialog `testId`. */
+async function expectTabStaysIn(page: Page, testId: string, times: number): Promise<void> {
+  const inside = `!!document.activeElement?.closest('[data-testid="${testId}"]')`;
+  for (const key of ['Tab', 'Shift+Tab']) {
+    for (let i = 0; i < times; i++) {
+      await page.keyboard.press(key);
+      expect(await page.evaluate(inside), `${key} #${i + 1} stays in ${testId}`).toBe(true);
+    }
+  }
+}
+
+describe('alerts list: tickers link to their page, a delete asks first, dialogs keep the focus and give it back', () => {
+  it('Tab stays in the dialog and Escape returns the focus to its button; Cancel and Escape keep the alert, Delete deletes it', async () => {
+    const page = await freshPage({ locale: 'ru-RU' });
+    const user = newUser();
+    await signIn(page, user);
+    await riseAlert(user, 'SBER', 1.5);
+    const [alert] = (await stack.api('GET', '/api/notifications', { user })).body.data as { id: number }[];
+    await page.locator('[data-testid="nav-notifications"]').click();
+    const item = page.locator(`[data-testid="alert-item"][data-alert-id="${alert!.id}"]`);
+    expect(await item.locator('a[data-testid="alert-ticker"]').getAttribute('href')).toBe('/assets/share/SBER');
+
+    // The new-alert dialog (9 controls): more Tabs than controls, each way, and the focus is still inside.
+    await page.locator('[data-testid="alert-new"]').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.locator('[data-testid="alert-dialog"]');
+    await dialog.waitFor();
+    expect(await focusedTestId(page)).toBe('alert-asset-search');
+    await expectTabStaysIn(page, 'alert-dialog', 12);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focusedTestId(page)).toBe('alert-new');
+
+    // Deleting asks first, naming the alert; the first focus is on Cancel.
+    await item.locator('[data-testid="alert-delete"]').click();
+    const confirm = page.locator('[data-testid="confirm-dialog"]');
+    await confirm.waitFor();
+    expect(await confirm.getAttribute('role')).toBe('alertdialog');
+    expect(await confirm.locator('[data-testid="confirm-message"]').innerText()).toMatch(/^Удалить уведомление «SBER» \(цена ≥ [^)]+\)\?$/);
+    expect(await focusedTestId(page)).toBe('confirm-cancel');
+    await expectTabStaysIn(page, 'confirm-dialog', 3);
+    await screenshot(page, 'confirm-alert-delete-ru');
+    await page.locator('[data-testid="confirm-cancel"]').click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await focusedTestId(page)).toBe('alert-delete');
+    // Escape is a cancel too (the focus is back on the delete button: Enter opens the question again).
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
+    expect((await stack.api('GET', '/api/notifications', { user })).body.data).toHaveLength(1);
+    await item.waitFor();
+
+    await item.locator('[data-testid="alert-delete"]').click();
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await item.waitFor({ state: 'detached' });
+    await confirm.waitFor({ state: 'detached' });
+    expect((await stack.api('GET', '/api/notifications', { user })).body.data).toEqual([]);
   });
 });
 
