@@ -40,6 +40,11 @@ export function ruDateTime(iso: string, timeZone: string): string {
   return oneSpace(new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short', timeZone }).format(new Date(iso)));
 }
 
+/** `15.03.2024`: a calendar day (`2024-03-15`) as the page shows it in Russian. */
+export function ruDay(day: string): string {
+  return new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeZone: 'UTC' }).format(new Date(`${day.slice(0, 10)}T00:00:00Z`));
+}
+
 /** The country's Russian name by its ISO code (`RU` → `Россия`), as `Intl` knows it. */
 export function ruCountry(code: string): string {
   return new Intl.DisplayNames(['ru'], { type: 'region' }).of(code) ?? code;

@@ -14,7 +14,7 @@ import { categoryName } from '../../../web/src/format/catalog-names.js';
 import { FIGURE_HINTS, type FigureHint } from '../../../web/src/screens/portfolio-figures.js';
 import { paintTimings, recordScripts, screenshot } from '../support/browser.js';
 import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
-import { latinWords, oneSpace, ruCountry, ruDateTime, ruMoney, ruNumber, ruPercent, ruShares } from '../support/ru-text.js';
+import { latinWords, oneSpace, ruCountry, ruDateTime, ruDay, ruMoney, ruNumber, ruPercent, ruShares } from '../support/ru-text.js';
 import type { WebStack } from '../support/web-stack.js';
 
 let stack: WebStack;
@@ -573,8 +573,15 @@ describe('in Russian: what the screens say is what the API answers', () => {
       const tip = page.locator('[role="tooltip"]:visible');
       await tip.waitFor();
       expect(await tip.textContent()).toBe(FIGURE_HINTS.gain[0]);
-      expect(await englishOn(page, '[data-testid="portfolio-detail"]', ['XIRR', 'CSV'])).toEqual([]);
       await page.keyboard.press('Escape');
+      await tip.waitFor({ state: 'hidden' });
+
+      // The deals as the API lists them, with Russian dates and digits.
+      const deals = (await ruApi('GET', `/api/portfolios/${id}/deals?per_page=100`, { user })).data as { id: number; type: string; date: string; quantity: number; price: number }[];
+      const dealType: Record<string, string> = { buy: 'покупка', sell: 'продажа' };
+      const shownDeals = await page.locator('[data-testid="deal-item"] > span').evaluateAll((spans) => spans.map((x) => (x as unknown as Shown).innerText));
+      expect(shownDeals.map(oneSpace)).toEqual(deals.map((d) => `${ruDay(d.date)} · ${dealType[d.type]} GAZP ${ruNumber(d.quantity, 8)} × ${ruNumber(d.price, 8)}`));
+      expect(await englishOn(page, '[data-testid="portfolio-detail"]', ['XIRR', 'CSV'])).toEqual([]);
       await screenshot(page, `portfolio-ru-${view.tag}`);
     }
   });

@@ -256,7 +256,7 @@ function PortfolioDetail({ id }: { id: number }) {
             {deals.map((d) => (
               <li key={d.id} data-testid="deal-item" data-deal-id={d.id}>
                 <span>
-                  {d.date} · {dealTypeName(d.type, t)}{' '}
+                  {formatDay(d.date, locale)} · {dealTypeName(d.type, t)}{' '}
                   <strong>{d.asset ? <TickerLink type={d.asset.type} ticker={d.asset.ticker} testId="deal-ticker" /> : `${d.assetable.type} ${d.assetable.id}`}</strong>{' '}
                   {formatNumber(d.quantity, locale, 8)} × {formatNumber(d.price, locale, 8)}
                 </span>
