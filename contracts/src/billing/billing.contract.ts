@@ -59,6 +59,23 @@ export type PaymentView = z.infer<typeof paymentSchema>;
 export const listPaymentsReplySchema = z.object({ data: z.array(paymentSchema) });
 export type ListPaymentsReply = z.infer<typeof listPaymentsReplySchema>;
 
+/** One charge in the payment history (`GET /api/subscription/payments`), newest first. */
+export const paymentHistoryItemSchema = z.object({
+  /** The provider's TransactionId of the charge. */
+  id: z.string(),
+  /** When it was charged (or declined), ISO. */
+  date: z.string(),
+  amount: moneyAmountSchema,
+  currency: z.string(),
+  /** The plan it paid for; null for a declined charge whose plan is not known. */
+  plan: planSchema.nullable(),
+  status: z.enum(['paid', 'refunded', 'failed']),
+  card_last_four: z.string().nullable(),
+  /** The fiscal receipt (54-FZ) link once the provider sent it; null until then. */
+  receipt_url: z.string().nullable(),
+});
+export type PaymentHistoryItem = z.infer<typeof paymentHistoryItemSchema>;
+
 /**
  * The largest provider notification body the gateway forwards (a real one is a few KB; the payer sets some
  * fields, such as `Description`, in the browser). Base64 of it stays well below NATS's 1 MB message.

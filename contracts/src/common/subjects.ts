@@ -43,6 +43,7 @@ export const Subjects = {
     subscriptionCancel: 'billing.subscription.cancel',
     subscriptionResume: 'billing.subscription.resume',
     paymentsList: 'billing.payments.list',
+    paymentHistory: 'billing.subscription.payments',
     providerPay: 'billing.provider.pay',
     providerRecurrent: 'billing.provider.recurrent',
     entitlementsGet: 'billing.entitlements.get',

@@ -23,6 +23,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.payments(requireUser(req.meta));
     }
 
+    @MessagePattern(Subjects.billing.paymentHistory)
+    paymentHistory(@Payload() req: RpcRequest<unknown>) {
+      return billing.paymentHistory(requireUser(req.meta), req.data);
+    }
+
     @MessagePattern(Subjects.billing.subscribe)
     subscribe(@Payload() req: RpcRequest<unknown>) {
       return billing.subscribe(requireUser(req.meta), req.data);

@@ -4,6 +4,9 @@ import {
   type Entitlements,
   ErrorCode,
   type ListPaymentsReply,
+  type Page,
+  pageQuerySchema,
+  type PaymentHistoryItem,
   type ListPlansReply,
   type PlanCode,
   type ProviderNotification,
@@ -31,7 +34,7 @@ import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor
 import { activeSubscriptionConflict, cancellable, isActive, resumable } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
 import { saveCard, savedCard } from './subscriptions/payment-cards.js';
-import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, usableSubscriptions } from './subscriptions/subscription.queries.js';
+import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, paymentHistoryPage, usableSubscriptions } from './subscriptions/subscription.queries.js';
 
 export interface BillingServiceOptions {
   plans: Plan[];
@@ -81,6 +84,11 @@ export class BillingService {
     return { data: await listPayments(this.db, userId) };
   }
 
+  /** `GET /api/subscription/payments`: the user's charges, paid, refunded or failed, a page at a time. */
+  async paymentHistory(userId: string, input: unknown): Promise<Page<PaymentHistoryItem>> {
+    return paymentHistoryPage(this.db, userId, parseOrThrow(pageQuerySchema, input), this.opts.plans);
+  }
+
   /** `POST /api/subscribe`: confirms the client's payment with the provider, then records it once. */
   async subscribe(userId: string, input: unknown): Promise<SubscriptionReply> {
     const req = parseOrThrow(subscribeRequestSchema, input);
@@ -128,7 +136,7 @@ export class BillingService {
           source: 'client',
           userId,
           uuid: req.uuid,
-          payment: { transactionId: payment.transactionId, amount: payment.amount!, currency: payment.currency, invoiceId: req.uuid, externalId: payment.subscriptionId },
+          payment: { transactionId: payment.transactionId, amount: payment.amount!, currency: payment.currency, invoiceId: req.uuid, externalId: payment.subscriptionId, cardLastFour: payment.cardLastFour },
           plan,
           share: null,
           newSubscriptionId: subscriptionIdFor(payment.transactionId),
@@ -196,7 +204,7 @@ export class BillingService {
           source: 'webhook',
           userId: accountId,
           uuid: transactionId,
-          payment: { transactionId, amount, currency, invoiceId, externalId: params.SubscriptionId ?? null },
+          payment: { transactionId, amount, currency, invoiceId, externalId: params.SubscriptionId ?? null, cardLastFour: params.CardLastFour ?? null },
           plan: bought.plan,
           share: bought.share,
           newSubscriptionId: subscriptionIdFor(transactionId),

@@ -127,7 +127,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
     createPortfolioDividendsController({ rpc, auth }),
     createWatchlistsController({ rpc, auth }),
     createCustomAssetsController({ rpc, auth }),
-    createSubscriptionsController({ rpc, auth }),
+    createSubscriptionsController({ rpc, auth, config }),
     createProviderWebhooksController({ rpc, logger }),
     createChatsController({ rpc, config, auth }),
     createChatMessagesController({ rpc, reader: chatStreams, config, logger, auth }),

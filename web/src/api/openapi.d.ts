@@ -563,6 +563,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment history
+         * @description Every charge of the user, newest first: date, amount (exact decimal text), plan, status (`paid`, `refunded` after a refund, `failed` for a declined recurring charge), the card's last four digits and the receipt link (null until the provider sends it).
+         */
+        get: operations["SubscriptionsController_paymentHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscribe": {
         parameters: {
             query?: never;
@@ -4508,6 +4528,123 @@ export interface operations {
             };
         };
     };
+    SubscriptionsController_paymentHistory: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Rows per page (1-100). */
+                per_page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            date: string;
+                            amount: string;
+                            currency: string;
+                            plan: {
+                                id: number;
+                                /** @enum {string} */
+                                code: "basic-m" | "basic-y" | "free" | "free-forever";
+                                title: string;
+                                price: string | null;
+                                currency: string | null;
+                                /** @enum {string|null} */
+                                period: "month" | "year" | null;
+                                paid: boolean;
+                            } | null;
+                            /** @enum {string} */
+                            status: "paid" | "refunded" | "failed";
+                            card_last_four: string | null;
+                            receipt_url: string | null;
+                        }[];
+                        meta: {
+                            current_page: number;
+                            per_page: number;
+                            total: number;
+                            last_page: number;
+                            from: number | null;
+                            to: number | null;
+                        };
+                        links: {
+                            first: string;
+                            last: string;
+                            prev: string | null;
+                            next: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
     SubscriptionsController_subscribe: {
         parameters: {
             query?: never;
@@ -6469,6 +6606,12 @@ export interface operations {
                             last: string;
                             prev: string | null;
                             next: string | null;
+                        };
+                        /** @description Active notifications and how many the plan allows (`limit` null: no limit); missing when the plan is not known. */
+                        active_notifications?: {
+                            count: number;
+                            limit: number | null;
+                            paid: boolean;
                         };
                     };
                 };

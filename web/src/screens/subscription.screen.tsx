@@ -4,6 +4,7 @@ import { type Answer, api } from '../api/client';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { FormError } from '../components/form-bits';
 import { Link } from '../components/link';
+import { PaymentHistory } from '../components/payment-history';
 import { showToast } from '../components/toast';
 import { Modal } from '../components/modal';
 import { formatDateTime, formatMoney } from '../format/number-format';
@@ -115,6 +116,7 @@ function Subscription() {
           {t(', чтобы оформить подписку.', ' to subscribe.')}
         </p>
       )}
+      {session && subscription !== undefined && <PaymentHistory changeKey={subscription?.updated_at} />}
       {info && (
         <p className="panel" role="status" data-testid="subscription-info">
           {info}

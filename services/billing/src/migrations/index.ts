@@ -2,6 +2,7 @@ import { eventStoreMigration } from '@invest/platform';
 import { BillingSchema } from './0001-billing-schema.js';
 import { PaymentGrantsAccess } from './0002-payment-grants-access.js';
 import { PaymentCards } from './0003-payment-cards.js';
+import { PaymentHistory } from './0004-payment-history.js';
 
 /** Every migration of the billing database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   { name: '0001-billing-schema', class: BillingSchema },
   { name: '0002-payment-grants-access', class: PaymentGrantsAccess },
   { name: '0003-payment-cards', class: PaymentCards },
+  { name: '0004-payment-history', class: PaymentHistory },
 ];

@@ -347,4 +347,11 @@ describe('billing decider', () => {
       spec.given().when(resume).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
     });
   });
+
+  it("a payment records the card's last four digits the provider named (the payment history shows them)", () => {
+    spec
+      .given()
+      .when(pay({ payment: { transactionId: '1001', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null, cardLastFour: '1881' } }))
+      .then([recorded({ cardLastFour: '1881' }), started()]);
+  });
 });

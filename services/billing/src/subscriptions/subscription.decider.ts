@@ -41,6 +41,8 @@ export interface ConfirmedPayment {
   invoiceId: string | null;
   /** CloudPayments SubscriptionId (`sc_…`) of recurring charges: the subscription's external_id. */
   externalId: string | null;
+  /** `CardLastFour`, when the provider said (the payment history shows it). */
+  cardLastFour?: string | null;
 }
 
 export type ProviderSubscriptionStatus = 'Active' | 'PastDue' | 'Cancelled' | 'Rejected' | 'Expired';
@@ -212,6 +214,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
           source: command.source,
           subscriptionId,
           grantsAccess,
+          ...(payment.cardLastFour ? { cardLastFour: payment.cardLastFour } : {}),
           at,
         },
       });

@@ -20,6 +20,11 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
          values ($1, $2, $3, $4::numeric, $5, $6, $7, $8, $9, $10, $11, $12)`,
         [eventIdFor('subscription-payment', d.paymentId), d.subscriptionId, d.userId, d.amount, d.currency, CLOUDPAYMENTS_PLATFORM_ID, d.uuid, d.paymentId, d.invoiceId, d.source, d.grantsAccess ?? true, d.at],
       );
+      await tx.query(
+        `insert into payment_history (payment_id, user_id, at, amount, currency, plan_code, status, card_last_four)
+         values ($1, $2, $3, $4::numeric, $5, $6, 'paid', $7)`,
+        [d.paymentId, d.userId, d.at, d.amount, d.currency, d.planCode, d.cardLastFour ?? null],
+      );
       return;
     }
     case 'SubscriptionStarted': {
@@ -84,4 +89,4 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
 }
 
 /** The read-model tables the projection owns (truncated by the rebuild). */
-export const PROJECTED_TABLES = ['subscriptions', 'subscription_payments', 'unattributed_payments'] as const;
+export const PROJECTED_TABLES = ['subscriptions', 'subscription_payments', 'unattributed_payments', 'payment_history'] as const;

@@ -1,4 +1,4 @@
-import type { PaymentView, SubscriptionView } from '@invest/contracts';
+import { type Page, type PageQuery, pageMeta, type PaymentHistoryItem, type PaymentView, type SubscriptionView } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { type Plan, planView } from '../plans/plan-catalog.js';
 
@@ -74,4 +74,28 @@ export async function listPayments(db: SqlClient, userId: string): Promise<Payme
     [userId],
   );
   return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+}
+
+/** One page of the user's payment history (paid, refunded and failed charges), newest first. */
+export async function paymentHistoryPage(db: SqlClient, userId: string, query: PageQuery, plans: readonly Plan[]): Promise<Page<PaymentHistoryItem>> {
+  const [count] = await db.query<{ total: string }>('select count(*)::text as total from payment_history where user_id = $1', [userId]);
+  const rows = await db.query<{ payment_id: string; at: Date; amount: string; currency: string; plan_code: string | null; status: PaymentHistoryItem['status']; card_last_four: string | null; receipt_url: string | null }>(
+    `select payment_id, at, amount::text as amount, currency, plan_code, status, card_last_four, receipt_url from payment_history
+     where user_id = $1 order by at desc, payment_id desc limit $2 offset $3`,
+    [userId, query.per_page, (query.page - 1) * query.per_page],
+  );
+  const data = rows.map((r): PaymentHistoryItem => {
+    const plan = plans.find((p) => p.code === r.plan_code);
+    return {
+      id: r.payment_id,
+      date: new Date(r.at).toISOString(),
+      amount: r.amount,
+      currency: r.currency,
+      plan: plan ? planView(plan) : null,
+      status: r.status,
+      card_last_four: r.card_last_four,
+      receipt_url: r.receipt_url,
+    };
+  });
+  return { data, meta: pageMeta(query, Number(count?.total ?? 0), data.length) };
 }

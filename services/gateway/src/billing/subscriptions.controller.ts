@@ -1,19 +1,26 @@
-import { Body, Controller, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   type ListPaymentsReply,
   listPaymentsReplySchema,
   type ListPlansReply,
   listPlansReplySchema,
+  type Page,
+  pageQuerySchema,
+  type PaymentHistoryItem,
+  paymentHistoryItemSchema,
   subscribeRequestSchema,
   Subjects,
   type SubscriptionReply,
   subscriptionReplySchema,
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
+import type { FastifyRequest } from 'fastify';
 import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
-import { ApiCommonErrors, openApiSchema } from '../docs/openapi.schemas.js';
-import { parseBody } from '../validation/request-input.js';
+import type { GatewayConfig } from '../config/gateway.config.js';
+import { ApiCommonErrors, ApiQueryFromSchema, openApiSchema, pageSchema } from '../docs/openapi.schemas.js';
+import { type LinkedPage, withLinks } from '../paging/page-links.js';
+import { parseBody, parseQuery } from '../validation/request-input.js';
 
 const conflict = { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it.' } } };
 
@@ -23,7 +30,7 @@ const unprocessable = (example: string) => ({
 });
 
 /** Plans (public) and the signed-in user's subscription and payments: subscribe after a widget payment, sync with the provider. */
-export function createSubscriptionsController({ rpc, auth }: { rpc: RpcClient; auth: JwtAuthGuard }) {
+export function createSubscriptionsController({ rpc, auth, config }: { rpc: RpcClient; auth: JwtAuthGuard; config: Pick<GatewayConfig, 'publicBaseUrl'> }) {
   @ApiTags('subscriptions')
   @Controller('api')
   class SubscriptionsController {
@@ -57,6 +64,22 @@ export function createSubscriptionsController({ rpc, auth }: { rpc: RpcClient; a
     @ApiCommonErrors({ auth: true })
     payments(): Promise<ListPaymentsReply> {
       return rpc.request(Subjects.billing.paymentsList, {});
+    }
+
+    @Get('subscription/payments')
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'The payment history',
+      description:
+        'Every charge of the user, newest first: date, amount (exact decimal text), plan, status (`paid`, `refunded` after a refund, `failed` for a declined recurring charge), the card\'s last four digits and the receipt link (null until the provider sends it).',
+    })
+    @ApiQueryFromSchema(pageQuerySchema, { page: 'Page number, from 1.', per_page: 'Rows per page (1-100).' })
+    @ApiOkResponse({ schema: pageSchema(openApiSchema(paymentHistoryItemSchema)) })
+    @ApiCommonErrors({ auth: true, validation: true })
+    async paymentHistory(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<PaymentHistoryItem>> {
+      const page = await rpc.request<Page<PaymentHistoryItem>>(Subjects.billing.paymentHistory, parseQuery(pageQuerySchema, query));
+      return withLinks(page, request.url, config.publicBaseUrl);
     }
 
     @Post('subscribe')
