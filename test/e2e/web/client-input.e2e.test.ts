@@ -84,6 +84,68 @@ describe('money input is sent exactly (docs/decisions/0015-exact-decimals.md)', 
   });
 });
 
+describe('deal form and deal list', () => {
+  it('the date starts at today in the browser\'s zone and again after a save; a typed price keeps its digits when the asset is picked', async () => {
+    // UTC+14: its date is not the UTC date for most of the day, so a form that used the UTC date fails here.
+    const timeZone = 'Pacific/Kiritimati';
+    const page = await freshPage({ timeZone });
+    const user = newUser();
+    const id = await openNewPortfolio(page, user, 'Deal form');
+    const today = () => new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date());
+    expect(await page.locator('[data-testid="deal-date"]').inputValue()).toBe(today());
+    // Typed before the asset is picked: the picked asset's rate does not write over it.
+    await page.locator('[data-testid="deal-price"]').fill('162.55');
+    await page.locator('[data-testid="deal-asset-search"]').fill('SBER');
+    await page.locator('[data-testid="deal-asset-option"][data-ticker="SBER"]').click();
+    await page.locator('[data-testid="deal-asset-picked"]').waitFor();
+    expect(await page.locator('[data-testid="deal-price"]').inputValue()).toBe('162.55');
+    await page.locator('[data-testid="deal-date"]').fill('2024-03-01');
+    await page.locator('[data-testid="deal-quantity"]').fill('2');
+    await page.locator('[data-testid="deal-submit"]').click();
+    await page.locator('[data-testid="deal-item"]').waitFor();
+    expect((await dealsOf(id, user)).map((d) => [d.quantity, d.price])).toEqual([[2, 162.55]]);
+    // Reset for the next deal: today again, and the price comes with the next asset.
+    expect(await page.locator('[data-testid="deal-date"]').inputValue()).toBe(today());
+    expect(await page.locator('[data-testid="deal-price"]').inputValue()).toBe('');
+  });
+
+  it('links the deal\'s ticker to its asset page; deleting a deal or the portfolio asks first, Cancel keeps it', async () => {
+    const page = await freshPage();
+    const user = newUser();
+    const id = await openNewPortfolio(page, user, 'Deals to delete');
+    await addSberDeal(page, '2', '162.55');
+    const deal = page.locator('[data-testid="deal-item"]');
+    expect(await deal.locator('a[data-testid="deal-ticker"]').getAttribute('href')).toBe('/assets/share/SBER');
+
+    const confirm = page.locator('[data-testid="confirm-dialog"]');
+    const message = confirm.locator('[data-testid="confirm-message"]');
+    // The portfolio: named, with what goes with it.
+    await page.locator('[data-testid="portfolio-delete"]').click();
+    await expect.poll(() => message.innerText()).toBe('Delete the portfolio "Deals to delete"? Its deals (1) are deleted too, and alerts on it are switched off.');
+    await page.locator('[data-testid="confirm-cancel"]').click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await page.evaluate("document.activeElement?.getAttribute('data-testid') ?? null")).toBe('portfolio-delete');
+
+    // The deal: named by type, ticker, quantity, price and date.
+    await deal.locator('[data-testid="deal-delete"]').click();
+    expect(await message.innerText()).toMatch(/^Delete the deal "buy SBER, 2 × 162\.55, .+"\? The portfolio's holdings and statistics are recalculated\.$/);
+    await page.locator('[data-testid="confirm-cancel"]').click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await dealsOf(id, user)).toHaveLength(1);
+    await deal.locator('[data-testid="deal-delete"]').click();
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await deal.waitFor({ state: 'detached' });
+    expect(await dealsOf(id, user)).toEqual([]);
+
+    await page.locator('[data-testid="portfolio-delete"]').click();
+    await expect.poll(() => message.innerText()).toBe('Delete the portfolio "Deals to delete"? Alerts on it are switched off.');
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await page.waitForURL(/\/portfolios$/);
+    await page.locator('[data-testid="portfolio-list"]').filter({ hasText: 'No portfolios yet' }).waitFor();
+    expect(JSON.parse(await apiText('/api/portfolios', user)).data).toEqual([]);
+  });
+});
+
 describe('number input follows the locale', () => {
   it('in English, "1,000" in the quantity field is a thousand, not 1', async () => {
     const page = await freshPage({ locale: 'en-US' });
