@@ -245,7 +245,9 @@ describe('signed in: portfolio, price alert, live toast', () => {
     await item.locator('[data-testid="alert-toggle"]').click();
     await page.locator(`[data-testid="alert-item"][data-alert-id="${alerts[0]!.id}"][data-active="true"]`).waitFor();
     expect(((await apiGet('/api/notifications', user)).data as { is_active: boolean }[]).map((a) => a.is_active)).toEqual([true]);
+    // Deleting asks first (the confirm dialog).
     await item.locator('[data-testid="alert-delete"]').click();
+    await page.locator('[data-testid="confirm-ok"]').click();
     await item.waitFor({ state: 'detached' });
     expect((await apiGet('/api/notifications', user)).data).toEqual([]);
   });
