@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { assetRefSchema, assetTypeSchema } from '../common/assets.js';
 import { decimalOutputSchema, decimalSchema } from '../common/decimal.js';
-import { pageQuerySchema } from '../common/paging.js';
+import { type Page, pageQuerySchema } from '../common/paging.js';
 import { resourceIdSchema, storableText } from '../portfolios/common.js';
 
 /** NotificationType ids of the spec. */
@@ -137,6 +137,21 @@ export const notificationSchema = z.object({
   created_at: z.string(),
 });
 export type NotificationView = z.infer<typeof notificationSchema>;
+
+/**
+ * Beside the list of notifications: how many are active and how many the plan allows (`limit` null: no limit),
+ * so a client shows the limit before a create or a switch-on runs into the 403. Missing when billing did not answer.
+ */
+export const activeNotificationsSchema = z.object({
+  count: z.number().int(),
+  limit: z.number().int().nullable(),
+  /** Whether the plan is a paid one (a free plan's limit is the one worth naming). */
+  paid: z.boolean(),
+});
+export type ActiveNotifications = z.infer<typeof activeNotificationsSchema>;
+export interface NotificationsPage extends Page<NotificationView> {
+  active_notifications?: ActiveNotifications;
+}
 export interface NotificationReply {
   data: NotificationView;
 }

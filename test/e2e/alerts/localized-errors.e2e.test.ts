@@ -1,6 +1,7 @@
 /**
  * Error messages in the client's language, through the gateway over the real services: a 422 worded by the
- * gateway's validation in Russian and in English (as the spec writes it), and the plan gate's 403 in Russian.
+ * gateway's validation in Russian and in English (as the spec writes it), and the plan gate's 403 in Russian, which
+ * the list of notifications announces (`active_notifications`).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,8 @@ describe('error messages follow Accept-Language', () => {
     const create = (target_price: number, lang: string) =>
       stack.api('POST', '/api/price-alert', { user: u, body: { target_price, assetable: stack.share('SBER') }, headers: { 'accept-language': lang } });
     for (const t of [120, 121, 122]) expect((await create(t, 'ru')).status).toBe(201);
+    // The list names the limit before the gate is met.
+    expect((await stack.api('GET', '/api/notifications', { user: u })).body.active_notifications).toEqual({ count: 3, limit: 3, paid: false });
     const ru = await create(123, 'ru');
     expect(ru.status).toBe(403);
     expect(ru.body).toEqual({

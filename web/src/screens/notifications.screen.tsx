@@ -4,6 +4,7 @@ import { type Answer, api } from '../api/client';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { type Firing, onFiring } from '../components/inbox-events';
 import { Link } from '../components/link';
+import { type ActiveNotifications, activeLimitText } from '../components/plan-limit';
 import { RequireSession } from '../components/require-session';
 import { TickerLink } from '../components/ticker-link';
 import { showToast } from '../components/toast';
@@ -30,6 +31,7 @@ function Notifications() {
   const t = useTr();
   const locale = useLocale();
   const [alerts, setAlerts] = useState<Alert[] | null>(null);
+  const [active, setActive] = useState<ActiveNotifications | undefined>(undefined);
   const [inbox, setInbox] = useState<Firing[]>([]);
   const [unread, setUnread] = useState(0);
   const [error, setError] = useState<unknown>(null);
@@ -37,7 +39,10 @@ function Notifications() {
   const [deleting, setDeleting] = useState<Alert | null>(null);
 
   const loadAlerts = useCallback(() => {
-    api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => setAlerts(p.data), setError);
+    api.get('/api/notifications', { query: { per_page: '100' } }).then((p) => {
+      setAlerts(p.data);
+      setActive(p.active_notifications);
+    }, setError);
   }, []);
   // The firings the inbox holds (by id), and those the stream delivered while a read of the inbox is under way
   // (null: none is): a firing counts as unread once, whether the read, the stream or both bring it.
@@ -154,6 +159,11 @@ function Notifications() {
             {t('Уведомление на весь список активов ставится на экране ', 'An alert on a whole list of assets is set on the ')}
             <Link to="/watchlists">{t('«Списки наблюдения»', 'Watchlists screen')}</Link>.
           </p>
+          {activeLimitText(active, locale) && (
+            <p className="muted small" data-testid="alerts-plan-limit">
+              {activeLimitText(active, locale)}
+            </p>
+          )}
           <ul className="list" data-testid="alerts-list">
             {alerts?.map((a) => (
               <li key={a.id} data-testid="alert-item" data-alert-id={a.id} data-active={a.is_active ? 'true' : 'false'}>

@@ -12,7 +12,8 @@ import {
   type NotificationReply,
   NotificationTypeIds,
   type NotificationView,
-  type Page,
+  type ActiveNotifications,
+  type NotificationsPage,
   pageMeta,
   type PriceTargetDirection,
   Subjects,
@@ -136,12 +137,28 @@ export class NotificationService {
     });
   }
 
-  async list(userId: string, input: unknown): Promise<Page<NotificationView>> {
+  async list(userId: string, input: unknown): Promise<NotificationsPage> {
     const q = parseOrThrow(listNotificationsRequestSchema, input);
     const [{ total } = { total: '0' }] = await this.o.db.query<{ total: string }>('select count(*)::text as total from notifications where user_id = $1', [userId]);
     const rows = await this.o.db.query<ViewRow>(`${VIEW_SQL} where n.user_id = $1 order by n.id desc limit $2 offset $3`, [userId, q.per_page, (q.page - 1) * q.per_page]);
     const keeps = await freePlanKeeps(this.o.db, [userId], this.o.clock());
-    return { data: rows.map((r) => this.toView(r, keeps)), meta: pageMeta(q, Number(total), rows.length) };
+    const active = await this.activeNotifications(userId);
+    return { data: rows.map((r) => this.toView(r, keeps)), meta: pageMeta(q, Number(total), rows.length), ...(active ? { active_notifications: active } : {}) };
+  }
+
+  /**
+   * How many notifications are active and how many the plan allows, as the plan gate counts them
+   * (requireActiveSlot), so the client shows the limit before running into it. The list does not fail with
+   * billing: without its answer the figure is left out.
+   */
+  private async activeNotifications(userId: string): Promise<ActiveNotifications | undefined> {
+    const plan = await this.o.entitlements.answer(userId).catch((err: unknown) => {
+      this.o.logger.warn({ err }, 'the plan was not known for the list of notifications; its limit is left out');
+      return undefined;
+    });
+    if (!plan) return undefined;
+    const [{ n } = { n: '0' }] = await this.o.db.query<{ n: string }>('select count(*)::text as n from notifications where user_id = $1 and is_active', [userId]);
+    return { count: Number(n), limit: plan.entitlements.limits.activeNotifications, paid: plan.entitlements.paid };
   }
 
   /**

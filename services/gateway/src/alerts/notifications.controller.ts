@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
+  activeNotificationsSchema,
   createPriceAlertRequestSchema,
   createPriceChangeAlertRequestSchema,
   type NotificationReply,
   notificationSchema,
+  type NotificationsPage,
   type NotificationView,
-  type Page,
   pageQuerySchema,
   Subjects,
 } from '@invest/contracts';
@@ -27,6 +28,19 @@ const notification = openApiSchema(notificationSchema);
 // Prices (a target, the current rate) come as decimal text and are answered as JSON numbers with every digit.
 const notificationReply = z.object({ data: notificationSchema });
 const notificationsPage = z.object({ data: z.array(notificationSchema) });
+const notificationsPageSchema = (() => {
+  const page = pageSchema(notification);
+  return {
+    ...page,
+    properties: {
+      ...page.properties,
+      active_notifications: {
+        ...openApiSchema(activeNotificationsSchema),
+        description: 'Active notifications and how many the plan allows (`limit` null: no limit); missing when the plan is not known.',
+      },
+    },
+  };
+})();
 
 /** The plan gate's 403 (documented on the creates and the switch). */
 export const ApiPlanRequired = () =>
@@ -108,12 +122,16 @@ export function createNotificationsController({ rpc, config, auth }: { rpc: RpcC
     @Get('notifications')
     @ApiOperation({ summary: "The user's notifications", description: 'Newest first, with the condition, the type and the target with its latest rate.' })
     @ApiQueryFromSchema(pageQuerySchema, { page: 'Page number, from 1.', per_page: 'Rows per page (1-100).' })
-    @ApiOkResponse({ schema: pageSchema(notification) })
+    @ApiOkResponse({ schema: notificationsPageSchema })
     @ApiOwnedResource({ validation: true })
-    async list(@Query() query: Record<string, unknown>, @Req() request: FastifyRequest): Promise<LinkedPage<NotificationView>> {
+    async list(
+      @Query() query: Record<string, unknown>,
+      @Req() request: FastifyRequest,
+    ): Promise<LinkedPage<NotificationView> & Pick<NotificationsPage, 'active_notifications'>> {
       const paging = parseQuery(pageQuerySchema, query);
-      const page = await rpc.request<Page<NotificationView>>(Subjects.alerts.notificationsList, paging);
-      return withDecimalNumbers(notificationsPage, withLinks(page, request.url, config.publicBaseUrl));
+      const page = await rpc.request<NotificationsPage>(Subjects.alerts.notificationsList, paging);
+      const active = page.active_notifications ? { active_notifications: page.active_notifications } : {};
+      return withDecimalNumbers(notificationsPage, { ...withLinks(page, request.url, config.publicBaseUrl), ...active });
     }
 
     @Delete('notifications/:id')
