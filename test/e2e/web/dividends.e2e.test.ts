@@ -76,6 +76,8 @@ async function expectPanelOf(page: Page, answer: Dividends, locale: Locale): Pro
   for (const [i, d] of expected.entries()) {
     const row = rows.nth(i);
     expect(await row.getAttribute('data-ticker')).toBe(d.ticker);
+    // The ticker opens its asset page.
+    expect(await row.locator('a[data-testid="dividend-ticker"]').getAttribute('href')).toBe(`/assets/${d.assetable.type}/${d.ticker}`);
     expect((await row.locator('[data-testid="dividend-date"]').innerText()).trim()).toBe(formatDay(d.record_date, locale));
     expect((await row.locator('[data-testid="dividend-per-share"]').innerText()).replace(/\s+/g, ' ').trim()).toBe(formatMoney(Number(d.per_share), d.currency, locale));
     expect((await row.locator('[data-testid="dividend-due"]').innerText()).replace(/\s+/g, ' ').trim()).toBe(formatMoney(Number(d.amount), d.currency, locale));
