@@ -28,6 +28,16 @@ describe('Decimal', () => {
     expect(() => d(Number.NaN)).toThrow(RangeError);
   });
 
+  it('reads up to 15 digits through a number and longer text through BigInt, exactly either way', () => {
+    // 15 digits are below 2^53; 16 and 17 are not all exact as doubles (9007199254740993 is not one).
+    expect(d('999999999999.999').toString()).toBe('999999999999.999');
+    expect(d('-99999999999999.9').toString()).toBe('-99999999999999.9');
+    expect(d('9007199254740993').toString()).toBe('9007199254740993');
+    expect(d('-900719925474099.37').toString()).toBe('-900719925474099.37');
+    expect(d('0007.50').toString()).toBe('7.5');
+    expect(d('9007199254740993').minus(d('9007199254740992')).toString()).toBe('1');
+  });
+
   it('subtracts, compares and rounds half away from zero', () => {
     expect(d('1').minus(d('0.00000001')).toString()).toBe('0.99999999');
     expect(d('0.000000005').round(8).toString()).toBe('0.00000001');

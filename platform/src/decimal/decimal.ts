@@ -9,18 +9,24 @@ const pow10 = (n: number): bigint => POWERS[n] ?? 10n ** BigInt(n);
 /**
  * Plain decimal text (`-12.50`, as Postgres writes numeric and String writes most doubles) as units and scale,
  * or undefined for anything else. A character loop: reading 30,000 deal values with a regular expression was
- * a third of the statistics' compute time.
+ * a third of the statistics' compute time. It sums the digits as it goes: up to 15 of them the sum is exact
+ * (below 2^53) and BigInt of a number is about four times as fast as BigInt of the text without its point,
+ * which reading a value history's 262,400 closes shows.
  */
 function readPlain(text: string): Decimal | undefined {
   let dot = -1;
+  let digits = 0;
   const start = text.charCodeAt(0) === 45 /* - */ ? 1 : 0;
   for (let i = start; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 46 /* . */ && dot < 0 && i > start && i < text.length - 1) dot = i;
     else if (c < 48 || c > 57) return undefined;
+    else digits = digits * 10 + (c - 48);
   }
   if (text.length === start) return undefined;
-  return dot < 0 ? Decimal.raw(BigInt(text), 0) : Decimal.raw(BigInt(text.slice(0, dot) + text.slice(dot + 1)), text.length - dot - 1);
+  const scale = dot < 0 ? 0 : text.length - dot - 1;
+  if (text.length - start - (dot < 0 ? 0 : 1) <= 15) return Decimal.raw(BigInt(start ? -digits : digits), scale);
+  return Decimal.raw(BigInt(dot < 0 ? text : text.slice(0, dot) + text.slice(dot + 1)), scale);
 }
 
 /**

@@ -37,14 +37,9 @@ export interface ValueHistory {
 const DAY_MS = 86_400_000;
 export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
-interface Running {
-  agg: AssetAggregate;
-  lastClose?: Decimal;
-}
-
-function newRunning(asset: AssetRef): Running {
+function newAggregate(asset: AssetRef): AssetAggregate {
   const zero = Decimal.ZERO;
-  return { agg: { asset, quantity: zero, costBasis: zero, fixed: zero, accruals: zero, expenses: zero, commissions: zero, taxes: zero, invested: zero, dealsCount: 0 } };
+  return { asset, quantity: zero, costBasis: zero, fixed: zero, accruals: zero, expenses: zero, commissions: zero, taxes: zero, invested: zero, dealsCount: 0 };
 }
 
 /**
@@ -54,8 +49,10 @@ function newRunning(asset: AssetRef): Running {
  * (a weekend, a holiday, a day the asset did not trade) carries the asset's last earlier close over; an open position
  * without any close yet counts at cost, as the holdings' total counts an unpriced position.
  *
- * One pass over the days: the totals change by a deal's or a close's difference only, so the work is deals + closes
- * + days, not days × deals. `closes` are by `assetKey`, each list in date order.
+ * Asset by asset: walking its deals and closes in date order, each change of what the asset is worth or cost is
+ * added to its day's change; the series is the running sum of the days' changes. So the work is deals + closes +
+ * days, not days × deals, and each asset's closes are read in one sequential pass (walking all assets day by day
+ * jumped between 200 lists and took 1.7 times as long). `closes` are by `assetKey`, each list in date order.
  */
 export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<string, readonly DailyClose[]>, to: string): ValueHistory {
   const ordered = deals.filter((d) => d.date <= to).sort(compareDeals);
@@ -67,60 +64,57 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
     if (list) list.push(d);
     else byAsset.set(key, [d]);
   }
-  const heldAfter = new Map<DealInput, Decimal>();
-  for (const list of byAsset.values()) runningHoldings(list).forEach((held, i) => heldAfter.set(list[i]!, held));
-
-  const running = new Map<string, Running>();
-  for (const [key, list] of byAsset) running.set(key, newRunning({ type: list[0]!.asset.type, id: list[0]!.asset.id }));
-  // A cursor into each asset's closes (in date order): each day takes the last close on or before it, so closes before
-  // the first deal count on its day and a day without one keeps the previous. Comparing dates beats bucketing by day.
-  const cursors = [...running].map(([key, r]) => ({ r, list: closes.get(key) ?? [], next: 0 }));
   const first = ordered[0]!.date;
+  const dates: string[] = [];
+  const dayIndex = new Map<string, number>();
+  for (let day = first; day <= to; day = addDays(day, 1)) dayIndex.set(day, dates.push(day) - 1);
+  // A close before the first deal is the price the first day starts from.
+  const indexOf = (date: string) => (date < first ? 0 : dayIndex.get(date)!);
+  const valueChange = new Array<Decimal>(dates.length).fill(Decimal.ZERO);
+  const investedChange = new Array<Decimal>(dates.length).fill(Decimal.ZERO);
 
-  // Open positions with a close add quantity × close to `atCloses`; those without one add their cost to `atCost`.
-  // Two sums, so the frequent close updates stay at the closes' scale instead of the cost basis' 20 places.
-  let atCloses = Decimal.ZERO;
-  let atCost = Decimal.ZERO;
-  let invested = Decimal.ZERO;
-  const points: HistoryPoint[] = [];
-  let di = 0;
-  for (let day = first; day <= to; day = addDays(day, 1)) {
-    for (const cursor of cursors) {
-      const { list, r } = cursor;
-      if (cursor.next >= list.length || list[cursor.next]!.date > day) continue;
-      let close = list[cursor.next++]!.close;
-      while (cursor.next < list.length && list[cursor.next]!.date <= day) close = list[cursor.next++]!.close;
-      const q = r.agg.quantity;
-      if (q.sign() > 0) {
-        if (r.lastClose) atCloses = atCloses.plus(q.times(close.minus(r.lastClose)));
-        else {
-          atCost = atCost.minus(r.agg.costBasis);
-          atCloses = atCloses.plus(q.times(close));
-        }
+  const positions: EndPosition[] = [];
+  for (const [key, list] of byAsset) {
+    const held = runningHoldings(list);
+    const agg = newAggregate({ type: list[0]!.asset.type, id: list[0]!.asset.id });
+    const prices = closes.get(key) ?? [];
+    let next = 0;
+    let lastClose: Decimal | undefined;
+    // What the asset adds to the value now: quantity × last close, its cost while it has no close, nothing when closed.
+    let worth = Decimal.ZERO;
+    const revalue = (day: number) => {
+      const now = agg.quantity.sign() > 0 ? (lastClose ? agg.quantity.times(lastClose) : agg.costBasis) : Decimal.ZERO;
+      if (now === worth) return;
+      valueChange[day] = valueChange[day]!.plus(now.minus(worth));
+      worth = now;
+    };
+    const closesThrough = (date: string) => {
+      for (; next < prices.length && prices[next]!.date <= date; next++) {
+        lastClose = prices[next]!.close;
+        if (agg.quantity.sign() > 0) revalue(indexOf(prices[next]!.date));
       }
-      r.lastClose = close;
-    }
-    for (; di < ordered.length && ordered[di]!.date === day; di++) {
-      const d = ordered[di]!;
-      const r = running.get(assetKey(d.asset))!;
-      const open = r.agg.quantity.sign() > 0;
-      if (open) {
-        invested = invested.minus(r.agg.costBasis);
-        if (r.lastClose) atCloses = atCloses.minus(r.agg.quantity.times(r.lastClose));
-        else atCost = atCost.minus(r.agg.costBasis);
-      }
-      applyDeal(r.agg, d, heldAfter.get(d));
-      if (r.agg.quantity.sign() > 0) {
-        invested = invested.plus(r.agg.costBasis);
-        if (r.lastClose) atCloses = atCloses.plus(r.agg.quantity.times(r.lastClose));
-        else atCost = atCost.plus(r.agg.costBasis);
-      }
-    }
-    points.push({ date: day, value: atCloses.plus(atCost), invested });
+    };
+    list.forEach((d, i) => {
+      // The day's closes before its deals, as a day ends with both.
+      closesThrough(d.date);
+      const day = dayIndex.get(d.date)!;
+      const costBefore = agg.quantity.sign() > 0 ? agg.costBasis : Decimal.ZERO;
+      applyDeal(agg, d, held[i]);
+      const costAfter = agg.quantity.sign() > 0 ? agg.costBasis : Decimal.ZERO;
+      investedChange[day] = investedChange[day]!.plus(costAfter.minus(costBefore));
+      revalue(day);
+    });
+    closesThrough(to);
+    if (agg.quantity.sign() > 0) positions.push({ asset: agg.asset, quantity: agg.quantity, costBasis: agg.costBasis, ...(lastClose ? { lastClose } : {}) });
   }
-  const positions = [...running.values()]
-    .filter((r) => r.agg.quantity.sign() > 0)
-    .map((r) => ({ asset: r.agg.asset, quantity: r.agg.quantity, costBasis: r.agg.costBasis, ...(r.lastClose ? { lastClose: r.lastClose } : {}) }));
+
+  let value = Decimal.ZERO;
+  let invested = Decimal.ZERO;
+  const points = dates.map((date, day) => {
+    value = value.plus(valueChange[day]!);
+    invested = invested.plus(investedChange[day]!);
+    return { date, value, invested };
+  });
   return { points, positions };
 }
 
