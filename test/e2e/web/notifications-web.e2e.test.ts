@@ -277,6 +277,34 @@ describe('alerts list: tickers link to their page, a delete asks first, dialogs 
   });
 });
 
+describe("the free plan's limit on active alerts", () => {
+  it('is named before it is reached, and a switch-on over it is refused in the words of the server, in Russian', async () => {
+    const page = await freshPage({ locale: 'ru-RU' });
+    const user = newUser();
+    await signIn(page, user);
+    for (const factor of [1.5, 1.6]) await riseAlert(user, 'SBER', factor);
+    await page.locator('[data-testid="nav-notifications"]').click();
+    const limit = page.locator('[data-testid="alerts-plan-limit"]');
+    await expect.poll(() => limit.textContent()).toBe('2 из 3 активных уведомлений на бесплатном тарифе.');
+    await riseAlert(user, 'SBER', 1.7);
+    // Switched off, one frees a place; a fourth takes it; switched on again, the gate answers.
+    const first = page.locator('[data-testid="alert-item"]').last();
+    await first.locator('[data-testid="alert-toggle"]').click();
+    await first.locator('[data-testid="alert-toggle"]:not(:checked)').waitFor();
+    await riseAlert(user, 'SBER', 1.8);
+    await page.reload();
+    await expect
+      .poll(() => limit.textContent())
+      .toBe('3 из 3 активных уведомлений на бесплатном тарифе. Чтобы включить ещё одно, выключите другое или перейдите на платный тариф.');
+    await page.locator('[data-testid="alert-item"][data-active="false"] [data-testid="alert-toggle"]').click();
+    const toast = page.locator('[data-testid="toast-text"]').filter({ hasText: 'тарифе' });
+    await expect
+      .poll(() => toast.textContent())
+      .toBe('На вашем тарифе можно держать включёнными не больше 3 уведомлений. Выключите одно из них или перейдите на платный тариф.');
+    await screenshot(page, 'alerts-plan-limit-ru');
+  });
+});
+
 describe('pop-ups in the app (the in_app channel)', () => {
   it('switched off in settings: firings reach the inbox and the badge but pop up no toast, also on a new page load; on again: toasts', async () => {
     const page = await freshPage({ locale: 'ru-RU' });
