@@ -78,6 +78,13 @@ describe.each(VIEWS)('the asset picker ($tag)', (view) => {
     await field.press('ArrowDown');
     await field.press('ArrowUp');
     await expect.poll(() => page.locator('[data-testid="deal-asset-option"][aria-selected="true"]').getAttribute('data-ticker')).toBe(BOND.ticker);
+    // A combobox whose active descendant is the highlighted option of its listbox (what a screen reader reads out).
+    expect(await field.getAttribute('role')).toBe('combobox');
+    expect(await field.getAttribute('aria-expanded')).toBe('true');
+    const listbox = page.locator('[data-testid="deal-asset-options"]');
+    expect(await listbox.getAttribute('role')).toBe('listbox');
+    expect(await field.getAttribute('aria-controls')).toBe(await listbox.getAttribute('id'));
+    expect(await field.getAttribute('aria-activedescendant')).toBe(await listbox.locator('[role="option"][aria-selected="true"]').getAttribute('id'));
     await field.press('Enter');
     await page.locator('[data-testid="deal-asset-picked"][data-type="bond"]').waitFor();
     expect(await field.inputValue()).toBe(BOND.ticker);

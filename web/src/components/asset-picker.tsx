@@ -81,6 +81,10 @@ export function AssetPicker({
   };
 
   const shown = open && matches !== null;
+  // The highlighted row stays in view when ↑/↓ move past the list's visible part.
+  useEffect(() => {
+    if (shown) document.getElementById(`${listId}-${active}`)?.scrollIntoView({ block: 'nearest' });
+  }, [shown, active, listId]);
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
     const count = matches?.length ?? 0;
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
@@ -112,7 +116,8 @@ export function AssetPicker({
         role="combobox"
         aria-autocomplete="list"
         aria-expanded={shown && matches.length > 0}
-        aria-controls={listId}
+        // Only while the list is there: an id that names nothing is an error to assistive technology.
+        aria-controls={shown ? listId : undefined}
         aria-activedescendant={shown && matches.length > 0 ? `${listId}-${active}` : undefined}
         value={query}
         placeholder={placeholder}
