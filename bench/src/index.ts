@@ -3,7 +3,7 @@
  * `src/<name>.bench.ts` exporting `run(args)`; it prints its figures and, where it has one, a baseline
  * measured side by side in the same run.
  */
-const KNOWN = ['screener', 'rates', 'relay', 'statistics', 'holdings', 'history', 'decimal', 'billing', 'chat', 'alerts', 'delivery', 'failover'];
+const KNOWN = ['screener', 'rates', 'relay', 'statistics', 'holdings', 'history', 'decimal', 'billing', 'chat', 'alerts', 'delivery', 'failover', 'web'];
 
 const [name, ...args] = process.argv.slice(2);
 const selected = name ? [name] : KNOWN;
