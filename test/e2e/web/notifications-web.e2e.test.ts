@@ -258,6 +258,10 @@ describe('alerts list: tickers link to their page, a delete asks first, dialogs 
     expect(await focusedTestId(page)).toBe('confirm-cancel');
     await expectTabStaysIn(page, 'confirm-dialog', 3);
     await screenshot(page, 'confirm-alert-delete-ru');
+    // In the dark theme too (the dialog's colours are the theme's variables).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'confirm-alert-delete-dark-ru');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.locator('[data-testid="confirm-cancel"]').click();
     await confirm.waitFor({ state: 'detached' });
     expect(await focusedTestId(page)).toBe('alert-delete');
