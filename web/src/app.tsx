@@ -142,18 +142,19 @@ export function App() {
           data-testid="nav-menu"
           aria-expanded={menuOpen}
           aria-controls="site-nav"
-          aria-label={t('Меню', 'Menu')}
           onClick={() => setMenuOpen((o) => !o)}
         >
           <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">
             <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
           </svg>
+          {/* Words, not aria-label: the name then holds the badge's count too ("Меню 2 непрочитанных"). */}
+          <span className="sr-only">{t('Меню', 'Menu')}</span>
           {phone && showUnread && <UnreadBadge count={unread} />}
         </button>
         <Link to="/" className="brand">
           {appName}
         </Link>
-        <nav id="site-nav" data-testid="nav" aria-label={t('Разделы', 'Sections')} className={menuOpen ? 'open' : undefined}>
+        <nav id="site-nav" data-testid="nav" aria-label={t('Разделы', 'Sections')} className={menuOpen ? 'open' : undefined} onClick={() => setMenuOpen(false)}>
           {nav.map(([to, label, testId]) => (
             <Link key={to} to={to} className={active(to) ? 'active' : undefined} aria-current={active(to) ? 'page' : undefined} data-testid={testId}>
               {label}

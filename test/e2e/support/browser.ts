@@ -1,13 +1,14 @@
 /**
  * The browser of the browser tests: the system Chromium (Debian's `chromium`, installed by
  * scripts/ensure-chromium.mjs when missing) driven by playwright-core, never a downloaded browser.
- * Also the project's build (the web client in web/dist), screenshots, and the page-weight measures of
- * the performance budget.
+ * Also the project's build (the web client in web/dist), screenshots, the accessibility check (axe), and the
+ * page-weight measures of the performance budget.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -45,6 +46,62 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** Rules whose outcome depends on colours alone: all a change of colour scheme can break. */
+const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
+
+/**
+ * Runs axe on the page as it is now and fails naming each serious or critical violation with the elements that have
+ * it; minor and moderate ones are left to judgement. Every rule axe has (WCAG A/AA and best practices) unless `rules`
+ * names some; `scope` (a selector) checks that part of the page only.
+ */
+export async function expectNoSeriousAxeViolations(page: Page, name: string, opts: { rules?: string[]; scope?: string } = {}): Promise<void> {
+  // Only violations are collected in full: listing every passing node costs most of a run's time.
+  let axe = new AxeBuilder({ page }).options({ resultTypes: ['violations'] });
+  if (opts.rules) axe = axe.withRules(opts.rules);
+  if (opts.scope) axe = axe.include(opts.scope);
+  const { violations } = await axe.analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (serious.length === 0) return;
+  const lines = serious.flatMap((v) => [
+    `  [${v.impact}] ${v.id}: ${v.help} (${v.helpUrl})`,
+    ...v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s*\n\s*/g, ' ')}`),
+    ...(v.nodes.length > 6 ? [`    ... and ${v.nodes.length - 6} more`] : []),
+  ]);
+  throw new Error(`axe found ${serious.length} serious or critical violation(s) on ${name}:\n${lines.join('\n')}`);
+}
+
+/**
+ * The two widths and two colour schemes every screen is checked and photographed at. A dark look is checked by the
+ * colour rules only: it differs from the light look of its width in colours alone (styles.css).
+ */
+export const LOOKS = [
+  { tag: 'desktop-light', width: 1440, height: 900, colorScheme: 'light', rules: undefined },
+  { tag: 'desktop-dark', width: 1440, height: 900, colorScheme: 'dark', rules: COLOUR_RULES },
+  { tag: 'phone-light', width: 390, height: 844, colorScheme: 'light', rules: undefined },
+  { tag: 'phone-dark', width: 390, height: 844, colorScheme: 'dark', rules: COLOUR_RULES },
+] as const;
+
+/**
+ * The screen as it is now at each of LOOKS (the device's colour scheme emulated, the theme switch left at "system"):
+ * checked by axe (`scope`: that part of the page only, the rest being checked already) and kept as
+ * `.runtime/screenshots/<name>-<look>.png`. Every look is checked and photographed before it fails, so one run shows
+ * every problem. The page is left at its first look.
+ */
+export async function checkEveryLook(page: Page, name: string, opts: { scope?: string } = {}): Promise<void> {
+  const failures: string[] = [];
+  for (const look of LOOKS) {
+    await page.setViewportSize({ width: look.width, height: look.height });
+    await page.emulateMedia({ colorScheme: look.colorScheme });
+    await screenshot(page, `${name}-${look.tag}`);
+    await expectNoSeriousAxeViolations(page, `${name} (${look.tag})`, { scope: opts.scope, rules: look.rules ? [...look.rules] : undefined }).catch((e: Error) =>
+      failures.push(e.message),
+    );
+  }
+  await page.setViewportSize({ width: LOOKS[0].width, height: LOOKS[0].height });
+  await page.emulateMedia({ colorScheme: LOOKS[0].colorScheme });
+  if (failures.length) throw new Error(failures.join('\n'));
 }
 
 export interface ScriptWeight {

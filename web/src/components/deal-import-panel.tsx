@@ -227,7 +227,8 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
               {errorRows.length > ERRORS_LISTED && <li>{t(`…и ещё ${errorRows.length - ERRORS_LISTED}`, `…and ${errorRows.length - ERRORS_LISTED} more`)}</li>}
             </ul>
           )}
-          <div className="table-wrap">
+          {/* Focusable and named: a phone scrolls the table sideways, with the keyboard too. */}
+          <div className="table-wrap" tabIndex={0} role="region" aria-label={t('Строки файла', 'Rows of the file')}>
             <table data-testid="deal-import-table">
               <thead>
                 <tr>

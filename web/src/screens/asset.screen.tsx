@@ -106,7 +106,8 @@ export default function AssetScreen() {
         {asset.dividends.length === 0 ? (
           <p className="muted">{t('Дивидендов нет', 'No dividends')}</p>
         ) : (
-          <div className="table-wrap">
+          // Focusable and named: a phone scrolls the table sideways, with the keyboard too.
+          <div className="table-wrap" tabIndex={0} role="region" aria-label={t('Дивиденды', 'Dividends')}>
             <table>
               <thead>
                 <tr>
