@@ -79,6 +79,23 @@ export const subscriptionResumedV1Schema = z.object({
   externalId: z.string(),
   at: iso,
 });
+/**
+ * The provider refunded (part of) a payment (a Refund notification, once per refund TransactionId): the paid time
+ * it bought is taken back in proportion (`endsAt`, the subscription's end after it; null when it bought none).
+ */
+export const paymentRefundedV1Schema = z.object({
+  version: z.literal(1),
+  userId: z.string(),
+  /** The refunded payment's TransactionId (`PaymentTransactionId`). */
+  paymentId: z.string(),
+  /** The refund's own TransactionId. */
+  refundId: z.string(),
+  /** What this refund returned (never more than was paid and not yet refunded). */
+  amount: moneyAmountSchema,
+  subscriptionId: z.string().uuid().nullable(),
+  endsAt: iso.nullable(),
+  at: iso,
+});
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
 export const subscriptionReconciledV1Schema = z.object({
   version: z.literal(1),
@@ -115,6 +132,7 @@ export type PaymentRecordedV1 = z.infer<typeof paymentRecordedV1Schema>;
 export type SubscriptionStartedV1 = z.infer<typeof subscriptionStartedV1Schema>;
 export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1Schema>;
 export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1Schema>;
+export type PaymentRefundedV1 = z.infer<typeof paymentRefundedV1Schema>;
 export type SubscriptionResumedV1 = z.infer<typeof subscriptionResumedV1Schema>;
 export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1Schema>;
 export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1Schema>;
@@ -130,6 +148,7 @@ export const billingEvents = {
   SubscriptionExtended: subscriptionExtendedV1Schema,
   SubscriptionCancelled: subscriptionCancelledV1Schema,
   SubscriptionResumed: subscriptionResumedV1Schema,
+  PaymentRefunded: paymentRefundedV1Schema,
   SubscriptionReconciled: subscriptionReconciledV1Schema,
   SubscriptionRemoved: subscriptionRemovedV1Schema,
   PaymentUnattributed: paymentUnattributedV1Schema,

@@ -46,6 +46,7 @@ export const Subjects = {
     paymentHistory: 'billing.subscription.payments',
     providerPay: 'billing.provider.pay',
     providerRecurrent: 'billing.provider.recurrent',
+    providerRefund: 'billing.provider.refund',
     entitlementsGet: 'billing.entitlements.get',
   },
   alerts: {

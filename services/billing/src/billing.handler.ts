@@ -59,6 +59,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.recurrent(req.data);
     }
 
+    @MessagePattern(Subjects.billing.providerRefund)
+    refund(@Payload() req: RpcRequest<unknown>) {
+      return billing.refund(req.data);
+    }
+
     /** For other services (alerts, chat), not routed from HTTP. */
     @MessagePattern(Subjects.billing.entitlementsGet)
     entitlements(@Payload() req: RpcRequest<unknown>) {

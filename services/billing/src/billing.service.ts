@@ -18,6 +18,7 @@ import {
 import {
   appendToStream,
   type Db,
+  eventIdFor,
   EventIdConflictError,
   type Logger,
   parseOrThrow,
@@ -314,6 +315,44 @@ export class BillingService {
       this.opts.logger.info({ userId, subscriptionId: target.id, externalId }, 'billing: subscription resumed by the user');
     }
     return this.current(userId);
+  }
+
+  /**
+   * `POST /api/provider/refund`: a signed Refund notification. Recorded once per refund TransactionId, against the
+   * user whose payment `PaymentTransactionId` is (the notification's AccountId is the browser's); it takes back
+   * the paid time the refunded share of the payment bought, and the history shows the payment as refunded.
+   */
+  async refund(input: unknown): Promise<{ code: 0 }> {
+    const { raw, params } = this.verifiedParams(input, 'refund');
+    const refundId = params.TransactionId;
+    const paymentId = params.PaymentTransactionId;
+    const amount = normalizeAmount(params.Amount);
+    const digits = /^\d{1,20}$/;
+    if (!refundId || !digits.test(refundId) || !paymentId || !digits.test(paymentId) || !amount) {
+      const errors: Record<string, string[]> = {};
+      if (!refundId || !digits.test(refundId)) errors.TransactionId = ['The TransactionId must be a whole number of at most 20 digits.'];
+      if (!paymentId || !digits.test(paymentId)) errors.PaymentTransactionId = ['The PaymentTransactionId must be a whole number of at most 20 digits.'];
+      if (!amount) errors.Amount = ['The Amount must be a non-negative decimal with at most 2 places, below 1e12.'];
+      this.opts.logger.warn({ notification: 'refund', bytes: raw.length, refundId, fields: Object.keys(errors) }, 'billing: signed Refund notification with a missing or malformed field refused');
+      throw ServiceError.validation(errors);
+    }
+    const [owner] = await this.db.query<{ user_id: string }>('select user_id from subscription_payments where transaction_id = $1', [paymentId]);
+    if (!owner) {
+      this.opts.logger.warn({ refundId, paymentId, amount }, 'billing: Refund of a payment recorded for no user (unattributed or unknown); acknowledged');
+      return { code: 0 };
+    }
+    if (params.AccountId && params.AccountId !== owner.user_id) this.opts.logger.warn({ refundId, paymentId }, 'billing: Refund notification names another AccountId than its payment; applied to the payment\'s user');
+    try {
+      const result = await runBillingCommand(
+        this.db,
+        { type: 'RecordRefund', userId: owner.user_id, paymentId, refundId, amount, now: this.opts.clock() },
+        [eventIdFor('refund', refundId)],
+      );
+      if (result.newEvents.length) this.opts.logger.info({ userId: owner.user_id, paymentId, refundId, amount }, 'billing: refund recorded; its paid time taken back');
+    } catch (err) {
+      if (!(err instanceof EventIdConflictError)) throw err;
+    }
+    return { code: 0 };
   }
 
   /** `POST /api/sync-subscription`: status and end date as the provider has them. */

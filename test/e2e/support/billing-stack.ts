@@ -6,7 +6,7 @@
 import { connectBus, createLogger, streamNameOf, type Bus, type Db } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
-import { type FakeCloudPayments, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { type FakeCloudPayments, type FakeCloudPaymentsOptions, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
 import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
 import { createGatewayApp, type GatewayApp } from '@invest/gateway/gateway.app';
@@ -37,7 +37,8 @@ export async function startBillingStack(name: string, opts: { gatewayLog?: (line
   const logger = createLogger('test', 'silent');
   const database = await createTestDatabase(name);
   const natsUrl = testNatsUrl();
-  const provider = await startFakeCloudPayments({ publicId: CP_PUBLIC_ID, apiSecret: CP_SECRET });
+  const providerOptions: FakeCloudPaymentsOptions = { publicId: CP_PUBLIC_ID, apiSecret: CP_SECRET };
+  const provider = await startFakeCloudPayments(providerOptions);
   const clock = { now: new Date() };
   const options = {
     databaseUrl: database.url,
@@ -53,6 +54,8 @@ export async function startBillingStack(name: string, opts: { gatewayLog?: (line
   const gatewayLogger = opts.gatewayLog ? createLogger('gateway', 'warn', { write: opts.gatewayLog }) : logger;
   const gw = await createGatewayApp({ natsUrl, busPrefix, logger: gatewayLogger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
   const base = await gw.listen(0, '127.0.0.1');
+  // The provider's refunds notify the gateway, as its cabinet's Refund URL would.
+  providerOptions.refundNotifyUrl = new URL('/api/provider/refund', base).toString();
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
   return {
     base,

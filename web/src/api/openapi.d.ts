@@ -703,6 +703,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/provider/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CloudPayments Refund notification
+         * @description Records the refund once per its TransactionId against the payment `PaymentTransactionId`; the paid time the refunded share bought is taken back, and the payment history shows it refunded.
+         */
+        post: operations["ProviderWebhooksController_refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ai-chat": {
         parameters: {
             query?: never;
@@ -5089,6 +5109,57 @@ export interface operations {
         };
     };
     ProviderWebhooksController_recurrent: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-hmac": string;
+                "x-content-hmac": string;
+                /** @description base64 HMAC-SHA256 of the raw body with the API secret. */
+                "Content-HMAC"?: string;
+                /** @description base64 HMAC-SHA256 of the URL-decoded parameters with the API secret. */
+                "X-Content-HMAC"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recorded, already known, or not applicable. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code?: 0;
+                    };
+                };
+            };
+            /** @description Missing or bad signature (checked before the body is read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body larger than 512 KiB (no real notification comes near it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Billing unavailable: the provider retries. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ProviderWebhooksController_refund: {
         parameters: {
             query?: never;
             header: {

@@ -18,6 +18,7 @@ export async function handleBillingEvent(event: BillingBusEvent, tx: Tx, entitle
     case BillingEventTypes.SubscriptionExtended:
     case BillingEventTypes.SubscriptionCancelled:
     case BillingEventTypes.SubscriptionResumed:
+    case BillingEventTypes.PaymentRefunded:
     case BillingEventTypes.SubscriptionReconciled:
     case BillingEventTypes.SubscriptionRemoved:
       return recordPaidAccess(tx, await entitlements.ask(event.data.userId));

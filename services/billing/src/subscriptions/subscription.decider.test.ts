@@ -354,4 +354,38 @@ describe('billing decider', () => {
       .when(pay({ payment: { transactionId: '1001', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null, cardLastFour: '1881' } }))
       .then([recorded({ cardLastFour: '1881' }), started()]);
   });
+
+  describe('refunds', () => {
+    const refund = (over: Partial<Extract<BillingCommand, { type: 'RecordRefund' }>> = {}): BillingCommand => ({ type: 'RecordRefund', userId: '42', paymentId: '1001', refundId: '5001', amount: '299.00', now, ...over });
+    const refunded = (over: Partial<Extract<BillingEvent, { type: 'PaymentRefunded' }>['data']> = {}): BillingEvent => ({
+      type: 'PaymentRefunded',
+      data: { version: 1, userId: '42', paymentId: '1001', refundId: '5001', amount: '299.00', subscriptionId: SUB1, endsAt: at, at, ...over },
+    });
+    const history = [recorded(), started()];
+
+    it('a full refund takes back the whole period it bought; a repeat of the refund TransactionId changes nothing', () => {
+      spec.given(history).when(refund()).then([refunded()]);
+      spec.given([...history, refunded()]).when(refund()).thenNothingHappened();
+      const state = [...history, refunded()].reduce(billingDecider.evolve, billingDecider.initialState());
+      expect(currentSubscription(state)).toMatchObject({ endsAt: at });
+    });
+
+    it('a partial refund takes back its share of the time; never more than was paid is refunded', () => {
+      // Half of 299.00 of a 31-day month: 15.5 days back.
+      spec.given(history).when(refund({ amount: '149.50' })).then([refunded({ amount: '149.50', endsAt: '2026-03-26T00:00:00.000Z' })]);
+      const half = refunded({ amount: '149.50', endsAt: '2026-03-26T00:00:00.000Z' });
+      spec.given([...history, half]).when(refund({ refundId: '5002', amount: '299.00' })).then([refunded({ refundId: '5002', amount: '149.50', endsAt: at })]);
+    });
+
+    it('a refund of a recurring charge takes back the period it added, not the one before', () => {
+      const charge = recorded({ paymentId: '1002', uuid: '1002', source: 'webhook', invoiceId: null });
+      const extended: BillingEvent = { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: 'sc_1', at } };
+      spec.given([...history, charge, extended]).when(refund({ paymentId: '1002' })).then([refunded({ paymentId: '1002', endsAt: '2026-04-10T12:00:00.000Z' })]);
+    });
+
+    it('a refund of a payment that bought no time takes none; an unknown payment is a 422', () => {
+      spec.given([recorded({ amount: '0.01', grantsAccess: false })]).when(refund({ amount: '0.01' })).then([refunded({ amount: '0.01', subscriptionId: null, endsAt: null })]);
+      spec.given(history).when(refund({ paymentId: '9999' })).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
+    });
+  });
 });

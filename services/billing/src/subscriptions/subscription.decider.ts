@@ -1,6 +1,6 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
 import { type Decider, ServiceError } from '@invest/platform';
-import { sameAmount } from '../plans/money.js';
+import { fromMinorUnits, sameAmount, toMinorUnits } from '../plans/money.js';
 import { addPeriod, buysLessThanADay, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 
 /**
@@ -8,6 +8,14 @@ import { addPeriod, buysLessThanADay, paidUntil, type PeriodShare, type Plan } f
  * decide/evolve over plain data. Every payment id is recorded at most once; the service gives the
  * payment's events deterministic ids (see paymentEventIds), so the event store enforces it too.
  */
+
+export interface RecordedPayment {
+  uuid: string;
+  subscriptionId: string;
+  amount: string;
+  boughtMs: number;
+  refundedMinor: bigint;
+}
 
 export interface SubscriptionState {
   id: string;
@@ -26,8 +34,12 @@ export interface SubscriptionState {
 
 export interface BillingState {
   subscriptions: Record<string, SubscriptionState>;
-  /** Recorded payments by provider TransactionId. */
-  payments: Record<string, { uuid: string; subscriptionId: string }>;
+  /** Recorded payments by provider TransactionId: what each paid, the paid time it bought (ms) and how much of it was refunded. */
+  payments: Record<string, RecordedPayment>;
+  /** Refund TransactionIds recorded, each with the payment it refunded. */
+  refunds: Record<string, string>;
+  /** The payment just recorded, until the start or extension it bought follows it (to know how long it bought). */
+  lastPaymentId: string | null;
   /** Payment ids that identify a recorded payment too: client uuids and InvoiceIds. */
   aliases: Record<string, string>;
   changes: number;
@@ -94,10 +106,12 @@ export type BillingCommand =
   | { type: 'CancelByUser'; userId: string; now: Date }
   /** `POST /api/subscription/resume`, after a new provider subscription (`externalId`) was created to start at the end. */
   | { type: 'Resume'; userId: string; externalId: string; now: Date }
+  /** A Refund notification: `amount` of payment `paymentId` returned by refund `refundId`. */
+  | { type: 'RecordRefund'; userId: string; paymentId: string; refundId: string; amount: string; now: Date }
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
-export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, aliases: {}, changes: 0 });
+export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, refunds: {}, lastPaymentId: null, aliases: {}, changes: 0 });
 
 /** The most recently updated subscription, or undefined. */
 export function currentSubscription(state: BillingState): SubscriptionState | undefined {
@@ -266,6 +280,29 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       if (sub === 'already') return [];
       return [{ type: 'SubscriptionResumed', data: { version: 1, userId: command.userId, subscriptionId: sub.id, externalId: command.externalId, at } }];
     }
+    case 'RecordRefund': {
+      if (command.refundId in state.refunds) return [];
+      const payment = state.payments[command.paymentId];
+      if (!payment) throw ServiceError.validation({ PaymentTransactionId: ['No payment with this PaymentTransactionId is recorded for the account.'] });
+      // Never more than was paid and not yet refunded; the paid time goes back in the same proportion.
+      const paid = toMinorUnits(payment.amount) ?? 0n;
+      const asked = toMinorUnits(command.amount) ?? 0n;
+      const left = paid - payment.refundedMinor;
+      const refund = asked < left ? asked : left > 0n ? left : 0n;
+      const takeBack = paid > 0n ? Number((BigInt(payment.boughtMs) * refund) / paid) : 0;
+      const sub = state.subscriptions[payment.subscriptionId];
+      let endsAt: string | null = null;
+      if (sub?.endsAt) {
+        const end = new Date(sub.endsAt).getTime() - takeBack;
+        endsAt = new Date(Math.max(end, new Date(sub.startsAt).getTime())).toISOString();
+      }
+      return [
+        {
+          type: 'PaymentRefunded',
+          data: { version: 1, userId: command.userId, paymentId: command.paymentId, refundId: command.refundId, amount: fromMinorUnits(refund), subscriptionId: sub ? sub.id : null, endsAt, at },
+        },
+      ];
+    }
     case 'Reconcile': {
       const events: BillingEvent[] = [];
       let linking = false;
@@ -297,31 +334,43 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
 
 function evolve(state: BillingState, event: BillingEvent): BillingState {
   const changes = state.changes + 1;
-  const touch = (id: string, patch: Partial<SubscriptionState>): BillingState => {
-    const sub = state.subscriptions[id];
-    if (!sub) return { ...state, changes };
+  const touchIn = (from: BillingState, id: string, patch: Partial<SubscriptionState>): BillingState => {
+    const sub = from.subscriptions[id];
+    if (!sub) return { ...from, changes };
     const unlinked = patch.externalId !== undefined && sub.externalId !== null && patch.externalId !== sub.externalId;
     const formerExternalIds = unlinked ? [...sub.formerExternalIds, sub.externalId!] : sub.formerExternalIds;
-    return { ...state, changes, subscriptions: { ...state.subscriptions, [id]: { ...sub, ...patch, formerExternalIds, touched: changes } } };
+    return { ...from, changes, subscriptions: { ...from.subscriptions, [id]: { ...sub, ...patch, formerExternalIds, touched: changes } } };
   };
+  const touch = (id: string, patch: Partial<SubscriptionState>): BillingState => touchIn(state, id, patch);
   switch (event.type) {
     case 'PaymentRecorded': {
       const d = event.data;
       const aliases = { ...state.aliases, [d.uuid]: d.paymentId, ...(d.invoiceId ? { [d.invoiceId]: d.paymentId } : {}) };
-      return { ...state, changes, aliases, payments: { ...state.payments, [d.paymentId]: { uuid: d.uuid, subscriptionId: d.subscriptionId } } };
+      const payment: RecordedPayment = { uuid: d.uuid, subscriptionId: d.subscriptionId, amount: d.amount, boughtMs: 0, refundedMinor: 0n };
+      return { ...state, changes, aliases, lastPaymentId: d.paymentId, payments: { ...state.payments, [d.paymentId]: payment } };
     }
     case 'SubscriptionStarted': {
       const d = event.data;
       const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, renewedAt: d.at, formerExternalIds: [], touched: changes };
-      return { ...state, changes, subscriptions: { ...state.subscriptions, [sub.id]: sub } };
+      const bought = d.endsAt ? new Date(d.endsAt).getTime() - new Date(d.startsAt).getTime() : 0;
+      return { ...boughtBy(state, d.subscriptionId, bought), changes, subscriptions: { ...state.subscriptions, [sub.id]: sub } };
     }
     case 'SubscriptionExtended': {
       const d = event.data;
-      const renewed = state.subscriptions[d.subscriptionId]?.status === 'cancelled' ? { renewedAt: d.at } : {};
-      return touch(d.subscriptionId, { status: 'active', endsAt: d.endsAt, planCode: d.planCode, externalId: d.externalId, ...renewed });
+      const before = state.subscriptions[d.subscriptionId];
+      const renewed = before?.status === 'cancelled' ? { renewedAt: d.at } : {};
+      const bought = before?.endsAt ? new Date(d.endsAt).getTime() - new Date(before.endsAt).getTime() : 0;
+      return touchIn(boughtBy(state, d.subscriptionId, bought), d.subscriptionId, { status: 'active', endsAt: d.endsAt, planCode: d.planCode, externalId: d.externalId, ...renewed });
     }
     case 'SubscriptionCancelled':
       return touch(event.data.subscriptionId, { status: 'cancelled', ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
+    case 'PaymentRefunded': {
+      const d = event.data;
+      const payment = state.payments[d.paymentId];
+      const payments = payment ? { ...state.payments, [d.paymentId]: { ...payment, refundedMinor: payment.refundedMinor + (toMinorUnits(d.amount) ?? 0n) } } : state.payments;
+      const next = { ...state, payments, refunds: { ...state.refunds, [d.refundId]: d.paymentId } };
+      return d.subscriptionId && d.endsAt ? touchIn(next, d.subscriptionId, { endsAt: d.endsAt }) : { ...next, changes };
+    }
     case 'SubscriptionResumed':
       return touch(event.data.subscriptionId, { status: 'active', externalId: event.data.externalId });
     case 'SubscriptionReconciled':
@@ -333,6 +382,17 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     case 'PaymentUnattributed':
       return { ...state, changes };
   }
+}
+
+/**
+ * The paid time the payment just recorded bought (its start or extension follows it at once), kept with it so a
+ * refund takes back that much.
+ */
+function boughtBy(state: BillingState, subscriptionId: string, ms: number): BillingState {
+  const id = state.lastPaymentId;
+  const payment = id ? state.payments[id] : undefined;
+  if (!id || !payment || payment.subscriptionId !== subscriptionId) return state;
+  return { ...state, lastPaymentId: null, payments: { ...state.payments, [id]: { ...payment, boughtMs: Math.max(0, ms) } } };
 }
 
 /** The billing decider: `handleCommand(tx, userStream(userId), command, billingDecider, …)`. */

@@ -56,6 +56,14 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
       ]);
       return;
     }
+    case 'PaymentRefunded': {
+      const d = event.data;
+      await tx.query(`update payment_history set status = 'refunded' where payment_id = $1`, [d.paymentId]);
+      if (d.subscriptionId && d.endsAt) {
+        await tx.query('update subscriptions set ends_at = $2, updated_at = $3, stream_version = $4 where id = $1', [d.subscriptionId, d.endsAt, d.at, streamVersion]);
+      }
+      return;
+    }
     case 'SubscriptionResumed': {
       const d = event.data;
       await tx.query('update subscriptions set status_id = $2, external_id = $3, updated_at = $4, stream_version = $5 where id = $1', [d.subscriptionId, STATUS_ID.active, d.externalId, d.at, streamVersion]);

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for CloudPayments (shared/reference/cloudpayments.md), speaking its wire format: the API
- * (`/payments/find`, `/subscriptions/find`, `/subscriptions/cancel`, `/subscriptions/create` with `X-Request-ID`, `/test`; POST, JSON, HTTP Basic, `{Success, Message, Model}`),
+ * (`/payments/find`, `/subscriptions/find`, `/subscriptions/cancel`, `/subscriptions/create` with `X-Request-ID`, `/payments/refund`, `/test`; POST, JSON, HTTP Basic, `{Success, Message, Model}`),
  * and a notifier that sends correctly signed Pay notifications as form bodies with lower-case escapes, as
  * the provider does. Tests queue payments and faults; the demo's `/demo/pay` makes a payment and notifies
  * the gateway, so a person can try the whole flow with curl.
@@ -25,6 +25,12 @@ export interface FakePayment {
   CardLastFour?: string;
 }
 
+export interface FakeRefund {
+  TransactionId: number;
+  PaymentTransactionId: number;
+  Amount: number;
+}
+
 export interface FakeSubscription {
   Id: string;
   AccountId: string;
@@ -47,6 +53,8 @@ export interface FakeCloudPaymentsOptions {
   apiSecret: string;
   /** Where `/demo/pay` sends the Pay notification (the gateway's `/api/provider/payment-success`). */
   notifyUrl?: string;
+  /** Where `payments/refund` sends the Refund notification (the gateway's `/api/provider/refund`). */
+  refundNotifyUrl?: string;
   /** Plan prices for `/demo/pay` (code → amount). */
   prices?: Record<string, string>;
   currency?: string;
@@ -58,6 +66,8 @@ export interface FakeCloudPayments {
   widgetUrl: string;
   payments: FakePayment[];
   subscriptions: FakeSubscription[];
+  /** Refunds made (`payments/refund`): the refund's TransactionId, the payment's and the amount. */
+  refunds: FakeRefund[];
   /** API requests seen, for assertions. */
   requests: { path: string; body: unknown; authorized: boolean }[];
   /** Answer the next `n` API calls with HTTP 503 (`Infinity`: down until set to 0). */
@@ -200,6 +210,22 @@ export function recurrentNotificationFields(s: FakeSubscription): Record<string,
   };
 }
 
+/** The fields of a Refund notification (reference §3): the refund's TransactionId, the payment's, and what was returned. */
+export function refundNotificationFields(p: FakePayment, r: FakeRefund): Record<string, string | number | null> {
+  return {
+    TransactionId: r.TransactionId,
+    PaymentTransactionId: r.PaymentTransactionId,
+    Amount: r.Amount.toFixed(2),
+    DateTime: new Date().toISOString().slice(0, 19).replace('T', ' '),
+    OperationType: 'Refund',
+    InvoiceId: p.InvoiceId,
+    AccountId: p.AccountId,
+    Email: 'anna@example.org',
+    Data: '',
+    Rrn: '',
+  };
+}
+
 /** Posts a signed notification to `url`; resolves with the status and body of the answer. */
 export async function sendSignedNotification(
   url: string,
@@ -228,6 +254,7 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
   const payments: FakePayment[] = [];
   const subscriptions: FakeSubscription[] = [];
   const requests: FakeCloudPayments['requests'] = [];
+  const refunds: FakeRefund[] = [];
   /** Answers by `X-Request-ID` (the provider keeps them an hour): a repeated request gets the first answer. */
   const answered = new Map<string, unknown>();
   let failures = 0;
@@ -363,6 +390,18 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
           if (key) answered.set(key, answer);
           return send(res, 200, answer);
         }
+        case '/payments/refund': {
+          // Reference §6: `{TransactionId, Amount}` of a Completed payment; no more than was paid and not yet refunded.
+          const payment = payments.find((p) => String(p.TransactionId) === String(body.TransactionId ?? ''));
+          const amount = typeof body.Amount === 'number' ? body.Amount : Number(body.Amount);
+          const refunded = refunds.filter((r) => r.PaymentTransactionId === payment?.TransactionId).reduce((sum, r) => sum + Math.round(r.Amount * 100), 0);
+          if (!payment) return send(res, 200, { Success: false, Message: 'Transaction not found' });
+          if (!(amount > 0) || Math.round(amount * 100) + refunded > Math.round(payment.Amount * 100)) return send(res, 200, { Success: false, Message: 'Invalid amount' });
+          const refund: FakeRefund = { TransactionId: nextTransactionId++, PaymentTransactionId: payment.TransactionId, Amount: amount };
+          refunds.push(refund);
+          if (opts.refundNotifyUrl) await sendSignedNotification(opts.refundNotifyUrl, refundNotificationFields(payment, refund), opts.apiSecret).catch(() => undefined);
+          return send(res, 200, { Success: true, Message: null, Model: { TransactionId: refund.TransactionId } });
+        }
         case '/subscriptions/find': {
           const accountId = String(body.accountId ?? '');
           return send(res, 200, { Success: true, Message: null, Model: subscriptions.filter((s) => s.AccountId === accountId) });
@@ -380,6 +419,7 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     widgetUrl: `${url()}${WIDGET_PATH}`,
     payments,
     subscriptions,
+    refunds,
     requests,
     failNext(n) {
       failures = n;

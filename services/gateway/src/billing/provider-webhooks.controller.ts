@@ -45,6 +45,16 @@ export function createProviderWebhooksController({ rpc, logger }: { rpc: RpcClie
     recurrent(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
       return rpc.request(Subjects.billing.providerRecurrent, notification(req, logger, contentHmac, xContentHmac));
     }
+
+    @Post('refund')
+    @HttpCode(200)
+    @ApiProviderNotification(
+      'CloudPayments Refund notification',
+      'Records the refund once per its TransactionId against the payment `PaymentTransactionId`; the paid time the refunded share bought is taken back, and the payment history shows it refunded.',
+    )
+    refund(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
+      return rpc.request(Subjects.billing.providerRefund, notification(req, logger, contentHmac, xContentHmac));
+    }
   }
   return ProviderWebhooksController;
 }

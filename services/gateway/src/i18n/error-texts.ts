@@ -169,6 +169,9 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
     'Ваша подписка закончилась {date}; возобновить её нельзя. Оформите подписку заново, чтобы получить платный тариф.',
   'No saved card to charge again, so the recurring charge cannot be resumed. Your subscription stays usable until {date}; subscribe again after it ends.':
     'Нет сохранённой карты для списания, поэтому регулярный платёж не возобновить. Подписка действует до {date}; после этого оформите её заново.',
+  // To the provider only (a Refund notification that names no recorded payment, or a malformed one).
+  'No payment with this PaymentTransactionId is recorded for the account.': 'Платёж с таким PaymentTransactionId у этого аккаунта не учтён.',
+  'The PaymentTransactionId must be a whole number of at most 20 digits.': 'PaymentTransactionId должен быть целым числом не длиннее 20 цифр.',
   'This push subscription belongs to another user. Unsubscribe it in this browser and subscribe again.':
     'Эта push-подписка принадлежит другому пользователю. Отпишитесь в этом браузере и подпишитесь снова.',
   'The resource was changed by another request. Reload it and try again.': 'Данные изменили в другом окне. Обновите страницу и попробуйте ещё раз.',
