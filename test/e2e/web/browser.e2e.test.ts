@@ -406,26 +406,27 @@ describe('in Russian: what the screens say is what the API answers', () => {
   /** The page's visible text in Latin words that are not tickers, codes or the names the API gives. */
   const englishOn = async (page: Page, selector: string, allowed: readonly string[] = []) => latinWords(await page.locator(selector).innerText(), allowed);
 
-  it('screener: the rows carry the API\'s tickers, names, prices and changes in Russian digits, under Russian headers, with the count in words', async () => {
-    type Row = {
-      asset: string;
-      name: string;
-      currency: string;
-      current_rate: number | null;
-      price_change_percentage_24h: number | null;
-      price_change_percentage_7d: number | null;
-      dividend_yield: number | null;
-      market_cap: number | null;
-      trading_volume: number | null;
-      updated_at: string;
-      category: { slug: string; name: string };
-      country: { code: string; name: string } | null;
-    };
-    const query = (q: Record<string, string> = {}) => new URLSearchParams({ page: '1', per_page: '25', sort: 'market_cap', direction: 'desc', ...q });
-    for (const view of VIEWS) {
+  type ShareRow = {
+    asset: string;
+    name: string;
+    currency: string;
+    current_rate: number | null;
+    price_change_percentage_24h: number | null;
+    price_change_percentage_7d: number | null;
+    dividend_yield: number | null;
+    market_cap: number | null;
+    trading_volume: number | null;
+    updated_at: string;
+    category: { slug: string; name: string };
+    country: { code: string; name: string } | null;
+  };
+  /** The screener page's query, its defaults explicit. */
+  const query = (q: Record<string, string> = {}) => new URLSearchParams({ page: '1', per_page: '25', sort: 'market_cap', direction: 'desc', ...q });
+  for (const view of VIEWS) {
+    it(`screener at ${view.width} px: the rows carry the API's tickers, names, prices and changes in Russian digits, under Russian headers, with the count in words`, async () => {
       const page = await freshPage({ locale: 'ru-RU', width: view.width, height: view.height, timeZone: MOSCOW });
       await page.goto(stack.base + '/');
-      const answer = (await ruApi('GET', `/api/public/shares?${query()}`)) as { data: Row[]; meta: { total: number; current_page: number; last_page: number } };
+      const answer = (await ruApi('GET', `/api/public/shares?${query()}`)) as { data: ShareRow[]; meta: { total: number; current_page: number; last_page: number } };
       await expectRows(page, answer.data.map((r) => r.asset), `the default view at ${view.width} px`);
       const shown = await page.locator('[data-testid="screener-row"]').evaluateAll((rows) =>
         rows.map((r) => {
@@ -469,9 +470,10 @@ describe('in Russian: what the screens say is what the API answers', () => {
       expect(oneSpace(await page.locator('[data-testid="pager-status"]').innerText())).toBe(`Стр. ${m.current_page} из ${m.last_page} · ${ruShares(m.total)}`);
       expect(await englishOn(page, '[data-testid="screener"]', answer.data.flatMap((r) => r.name.split(/[^A-Za-z]+/)))).toEqual([]);
       await screenshot(page, `screener-ru-${view.tag}`);
-    }
+    }, 60_000);
+  }
 
-    // The count's word follows the number (1 акция, 2 акции, 5 акций) in filtered views too.
+  it("screener: the count's word follows the number (1 акция, 2 акции, 5 акций) in filtered views too", async () => {
     const page = await freshPage({ locale: 'ru-RU' });
     const categories = ((await ruApi('GET', '/api/public/shares/categories')).data as { slug: string; shares_count: number }[]).filter((c) => c.shares_count > 0);
     for (const q of [{ search: 'Сбер' }, ...categories.map((c) => ({ category: c.slug }))]) {
@@ -479,9 +481,11 @@ describe('in Russian: what the screens say is what the API answers', () => {
       await page.goto(`${stack.base}/?${new URLSearchParams(q)}`);
       await expect.poll(async () => oneSpace(`${await page.locator('[data-testid="pager-total"]').textContent()} ${await page.locator('[data-testid="pager-total-word"]').textContent()}`), { message: JSON.stringify(q) }).toBe(ruShares(total));
     }
-  });
+  }, 60_000);
 
-  it('portfolio: the header figures and the holdings equal the API in Russian, every figure with its Russian tooltip', async () => {
+  /** A Russian user's portfolio of GAZP (whose rate no test here moves), made once for the tests of both widths. */
+  let russianPortfolio: Promise<{ user: string; id: number }> | undefined;
+  const makeRussianPortfolio = async () => {
     const user = newUser();
     const id = ((await ruApi('POST', '/api/portfolios', { user, body: { name: 'Портфель по-русски', currency_code: 'RUB' } })).data as { id: number }).id;
     const deal = (type: string, quantity: number, price: number, date: string, commission = 0) =>
@@ -490,7 +494,11 @@ describe('in Russian: what the screens say is what the API answers', () => {
     await deal('buy', 1000, 101.37, '2024-01-10', 15);
     await deal('buy', 250, 187.11, '2024-02-12', 4);
     await deal('sell', 125, 199.9, '2024-03-15', 3);
-    for (const view of VIEWS) {
+    return { user, id };
+  };
+  for (const view of VIEWS) {
+    it(`portfolio at ${view.width} px: the header figures and the holdings equal the API in Russian, every figure with its Russian tooltip`, async () => {
+      const { user, id } = await (russianPortfolio ??= makeRussianPortfolio());
       const page = await freshPage({ locale: 'ru-RU', width: view.width, height: view.height, timeZone: MOSCOW });
       await signIn(page, user);
       await page.goto(`${stack.base}/portfolios/${id}`);
@@ -585,8 +593,8 @@ describe('in Russian: what the screens say is what the API answers', () => {
       expect(shownDeals.map(oneSpace)).toEqual(deals.map((d) => `${ruDay(d.date)} · ${dealType[d.type]} GAZP ${ruNumber(d.quantity, 8)} × ${ruNumber(d.price, 8)}`));
       expect(await englishOn(page, '[data-testid="portfolio-detail"]', ['XIRR', 'CSV'])).toEqual([]);
       await screenshot(page, `portfolio-ru-${view.tag}`);
-    }
-  });
+    }, 60_000);
+  }
 
   it('alerts: each alert is described in Russian as the API has it, and a firing shows the Russian text the inbox API answers', async () => {
     const user = newUser();
@@ -658,5 +666,5 @@ describe('in Russian: what the screens say is what the API answers', () => {
     await expect.poll(async () => spacedItems(await alertItems(phone))).toEqual(expectedItems((await ruApi('GET', '/api/notifications', { user })).data as Alert[]));
     expect(await phone.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')).toBeLessThanOrEqual(0);
     await screenshot(phone, 'notifications-ru-phone');
-  });
+  }, 60_000);
 });
