@@ -9,6 +9,7 @@
  * has re-sorted it. Targets: screener table painted under 1 s, portfolio interactive under 1.5 s.
  */
 import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions } from './support/args.js';
 import { percentile } from './support/percentile.js';
@@ -57,6 +58,8 @@ export async function run(args: string[]): Promise<void> {
     console.log(`${what.padEnd(44)}${median.toFixed(0).padStart(10)}${max.toFixed(0).padStart(10)}  ${verdict}`);
   };
   console.log(`Chromium, loopback, ${f.runs} cold loads each (fresh browser context), interleaved; ms from navigation start`);
+  // The stack, Chromium and this process share the machine: a busy one slows a figure and its baseline alike.
+  console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores at the end`);
   console.log(`${'figure'.padEnd(44)}${'median'.padStart(10)}${'max'.padStart(10)}  target`);
   row('screener: largest contentful paint', f.screener, LCP_TARGET_MS);
   row('  baseline: sign-in screen LCP', f.signIn);
