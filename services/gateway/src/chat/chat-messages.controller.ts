@@ -14,6 +14,7 @@ import { parseBody } from '../validation/request-input.js';
 import type { AnswerSubscription, ChatStreamReader, SequencedEvent } from './chat-stream.reader.js';
 import { ApiChatId, ApiChatLimited } from './chats.controller.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
 import { openSse, parseLastEventId, writeSse } from './sse.js';
 
 /**
@@ -21,6 +22,9 @@ import { openSse, parseLastEventId, writeSse } from './sse.js';
  * chunks and final event are published, so a shorter look could end a live stream ahead of them.
  */
 const FINAL_EVENT_GRACE_MS = 5_000;
+
+/** The language of a stream's `error` messages: its request's Accept-Language, English when it names none (as error bodies). */
+const localeOf = (req: FastifyRequest) => localeFromAcceptLanguage(req.headers['accept-language'], 'en');
 
 const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
 const SSE_DESCRIPTION =
@@ -101,7 +105,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
         logger.warn({ err, messageId }, 'chat: the answer stream could not be opened; the client is told to resume it');
         reply.hijack();
         openSse(reply.raw);
-        writeSse(reply.raw, { id: 0, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+        writeSse(reply.raw, { id: 0, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } }, localeOf(req));
         reply.raw.end();
         return;
       }
@@ -154,7 +158,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
         // (a reconnect after the final one: nothing more will come, so the stream ends at once).
         reply.hijack();
         openSse(reply.raw);
-        if (last === null) for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e);
+        if (last === null) for (const e of storedAnswerEvents(msg, userMessageId)) writeSse(reply.raw, e, localeOf(req));
         reply.raw.end();
         return;
       }
@@ -191,6 +195,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
     ): Promise<void> {
       reply.hijack();
       const res = reply.raw;
+      const locale = localeOf(req);
       openSse(res);
       const gone = new AbortController();
       // Ends the reading: the client left, or the stored answer is finished.
@@ -227,7 +232,7 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
       let final = false;
       try {
         for await (const e of subscription.events(stop.signal)) {
-          writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data });
+          writeSse(res, { id: e.seq, event: e.event.type, data: e.event.data }, locale);
           lastSeq = e.seq;
           lastEventAt = Date.now();
           final = e.event.type === 'done' || e.event.type === 'error';
@@ -235,13 +240,13 @@ export function createChatMessagesController({ rpc, reader, config, logger, auth
         }
         if (ended && !final && !gone.signal.aborted && !res.writableEnded) {
           logger.warn({ messageId, status: ended.event }, 'chat: the answer is finished but its final event never came; ended from the stored answer');
-          writeSse(res, { ...ended, id: lastSeq });
+          writeSse(res, { ...ended, id: lastSeq }, locale);
         }
       } catch (err) {
         if (!gone.signal.aborted) {
           logger.error({ err, messageId, url: req.url }, 'chat: relaying the answer failed');
           // Its id is the last relayed event's, so a reconnect with it resumes exactly there.
-          if (!res.writableEnded) writeSse(res, { id: lastSeq, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } });
+          if (!res.writableEnded) writeSse(res, { id: lastSeq, event: 'error', data: { message_id: messageId, message: 'The answer stream was interrupted; resume it with Last-Event-ID.' } }, locale);
         }
       } finally {
         relayed = true;

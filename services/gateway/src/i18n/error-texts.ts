@@ -101,7 +101,7 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   'The file must not be larger than {size} KB once its quotes are escaped.': 'Файл должен быть не больше {size} КБ (с экранированными кавычками).',
   'The {header} must be an event id of the stream.': 'Заголовок {header} должен быть id события этого потока.',
   'The {header} must be a firing id.': 'Заголовок {header} должен быть id срабатывания.',
-  // A deal import's file (a 422 on `file`); a row's own errors appear in a preview, in English for now.
+  // A deal import's file (a 422 on `file`), and a row's own errors (`errors[].message` of a preview's rows, a 200).
   'The file is empty or its first line is not a header row.': 'Файл пуст или его первая строка — не заголовок.',
   'The file is empty.': 'Файл пуст.',
   'The column {column} appears twice in the header.': 'Колонка {column} указана в заголовке дважды.',
@@ -111,6 +111,12 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   'The ticker (or the ISIN) is required.': 'Укажите тикер или ISIN.',
   'The ISIN must be 12 characters: 2 letters, 9 letters or digits, a digit.': 'ISIN — это 12 символов: 2 буквы, 9 букв или цифр, цифра.',
   'The {attribute} must be a number with either a decimal point or a decimal comma, not both.': 'Поле «{attribute}» должно быть числом с десятичной точкой или запятой, но не с обеими.',
+  'The row has {cells} fields, the header {width}. With "," as the separator, quote numbers with a decimal comma ("250,5").':
+    'В строке {cells|поле|поля|полей}, а в заголовке {width}. При разделителе «,» число с десятичной запятой берите в кавычки ("250,5").',
+  "Prices are in the portfolio's currency, {currency}; this row is in {rowCurrency}.": 'Цены указываются в валюте портфеля, {currency}; в этой строке — {rowCurrency}.',
+  'No asset {what} was found.': 'Актив {what} не найден.',
+  'No asset {what} was found among {type} assets.': 'Актив {what} не найден среди активов типа «{type}».',
+  'Several assets are called {what} ({types}): give the asset type or the ISIN.': 'Активов с названием {what} несколько ({types}): укажите тип актива или ISIN.',
   // Per-user quotas (a 422, docs/decisions/0013-quotas.md) and the plan gate (a 403).
   'You can have at most {limit} portfolios (the portfolios per user limit).': 'Можно завести не больше {limit|портфеля|портфелей}. Удалите ненужный, чтобы создать новый.',
   'You can have at most {limit} watchlists (the watchlists per user limit).': 'Можно завести не больше {limit|списка наблюдения|списков наблюдения}. Удалите ненужный, чтобы создать новый.',
@@ -147,6 +153,9 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   'Only an answer of the assistant can be stopped.': 'Остановить можно только ответ ассистента.',
   'Only an answer of the assistant can be streamed.': 'Получать потоком можно только ответ ассистента.',
   'Only answers of the assistant can be rated.': 'Оценить можно только ответ ассистента.',
+  // `error` events of a chat answer stream (SSE, the content of a 200).
+  'The assistant could not answer. Please try again.': 'Ассистент не смог ответить. Попробуйте ещё раз.',
+  'The answer stream was interrupted; resume it with Last-Event-ID.': 'Ответ прервался; продолжите его получение с Last-Event-ID.',
   'The selected plan is invalid; choose one of: {plans}.': 'Выбран неизвестный тариф; выберите один из: {plans}.',
   'The uuid does not match a payment of yours.': 'Этот платёж не ваш.',
   'The payment of {amount} {currency} is worth less than one day of a paid plan: it is recorded, but grants no paid access.':

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { laravelFieldErrors, laravelParseOptions } from '../validation/laravel-errors.js';
 import { unstorableTextErrors } from '../validation/request-input.js';
-import { localizeErrorBody, localizeMessage, templateOf } from './localize-error.js';
+import { localizeErrorBody, localizeMessage, localizeRowErrors, templateOf } from './localize-error.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -44,6 +44,46 @@ describe('localizeMessage', () => {
     expect(localizeErrorBody(body, 'ru')).toEqual({ ...body, message: expect.stringMatching(/^На вашем тарифе/) });
     const v = localizeErrorBody({ message: 'The name field is required.', errors: { name: ['The name field is required.'] } }, 'ru');
     expect(v).toEqual({ message: 'Поле «название» обязательно.', errors: { name: ['Поле «название» обязательно.'] } });
+  });
+});
+
+describe('localizeRowErrors', () => {
+  const rows = [
+    { line: 2, status: 'new', errors: [] },
+    {
+      line: 3,
+      status: 'error',
+      errors: [
+        { field: 'row', code: 'columns', message: 'The row has 7 fields, the header 6. With "," as the separator, quote numbers with a decimal comma ("250,5").' },
+        { field: 'date', code: 'required', message: 'The date is required.' },
+        { field: 'quantity', code: 'invalid_number', message: 'The quantity must be greater than 0.' },
+        { field: 'ticker', code: 'asset_not_found', message: 'No asset NOSUCH was found.' },
+        { field: 'ticker', code: 'asset_not_found', message: 'No asset NOSUCH was found among bond assets.' },
+        { field: 'asset_type', code: 'asset_ambiguous', message: 'Several assets are called SBER (share, custom): give the asset type or the ISIN.' },
+        { field: 'currency', code: 'currency_mismatch', message: "Prices are in the portfolio's currency, RUB; this row is in USD." },
+        { field: 'quantity', code: 'oversell', message: 'Cannot sell 5: only 3 held on 2024-02-15.' },
+      ],
+    },
+  ];
+
+  it('keeps English rows as they are', () => {
+    expect(localizeRowErrors(rows, 'en')).toBe(rows);
+  });
+
+  it("renders each row error's message in Russian and keeps its field and code", () => {
+    const [clean, bad] = localizeRowErrors(rows, 'ru');
+    expect(clean).toBe(rows[0]);
+    expect(bad!.errors.map((e) => `${e.field}:${e.code}`)).toEqual(rows[1]!.errors.map((e) => `${e.field}:${e.code}`));
+    expect(bad!.errors.map((e) => e.message)).toEqual([
+      'В строке 7 полей, а в заголовке 6. При разделителе «,» число с десятичной запятой берите в кавычки ("250,5").',
+      'Поле «дата» обязательно.',
+      'Поле «количество» должно быть больше 0.',
+      'Актив NOSUCH не найден.',
+      'Актив NOSUCH не найден среди активов типа «облигация».',
+      'Активов с названием SBER несколько (share, custom): укажите тип актива или ISIN.',
+      'Цены указываются в валюте портфеля, RUB; в этой строке — USD.',
+      'Нельзя продать 5: на 2024-02-15 в портфеле только 3.',
+    ]);
   });
 });
 
@@ -110,9 +150,9 @@ describe('every message a client can receive has Russian text', () => {
       // Pages of their own in both languages; Telegram's webhook; a JSON parser's internal refusal (a fixed 400).
       /services\/gateway\/src\/(delivery\/(email|telegram)\.controller|http\/exact-json)\.ts$/,
     ];
-    // Said by a 503 or a 500 the gateway replaces with its own words, or by a service to its log.
-    // Rows of a deal import's preview and chat stream events are the content of a 200, not an error body.
-    const notShown = /this row is in|The row has|No asset .* was found|Several assets are called|answer stream was interrupted|assistant could not answer|answered (unexpectedly|.* unexpectedly)|did not answer|is not available|deadline|Internal error|too large to send|not configured|not reachable|payment provider|could not be deleted now|did not say whether|Invalid signature|could not be read|The (TransactionId|Amount|Currency) /;
+    // Said by a 503 or a 500 the gateway replaces with its own words, or by a service to its log. (A deal import
+    // preview's row errors and a chat stream's `error` events are localized too, so they are checked here.)
+    const notShown = /answered (unexpectedly|.* unexpectedly)|did not answer|is not available|deadline|Internal error|too large to send|not configured|not reachable|payment provider|could not be deleted now|did not say whether|Invalid signature|could not be read|The (TransactionId|Amount|Currency) /;
     const files = globSync(['contracts/src/**/*.ts', 'platform/src/**/*.ts', 'services/*/src/**/*.ts'], { cwd: ROOT }).filter(
       (f) => !f.endsWith('.test.ts') && !notErrorBodies.some((re) => re.test(f)),
     );

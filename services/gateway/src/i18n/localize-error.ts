@@ -77,3 +77,12 @@ export function localizeErrorBody<B extends { message: string; errors?: Record<s
   const errors = body.errors && Object.fromEntries(Object.entries(body.errors).map(([field, list]) => [field, list.map((m) => localizeMessage(m, locale))]));
   return { ...body, message: localizeMessage(body.message, locale), ...(errors ? { errors } : {}) };
 }
+
+/**
+ * A deal import preview's rows with each row error's `message` in `locale` (the content of a 200, so the error filter
+ * never sees it); `field` and `code` are untouched.
+ */
+export function localizeRowErrors<R extends { errors: { message: string }[] }>(rows: R[], locale: Locale): R[] {
+  if (locale === 'en') return rows;
+  return rows.map((r) => (r.errors.length === 0 ? r : { ...r, errors: r.errors.map((e) => ({ ...e, message: localizeMessage(e.message, locale) })) }));
+}

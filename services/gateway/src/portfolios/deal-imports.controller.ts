@@ -15,6 +15,8 @@ import {
 import { type RpcClient, ServiceError } from '@invest/platform';
 import type { JwtAuthGuard } from '../auth/jwt-auth.guard.js';
 import { ApiIdParam, ApiOwnedResource } from '../common/resource.openapi.js';
+import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
+import { localizeRowErrors } from '../i18n/localize-error.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { parseBody } from '../validation/request-input.js';
 
@@ -71,7 +73,7 @@ export function createDealImportsController({ rpc, auth }: { rpc: RpcClient; aut
     @ApiBody(csvBody)
     @ApiOkResponse({ description: '`{ data: { separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }`' })
     @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
-    async preview(@Param('id') id: string, @Body() body: unknown): Promise<DealImportPreviewReply> {
+    async preview(@Param('id') id: string, @Body() body: unknown, @Headers('accept-language') lang: unknown): Promise<DealImportPreviewReply> {
       const csv = csvOf(body);
       // A page at a time: all rows at once would be over NATS's 1 MB max_payload.
       const rows: ImportPreviewRow[] = [];
@@ -87,7 +89,9 @@ export function createDealImportsController({ rpc, auth }: { rpc: RpcClient; aut
         rows.push(...page.data.rows);
         for (const a of page.data.assets) assets.set(`${a.type}:${a.id}`, a);
       }
-      return { data: { separator: first.data.separator, summary: first.data.summary, rows, assets: [...assets.values()] } };
+      // Row errors are worded in English by the portfolios service, like error bodies; rendered here in the client's language.
+      const locale = localeFromAcceptLanguage(lang, 'en');
+      return { data: { separator: first.data.separator, summary: first.data.summary, rows: localizeRowErrors(rows, locale), assets: [...assets.values()] } };
     }
 
     @Post()

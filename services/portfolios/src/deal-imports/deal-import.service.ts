@@ -199,8 +199,11 @@ export class DealImportService {
       if (!r.deal || r.errors.length > 0) continue;
       const m = matches.get(nameOf(r.deal)) ?? [];
       const what = r.deal.ticker ?? r.deal.isin;
-      if (m.length === 0) r.errors.push({ field: r.deal.ticker ? 'ticker' : 'isin', code: 'asset_not_found', message: `No asset ${what} was found${r.deal.asset_type ? ` among ${r.deal.asset_type} assets` : ''}.` });
-      else if (m.length > 1) {
+      if (m.length === 0) {
+        // Two whole sentences: each is a key of the gateway's Russian catalog (docs/decisions/0035-localized-errors.md).
+        const message = r.deal.asset_type ? `No asset ${what} was found among ${r.deal.asset_type} assets.` : `No asset ${what} was found.`;
+        r.errors.push({ field: r.deal.ticker ? 'ticker' : 'isin', code: 'asset_not_found', message });
+      } else if (m.length > 1) {
         r.errors.push({ field: 'asset_type', code: 'asset_ambiguous', message: `Several assets are called ${what} (${m.map((a) => a.type).join(', ')}): give the asset type or the ISIN.` });
       } else {
         const a = m[0]!;
