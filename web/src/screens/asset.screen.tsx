@@ -191,7 +191,8 @@ function PriceChart({ type, ticker, currency }: { type: PageAssetType; ticker: s
           dates={dates}
           series={series}
           currency={currency}
-          longDates={closes!.range !== '1M'}
+          // By the dates shown, not the range asked: a share with two weeks of closes has no months to tell apart.
+          longDates={Date.parse(dates.at(-1)!) - Date.parse(dates[0]!) > 200 * 86_400_000}
           testId="asset-chart"
           ariaLabel={`${t('Цена', 'Price')} ${formatMoney(Number(closes!.closes.at(-1)), currency, locale)} (${formatDay(dates.at(-1), locale)})`}
         />
