@@ -89,8 +89,41 @@ describe('CSV import of deals', () => {
     expect(rows.find((r: { line: number }) => r.line === 11).values).toMatchObject({ date: '32.08.2024', ticker: 'LKOH' });
     expect(assets.map((a: { ticker: string }) => a.ticker).sort()).toEqual(['GAZP', 'SBER']);
 
+    // Without a language the API's English wording.
+    const messageOf = (line: number) => rows.find((r: { line: number }) => r.line === line).errors[0].message;
+    expect(messageOf(8)).toBe('No asset NOPE was found.');
+    expect(messageOf(9)).toBe("Prices are in the portfolio's currency, RUB; this row is in USD.");
+
     const portfolio = await api('GET', `/api/portfolios/${pid}`, 'alice');
     expect(portfolio.body.data.deals_count).toBe(0);
+  });
+
+  it("words the rows' errors in the client's language (Accept-Language), and nothing else changes", async () => {
+    const en = await api('POST', `/api/portfolios/${pid}/imports/preview`, 'alice', { csv: FILE }, { 'accept-language': 'en' });
+    const ru = await api('POST', `/api/portfolios/${pid}/imports/preview`, 'alice', { csv: FILE }, { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.8' });
+    expect(ru.status).toBe(200);
+    const messages = (body: { data: { rows: { line: number; errors: { message: string }[] }[] } }) =>
+      Object.fromEntries(body.data.rows.filter((r) => r.errors.length > 0).map((r) => [r.line, r.errors.map((e) => e.message)]));
+    expect(messages(en.body)).toEqual({
+      7: ['Cannot sell 500: only 100 held on 2024-08-01.'],
+      8: ['No asset NOPE was found.'],
+      9: ["Prices are in the portfolio's currency, RUB; this row is in USD."],
+      10: ['The date must not be in the future.'],
+      11: ['The date must be YYYY-MM-DD or DD.MM.YYYY and exist.'],
+    });
+    expect(messages(ru.body)).toEqual({
+      7: ['Нельзя продать 500: на 2024-08-01 в портфеле только 100.'],
+      8: ['Актив NOPE не найден.'],
+      9: ['Цены указываются в валюте портфеля, RUB; в этой строке — USD.'],
+      10: ['Дата не может быть в будущем.'],
+      11: ['Дата должна быть в формате ГГГГ-ММ-ДД или ДД.ММ.ГГГГ и существовать.'],
+    });
+    // Only the messages differ: statuses, fields, codes, deals and assets are the same in both languages.
+    const strip = (body: { data: { rows: { errors: { message: string }[] }[] } }) => ({
+      ...body.data,
+      rows: body.data.rows.map((r) => ({ ...r, errors: r.errors.map((e) => ({ ...e, message: '' })) })),
+    });
+    expect(strip(ru.body)).toEqual(strip(en.body));
   });
 
   it('imports the new rows in one go, the statistics follow, and the same file again adds nothing', async () => {
