@@ -81,7 +81,8 @@ export function DailyMoneyChart({
         interaction: { mode: 'index', intersect: false },
         scales: {
           x: {
-            ticks: { color: text, maxTicksLimit: narrow ? 4 : 7, maxRotation: 0, autoSkip: true, callback: (_v, i) => tickDate.format(new Date(`${dates[i] ?? ''}T00:00:00Z`)) },
+            // Russian writes the year as "нояб. 25 г."; without the "г." four ticks fit a phone-wide chart, as in English.
+            ticks: { color: text, maxTicksLimit: narrow ? 4 : 7, maxRotation: 0, autoSkip: true, callback: (_v, i) => tickDate.format(new Date(`${dates[i] ?? ''}T00:00:00Z`)).replace(/\s*г\.$/, '') },
             grid: { display: false },
           },
           y: { ticks: { color: text, maxTicksLimit: 5, callback: (v) => formatCompactMoney(Number(v), currency, locale) }, grid: { color: grid } },
