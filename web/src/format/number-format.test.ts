@@ -56,6 +56,12 @@ describe('prices, numbers and percents', () => {
     expect(formatDateTime('2026-11-22T18:24:00Z', 'en', 'UTC')).toBe('11/22/26, 6:24 PM');
     expect(formatDateTime('not a date', 'en')).toBe('—');
   });
+
+  it('keeps a format per time zone: the same instant in another zone is another time', () => {
+    expect(formatDateTime('2026-11-22T18:24:00Z', 'ru', 'UTC')).toBe('22.11.2026, 18:24');
+    expect(formatDateTime('2026-11-22T18:24:00Z', 'ru', 'Europe/Moscow')).toBe('22.11.2026, 21:24');
+    expect(formatDateTime('2026-11-22T18:24:00Z', 'ru', 'Asia/Vladivostok')).toBe('23.11.2026, 04:24');
+  });
 });
 
 describe('calendar days', () => {

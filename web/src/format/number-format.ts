@@ -78,12 +78,28 @@ export function formatPercent(value: number | null | undefined, locale: Locale, 
   return locale === 'ru' ? `${sign}${n} %` : `${sign}${n}%`;
 }
 
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+/**
+ * One Intl.DateTimeFormat per locale and options, kept like the number formats: building one costs far more than
+ * using it, and a portfolio page formats a day for each of its 100 deals (the browser's profile of that page had
+ * the building as its costliest script function).
+ */
+function dateFormat(locale: Locale, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale}:${JSON.stringify(options)}`;
+  let f = dateFormats.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, options);
+    dateFormats.set(key, f);
+  }
+  return f;
+}
+
 /** Date and time in the reader's time zone: `22.11.2026, 18:24` / `11/22/2026, 6:24 PM`. */
 export function formatDateTime(iso: string | null | undefined, locale: Locale, timeZone?: string): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '—';
-  return plainSpaces(new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'short', ...(timeZone ? { timeZone } : {}) }).format(d));
+  return plainSpaces(dateFormat(locale, { dateStyle: 'short', timeStyle: 'short', ...(timeZone ? { timeZone } : {}) }).format(d));
 }
 
 /** A calendar day (`2026-11-22`, or the midnight a date column serializes to) as a date alone: `22.11.2026` / `11/22/2026`. */
@@ -91,5 +107,5 @@ export function formatDay(iso: string | null | undefined, locale: Locale): strin
   if (!iso) return '—';
   const d = new Date(iso.length === 10 ? `${iso}T00:00:00Z` : iso);
   if (Number.isNaN(d.getTime())) return '—';
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(d);
+  return dateFormat(locale, { dateStyle: 'short', timeZone: 'UTC' }).format(d);
 }
