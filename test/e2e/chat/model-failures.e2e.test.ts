@@ -40,10 +40,10 @@ let server: ReturnType<typeof createServer>;
 const api = (method: string, path: string, user: string, body?: unknown) => stack.api(method, path, { user, body });
 
 /** Sends a message and reads the whole SSE answer (events with their data). */
-async function ask(user: string, chatId: string, message: string, timeoutMs = 20_000) {
+async function ask(user: string, chatId: string, message: string, timeoutMs = 20_000, headers: Record<string, string> = {}) {
   const res = await fetch(new URL(`/api/ai-chat/${chatId}/messages`, base), {
     method: 'POST',
-    headers: { authorization: `Bearer ${await stack.token(user)}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    headers: { authorization: `Bearer ${await stack.token(user)}`, 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
     body: JSON.stringify({ message }),
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -112,6 +112,7 @@ describe('HTTP errors from the model', () => {
       const r = await ask(user, chatId, `status ${status}`);
       expect(r.status).toBe(200);
       expect(r.events.at(-1)!.event).toBe('error');
+      expect(r.events.at(-1)!.data.message).toBe('The assistant could not answer. Please try again.');
       expect(JSON.stringify(r.events)).not.toContain('Rate limit reached');
       const row = await answerRow(r.events[0]!.data.message_id);
       expect(row!.status).toBe('failed');
@@ -123,6 +124,27 @@ describe('HTTP errors from the model', () => {
       ]);
     });
   }
+});
+
+describe("the error event in the client's language", () => {
+  it('a ru client reads why the answer failed in Russian, live and when it resumes the answer', async () => {
+    const { user, chatId } = await freshChat();
+    queue.push((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'boom', type: 'server_error', param: null, code: null } }));
+    });
+    const ru = { 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.8' };
+    const r = await ask(user, chatId, 'ru failure', 20_000, ru);
+    expect(r.events.at(-1)).toEqual({ event: 'error', data: { message_id: r.events[0]!.data.message_id, message: 'Ассистент не смог ответить. Попробуйте ещё раз.' } });
+    // Resumed from the start: the error event again, from the replay buffer, in the language of this request.
+    const resumed = await fetch(new URL(`/api/ai-chat/${chatId}/messages/${r.events[0]!.data.message_id}/stream`, base), {
+      headers: { authorization: `Bearer ${await stack.token(user)}`, accept: 'text/event-stream', ...ru },
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await resumed.text();
+    expect(text).toContain('event: error');
+    expect(text).toContain('Ассистент не смог ответить. Попробуйте ещё раз.');
+  });
 });
 
 describe('broken streams', () => {
