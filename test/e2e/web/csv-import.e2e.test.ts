@@ -61,8 +61,9 @@ describe('CSV import of deals', () => {
     const statuses = await page.locator('[data-testid="deal-import-row"]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')));
     // Rows with errors first.
     expect(statuses).toEqual(['error', 'new', 'new', 'new']);
-    expect(await page.locator('[data-testid="deal-import-row"][data-status="error"]').textContent()).toContain('актив с таким тикером не найден');
-    expect(await page.locator('[data-testid="deal-import-errors"]').textContent()).toBe('Строка 5: актив с таким тикером не найден');
+    // The row's error as the gateway words it in Russian (the UI sends its language with every request).
+    expect(await page.locator('[data-testid="deal-import-row"][data-status="error"]').textContent()).toContain('Актив NOSUCH не найден.');
+    expect(await page.locator('[data-testid="deal-import-errors"]').textContent()).toBe('Строка 5: Актив NOSUCH не найден.');
     expect(await page.locator('[data-testid="deal-import-row"]').first().locator('td').nth(2).textContent()).toBe('покупка');
     // The chosen file stays chosen while its preview is shown.
     expect(await page.locator('[data-testid="deal-import-file"]').inputValue()).toContain('deals.csv');

@@ -37,63 +37,21 @@ const SHOWN_ROWS = 200;
 /** Rows with errors listed above the table. */
 const ERRORS_LISTED = 20;
 
-const FIELD_RU: Record<string, string> = {
-  date: 'дата',
-  type: 'тип',
-  ticker: 'тикер',
-  asset_type: 'тип актива',
-  isin: 'ISIN',
-  quantity: 'количество',
-  price: 'цена',
-  commission: 'комиссия',
-  currency: 'валюта',
-  row: 'строка',
-};
-
-/** A row error in Russian by its code (the server's English message carries the details a code does not). */
+/**
+ * A row error as the server words it, in the UI's language (the gateway renders it from Accept-Language,
+ * docs/decisions/0035-localized-errors.md). In English the field's name comes first; a Russian message names it itself.
+ */
 function errorText(e: RowError, locale: 'ru' | 'en'): string {
-  if (locale === 'en') return `${e.field}: ${e.message}`;
-  const field = FIELD_RU[e.field] ?? e.field;
-  const ru: Record<string, string> = {
-    required: `${field}: не заполнено`,
-    columns: 'в строке не столько полей, сколько в заголовке (число с запятой при разделителе «,» нужно взять в кавычки)',
-    invalid_date: 'дата: нужна в виде ГГГГ-ММ-ДД или ДД.ММ.ГГГГ и должна существовать',
-    future_date: 'дата: в будущем',
-    invalid_type: 'тип: нужен buy/sell/dividend/coupon/fee/tax или покупка/продажа/дивиденд/купон/комиссия/налог',
-    invalid_asset_type: 'тип актива: нужен share, bond, etf, currency, future, token или акция/облигация/фонд/валюта/фьючерс/токен',
-    invalid_number: `${field}: не число или неверный формат (${e.message})`,
-    invalid_currency: 'валюта: неизвестный код',
-    currency_mismatch: 'валюта: не совпадает с валютой портфеля — пересчитайте цены',
-    asset_not_found: 'актив с таким тикером не найден',
-    asset_ambiguous: 'несколько активов с таким тикером — укажите тип актива или ISIN',
-    oversell: `продажа больше, чем есть в портфеле (${e.message})`,
-  };
-  return ru[e.code] ?? `${field}: ${e.message}`;
+  return locale === 'en' ? `${e.field}: ${e.message}` : e.message;
 }
 
 /** Largest file the gateway takes (DEAL_IMPORT_MAX_BYTES): a larger one is refused before it is sent. */
 const MAX_BYTES = 800 * 1024;
 
-/** A whole-file problem (a 422 on `file` or `csv`, English from the service) in Russian, when it is one of the known ones. */
-function fileErrorText(message: string, locale: 'ru' | 'en'): string {
-  if (locale === 'en') return message;
-  const known: [RegExp, (m: RegExpExecArray) => string][] = [
-    [/^The header has no (.+) column/, (m) => `В заголовке нет колонок: ${m[1]}. Нужны дата, тип, тикер (или ISIN), количество, цена.`],
-    [/^The column (\S+) appears twice/, (m) => `Колонка ${m[1]} в заголовке указана дважды.`],
-    [/^The file has (\d+) rows/, (m) => `В файле ${m[1]} строк, а за один раз можно импортировать не больше 10 000.`],
-    [/^The file is empty/, () => 'Файл пуст или его первая строка — не заголовок.'],
-    [/^The file must not be larger/, () => 'Файл больше 800 КБ.'],
-  ];
-  for (const [re, ru] of known) {
-    const m = re.exec(message);
-    if (m) return ru(m);
-  }
-  return message;
-}
-
+/** Why a file cannot be read: its 422 on `file` or `csv` (already in the UI's language), else the error as any other. */
 function problemText(err: unknown, locale: 'ru' | 'en'): string {
   const messages = err instanceof ApiError ? [...(err.fieldErrors.file ?? []), ...(err.fieldErrors.csv ?? [])] : [];
-  return messages.length > 0 ? messages.map((m) => fileErrorText(m, locale)).join(' ') : describeError(err, locale);
+  return messages.length > 0 ? messages.join(' ') : describeError(err, locale);
 }
 
 async function send<T>(portfolioId: number, path: 'imports' | 'imports/preview', file: ArrayBuffer, key?: string): Promise<T> {
