@@ -182,13 +182,19 @@ describe('theme switch and the top bar', () => {
     await page.locator('html[data-notification-stream="connected"]').waitFor();
     await fireAlert(user);
     await page.locator('[data-testid="nav-unread"]').waitFor({ timeout: 15_000 });
-    const bar = await page.locator('header.topbar').boundingBox();
-    expect(bar!.height, 'one line of controls').toBeLessThan(56);
-    for (const id of ['nav-menu', 'nav-unread', 'locale-toggle', 'theme-toggle', 'signed-in-user', 'sign-out']) {
-      const box = await page.locator(`[data-testid="${id}"]`).boundingBox();
-      expect(box, `${id} is shown`).not.toBeNull();
-      expect(box!.x + box!.width, `${id} fits the width`).toBeLessThanOrEqual(390);
-      expect(box!.y + box!.height, `${id} is in the bar`).toBeLessThanOrEqual(bar!.y + bar!.height);
+    // In Russian, then in English ("Sign out" is longer than "Выйти").
+    for (const locale of ['ru', 'en']) {
+      if (locale === 'en') await page.locator('[data-testid="locale-toggle"]').click();
+      await page.locator(`html[lang="${locale}"]`).waitFor({ state: 'attached' });
+      const bar = await page.locator('header.topbar').boundingBox();
+      expect(bar!.height, `${locale}: one line of controls`).toBeLessThan(56);
+      for (const id of ['nav-menu', 'nav-unread', 'locale-toggle', 'theme-toggle', 'signed-in-user', 'sign-out']) {
+        const box = await page.locator(`[data-testid="${id}"]`).boundingBox();
+        expect(box, `${locale}: ${id} is shown`).not.toBeNull();
+        expect(box!.x + box!.width, `${locale}: ${id} fits the width`).toBeLessThanOrEqual(390);
+        expect(box!.y + box!.height, `${locale}: ${id} is in the bar`).toBeLessThanOrEqual(bar!.y + bar!.height);
+      }
+      expect(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), `${locale}: no sideways scroll`).toBeLessThanOrEqual(0);
     }
     expect(await page.locator('[data-testid="nav-menu"] [data-testid="nav-unread"]').count()).toBe(1);
     expect(await page.locator('[data-testid="nav-portfolios"]').isVisible()).toBe(false);
