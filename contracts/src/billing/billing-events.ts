@@ -96,6 +96,29 @@ export const paymentRefundedV1Schema = z.object({
   endsAt: iso.nullable(),
   at: iso,
 });
+/**
+ * A charge the provider declined (a Fail notification, once per its TransactionId). With the subscription it was
+ * for: `past_due`, usable until `graceUntil` (the grace period from its first failed charge), `attemptsLeft` more
+ * tries by the provider. Without one (a declined first payment) it is only listed in the history.
+ */
+export const chargeFailedV1Schema = z.object({
+  version: z.literal(1),
+  userId: z.string(),
+  /** The declined transaction's TransactionId. */
+  paymentId: z.string(),
+  amount: moneyAmountSchema,
+  currency: z.string(),
+  planCode: planCodeSchema.nullable(),
+  subscriptionId: z.string().uuid().nullable(),
+  /** The provider's `Reason` (`InsufficientFunds`), when it gave one. */
+  reason: z.string().nullable(),
+  cardLastFour: z.string().optional(),
+  /** Consecutive failed charges of the subscription, this one included (0 without a subscription). */
+  attempt: z.number().int(),
+  attemptsLeft: z.number().int(),
+  graceUntil: iso.nullable(),
+  at: iso,
+});
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
 export const subscriptionReconciledV1Schema = z.object({
   version: z.literal(1),
@@ -133,6 +156,7 @@ export type SubscriptionStartedV1 = z.infer<typeof subscriptionStartedV1Schema>;
 export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1Schema>;
 export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1Schema>;
 export type PaymentRefundedV1 = z.infer<typeof paymentRefundedV1Schema>;
+export type ChargeFailedV1 = z.infer<typeof chargeFailedV1Schema>;
 export type SubscriptionResumedV1 = z.infer<typeof subscriptionResumedV1Schema>;
 export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1Schema>;
 export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1Schema>;
@@ -149,6 +173,7 @@ export const billingEvents = {
   SubscriptionCancelled: subscriptionCancelledV1Schema,
   SubscriptionResumed: subscriptionResumedV1Schema,
   PaymentRefunded: paymentRefundedV1Schema,
+  ChargeFailed: chargeFailedV1Schema,
   SubscriptionReconciled: subscriptionReconciledV1Schema,
   SubscriptionRemoved: subscriptionRemovedV1Schema,
   PaymentUnattributed: paymentUnattributedV1Schema,

@@ -29,12 +29,18 @@ export type ListPlansReply = z.infer<typeof listPlansReplySchema>;
 export const subscriptionSchema = z.object({
   id: z.string().uuid(),
   plan: planSchema,
-  status: z.enum(['active', 'cancelled']),
+  /** `past_due`: the last recurring charge was declined; usable through `grace_until` while the provider tries again. */
+  status: z.enum(['active', 'cancelled', 'past_due']),
   starts_at: z.string(),
   ends_at: z.string().nullable(),
   external_id: z.string().nullable(),
-  /** True while the paid period runs (also when cancelled: it stays usable until ends_at). */
+  /** True while the paid period runs (also when cancelled: it stays usable until ends_at), or its grace period after a declined charge. */
   usable: z.boolean(),
+  /** After a declined recurring charge: access is kept until then (null: no grace period). */
+  grace_until: z.string().nullable(),
+  /** Consecutive declined charges, and how many more the provider tries (three in all). */
+  failed_charges: z.number().int(),
+  attempts_left: z.number().int(),
   updated_at: z.string(),
 });
 export type SubscriptionView = z.infer<typeof subscriptionSchema>;

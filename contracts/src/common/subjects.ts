@@ -47,6 +47,7 @@ export const Subjects = {
     providerPay: 'billing.provider.pay',
     providerRecurrent: 'billing.provider.recurrent',
     providerRefund: 'billing.provider.refund',
+    providerFail: 'billing.provider.fail',
     entitlementsGet: 'billing.entitlements.get',
   },
   alerts: {

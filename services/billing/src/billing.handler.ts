@@ -59,6 +59,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.recurrent(req.data);
     }
 
+    @MessagePattern(Subjects.billing.providerFail)
+    fail(@Payload() req: RpcRequest<unknown>) {
+      return billing.fail(req.data);
+    }
+
     @MessagePattern(Subjects.billing.providerRefund)
     refund(@Payload() req: RpcRequest<unknown>) {
       return billing.refund(req.data);

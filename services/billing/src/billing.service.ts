@@ -318,6 +318,64 @@ export class BillingService {
   }
 
   /**
+   * `POST /api/provider/fail`: a signed Fail notification (a declined charge), recorded once per its
+   * TransactionId. A recurring charge's subscription becomes `past_due`, usable through the grace period while the
+   * provider tries again; the history lists the charge as failed. `Rejected` (the third failure) comes as a
+   * Recurrent notification and cancels it: access then ends with the grace period.
+   */
+  async fail(input: unknown): Promise<{ code: 0 }> {
+    const { raw, params, nul } = this.verifiedParams(input, 'fail');
+    const transactionId = params.TransactionId;
+    const amount = normalizeAmount(params.Amount);
+    const currency = params.Currency;
+    if (!transactionId || !/^\d{1,20}$/.test(transactionId) || !amount || !currency) {
+      const errors: Record<string, string[]> = {};
+      if (!transactionId || !/^\d{1,20}$/.test(transactionId)) errors.TransactionId = ['The TransactionId must be a whole number of at most 20 digits.'];
+      if (!amount) errors.Amount = ['The Amount must be a non-negative decimal with at most 2 places, below 1e12.'];
+      if (!currency) errors.Currency = ['The Currency is required.'];
+      this.opts.logger.warn({ notification: 'fail', bytes: raw.length, transactionId, fields: Object.keys(errors) }, 'billing: signed Fail notification with a missing or malformed field refused');
+      throw ServiceError.validation(errors);
+    }
+    const externalId = params.SubscriptionId ?? null;
+    let userId = isUserId(params.AccountId) && nul.length === 0 ? params.AccountId : undefined;
+    if (!userId && externalId) {
+      const [row] = await this.db.query<{ user_id: string }>('select user_id from subscriptions where external_id = $1 limit 1', [externalId]);
+      userId = row?.user_id;
+    }
+    if (!userId) {
+      this.opts.logger.warn({ transactionId, externalId }, 'billing: Fail notification for no known account; acknowledged');
+      return { code: 0 };
+    }
+    try {
+      const result = await runBillingCommand(
+        this.db,
+        {
+          type: 'RecordFailedCharge',
+          userId,
+          paymentId: transactionId,
+          externalId,
+          amount,
+          currency,
+          planCode: planForPayment(this.opts.plans, amount, currency)?.plan.code ?? null,
+          reason: params.Reason ?? null,
+          cardLastFour: params.CardLastFour ?? null,
+          plans: this.opts.plans,
+          now: this.opts.clock(),
+        },
+        [eventIdFor('failed-charge', transactionId)],
+      );
+      const failed = result.newEvents.find((e) => e.type === 'ChargeFailed');
+      if (failed?.type === 'ChargeFailed') {
+        const d = failed.data;
+        this.opts.logger.info({ userId, transactionId, subscriptionId: d.subscriptionId, attempt: d.attempt, attemptsLeft: d.attemptsLeft, graceUntil: d.graceUntil, reason: d.reason }, 'billing: charge declined');
+      }
+    } catch (err) {
+      if (!(err instanceof EventIdConflictError)) throw err;
+    }
+    return { code: 0 };
+  }
+
+  /**
    * `POST /api/provider/refund`: a signed Refund notification. Recorded once per refund TransactionId, against the
    * user whose payment `PaymentTransactionId` is (the notification's AccountId is the browser's); it takes back
    * the paid time the refunded share of the payment bought, and the history shows the payment as refunded.

@@ -54,8 +54,10 @@ export async function startBillingStack(name: string, opts: { gatewayLog?: (line
   const gatewayLogger = opts.gatewayLog ? createLogger('gateway', 'warn', { write: opts.gatewayLog }) : logger;
   const gw = await createGatewayApp({ natsUrl, busPrefix, logger: gatewayLogger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
   const base = await gw.listen(0, '127.0.0.1');
-  // The provider's refunds notify the gateway, as its cabinet's Refund URL would.
+  // The provider's refunds, declines and subscription changes notify the gateway, as its cabinet's URLs would.
   providerOptions.refundNotifyUrl = new URL('/api/provider/refund', base).toString();
+  providerOptions.failNotifyUrl = new URL('/api/provider/fail', base).toString();
+  providerOptions.recurrentNotifyUrl = new URL('/api/provider/recurrent', base).toString();
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
   return {
     base,

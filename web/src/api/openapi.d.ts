@@ -703,6 +703,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/provider/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CloudPayments Fail notification
+         * @description A declined charge, recorded once per TransactionId. A recurring charge moves the subscription to past_due: usable through a grace period of 3 days while the provider tries again (three attempts); the payment history lists it as failed.
+         */
+        post: operations["ProviderWebhooksController_fail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/provider/refund": {
         parameters: {
             query?: never;
@@ -4434,11 +4454,14 @@ export interface operations {
                                 paid: boolean;
                             };
                             /** @enum {string} */
-                            status: "active" | "cancelled";
+                            status: "active" | "cancelled" | "past_due";
                             starts_at: string;
                             ends_at: string | null;
                             external_id: string | null;
                             usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
                             updated_at: string;
                         } | null;
                     };
@@ -4703,11 +4726,14 @@ export interface operations {
                                 paid: boolean;
                             };
                             /** @enum {string} */
-                            status: "active" | "cancelled";
+                            status: "active" | "cancelled" | "past_due";
                             starts_at: string;
                             ends_at: string | null;
                             external_id: string | null;
                             usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
                             updated_at: string;
                         } | null;
                     };
@@ -4814,11 +4840,14 @@ export interface operations {
                                 paid: boolean;
                             };
                             /** @enum {string} */
-                            status: "active" | "cancelled";
+                            status: "active" | "cancelled" | "past_due";
                             starts_at: string;
                             ends_at: string | null;
                             external_id: string | null;
                             usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
                             updated_at: string;
                         } | null;
                     };
@@ -4906,11 +4935,14 @@ export interface operations {
                                 paid: boolean;
                             };
                             /** @enum {string} */
-                            status: "active" | "cancelled";
+                            status: "active" | "cancelled" | "past_due";
                             starts_at: string;
                             ends_at: string | null;
                             external_id: string | null;
                             usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
                             updated_at: string;
                         } | null;
                     };
@@ -5010,11 +5042,14 @@ export interface operations {
                                 paid: boolean;
                             };
                             /** @enum {string} */
-                            status: "active" | "cancelled";
+                            status: "active" | "cancelled" | "past_due";
                             starts_at: string;
                             ends_at: string | null;
                             external_id: string | null;
                             usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
                             updated_at: string;
                         } | null;
                     };
@@ -5109,6 +5144,57 @@ export interface operations {
         };
     };
     ProviderWebhooksController_recurrent: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-hmac": string;
+                "x-content-hmac": string;
+                /** @description base64 HMAC-SHA256 of the raw body with the API secret. */
+                "Content-HMAC"?: string;
+                /** @description base64 HMAC-SHA256 of the URL-decoded parameters with the API secret. */
+                "X-Content-HMAC"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recorded, already known, or not applicable. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code?: 0;
+                    };
+                };
+            };
+            /** @description Missing or bad signature (checked before the body is read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body larger than 512 KiB (no real notification comes near it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Billing unavailable: the provider retries. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ProviderWebhooksController_fail: {
         parameters: {
             query?: never;
             header: {

@@ -84,9 +84,9 @@ function Subscription() {
             <>
               <strong data-testid="subscription-plan">{names.plan(subscription.plan)}</strong> ·{' '}
               {subscription.usable && subscription.status === 'cancelled' && subscription.ends_at ? (
-                // Cancelled but paid for: usable to the end, and can still be resumed before it.
+                // Cancelled but paid for: usable to the end (or its grace period's), and can still be resumed before it.
                 <span data-testid="subscription-state">
-                  {t(`Подписка отменена, действует до ${formatDateTime(subscription.ends_at, locale)}`, `Subscription cancelled, active until ${formatDateTime(subscription.ends_at, locale)}`)}
+                  {t(`Подписка отменена, действует до ${formatDateTime(accessUntil(subscription), locale)}`, `Subscription cancelled, active until ${formatDateTime(accessUntil(subscription), locale)}`)}
                 </span>
               ) : (
                 <>
@@ -100,6 +100,15 @@ function Subscription() {
                     </span>
                   )}
                 </>
+              )}
+              {subscription.status === 'past_due' && subscription.usable && subscription.grace_until && (
+                // The provider declined the last charge and tries again (three attempts in all); access is kept meanwhile.
+                <p className="form-error" role="alert" data-testid="subscription-past-due">
+                  {t(
+                    `Не удалось списать оплату подписки. Доступ сохранён до ${formatDateTime(subscription.grace_until, locale)}. Осталось попыток списания: ${subscription.attempts_left}. Проверьте, что на карте достаточно средств.`,
+                    `The subscription charge was declined. Your access is kept until ${formatDateTime(subscription.grace_until, locale)}. Charge attempts left: ${subscription.attempts_left}. Please check that the card has enough funds.`,
+                  )}
+                </p>
               )}
               <RenewalActions subscription={subscription} onChange={setSubscription} />
             </>
@@ -165,6 +174,11 @@ function Subscription() {
   );
 }
 
+/** When access ends: the paid end, or the grace period's end after a declined charge. */
+function accessUntil(s: NonNullable<Subscription>): string {
+  return s.grace_until && s.ends_at && s.grace_until > s.ends_at ? s.grace_until : (s.ends_at ?? '');
+}
+
 /**
  * Cancel (asked first) while a paid subscription renews itself; resume while a cancelled one still runs. Both
  * answer the subscription as it is now; a refusal (422/409, in the server's words) is shown beside the button.
@@ -175,7 +189,8 @@ function RenewalActions({ subscription, onChange }: { subscription: NonNullable<
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  if (!subscription.usable || !subscription.plan.paid || !subscription.ends_at) return null;
+  // After declined charges the provider gave up on (a grace period running past the end): nothing to resume.
+  if (!subscription.usable || !subscription.plan.paid || !subscription.ends_at || (subscription.status === 'cancelled' && subscription.grace_until)) return null;
   const endsAt = formatDateTime(subscription.ends_at, locale);
 
   const resume = async () => {

@@ -19,6 +19,7 @@ export async function handleBillingEvent(event: BillingBusEvent, tx: Tx, entitle
     case BillingEventTypes.SubscriptionCancelled:
     case BillingEventTypes.SubscriptionResumed:
     case BillingEventTypes.PaymentRefunded:
+    case BillingEventTypes.ChargeFailed:
     case BillingEventTypes.SubscriptionReconciled:
     case BillingEventTypes.SubscriptionRemoved:
       return recordPaidAccess(tx, await entitlements.ask(event.data.userId));

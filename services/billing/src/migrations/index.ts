@@ -3,6 +3,7 @@ import { BillingSchema } from './0001-billing-schema.js';
 import { PaymentGrantsAccess } from './0002-payment-grants-access.js';
 import { PaymentCards } from './0003-payment-cards.js';
 import { PaymentHistory } from './0004-payment-history.js';
+import { PastDue } from './0005-past-due.js';
 
 /** Every migration of the billing database, in order. Names are stable: never rename one that shipped. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   { name: '0002-payment-grants-access', class: PaymentGrantsAccess },
   { name: '0003-payment-cards', class: PaymentCards },
   { name: '0004-payment-history', class: PaymentHistory },
+  { name: '0005-past-due', class: PastDue },
 ];

@@ -3,7 +3,7 @@ import { ServiceError } from '@invest/platform';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { planCatalog } from '../plans/plan-catalog.js';
-import { type BillingCommand, billingDecider, currentSubscription } from './subscription.decider.js';
+import { type BillingCommand, billingDecider, currentSubscription, isUsable } from './subscription.decider.js';
 
 const plans = planCatalog();
 const [monthly, yearly] = plans;
@@ -386,6 +386,77 @@ describe('billing decider', () => {
     it('a refund of a payment that bought no time takes none; an unknown payment is a 422', () => {
       spec.given([recorded({ amount: '0.01', grantsAccess: false })]).when(refund({ amount: '0.01' })).then([refunded({ amount: '0.01', subscriptionId: null, endsAt: null })]);
       spec.given(history).when(refund({ paymentId: '9999' })).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
+    });
+  });
+
+  describe('declined charges', () => {
+    const charge = (over: Partial<Extract<BillingCommand, { type: 'RecordFailedCharge' }>> = {}): BillingCommand => ({
+      type: 'RecordFailedCharge',
+      userId: '42',
+      paymentId: '7001',
+      externalId: 'sc_1',
+      amount: '299.00',
+      currency: 'RUB',
+      planCode: 'basic-m',
+      reason: 'InsufficientFunds',
+      cardLastFour: '1881',
+      plans,
+      now: new Date('2026-04-10T12:00:05.000Z'),
+      ...over,
+    });
+    const failedAt = '2026-04-10T12:00:05.000Z';
+    const grace = '2026-04-13T12:00:05.000Z';
+    const failed = (over: Partial<Extract<BillingEvent, { type: 'ChargeFailed' }>['data']> = {}): BillingEvent => ({
+      type: 'ChargeFailed',
+      data: { version: 1, userId: '42', paymentId: '7001', amount: '299.00', currency: 'RUB', planCode: 'basic-m', subscriptionId: SUB1, reason: 'InsufficientFunds', cardLastFour: '1881', attempt: 1, attemptsLeft: 2, graceUntil: grace, at: failedAt, ...over },
+    });
+    const history = [recorded(), started({ externalId: 'sc_1' })];
+    const fold = (events: BillingEvent[]) => events.reduce(billingDecider.evolve, billingDecider.initialState());
+
+    it('the first failure makes the subscription past due, usable for the grace period from it; a repeat changes nothing', () => {
+      spec.given(history).when(charge()).then([failed()]);
+      spec.given([...history, failed()]).when(charge()).thenNothingHappened();
+      const sub = currentSubscription(fold([...history, failed()]))!;
+      expect(sub).toMatchObject({ status: 'past_due', graceUntil: grace, failedCharges: 1, endsAt: '2026-04-10T12:00:00.000Z' });
+      expect(isUsable(sub, new Date('2026-04-13T12:00:00.000Z'))).toBe(true);
+      expect(isUsable(sub, new Date('2026-04-13T12:00:05.000Z'))).toBe(false);
+    });
+
+    it('each later failure counts down the attempts left and keeps the grace period of the first', () => {
+      const second = failed({ paymentId: '7002', attempt: 2, attemptsLeft: 1, at: '2026-04-11T12:00:05.000Z' });
+      spec.given([...history, failed()]).when(charge({ paymentId: '7002', now: new Date('2026-04-11T12:00:05.000Z') })).then([second]);
+      spec
+        .given([...history, failed(), second])
+        .when(charge({ paymentId: '7003', now: new Date('2026-04-12T12:00:05.000Z') }))
+        .then([failed({ paymentId: '7003', attempt: 3, attemptsLeft: 0, at: '2026-04-12T12:00:05.000Z' })]);
+    });
+
+    it('a payment in the grace period (the provider retried) extends from the paid end and clears the failures', () => {
+      const retry = pay({ source: 'webhook', uuid: '1002', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: 'sc_1' }, now: new Date('2026-04-11T12:00:00.000Z') });
+      spec
+        .given([...history, failed()])
+        .when(retry)
+        .then([
+          recorded({ paymentId: '1002', uuid: '1002', source: 'webhook', invoiceId: null, at: '2026-04-11T12:00:00.000Z' }),
+          { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-05-10T12:00:00.000Z', externalId: 'sc_1', at: '2026-04-11T12:00:00.000Z' } },
+        ]);
+    });
+
+    it('Rejected after three failures cancels it; access ends with the grace period', () => {
+      const rejected: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_rejected', at: failedAt } };
+      spec
+        .given([...history, failed()])
+        .when({ type: 'CancelByProvider', userId: '42', externalId: 'sc_1', terms: null, plans, reason: 'provider_rejected', now: new Date(failedAt) })
+        .then([rejected]);
+      const sub = currentSubscription(fold([...history, failed(), rejected]))!;
+      expect(sub).toMatchObject({ status: 'cancelled', graceUntil: grace });
+      expect(isUsable(sub, new Date('2026-04-13T12:00:06.000Z'))).toBe(false);
+    });
+
+    it('a declined first payment (no provider subscription) is only listed; a charge of an unlinked provider subscription counts for the current one at its price', () => {
+      spec.given().when(charge({ externalId: null })).then([failed({ subscriptionId: null, attempt: 0, attemptsLeft: 0, graceUntil: null })]);
+      spec.given([recorded(), started()]).when(charge()).then([failed()]);
+      spec.given([recorded(), started()]).when(charge({ amount: '1.00' })).then([failed({ amount: '1.00', subscriptionId: null, attempt: 0, attemptsLeft: 0, graceUntil: null })]);
     });
   });
 });

@@ -20,8 +20,12 @@ export interface RecordedPayment {
 export interface SubscriptionState {
   id: string;
   planCode: PlanCode;
-  status: 'active' | 'cancelled';
+  status: 'active' | 'cancelled' | 'past_due';
   startsAt: string;
+  /** After a declined recurring charge: usable until then, past `endsAt` (GRACE_DAYS from the first failure). */
+  graceUntil: string | null;
+  /** Consecutive declined charges since its last payment. */
+  failedCharges: number;
   endsAt: string | null;
   externalId: string | null;
   /** When its current run began: started, or renewed after a cancellation (see `providerSubscriptionOf`). */
@@ -36,6 +40,8 @@ export interface BillingState {
   subscriptions: Record<string, SubscriptionState>;
   /** Recorded payments by provider TransactionId: what each paid, the paid time it bought (ms) and how much of it was refunded. */
   payments: Record<string, RecordedPayment>;
+  /** Declined charges recorded (Fail notifications), by TransactionId. */
+  failures: Record<string, true>;
   /** Refund TransactionIds recorded, each with the payment it refunded. */
   refunds: Record<string, string>;
   /** The payment just recorded, until the start or extension it bought follows it (to know how long it bought). */
@@ -108,10 +114,24 @@ export type BillingCommand =
   | { type: 'Resume'; userId: string; externalId: string; now: Date }
   /** A Refund notification: `amount` of payment `paymentId` returned by refund `refundId`. */
   | { type: 'RecordRefund'; userId: string; paymentId: string; refundId: string; amount: string; now: Date }
+  /** A Fail notification: the provider declined charge `paymentId` (of provider subscription `externalId`, if recurring). */
+  | {
+      type: 'RecordFailedCharge';
+      userId: string;
+      paymentId: string;
+      externalId: string | null;
+      amount: string;
+      currency: string;
+      planCode: PlanCode | null;
+      reason: string | null;
+      cardLastFour: string | null;
+      plans: readonly Plan[];
+      now: Date;
+    }
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
-export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, refunds: {}, lastPaymentId: null, aliases: {}, changes: 0 });
+export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, failures: {}, refunds: {}, lastPaymentId: null, aliases: {}, changes: 0 });
 
 /** The most recently updated subscription, or undefined. */
 export function currentSubscription(state: BillingState): SubscriptionState | undefined {
@@ -122,6 +142,14 @@ export function currentSubscription(state: BillingState): SubscriptionState | un
 
 /** Not yet ended (a subscription with no end never ends). */
 export const isRunning = (s: Pick<SubscriptionState, 'endsAt'>, now: Date) => s.endsAt === null || new Date(s.endsAt) > now;
+
+/** Days of access kept after the first declined recurring charge while the provider tries again (README). */
+export const GRACE_DAYS = 3;
+/** Charges the provider tries before it gives up (`Rejected` after three consecutive failures). */
+export const CHARGE_ATTEMPTS = 3;
+
+/** Running, or in its grace period after a declined charge. */
+export const isUsable = (s: Pick<SubscriptionState, 'endsAt' | 'graceUntil'>, now: Date) => isRunning(s, now) || (s.graceUntil !== null && new Date(s.graceUntil) > now);
 
 /** Active and not yet ended: what makes `POST /api/subscribe` a 409 (spec: Subscription state table). */
 export const isActive = (s: Pick<SubscriptionState, 'status' | 'endsAt'>, now: Date) => s.status === 'active' && isRunning(s, now);
@@ -156,7 +184,7 @@ const DAY_MS = 86_400_000;
  */
 export function cancellable(state: BillingState, now: Date): SubscriptionState | 'already' | ServiceError {
   const current = currentSubscription(state);
-  if (!current || !isRunning(current, now)) return ServiceError.validation({ subscription: ['You have no running paid subscription to cancel.'] });
+  if (!current || !isUsable(current, now)) return ServiceError.validation({ subscription: ['You have no running paid subscription to cancel.'] });
   if (current.endsAt === null) return ServiceError.validation({ subscription: ['A complimentary plan has no recurring charge to cancel.'] });
   return current.status === 'cancelled' ? 'already' : current;
 }
@@ -232,7 +260,9 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
           at,
         },
       });
-      const running = current && current.endsAt !== null && isRunning(current, now) ? current : undefined;
+      // In its grace period after a declined charge it still runs: a payment (the provider's retry) extends it from
+      // its paid end, as if the charge had gone through on time.
+      const running = current && current.endsAt !== null && isUsable(current, now) ? current : undefined;
       // Worth less than one day of its plan (a token 0.01): money recorded and shown, but no paid access. It
       // starts, extends and renews nothing, whatever runs now; it names the subscription it would have started.
       if (buysLessThanADay(running ? new Date(running.endsAt!) : now, plan.period, command.share)) return [recorded(command.newSubscriptionId, false)];
@@ -242,7 +272,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
         // "current" but not yet usable, and shared its provider subscription). A renewal's provider subscription
         // is the payment's, not the cancelled one's.
         const endsAt = paidUntil(new Date(running.endsAt!), plan.period, command.share).toISOString();
-        const externalId = running.status === 'active' ? (payment.externalId ?? running.externalId) : payment.externalId;
+        const externalId = running.status !== 'cancelled' ? (payment.externalId ?? running.externalId) : payment.externalId;
         return [recorded(running.id), { type: 'SubscriptionExtended', data: { version: 1, userId, subscriptionId: running.id, planCode: plan.code, endsAt, externalId, at } }];
       }
       return [
@@ -279,6 +309,33 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       if (sub instanceof ServiceError) throw sub;
       if (sub === 'already') return [];
       return [{ type: 'SubscriptionResumed', data: { version: 1, userId: command.userId, subscriptionId: sub.id, externalId: command.externalId, at } }];
+    }
+    case 'RecordFailedCharge': {
+      if (command.paymentId in state.failures || command.paymentId in state.payments) return [];
+      const sub = failedChargeSubscription(state, command);
+      const attempt = sub ? sub.failedCharges + 1 : 0;
+      // The grace period runs from the first failure (or the paid end, if the charge came early), not from each retry.
+      const graceUntil = sub ? (sub.graceUntil ?? new Date(Math.max(new Date(sub.endsAt!).getTime(), command.now.getTime()) + GRACE_DAYS * DAY_MS).toISOString()) : null;
+      return [
+        {
+          type: 'ChargeFailed',
+          data: {
+            version: 1,
+            userId: command.userId,
+            paymentId: command.paymentId,
+            amount: command.amount,
+            currency: command.currency,
+            planCode: sub ? sub.planCode : command.planCode,
+            subscriptionId: sub ? sub.id : null,
+            reason: command.reason,
+            ...(command.cardLastFour ? { cardLastFour: command.cardLastFour } : {}),
+            attempt,
+            attemptsLeft: sub ? Math.max(0, CHARGE_ATTEMPTS - attempt) : 0,
+            graceUntil,
+            at,
+          },
+        },
+      ];
     }
     case 'RecordRefund': {
       if (command.refundId in state.refunds) return [];
@@ -318,7 +375,9 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
         const endsAt = sub.endsAt;
         const drift: string[] = [];
         if (links) drift.push(`external_id null -> ${remote.id}`);
-        if (status !== sub.status) drift.push(`status ${sub.status} -> ${status}`);
+        // Past due is active at the provider too (PastDue, or Active between its tries).
+        const ours = sub.status === 'past_due' ? 'active' : sub.status;
+        if (status !== ours) drift.push(`status ${sub.status} -> ${status}`);
         const link = links ? { externalId: remote.id } : {};
         if (drift.length) events.push({ type: 'SubscriptionReconciled', data: { version: 1, userId: command.userId, subscriptionId: sub.id, status, endsAt, drift, ...link, at } });
       }
@@ -326,7 +385,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
     }
     case 'RemoveOutdated':
       return Object.values(state.subscriptions)
-        .filter((s) => s.endsAt !== null && new Date(s.endsAt) < command.olderThan)
+        .filter((s) => s.endsAt !== null && new Date(s.endsAt) < command.olderThan && !(s.graceUntil !== null && new Date(s.graceUntil) >= command.olderThan))
         .sort((a, b) => a.touched - b.touched)
         .map((s) => ({ type: 'SubscriptionRemoved', data: { version: 1, userId: command.userId, subscriptionId: s.id, endedAt: s.endsAt, at } }));
   }
@@ -351,7 +410,19 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     }
     case 'SubscriptionStarted': {
       const d = event.data;
-      const sub: SubscriptionState = { id: d.subscriptionId, planCode: d.planCode, status: 'active', startsAt: d.startsAt, endsAt: d.endsAt, externalId: d.externalId, renewedAt: d.at, formerExternalIds: [], touched: changes };
+      const sub: SubscriptionState = {
+        id: d.subscriptionId,
+        planCode: d.planCode,
+        status: 'active',
+        startsAt: d.startsAt,
+        endsAt: d.endsAt,
+        graceUntil: null,
+        failedCharges: 0,
+        externalId: d.externalId,
+        renewedAt: d.at,
+        formerExternalIds: [],
+        touched: changes,
+      };
       const bought = d.endsAt ? new Date(d.endsAt).getTime() - new Date(d.startsAt).getTime() : 0;
       return { ...boughtBy(state, d.subscriptionId, bought), changes, subscriptions: { ...state.subscriptions, [sub.id]: sub } };
     }
@@ -360,10 +431,15 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
       const before = state.subscriptions[d.subscriptionId];
       const renewed = before?.status === 'cancelled' ? { renewedAt: d.at } : {};
       const bought = before?.endsAt ? new Date(d.endsAt).getTime() - new Date(before.endsAt).getTime() : 0;
-      return touchIn(boughtBy(state, d.subscriptionId, bought), d.subscriptionId, { status: 'active', endsAt: d.endsAt, planCode: d.planCode, externalId: d.externalId, ...renewed });
+      return touchIn(boughtBy(state, d.subscriptionId, bought), d.subscriptionId, { status: 'active', endsAt: d.endsAt, graceUntil: null, failedCharges: 0, planCode: d.planCode, externalId: d.externalId, ...renewed });
     }
     case 'SubscriptionCancelled':
       return touch(event.data.subscriptionId, { status: 'cancelled', ...(event.data.externalId ? { externalId: event.data.externalId } : {}) });
+    case 'ChargeFailed': {
+      const d = event.data;
+      const next = { ...state, failures: { ...state.failures, [d.paymentId]: true as const } };
+      return d.subscriptionId ? touchIn(next, d.subscriptionId, { status: 'past_due', failedCharges: d.attempt, graceUntil: d.graceUntil }) : { ...next, changes };
+    }
     case 'PaymentRefunded': {
       const d = event.data;
       const payment = state.payments[d.paymentId];
@@ -382,6 +458,23 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     case 'PaymentUnattributed':
       return { ...state, changes };
   }
+}
+
+/**
+ * The subscription a declined charge was for: the one linked to its provider subscription, or else the current
+ * paid one not linked yet (the first recurring charge names a provider subscription the first Pay did not) when
+ * the charge is its plan's price. A cancelled one is charged no more: such a failure is only listed.
+ */
+function failedChargeSubscription(state: BillingState, c: Extract<BillingCommand, { type: 'RecordFailedCharge' }>): SubscriptionState | undefined {
+  if (!c.externalId) return undefined;
+  const subs = Object.values(state.subscriptions);
+  let sub = subs.find((s) => s.externalId === c.externalId);
+  if (!sub && !subs.some((s) => s.formerExternalIds.includes(c.externalId!))) {
+    const current = currentSubscription(state);
+    const plan = c.plans.find((p) => p.code === current?.planCode);
+    if (current && current.externalId === null && plan?.price && sameAmount(c.amount, plan.price) && c.currency === plan.currency) sub = current;
+  }
+  return sub && sub.status !== 'cancelled' && sub.endsAt !== null ? sub : undefined;
 }
 
 /**

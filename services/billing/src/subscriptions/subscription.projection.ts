@@ -3,7 +3,7 @@ import { eventIdFor, type SqlClient } from '@invest/platform';
 
 /** SubscriptionPayment.platform_id of CloudPayments, the only card provider so far. */
 export const CLOUDPAYMENTS_PLATFORM_ID = 1;
-const STATUS_ID = { active: 1, cancelled: 2 } as const;
+const STATUS_ID = { active: 1, cancelled: 2, past_due: 3 } as const;
 const planId = (param: string) => `(select id from subscription_plans where code = ${param})`;
 
 /**
@@ -39,7 +39,8 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
     case 'SubscriptionExtended': {
       const d = event.data;
       await tx.query(
-        `update subscriptions set ends_at = $2, subscription_plan_id = ${planId('$3')}, external_id = $4, status_id = $5, updated_at = $6, stream_version = $7
+        `update subscriptions set ends_at = $2, subscription_plan_id = ${planId('$3')}, external_id = $4, status_id = $5, updated_at = $6, stream_version = $7,
+           grace_until = null, failed_charges = 0
          where id = $1`,
         [d.subscriptionId, d.endsAt, d.planCode, d.externalId, STATUS_ID.active, d.at, streamVersion],
       );
@@ -54,6 +55,25 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
         streamVersion,
         d.externalId ?? null,
       ]);
+      return;
+    }
+    case 'ChargeFailed': {
+      const d = event.data;
+      await tx.query(
+        `insert into payment_history (payment_id, user_id, at, amount, currency, plan_code, status, card_last_four)
+         values ($1, $2, $3, $4::numeric, $5, $6, 'failed', $7)`,
+        [d.paymentId, d.userId, d.at, d.amount, d.currency, d.planCode, d.cardLastFour ?? null],
+      );
+      if (d.subscriptionId) {
+        await tx.query('update subscriptions set status_id = $2, grace_until = $3, failed_charges = $4, updated_at = $5, stream_version = $6 where id = $1', [
+          d.subscriptionId,
+          STATUS_ID.past_due,
+          d.graceUntil,
+          d.attempt,
+          d.at,
+          streamVersion,
+        ]);
+      }
       return;
     }
     case 'PaymentRefunded': {

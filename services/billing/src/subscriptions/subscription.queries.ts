@@ -1,23 +1,27 @@
 import { type Page, type PageQuery, pageMeta, type PaymentHistoryItem, type PaymentView, type SubscriptionView } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 import { type Plan, planView } from '../plans/plan-catalog.js';
+import { CHARGE_ATTEMPTS } from './subscription.decider.js';
 
 interface Row {
   id: string;
   code: string;
-  status: 'active' | 'cancelled';
+  status: 'active' | 'cancelled' | 'past_due';
   starts_at: Date;
   ends_at: Date | null;
+  grace_until: Date | null;
+  failed_charges: number;
   external_id: string | null;
   updated_at: Date;
 }
 
-const SELECT = `select s.id, p.code, st.code as status, s.starts_at, s.ends_at, s.external_id, s.updated_at
+const SELECT = `select s.id, p.code, st.code as status, s.starts_at, s.ends_at, s.grace_until, s.failed_charges, s.external_id, s.updated_at
   from subscriptions s join subscription_plans p on p.id = s.subscription_plan_id join subscription_statuses st on st.id = s.status_id`;
 
 function toView(row: Row, plans: readonly Plan[], now: Date): SubscriptionView {
   const plan = plans.find((p) => p.code === row.code)!;
   const ends = row.ends_at ? new Date(row.ends_at) : null;
+  const grace = row.grace_until ? new Date(row.grace_until) : null;
   return {
     id: row.id,
     plan: planView(plan),
@@ -25,7 +29,10 @@ function toView(row: Row, plans: readonly Plan[], now: Date): SubscriptionView {
     starts_at: new Date(row.starts_at).toISOString(),
     ends_at: ends ? ends.toISOString() : null,
     external_id: row.external_id,
-    usable: new Date(row.starts_at) <= now && (ends === null || ends > now),
+    usable: new Date(row.starts_at) <= now && (ends === null || ends > now || (grace !== null && grace > now)),
+    grace_until: grace ? grace.toISOString() : null,
+    failed_charges: row.failed_charges,
+    attempts_left: Math.max(0, CHARGE_ATTEMPTS - row.failed_charges),
     updated_at: new Date(row.updated_at).toISOString(),
   };
 }
@@ -41,11 +48,15 @@ export async function findSubscription(db: SqlClient, id: string, plans: readonl
   return row ? toView(row, plans, now) : null;
 }
 
-/** Subscriptions usable now (paid period running, cancelled ones included), best plan first. */
+/**
+ * Subscriptions usable now (paid period running, cancelled ones included, or a grace period after a declined
+ * charge), best plan first; `ends_at` is when the access ends (the grace period's end past the paid one).
+ */
 export async function usableSubscriptions(db: SqlClient, userId: string, now: Date): Promise<{ code: string; ends_at: Date | null }[]> {
   return db.query(
-    `select p.code, s.ends_at from subscriptions s join subscription_plans p on p.id = s.subscription_plan_id
-     where s.user_id = $1 and s.starts_at <= $2 and (s.ends_at is null or s.ends_at > $2)
+    `select p.code, case when s.ends_at is not null then greatest(s.ends_at, s.grace_until) end as ends_at
+     from subscriptions s join subscription_plans p on p.id = s.subscription_plan_id
+     where s.user_id = $1 and s.starts_at <= $2 and (s.ends_at is null or s.ends_at > $2 or s.grace_until > $2)
      order by s.ends_at desc nulls first`,
     [userId, now],
   );

@@ -45,6 +45,8 @@ export interface FakeSubscription {
   StartDateIso?: string | null;
   /** The card token it charges (`subscriptions/create`). */
   Token?: string | null;
+  /** Consecutive declined charges (reset by a successful one); three make it Rejected. */
+  FailedTransactionsNumber?: number;
   Description?: string;
 }
 
@@ -55,6 +57,10 @@ export interface FakeCloudPaymentsOptions {
   notifyUrl?: string;
   /** Where `payments/refund` sends the Refund notification (the gateway's `/api/provider/refund`). */
   refundNotifyUrl?: string;
+  /** Where a declined charge's Fail notification goes (`/api/provider/fail`). */
+  failNotifyUrl?: string;
+  /** Where a subscription's Recurrent notification goes when its status changes (`/api/provider/recurrent`). */
+  recurrentNotifyUrl?: string;
   /** Plan prices for `/demo/pay` (code → amount). */
   prices?: Record<string, string>;
   currency?: string;
@@ -78,6 +84,12 @@ export interface FakeCloudPayments {
    * the signed Recurrent notification goes to `url` (the gateway's `/api/provider/recurrent`).
    */
   cancelByPayer(id: string, url: string): Promise<{ status: number; body: string }>;
+  /**
+   * The provider's scheduled charge of subscription `id` is declined (insufficient funds): a Declined transaction,
+   * the Fail notification to `failNotifyUrl`; the third in a row makes the subscription Rejected and sends its
+   * Recurrent notification to `recurrentNotifyUrl`, as the provider does.
+   */
+  declineRecurringCharge(id: string): Promise<{ payment: FakePayment; fail: { status: number; body: string }; rejected: { status: number; body: string } | null }>;
   close(): Promise<void>;
 }
 
@@ -203,11 +215,17 @@ export function recurrentNotificationFields(s: FakeSubscription): Record<string,
     Period: s.Period ?? 1,
     Status: s.Status,
     SuccessfulTransactionsNumber: 1,
-    FailedTransactionsNumber: 0,
+    FailedTransactionsNumber: s.FailedTransactionsNumber ?? 0,
     MaxPeriods: '',
     LastTransactionDate: '',
     NextTransactionDate: (s.NextTransactionDateIso ?? '').replace('T', ' '),
   };
+}
+
+/** The fields of a Fail notification (reference §3): a Pay's card and payer data, no token, and why it was declined. */
+export function failNotificationFields(p: FakePayment, reason = 'InsufficientFunds', reasonCode = 5051): Record<string, string | number | null> {
+  const { Token: _token, AuthCode: _auth, Status: _status, TotalFee: _fee, ...fields } = payNotificationFields(p);
+  return { ...fields, Reason: reason, ReasonCode: reasonCode, ProviderMessage: reason };
 }
 
 /** The fields of a Refund notification (reference §3): the refund's TransactionId, the payment's, and what was returned. */
@@ -425,6 +443,21 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
       failures = n;
     },
     addPayment,
+    async declineRecurringCharge(id) {
+      const sub = subscriptions.find((x) => x.Id === id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      if (!opts.failNotifyUrl) throw new Error('failNotifyUrl is not set');
+      const payment = addPayment({ AccountId: sub.AccountId, Amount: sub.Amount, Currency: sub.Currency, SubscriptionId: sub.Id, Status: 'Declined', Token: sub.Token ?? null });
+      sub.FailedTransactionsNumber = (sub.FailedTransactionsNumber ?? 0) + 1;
+      sub.Status = sub.FailedTransactionsNumber >= 3 ? 'Rejected' : 'PastDue';
+      const fail = await sendSignedNotification(opts.failNotifyUrl, failNotificationFields(payment), opts.apiSecret);
+      let rejected = null;
+      if (sub.Status === 'Rejected') {
+        sub.NextTransactionDateIso = null;
+        if (opts.recurrentNotifyUrl) rejected = await sendSignedNotification(opts.recurrentNotifyUrl, recurrentNotificationFields(sub), opts.apiSecret);
+      }
+      return { payment, fail, rejected };
+    },
     async cancelByPayer(id, notifyUrl) {
       const sub = subscriptions.find((x) => x.Id === id);
       if (!sub) throw new Error(`no subscription ${id}`);

@@ -46,6 +46,16 @@ export function createProviderWebhooksController({ rpc, logger }: { rpc: RpcClie
       return rpc.request(Subjects.billing.providerRecurrent, notification(req, logger, contentHmac, xContentHmac));
     }
 
+    @Post('fail')
+    @HttpCode(200)
+    @ApiProviderNotification(
+      'CloudPayments Fail notification',
+      'A declined charge, recorded once per TransactionId. A recurring charge moves the subscription to past_due: usable through a grace period of 3 days while the provider tries again (three attempts); the payment history lists it as failed.',
+    )
+    fail(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
+      return rpc.request(Subjects.billing.providerFail, notification(req, logger, contentHmac, xContentHmac));
+    }
+
     @Post('refund')
     @HttpCode(200)
     @ApiProviderNotification(
