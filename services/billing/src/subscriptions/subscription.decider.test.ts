@@ -442,6 +442,14 @@ describe('billing decider', () => {
         ]);
     });
 
+    it('past due, a resume changes nothing (its charge still runs) and a cancel cancels it', () => {
+      spec.given([...history, failed()]).when({ type: 'Resume', userId: '42', externalId: 'sc_2', now: new Date(failedAt) }).thenNothingHappened();
+      spec
+        .given([...history, failed()])
+        .when({ type: 'CancelByUser', userId: '42', now: new Date('2026-04-12T00:00:00.000Z') })
+        .then([{ type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'user_cancelled', at: '2026-04-12T00:00:00.000Z' } }]);
+    });
+
     it('Rejected after three failures cancels it; access ends with the grace period', () => {
       const rejected: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'provider_rejected', at: failedAt } };
       spec

@@ -196,8 +196,10 @@ export function cancellable(state: BillingState, now: Date): SubscriptionState |
 export function resumable(state: BillingState, now: Date): SubscriptionState | 'already' | ServiceError {
   const current = currentSubscription(state);
   if (!current) return ServiceError.validation({ subscription: ['You have no subscription to resume.'] });
+  // Active, or past due (its recurring charge still runs; the provider is trying again): nothing to resume.
+  if (current.status !== 'cancelled' && isUsable(current, now)) return 'already';
   if (!isRunning(current, now)) return ServiceError.conflict(`Your subscription ended on ${current.endsAt}; it cannot be resumed. Subscribe again to get a paid plan.`, { ends_at: current.endsAt });
-  return current.status === 'active' ? 'already' : current;
+  return current.status !== 'cancelled' ? 'already' : current;
 }
 
 /**
