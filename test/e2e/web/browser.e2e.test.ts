@@ -353,38 +353,26 @@ describe('subscription', () => {
   });
 });
 
-describe('performance budget of the screener page (Lighthouse-style, this browser, loopback)', () => {
-  const FCP_BUDGET_MS = 1000;
+describe('weight budget of the screener page (this browser, loopback)', () => {
   const JS_BUDGET_GZIP_BYTES = 200 * 1024;
 
-  it('paints its first content within 1 s and loads under 200 KB of gzipped JavaScript', async () => {
-    // Cold loads (a new context has an empty cache). Like Lighthouse, several runs: the best of up to three
-    // counts, so one load slowed by the other test files sharing the two cores does not decide.
-    const fcps: number[] = [];
-    const lcps: number[] = [];
-    let jsBytes = 0;
-    let scripts: string[] = [];
-    for (let run = 0; run < 3 && !(fcps.length && Math.min(...fcps) < FCP_BUDGET_MS); run++) {
-      const page = await freshPage();
-      const recorded = recordScripts(page);
-      await page.goto(stack.base + '/');
-      await page.locator('[data-testid="screener-row"]').first().waitFor();
-      await page.waitForLoadState('networkidle');
-      const { fcp, lcp } = await paintTimings(page);
-      expect(fcp, 'a first-contentful-paint entry').toBeTypeOf('number');
-      fcps.push(fcp!);
-      // Reported, not budgeted: when the largest element (the table, not the boot line) was painted.
-      if (lcp !== undefined) lcps.push(lcp);
-      const weights = await recorded.settled();
-      scripts = weights.map((s) => new URL(s.url).pathname);
-      jsBytes = weights.reduce((sum, s) => sum + s.gzipBytes, 0);
-      expect(scripts.length, 'the page loads its JavaScript from the gateway').toBeGreaterThan(0);
-      expect(weights.every((s) => new URL(s.url).origin === stack.base), 'no script from another origin (no CDN)').toBe(true);
-      await page.context().close();
-    }
-    console.info(`[budget] screener FCP ${fcps.map((f) => `${Math.round(f)} ms`).join(', ')} (LCP ${lcps.map((f) => `${Math.round(f)} ms`).join(', ')}); JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${scripts.length} files`);
-    expect(Math.min(...fcps)).toBeLessThan(FCP_BUDGET_MS);
+  // Paint times are figures, not test verdicts: `npm run bench -- web` measures them beside a same-run baseline.
+  it('paints the table and loads under 200 KB of gzipped JavaScript, all from the gateway', async () => {
+    const page = await freshPage();
+    const recorded = recordScripts(page);
+    await page.goto(stack.base + '/');
+    await page.locator('[data-testid="screener-row"]').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    const { fcp, lcp } = await paintTimings(page);
+    expect(fcp, 'a first-contentful-paint entry').toBeTypeOf('number');
+    expect(lcp, 'a largest-contentful-paint entry').toBeTypeOf('number');
+    const weights = await recorded.settled();
+    const jsBytes = weights.reduce((sum, s) => sum + s.gzipBytes, 0);
+    expect(weights.length, 'the page loads its JavaScript from the gateway').toBeGreaterThan(0);
+    expect(weights.every((s) => new URL(s.url).origin === stack.base), 'no script from another origin (no CDN)').toBe(true);
+    console.info(`[weight] screener JavaScript ${(jsBytes / 1024).toFixed(1)} KB gzipped in ${weights.length} files`);
     expect(jsBytes).toBeLessThan(JS_BUDGET_GZIP_BYTES);
+    await page.context().close();
   });
 });
 
