@@ -34,6 +34,12 @@ export const paymentRecordedV1Schema = z.object({
   grantsAccess: z.boolean().optional(),
   /** The card's last four digits (`CardLastFour` of the notification) when the provider said; shown in the payment history. */
   cardLastFour: z.string().optional(),
+  /**
+   * A second purchase of the plan that runs (another tab, an old invoice) within `REPEAT_PURCHASE_MINUTES` of
+   * the payment that bought it: this names that payment. It grants nothing (`grantsAccess: false`) and billing
+   * refunds it in full through the provider (`payments/refund`); its Refund notification marks it refunded.
+   */
+  repeatOf: z.string().optional(),
   at: iso,
 });
 export const subscriptionStartedV1Schema = z.object({

@@ -42,6 +42,7 @@ export const Subjects = {
     subscriptionSync: 'billing.subscription.sync',
     subscriptionCancel: 'billing.subscription.cancel',
     subscriptionResume: 'billing.subscription.resume',
+    subscriptionCheckout: 'billing.subscription.checkout',
     paymentsList: 'billing.payments.list',
     paymentHistory: 'billing.subscription.payments',
     providerPay: 'billing.provider.pay',

@@ -33,6 +33,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.subscribe(requireUser(req.meta), req.data);
     }
 
+    @MessagePattern(Subjects.billing.subscriptionCheckout)
+    checkout(@Payload() req: RpcRequest<unknown>) {
+      return billing.checkout(requireUser(req.meta), req.data);
+    }
+
     @MessagePattern(Subjects.billing.subscriptionSync)
     sync(@Payload() req: RpcRequest<unknown>) {
       return billing.sync(requireUser(req.meta));

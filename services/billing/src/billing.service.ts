@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import {
   BillingEventTypes,
   billingEvents,
+  type CheckoutReply,
+  checkoutRequestSchema,
   type Entitlements,
   ErrorCode,
   type ListPaymentsReply,
@@ -32,7 +35,7 @@ import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpay
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
 import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
-import { activeSubscriptionConflict, cancellable, isActive, resumable } from './subscriptions/subscription.decider.js';
+import { activeSubscriptionConflict, cancellable, checkoutConflict, isActive, repeatPurchaseToRefund, resumable } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
 import { saveCard, savedCard } from './subscriptions/payment-cards.js';
 import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, paymentHistoryPage, usableSubscriptions } from './subscriptions/subscription.queries.js';
@@ -88,6 +91,22 @@ export class BillingService {
   /** `GET /api/subscription/payments`: the user's charges, paid, refunded or failed, a page at a time. */
   async paymentHistory(userId: string, input: unknown): Promise<Page<PaymentHistoryItem>> {
     return paymentHistoryPage(this.db, userId, parseOrThrow(pageQuerySchema, input), this.opts.plans);
+  }
+
+  /**
+   * `POST /api/subscription/checkout`: asked before the widget opens. While a paid plan is usable, 409 (one purchase
+   * at a time; a payment that still comes from another tab is refunded, see `isRepeatPurchase`); else what the
+   * widget pays: the invoice, the plan's price, this user as the account and the plan's recurrent charge.
+   */
+  async checkout(userId: string, input: unknown): Promise<CheckoutReply> {
+    const req = parseOrThrow(checkoutRequestSchema, input);
+    const plan = this.opts.plans.find((p) => p.code === req.plan);
+    if (!plan || !plan.paid || !plan.price || !plan.currency || !plan.period) throw ServiceError.validation({ plan: ['The selected plan is invalid; choose one of: ' + this.paidCodes() + '.'] });
+    const conflict = checkoutConflict(await readBillingState(this.db, userId), this.opts.clock());
+    if (conflict) throw conflict;
+    return {
+      data: { invoice_id: req.invoice_id ?? randomUUID(), plan: plan.code, amount: plan.price, currency: plan.currency, account_id: userId, recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 } },
+    };
   }
 
   /** `POST /api/subscribe`: confirms the client's payment with the provider, then records it once. */
@@ -213,11 +232,21 @@ export class BillingService {
         },
         paymentEventIds(transactionId),
       );
+      const repeat = repeatPurchaseToRefund(result.newState, transactionId);
       if (result.newEvents.length) {
-        if (params.Token) await saveCard(this.db, accountId, { token: params.Token, cardLastFour: params.CardLastFour ?? null, at: now });
-        this.opts.logger.info({ transactionId, userId: accountId, plan: bought.plan.code, events: result.newEvents.map((e) => e.type) }, 'billing: payment recorded');
+        if (params.Token && !repeat) await saveCard(this.db, accountId, { token: params.Token, cardLastFour: params.CardLastFour ?? null, at: now });
+        this.opts.logger.info({ transactionId, userId: accountId, plan: bought.plan.code, events: result.newEvents.map((e) => e.type), repeatOf: repeat?.repeatOf }, 'billing: payment recorded');
       } else {
         this.opts.logger.info({ transactionId, userId: accountId }, 'billing: payment already recorded; notification acknowledged');
+      }
+      // A repeat purchase is refunded in full; until its Refund notification is recorded, a repeated notification
+      // asks again (one X-Request-ID: the provider refunds once). Failing here answers 5xx, so the provider retries.
+      if (repeat) {
+        await this.provider.refundPayment(transactionId, repeat.amount, `repeat-purchase-${transactionId}`).catch((err: unknown) => {
+          this.opts.logger.error({ err, transactionId, userId: accountId }, 'billing: could not refund a repeat purchase; the provider\'s retry of the notification asks again');
+          throw this.providerDown(err, 'Could not refund a repeat purchase at the payment provider; it is recorded and will be refunded on the next attempt.');
+        });
+        this.opts.logger.info({ transactionId, userId: accountId, repeatOf: repeat.repeatOf, amount: repeat.amount }, 'billing: repeat purchase refunded at the provider');
       }
     } catch (err) {
       if (!(err instanceof EventIdConflictError)) throw err;

@@ -129,6 +129,19 @@ export class CloudPaymentsClient {
     return String(res.Model.Id);
   }
 
+  /**
+   * `payments/refund`: returns `amount` of a completed payment to the card. `requestId` goes as `X-Request-ID`, so
+   * a retry after a lost answer (or a repeated notification of the payment) refunds once. The provider then sends
+   * the Refund notification, which records it.
+   */
+  async refundPayment(transactionId: string, amount: string, requestId: string): Promise<void> {
+    // The TransactionId as written (ids above 2^53 stay exact); the amount is two-place decimal text, exact as a number.
+    if (!/^\d{1,20}$/.test(transactionId)) throw new ProviderError('cloudpayments', 'bad_payload', `payments/refund: ${transactionId} is no TransactionId`);
+    const body = `{"TransactionId":${transactionId},"Amount":${Number(amount).toFixed(2)}}`;
+    const res = await this.post<unknown>('/payments/refund', new RawJson(body), undefined, { 'x-request-id': requestId });
+    if (!res.Success) throw new ProviderError('cloudpayments', 'bad_payload', `payments/refund failed: ${res.Message ?? 'no message'}`);
+  }
+
   private async post<M>(path: string, body: unknown, reviver?: FetchJsonOptions['reviver'], headers: Record<string, string> = {}): Promise<Envelope<M>> {
     const o = this.opts;
     const auth = Buffer.from(`${o.publicId}:${o.apiSecret}`).toString('base64');
@@ -139,13 +152,18 @@ export class CloudPaymentsClient {
       backoffMs: o.backoffMs,
       ...(o.logger ? { logger: o.logger } : {}),
       ...(reviver ? { reviver } : {}),
-      init: { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}`, ...headers } },
+      init: { method: 'POST', body: body instanceof RawJson ? body.text : JSON.stringify(body), headers: { 'content-type': 'application/json', authorization: `Basic ${auth}`, ...headers } },
     });
     if (!res || typeof res !== 'object' || typeof res.Success !== 'boolean') {
       throw new ProviderError('cloudpayments', 'bad_payload', `${path}: answer has no Success flag`);
     }
     return res;
   }
+}
+
+/** A JSON body written by hand (numbers JSON.stringify cannot write exactly). */
+class RawJson {
+  constructor(readonly text: string) {}
 }
 
 /** A provider subscription's terms from its fields (API model or Recurrent notification), or null when one is missing or unreadable. */

@@ -3,7 +3,7 @@ import { ServiceError } from '@invest/platform';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { planCatalog } from '../plans/plan-catalog.js';
-import { type BillingCommand, billingDecider, currentSubscription, isUsable } from './subscription.decider.js';
+import { type BillingCommand, billingDecider, checkoutConflict, currentSubscription, isUsable, repeatPurchaseToRefund } from './subscription.decider.js';
 
 const plans = planCatalog();
 const [monthly, yearly] = plans;
@@ -14,6 +14,7 @@ const now = new Date('2026-03-10T12:00:00.000Z');
 const at = now.toISOString();
 const SUB1 = '00000000-0000-5000-8000-000000000001';
 const SUB2 = '00000000-0000-5000-8000-000000000002';
+const elevenMinutesAgo = new Date(now.getTime() - 11 * 60_000).toISOString();
 
 const pay = (over: Partial<Extract<BillingCommand, { type: 'RecordPayment' }>> = {}): BillingCommand => ({
   type: 'RecordPayment',
@@ -79,8 +80,9 @@ describe('billing decider', () => {
   });
 
   it('a new TransactionId under a known InvoiceId is another charge: recorded, and it extends the subscription', () => {
+    // More than REPEAT_PURCHASE_MINUTES after the first (sooner, it is a repeat purchase: refunded, below).
     spec
-      .given([recorded(), started()])
+      .given([recorded({ at: elevenMinutesAgo }), started()])
       .when(pay({ source: 'webhook', uuid: '9999', payment: { transactionId: '9999', amount: '299.00', currency: 'RUB', invoiceId: 'c0ffee00-0000-4000-8000-000000000001', externalId: null }, newSubscriptionId: SUB2 }))
       .then([
         recorded({ paymentId: '9999', uuid: '9999', source: 'webhook' }),
@@ -90,7 +92,7 @@ describe('billing decider', () => {
 
   it('a webhook TransactionId that equals an earlier payment\'s InvoiceId (set in the browser) is a new payment', () => {
     spec
-      .given([recorded({ source: 'webhook', paymentId: '1001', uuid: '1001', invoiceId: '7777' }), started()])
+      .given([recorded({ source: 'webhook', paymentId: '1001', uuid: '1001', invoiceId: '7777', at: elevenMinutesAgo }), started()])
       .when(pay({ source: 'webhook', uuid: '7777', payment: { transactionId: '7777', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: null }, newSubscriptionId: SUB2 }))
       .then([
         recorded({ paymentId: '7777', uuid: '7777', invoiceId: null, source: 'webhook' }),
@@ -465,6 +467,45 @@ describe('billing decider', () => {
       spec.given().when(charge({ externalId: null })).then([failed({ subscriptionId: null, attempt: 0, attemptsLeft: 0, graceUntil: null })]);
       spec.given([recorded(), started()]).when(charge()).then([failed()]);
       spec.given([recorded(), started()]).when(charge({ amount: '1.00' })).then([failed({ amount: '1.00', subscriptionId: null, attempt: 0, attemptsLeft: 0, graceUntil: null })]);
+    });
+  });
+
+  describe('one purchase at a time', () => {
+    const state = (events: BillingEvent[]) => events.reduce(billingDecider.evolve, billingDecider.initialState());
+    const again = (over: Partial<Extract<BillingCommand, { type: 'RecordPayment' }>> = {}) =>
+      pay({ source: 'webhook', uuid: '1002', payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: 'tab-2', externalId: null }, newSubscriptionId: SUB2, ...over });
+    const repeatData = { paymentId: '1002', uuid: '1002', invoiceId: 'tab-2', source: 'webhook', grantsAccess: false, repeatOf: '1001' } as const;
+    const repeat = recorded(repeatData);
+
+    it('the same plan paid again (another tab) within 10 minutes while active is recorded as a repeat to refund, and extends nothing', () => {
+      spec.given([recorded(), started()]).when(again({ now: new Date(now.getTime() + 10 * 60_000) })).then([recorded({ ...repeatData, at: new Date(now.getTime() + 10 * 60_000).toISOString() })]);
+      const after = state([recorded(), started(), repeat]);
+      expect(repeatPurchaseToRefund(after, '1002')).toMatchObject({ amount: '299.00', repeatOf: '1001' });
+      expect(currentSubscription(after)?.endsAt).toBe('2026-04-10T12:00:00.000Z');
+      // A repeated notification of it records nothing (the service asks the provider again, with the same request id).
+      spec.given([recorded(), started(), repeat]).when(again()).thenNothingHappened();
+    });
+
+    it('its Refund notification marks it refunded (nothing more to refund) and takes back no paid time', () => {
+      const refunded: BillingEvent = { type: 'PaymentRefunded', data: { version: 1, userId: '42', paymentId: '1002', refundId: '5001', amount: '299.00', subscriptionId: SUB1, endsAt: '2026-04-10T12:00:00.000Z', at } };
+      spec.given([recorded(), started(), repeat]).when({ type: 'RecordRefund', userId: '42', paymentId: '1002', refundId: '5001', amount: '299.00', now }).then([refunded]);
+      expect(repeatPurchaseToRefund(state([recorded(), started(), repeat, refunded]), '1002')).toBeUndefined();
+    });
+
+    it('every other payment keeps the rules: later than 10 minutes, another plan, a share of a price, a recurring charge, or a cancelled subscription', () => {
+      const extends_ = (c: BillingCommand) => expect([billingDecider.decide(c, state([recorded(), started()]))].flat().map((e) => e.type)).toEqual(['PaymentRecorded', 'SubscriptionExtended']);
+      extends_(again({ now: new Date(now.getTime() + 10 * 60_000 + 1) }));
+      extends_(again({ plan: yearly!, payment: { transactionId: '1002', amount: '2990.00', currency: 'RUB', invoiceId: 'tab-2', externalId: null } }));
+      extends_(again({ share: { paidMinor: 14950, priceMinor: 29900 }, payment: { transactionId: '1002', amount: '149.50', currency: 'RUB', invoiceId: 'tab-2', externalId: null } }));
+      extends_(again({ payment: { transactionId: '1002', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: 'sc_1' } }));
+      const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'user_cancelled', at } };
+      expect([billingDecider.decide(again(), state([recorded(), started(), cancelled]))].flat().map((e) => e.type)).toEqual(['PaymentRecorded', 'SubscriptionExtended']);
+    });
+
+    it('checkout is refused while a paid plan is usable, allowed with none or after it ended', () => {
+      expect(checkoutConflict(state([]), now)).toBeUndefined();
+      expect(checkoutConflict(state([recorded(), started()]), now)).toMatchObject({ code: 'conflict', message: expect.stringContaining('You already have an active subscription until 2026-04-10T12:00:00.000Z') });
+      expect(checkoutConflict(state([recorded(), started()]), new Date('2026-04-10T12:00:00.001Z'))).toBeUndefined();
     });
   });
 });

@@ -15,6 +15,8 @@ export interface RecordedPayment {
   amount: string;
   boughtMs: number;
   refundedMinor: bigint;
+  /** A repeat purchase to refund in full (`repeatOf` of its PaymentRecorded; see `isRepeatPurchase`). */
+  repeatOf: string | null;
 }
 
 export interface SubscriptionState {
@@ -48,6 +50,8 @@ export interface BillingState {
   lastPaymentId: string | null;
   /** Payment ids that identify a recorded payment too: client uuids and InvoiceIds. */
   aliases: Record<string, string>;
+  /** The last payment that bought paid time: when, its plan and subscription (a repeat purchase is measured from it). */
+  lastPaid: { paymentId: string; at: string; planCode: PlanCode; subscriptionId: string } | null;
   changes: number;
 }
 
@@ -131,7 +135,7 @@ export type BillingCommand =
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
-export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, failures: {}, refunds: {}, lastPaymentId: null, aliases: {}, changes: 0 });
+export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, failures: {}, refunds: {}, lastPaymentId: null, aliases: {}, lastPaid: null, changes: 0 });
 
 /** The most recently updated subscription, or undefined. */
 export function currentSubscription(state: BillingState): SubscriptionState | undefined {
@@ -166,6 +170,17 @@ export function activeSubscriptionConflict(active: Pick<SubscriptionState, 'id' 
 }
 
 /**
+ * `POST /api/subscription/checkout` while a paid plan is usable (running, cancelled but paid for, or in its grace
+ * period): one purchase at a time; a change of plan has its own endpoint.
+ */
+export function checkoutConflict(state: BillingState, now: Date): ServiceError | undefined {
+  const current = currentSubscription(state);
+  if (!current || current.endsAt === null || !isUsable(current, now)) return undefined;
+  const until = current.graceUntil && current.graceUntil > current.endsAt ? current.graceUntil : current.endsAt;
+  return ServiceError.conflict(`You already have an active subscription until ${until}; to switch plans, change the plan instead of buying it again.`, { subscription_id: current.id, ends_at: current.endsAt });
+}
+
+/**
  * Whether a payment is recorded: its TransactionId, or (the client path only: `uuid`) the client's uuid, an
  * alias of the payment whose InvoiceId it is, whichever path recorded it. A notification's InvoiceId decides
  * nothing, nor does a TransactionId that equals some InvoiceId (the browser sets those): the client path
@@ -177,6 +192,31 @@ export function isPaymentRecorded(state: BillingState, ids: { transactionId: str
 }
 
 const DAY_MS = 86_400_000;
+
+/** A second payment of the running plan this soon after the last one is a repeat purchase (README, "One purchase at a time"). */
+export const REPEAT_PURCHASE_MINUTES = 10;
+
+/**
+ * Whether a webhook payment repeats the purchase that runs (a second tab opened before buying, an old invoice
+ * paid): the current subscription is active, the payment is its plan's price and no recurring charge (no
+ * `SubscriptionId`), within `REPEAT_PURCHASE_MINUTES` of the payment that last bought its time. Anything else keeps
+ * the rules of a payment while one runs (it extends it).
+ */
+export function isRepeatPurchase(state: BillingState, c: { payment: ConfirmedPayment; plan: Plan; share: PeriodShare | null; now: Date }): boolean {
+  const current = currentSubscription(state);
+  const last = state.lastPaid;
+  if (!current || !isActive(current, c.now) || !last || last.subscriptionId !== current.id) return false;
+  if (c.payment.externalId !== null || c.share !== null || c.plan.code !== current.planCode || last.planCode !== c.plan.code) return false;
+  const since = c.now.getTime() - new Date(last.at).getTime();
+  return since >= 0 && since <= REPEAT_PURCHASE_MINUTES * 60_000;
+}
+
+/** Repeat purchases recorded and not yet refunded: billing asks the provider to refund each (again, on a repeated notification). */
+export const repeatPurchaseToRefund = (state: BillingState, paymentId: string): RecordedPayment | undefined => {
+  const p = state.payments[paymentId];
+  return p && p.repeatOf !== null && p.refundedMinor === 0n ? p : undefined;
+};
+
 
 /**
  * What `POST /api/subscription/cancel` would cancel: the current subscription when it is paid and running,
@@ -244,7 +284,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       const current = currentSubscription(state);
       const active = current && isActive(current, now) ? current : undefined;
       if (active && command.source === 'client') throw activeSubscriptionConflict(active);
-      const recorded = (subscriptionId: string, grantsAccess = true): BillingEvent => ({
+      const recorded = (subscriptionId: string, grantsAccess = true, repeatOf?: string): BillingEvent => ({
         type: 'PaymentRecorded',
         data: {
           version: 1,
@@ -259,9 +299,12 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
           subscriptionId,
           grantsAccess,
           ...(payment.cardLastFour ? { cardLastFour: payment.cardLastFour } : {}),
+          ...(repeatOf ? { repeatOf } : {}),
           at,
         },
       });
+      // The same purchase again (another tab): recorded, then refunded by the service; it extends nothing.
+      if (command.source === 'webhook' && isRepeatPurchase(state, command)) return [recorded(active!.id, false, state.lastPaid!.paymentId)];
       // In its grace period after a declined charge it still runs: a payment (the provider's retry) extends it from
       // its paid end, as if the charge had gone through on time.
       const running = current && current.endsAt !== null && isUsable(current, now) ? current : undefined;
@@ -407,8 +450,9 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
     case 'PaymentRecorded': {
       const d = event.data;
       const aliases = { ...state.aliases, [d.uuid]: d.paymentId, ...(d.invoiceId ? { [d.invoiceId]: d.paymentId } : {}) };
-      const payment: RecordedPayment = { uuid: d.uuid, subscriptionId: d.subscriptionId, amount: d.amount, boughtMs: 0, refundedMinor: 0n };
-      return { ...state, changes, aliases, lastPaymentId: d.paymentId, payments: { ...state.payments, [d.paymentId]: payment } };
+      const payment: RecordedPayment = { uuid: d.uuid, subscriptionId: d.subscriptionId, amount: d.amount, boughtMs: 0, refundedMinor: 0n, repeatOf: d.repeatOf ?? null };
+      const lastPaid = d.grantsAccess === false ? state.lastPaid : { paymentId: d.paymentId, at: d.at, planCode: d.planCode, subscriptionId: d.subscriptionId };
+      return { ...state, changes, aliases, lastPaid, lastPaymentId: d.paymentId, payments: { ...state.payments, [d.paymentId]: payment } };
     }
     case 'SubscriptionStarted': {
       const d = event.data;

@@ -410,6 +410,9 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
         }
         case '/payments/refund': {
           // Reference §6: `{TransactionId, Amount}` of a Completed payment; no more than was paid and not yet refunded.
+          const requestId = req.headers['x-request-id'];
+          const key = typeof requestId === 'string' ? `refund:${requestId}` : undefined;
+          if (key && answered.has(key)) return send(res, 200, answered.get(key));
           const payment = payments.find((p) => String(p.TransactionId) === String(body.TransactionId ?? ''));
           const amount = typeof body.Amount === 'number' ? body.Amount : Number(body.Amount);
           const refunded = refunds.filter((r) => r.PaymentTransactionId === payment?.TransactionId).reduce((sum, r) => sum + Math.round(r.Amount * 100), 0);
@@ -417,8 +420,10 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
           if (!(amount > 0) || Math.round(amount * 100) + refunded > Math.round(payment.Amount * 100)) return send(res, 200, { Success: false, Message: 'Invalid amount' });
           const refund: FakeRefund = { TransactionId: nextTransactionId++, PaymentTransactionId: payment.TransactionId, Amount: amount };
           refunds.push(refund);
+          const answer = { Success: true, Message: null, Model: { TransactionId: refund.TransactionId } };
+          if (key) answered.set(key, answer);
           if (opts.refundNotifyUrl) await sendSignedNotification(opts.refundNotifyUrl, refundNotificationFields(payment, refund), opts.apiSecret).catch(() => undefined);
-          return send(res, 200, { Success: true, Message: null, Model: { TransactionId: refund.TransactionId } });
+          return send(res, 200, answer);
         }
         case '/subscriptions/find': {
           const accountId = String(body.accountId ?? '');

@@ -1,6 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
+  type CheckoutReply,
+  checkoutReplySchema,
+  checkoutRequestSchema,
   type ListPaymentsReply,
   listPaymentsReplySchema,
   type ListPlansReply,
@@ -97,6 +100,27 @@ export function createSubscriptionsController({ rpc, auth, config }: { rpc: RpcC
     @ApiCommonErrors({ auth: true, validation: true })
     subscribe(@Body() body: unknown): Promise<SubscriptionReply> {
       return rpc.request(Subjects.billing.subscribe, parseBody(subscribeRequestSchema, body));
+    }
+
+    @Post('subscription/checkout')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'Start a checkout: what the payment widget pays',
+      description:
+        'Asked before the payment widget opens. Answers the invoice id (the given `invoice_id`, or a new one; `/api/subscribe` confirms it after the payment), the plan\'s price and currency, the account and the recurrent charge. One purchase at a time: 409 while a paid plan is usable (active, cancelled but paid for, or in its grace period); a change of plan has its own endpoint. A payment that still arrives for the running plan within 10 minutes of the last one (another tab, an old invoice) is recorded and refunded.',
+    })
+    @ApiBody({ schema: openApiSchema(checkoutRequestSchema, 'input') })
+    @ApiOkResponse({ schema: openApiSchema(checkoutReplySchema) })
+    @ApiResponse({
+      status: 409,
+      description: 'A paid plan is usable; nothing was started.',
+      schema: { type: 'object', properties: { message: { type: 'string', example: 'You already have an active subscription until 2026-12-27T10:00:00.000Z; to switch plans, change the plan instead of buying it again.' } } },
+    })
+    @ApiCommonErrors({ auth: true, validation: true })
+    checkout(@Body() body: unknown): Promise<CheckoutReply> {
+      return rpc.request(Subjects.billing.subscriptionCheckout, parseBody(checkoutRequestSchema, body));
     }
 
     @Post('subscription/cancel')

@@ -171,6 +171,9 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
     'У вас уже есть активная подписка; ничего не изменено. Уже сделанный платёж продлит её, когда о нём сообщит платёжный сервис.',
   'You already have an active subscription until {until}; nothing was changed. A payment already made extends it once the payment provider reports it.':
     'У вас уже есть активная подписка до {until}; ничего не изменено. Уже сделанный платёж продлит её, когда о нём сообщит платёжный сервис.',
+  'You already have an active subscription until {until}; to switch plans, change the plan instead of buying it again.':
+    'У вас уже есть активная подписка до {until}; чтобы перейти на другой тариф, смените тариф, а не покупайте его заново.',
+  'The invoice_id must be a valid UUID.': 'Поле «invoice_id» должно быть корректным UUID.',
   'You have no running paid subscription to cancel.': 'У вас нет действующей платной подписки, которую можно отменить.',
   'A complimentary plan has no recurring charge to cancel.': 'У подаренного тарифа нет регулярного списания, которое можно отменить.',
   'You have no subscription to resume.': 'У вас нет подписки, которую можно возобновить.',
