@@ -9,6 +9,14 @@ export const NotificationTypeIds = { priceTarget: 2, priceChange: 8 } as const;
 export const notificationTypeCodeSchema = z.enum(['price-target', 'price-change']);
 export type NotificationTypeCode = z.infer<typeof notificationTypeCodeSchema>;
 
+/**
+ * What an inbox item (a firing) is: a notification's type, or an account notice alerts records for another
+ * context's event, of no notification (`charge-failed`: billing's ChargeFailed; docs/decisions/0036-billing-notices.md).
+ */
+export const ACCOUNT_NOTICE_TYPES = ['charge-failed'] as const;
+export const firingTypeSchema = z.enum([...notificationTypeCodeSchema.options, ...ACCOUNT_NOTICE_TYPES]);
+export type FiringType = z.infer<typeof firingTypeSchema>;
+
 /** Locales fired notifications are rendered in (chosen by the gateway from `Accept-Language`). */
 export const LOCALES = ['ru', 'en'] as const;
 export const localeSchema = z.enum(LOCALES).default('ru');
@@ -192,13 +200,15 @@ export type FiringExplanation = z.infer<typeof firingExplanationSchema>;
 
 export const notificationEventSchema = z.object({
   id: z.number().int(),
-  notification_id: z.number().int(),
-  type: notificationTypeCodeSchema,
+  /** Null for an account notice (`charge-failed`), which is of no notification. */
+  notification_id: z.number().int().nullable(),
+  type: firingTypeSchema,
   title: z.string(),
   body: z.string(),
   path: z.string(),
   assets: z.array(crossedAssetSchema),
-  explanation: firingExplanationSchema,
+  /** Why a price notification fired; null for an account notice. */
+  explanation: firingExplanationSchema.nullable(),
   read_at: z.string().nullable(),
   fired_at: z.string(),
 });

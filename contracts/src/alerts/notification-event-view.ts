@@ -1,15 +1,16 @@
-import type { CrossedAsset, FiringExplanation, Locale, NotificationEventView, NotificationTypeCode } from './alerts.contract.js';
+import type { CrossedAsset, FiringExplanation, FiringType, Locale, NotificationEventView } from './alerts.contract.js';
 import type { NotificationFiredV1 } from './alerts-events.js';
 
 /** A firing as its inbox row holds it (and NotificationFired carries it): every locale's texts, read or not. */
 export interface StoredFiring {
   id: number;
-  notificationId: number;
-  type: NotificationTypeCode;
+  /** Null for an account notice. */
+  notificationId: number | null;
+  type: FiringType;
   texts: Record<string, { title: string; body: string }>;
   path: string;
   assets: CrossedAsset[];
-  explanation: FiringExplanation;
+  explanation: FiringExplanation | null;
   readAt: Date | string | null;
   firedAt: Date | string;
 }

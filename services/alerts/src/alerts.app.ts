@@ -103,8 +103,9 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     );
     const portfolioConsumer = await res.start(createPortfolioEventsConsumer({ db, bus, logger, clock }));
     await res.start(createAssetDeletedConsumer({ db, bus, logger, evaluator, publisher }));
-    // Until when each user's paid access runs, which evaluation compares with its clock (README, "When paid access ends").
-    await res.start(createBillingEventsConsumer({ db, bus, logger, entitlements }));
+    // Until when each user's paid access runs, which evaluation compares with its clock (README, "When paid access
+    // ends"), and the inbox notice of a declined charge (README, "Account notices").
+    await res.start(createBillingEventsConsumer({ db, bus, logger, entitlements, notices: { publisher, clock, marketTz } }));
     // Before the rates consumer: an event is evaluated against every notification the database holds.
     if (opts.consumeRates !== false) {
       await evaluator.loadIndex(db);

@@ -77,7 +77,7 @@ describe('price-target (spec: fires once on reaching the target, then is inactiv
       explanation: { threshold: 110, operator: '>=', rate: 111, next_threshold: null, cooldown_ends_at: null, source: 'event' },
     });
     expect(event!.data.title).toContain('SBER');
-    expect(event!.data.explanation.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(event!.data.explanation!.latency_ms).toBeGreaterThanOrEqual(0);
 
     // Inactive now: a later crossing fires nothing.
     await rates([{ ticker: 'SBER', rate: 120, change: 3 }]);

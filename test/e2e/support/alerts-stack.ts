@@ -19,7 +19,8 @@ import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
 import { createGatewayApp, type GatewayApp, type GatewayAppOptions } from '@invest/gateway/gateway.app';
 
 const JWT_SECRET = 'alerts-e2e-secret-0123456789-0123456789';
-const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
+/** The stack's local CloudPayments API secret, which signs its notifications. */
+export const CP_SECRET = 'alerts_e2e_cloudpayments_secret';
 
 export interface AlertsStack {
   base: string;

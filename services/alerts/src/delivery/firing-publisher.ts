@@ -1,17 +1,18 @@
-import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type Locale, type NotificationFiredV1, type NotificationTypeCode } from '@invest/contracts';
+import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type FiringType, type Locale, type NotificationFiredV1 } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger, publishBatch, type SqlClient } from '@invest/platform';
 
-/** A committed firing as stored (and as `returning` gives it back to the evaluator). */
+/** A committed firing as stored: a price notification's, or an account notice (of no notification, no explanation). */
 export interface FiringRecord {
   id: number;
   eventId: string;
-  notificationId: number;
+  /** Null for an account notice (docs/decisions/0036-billing-notices.md). */
+  notificationId: number | null;
   userId: string;
-  type: NotificationTypeCode;
+  type: FiringType;
   texts: Record<string, { title: string; body: string }>;
   path: string;
   assets: CrossedAsset[];
-  explanation: FiringExplanation;
+  explanation: FiringExplanation | null;
   firedAt: Date;
 }
 
@@ -26,10 +27,13 @@ export function firingJson(texts: FiringRecord['texts'], assets: readonly Crosse
   return { texts: JSON.stringify(texts), assets: JSON.stringify(assets), explanation: JSON.stringify(explanation) };
 }
 
+/** A price notification's firing, as evaluation records it: of a notification, with why it fired. */
+export type PriceFiringRecord = FiringRecord & { notificationId: number; explanation: FiringExplanation };
+
 /** Firings committed together, with the `firing_publications` row that stays until JetStream has them all. */
-export interface CommittedFirings {
+export interface CommittedFirings<F extends FiringRecord = FiringRecord> {
   publicationId: number;
-  firings: FiringRecord[];
+  firings: F[];
 }
 
 /** The NotificationFired of a firing: the same envelope (event id = the firing's) whichever path publishes it. */
@@ -176,13 +180,13 @@ export class FiringPublisher {
 interface FiringRow {
   id: string;
   event_id: string;
-  notification_id: string;
+  notification_id: string | null;
   user_id: string;
-  type: NotificationTypeCode;
+  type: FiringType;
   texts: Record<string, { title: string; body: string }>;
   path: string;
   assets: CrossedAsset[];
-  explanation: FiringExplanation;
+  explanation: FiringExplanation | null;
   fired_at: Date;
 }
 
@@ -192,7 +196,7 @@ export function toFiringRecord(r: FiringRow): FiringRecord {
   return {
     id: Number(r.id),
     eventId: r.event_id,
-    notificationId: Number(r.notification_id),
+    notificationId: r.notification_id === null ? null : Number(r.notification_id),
     userId: r.user_id,
     type: r.type,
     texts: r.texts,

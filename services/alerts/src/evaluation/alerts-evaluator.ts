@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CrossedAsset, type FiringExplanation, NotificationTypeIds } from '@invest/contracts';
 import { type Db, Decimal, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
-import { type CommittedFirings, type FiringJson, type FiringRecord, firingJson } from '../delivery/firing-publisher.js';
+import { type CommittedFirings, type FiringJson, firingJson, type PriceFiringRecord } from '../delivery/firing-publisher.js';
 import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
 import { CandidateIndex } from './candidate-index.js';
 import { lockFeeds } from './feed-locks.js';
@@ -72,7 +72,7 @@ export interface EvaluationResult {
   fired: number;
   firingIds: number[];
   /** What committed with the caller's transaction, to publish once it committed. */
-  committed: CommittedFirings[];
+  committed: CommittedFirings<PriceFiringRecord>[];
 }
 
 /** A firing decided on a row as it was read; recorded only if the row is still so. */
@@ -361,7 +361,7 @@ export class AlertsEvaluator {
    * firing rows (unique per step) and their `firing_publications` row. Returns the firings to publish once
    * `tx` committed, or null when none applied.
    */
-  async record(tx: Tx, decisions: readonly PlannedFiring[], plan: EvaluationPlan): Promise<CommittedFirings | null> {
+  async record(tx: Tx, decisions: readonly PlannedFiring[], plan: EvaluationPlan): Promise<CommittedFirings<PriceFiringRecord> | null> {
     if (decisions.length === 0) return null;
     const { now, source, targetNames, assetNames: names } = plan;
     const types = this.types ?? (await this.loadTypes(tx));
@@ -477,7 +477,7 @@ export class AlertsEvaluator {
     timings.write = (timings.write ?? 0) + performance.now() - t1;
     if (!res || res.changed === 0) return null;
     const firingOf = new Map(res.fired.map(([id, notificationId]) => [notificationId, id]));
-    const firings: FiringRecord[] = [];
+    const firings: PriceFiringRecord[] = [];
     for (const r of prepared) {
       const id = firingOf.get(r.n.id);
       if (id === undefined) continue;

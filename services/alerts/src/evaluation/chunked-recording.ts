@@ -1,5 +1,5 @@
 import type { Db } from '@invest/platform';
-import type { CommittedFirings } from '../delivery/firing-publisher.js';
+import type { CommittedFirings, PriceFiringRecord } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from './alerts-evaluator.js';
 import { chunkByFeed } from './feed-locks.js';
 
@@ -12,7 +12,7 @@ export interface ChunkedRecordingOptions {
   size?: number;
   writers?: number;
   /** Each chunk once it committed (publish it here: the next chunks are written meanwhile). */
-  onCommitted: (committed: CommittedFirings) => void;
+  onCommitted: (committed: CommittedFirings<PriceFiringRecord>) => void;
   /** Phase timings to add to (`firstChunkAt`, `firstCommitAt`, `lastCommitAt`: ms since `t0`; `commit`: summed). */
   timings?: Record<string, number>;
   t0?: number;

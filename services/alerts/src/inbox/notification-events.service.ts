@@ -6,7 +6,7 @@ import {
   markReadRequestSchema,
   notificationEventView,
   type NotificationEventView,
-  type NotificationTypeCode,
+  type FiringType,
   type Page,
   pageMeta,
 } from '@invest/contracts';
@@ -14,12 +14,12 @@ import { type Db, parseOrThrow } from '@invest/platform';
 
 interface FiringRow {
   id: string;
-  notification_id: string;
-  type: NotificationTypeCode;
+  notification_id: string | null;
+  type: FiringType;
   texts: Record<string, { title: string; body: string }>;
   path: string;
   assets: CrossedAsset[];
-  explanation: FiringExplanation;
+  explanation: FiringExplanation | null;
   read_at: Date | null;
   fired_at: Date;
 }
@@ -75,7 +75,7 @@ export class NotificationEventsService {
 
 function toView(r: FiringRow, locale: Locale): NotificationEventView {
   return notificationEventView(
-    { id: Number(r.id), notificationId: Number(r.notification_id), type: r.type, texts: r.texts, path: r.path, assets: r.assets, explanation: r.explanation, readAt: r.read_at, firedAt: r.fired_at },
+    { id: Number(r.id), notificationId: r.notification_id === null ? null : Number(r.notification_id), type: r.type, texts: r.texts, path: r.path, assets: r.assets, explanation: r.explanation, readAt: r.read_at, firedAt: r.fired_at },
     locale,
   );
 }

@@ -1,5 +1,5 @@
 import { type Db, type Job, startOfDayInZone } from '@invest/platform';
-import type { CommittedFirings, FiringPublisher } from '../delivery/firing-publisher.js';
+import type { CommittedFirings, FiringPublisher, PriceFiringRecord } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationResult } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
 
@@ -19,7 +19,7 @@ export const DAILY_RESET_JOB = 'notify:reset-price-change-thresholds';
  * alerts instance's publication backstop publishes them.
  */
 export async function sweep(db: Db, evaluator: AlertsEvaluator, publisher: FiringPublisher | undefined, kind: 'price-target' | 'price-change', source: string): Promise<EvaluationResult> {
-  const committed: CommittedFirings[] = [];
+  const committed: CommittedFirings<PriceFiringRecord>[] = [];
   const publishing: Promise<void>[] = [];
   const plan = await evaluator.exclusive(async () => {
     const plan = await db.transaction((tx) => evaluator.plan(tx, { all: true }, [kind], source));

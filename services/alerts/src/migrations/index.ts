@@ -10,6 +10,7 @@ import { FiringTextsNameAsset } from './0009-firing-texts-name-asset.js';
 import { OperatorRateAsOf } from './0010-operator-rate-as-of.js';
 import { PaidAccess } from './0011-paid-access.js';
 import { ExactPrices } from './0012-exact-prices.js';
+import { AccountNotices } from './0013-account-notices.js';
 
 /** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of the two creates. */
 class AlertsIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -30,4 +31,5 @@ export const migrations = [
   { name: '0010-operator-rate-as-of', class: OperatorRateAsOf },
   { name: '0011-paid-access', class: PaidAccess },
   { name: '0012-exact-prices', class: ExactPrices },
+  { name: '0013-account-notices', class: AccountNotices },
 ];

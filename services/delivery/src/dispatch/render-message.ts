@@ -5,10 +5,11 @@ import type { OutgoingMessage } from '../channels/channel.js';
 export const INBOX_PATH = '/notifications';
 
 /**
- * Pages of the web client a firing's `path` may name (web/src/app.tsx): a portfolio. Alerts' asset and watchlist
- * paths have no page in the web client yet, so their messages link to the inbox.
+ * Pages of the web client a firing's `path` may name (web/src/app.tsx): a portfolio, and the subscription screen
+ * (an account notice of a declined charge). Alerts' asset and watchlist paths have no page in the web client yet,
+ * so their messages link to the inbox.
  */
-const WEB_PAGES = [/^\/portfolios\/\d+$/];
+const WEB_PAGES = [/^\/portfolios\/\d+$/, /^\/subscription$/];
 
 const NOUN: Record<DeliveryLanguage, Partial<Record<Intl.LDMLPluralRule, string>> & { other: string }> = {
   ru: { one: 'уведомление', few: 'уведомления', many: 'уведомлений', other: 'уведомления' },

@@ -6,6 +6,7 @@ import { EmailSchema } from './0004-email.js';
 import { EmailBounces } from './0006-email-bounces.js';
 import { Retention } from './0007-retention.js';
 import { OneOpenGroup } from './0008-one-open-group.js';
+import { AccountNotices } from './0009-account-notices.js';
 
 /** `idempotency_keys` (platform's `idempotent`). */
 class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -23,4 +24,5 @@ export const migrations = [
   { name: '0006-email-bounces', class: EmailBounces },
   { name: '0007-retention', class: Retention },
   { name: '0008-one-open-group', class: OneOpenGroup },
+  { name: '0009-account-notices', class: AccountNotices },
 ];
