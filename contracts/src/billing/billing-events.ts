@@ -125,6 +125,22 @@ export const chargeFailedV1Schema = z.object({
   graceUntil: iso.nullable(),
   at: iso,
 });
+/**
+ * The fiscal receipt (54-FZ) of a charge, from the provider's Receipt notification: once per its TransactionId and
+ * `receiptType` (`Income` for a payment, `IncomeReturn` for a refund). The history links an `Income` one.
+ */
+export const receiptIssuedV1Schema = z.object({
+  version: z.literal(1),
+  userId: z.string(),
+  /** The charge's TransactionId (a payment's; for a refund receipt, the payment the refund returned). */
+  paymentId: z.string(),
+  /** The notification's TransactionId. */
+  transactionId: z.string(),
+  receiptType: z.string(),
+  url: z.string(),
+  documentNumber: z.string().nullable(),
+  at: iso,
+});
 /** Status or end date corrected to what the provider says (sync, daily reconcile). */
 export const subscriptionReconciledV1Schema = z.object({
   version: z.literal(1),
@@ -163,6 +179,7 @@ export type SubscriptionExtendedV1 = z.infer<typeof subscriptionExtendedV1Schema
 export type SubscriptionCancelledV1 = z.infer<typeof subscriptionCancelledV1Schema>;
 export type PaymentRefundedV1 = z.infer<typeof paymentRefundedV1Schema>;
 export type ChargeFailedV1 = z.infer<typeof chargeFailedV1Schema>;
+export type ReceiptIssuedV1 = z.infer<typeof receiptIssuedV1Schema>;
 export type SubscriptionResumedV1 = z.infer<typeof subscriptionResumedV1Schema>;
 export type SubscriptionReconciledV1 = z.infer<typeof subscriptionReconciledV1Schema>;
 export type SubscriptionRemovedV1 = z.infer<typeof subscriptionRemovedV1Schema>;
@@ -180,6 +197,7 @@ export const billingEvents = {
   SubscriptionResumed: subscriptionResumedV1Schema,
   PaymentRefunded: paymentRefundedV1Schema,
   ChargeFailed: chargeFailedV1Schema,
+  ReceiptIssued: receiptIssuedV1Schema,
   SubscriptionReconciled: subscriptionReconciledV1Schema,
   SubscriptionRemoved: subscriptionRemovedV1Schema,
   PaymentUnattributed: paymentUnattributedV1Schema,

@@ -34,6 +34,33 @@ export type CheckoutReply = z.infer<typeof checkoutReplySchema>;
 
 export const planPeriodSchema = z.enum(['month', 'year']);
 
+/**
+ * The provider's receipt object (54-FZ, reference §6 `R`) for one charge: the widget sends it as
+ * `data.cloudPayments.customerReceipt`, `subscriptions/create` as `CustomerReceipt`. Rubles with 2 decimals;
+ * `amount` is the line total. `email`/`phone` empty: the provider's widget asks the payer.
+ */
+export const customerReceiptSchema = z.object({
+  Items: z.array(
+    z.object({
+      label: z.string(),
+      price: z.number(),
+      quantity: z.number(),
+      amount: z.number(),
+      /** null: без НДС; 0, 10, 20, 110, 120. */
+      vat: z.number().nullable(),
+      /** 4: полный расчёт. */
+      method: z.number().int(),
+      /** 4: услуга. */
+      object: z.number().int(),
+    }),
+  ),
+  /** 0 ОСН, 1 УСН доход, 2 УСН доход−расход, 3 ЕНВД, 4 ЕСХН, 5 патент. */
+  taxationSystem: z.number().int(),
+  email: z.string(),
+  phone: z.string(),
+});
+export type CustomerReceipt = z.infer<typeof customerReceiptSchema>;
+
 /** A plan as clients see it (`GET /api/plans`). `price` is an exact decimal string; free plans have none. */
 export const planSchema = z.object({
   id: z.number().int(),
@@ -43,6 +70,8 @@ export const planSchema = z.object({
   currency: z.string().nullable(),
   period: planPeriodSchema.nullable(),
   paid: z.boolean(),
+  /** `GET /api/plans` only: the receipt object a charge of this plan carries (null for a free plan). */
+  receipt: customerReceiptSchema.nullable().optional(),
 });
 export type PlanView = z.infer<typeof planSchema>;
 export const listPlansReplySchema = z.object({ data: z.array(planSchema) });

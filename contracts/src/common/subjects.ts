@@ -49,6 +49,7 @@ export const Subjects = {
     providerRecurrent: 'billing.provider.recurrent',
     providerRefund: 'billing.provider.refund',
     providerFail: 'billing.provider.fail',
+    providerReceipt: 'billing.provider.receipt',
     entitlementsGet: 'billing.entitlements.get',
   },
   alerts: {

@@ -2,13 +2,26 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
 import { Subjects } from '@invest/contracts';
 
-/** A controller answering `<service>.health.ping`, used by the gateway's `/ready`. */
-export function createHealthController(service: string) {
+/** What a service's health ping answers; `ok: false` with `problems` makes the gateway's `/ready` fail, naming them. */
+export interface HealthPingReply {
+  service: string;
+  ok: boolean;
+  problems: string[];
+  at: string;
+}
+
+/**
+ * A controller answering `<service>.health.ping`, used by the gateway's `/ready`. `problems`, when given, names
+ * what the service finds wrong with itself (billing: charges with no fiscal receipt); an error it throws is no
+ * answer (the gateway reports `error`).
+ */
+export function createHealthController(service: string, problems?: () => Promise<string[]>) {
   @Controller()
   class HealthController {
     @MessagePattern(Subjects.healthPing(service))
-    ping() {
-      return { service, ok: true, at: new Date().toISOString() };
+    async ping(): Promise<HealthPingReply> {
+      const found = problems ? await problems() : [];
+      return { service, ok: found.length === 0, problems: found, at: new Date().toISOString() };
     }
   }
   return HealthController;

@@ -9,6 +9,8 @@ import { migrations } from './migrations/index.js';
 import { DEFAULT_PRICES, type Plan, planCatalog, type PlanPrices } from './plans/plan-catalog.js';
 import { upsertPlans } from './plans/plan-rows.js';
 import { CloudPaymentsClient } from './provider/cloudpayments.client.js';
+import { DEFAULT_RECEIPT, type ReceiptSettings } from './plans/receipt.js';
+import { ReceiptWatch } from './subscriptions/receipt-watch.js';
 
 export interface BillingAppOptions {
   databaseUrl: string;
@@ -24,6 +26,12 @@ export interface BillingAppOptions {
   marketTz?: string;
   clock?: () => Date;
   relayPollMs?: number;
+  /** What a charge's receipt says (`BILLING_RECEIPT_*`); the demo defaults when not given. */
+  receipt?: ReceiptSettings;
+  /** A charge with no receipt this long after its payment is an error and fails /ready (default an hour). */
+  receiptDeadlineMs?: number;
+  /** How often the missing receipts are looked for besides each health ping (default 5 minutes). */
+  receiptCheckMs?: number;
 }
 
 export interface BillingApp {
@@ -59,10 +67,16 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
       backoffMs: cp.backoffMs ?? 300,
       logger,
     });
-    const billing = new BillingService(db, provider, { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments ?? true, clock, logger });
-    const app = await res.startApp([createHealthController('billing'), createBillingHandler(billing)], { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const billing = new BillingService(db, provider, { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments ?? true, clock, logger, receipt: opts.receipt ?? DEFAULT_RECEIPT });
+    const receipts = new ReceiptWatch(db, { deadlineMs: opts.receiptDeadlineMs ?? 3_600_000, clock, logger });
+    const app = await res.startApp([createHealthController('billing', () => receipts.problems()), createBillingHandler(billing)], { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     await res.startRelay({ db, bus, name: 'billing-relay', logger, subjectFor: (e) => eventSubject('billing', e.type), pollMs: opts.relayPollMs });
+
+    // The missing receipts are logged when found, not only when someone asks /ready.
+    const receiptTimer = setInterval(() => void receipts.problems().catch((err: unknown) => logger.warn({ err }, 'billing: the missing-receipt check failed')), opts.receiptCheckMs ?? 300_000);
+    receiptTimer.unref();
+    res.push(() => clearInterval(receiptTimer));
 
     if (opts.jobsEnabled) {
       const scheduler = new JobScheduler(db, logger);

@@ -69,6 +69,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.fail(req.data);
     }
 
+    @MessagePattern(Subjects.billing.providerReceipt)
+    receipt(@Payload() req: RpcRequest<unknown>) {
+      return billing.receipt(req.data);
+    }
+
     @MessagePattern(Subjects.billing.providerRefund)
     refund(@Payload() req: RpcRequest<unknown>) {
       return billing.refund(req.data);

@@ -31,6 +31,7 @@ import {
 import { entitlementsFor } from './entitlements/plan-limits.js';
 import { normalizeAmount, sameAmount, toMinorUnits } from './plans/money.js';
 import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
+import { customerReceipt, type ReceiptSettings } from './plans/receipt.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
@@ -47,6 +48,8 @@ export interface BillingServiceOptions {
   acceptTestPayments: boolean;
   clock: () => Date;
   logger: Logger;
+  /** The receipt (54-FZ) settings every charge's receipt object is made with. */
+  receipt?: ReceiptSettings;
 }
 
 const ACCEPTED_STATUSES = new Set(['Completed', 'Authorized']);
@@ -76,7 +79,8 @@ export class BillingService {
   }
 
   listPlans(): ListPlansReply {
-    return { data: this.opts.plans.map(planView) };
+    // With each paid plan, the receipt object its charge carries: the checkout puts it in the widget's data.
+    return { data: this.opts.plans.map((p) => ({ ...planView(p), receipt: customerReceipt(p, this.opts.receipt) })) };
   }
 
   async current(userId: string): Promise<SubscriptionReply> {
@@ -334,7 +338,7 @@ export class BillingService {
       }
       const externalId = await this.provider
         .createSubscription(
-          { token: card.token, accountId: userId, description: plan.title, amount: plan.price, currency: plan.currency, startDate: new Date(target.endsAt), months: plan.period === 'year' ? 12 : 1 },
+          { token: card.token, accountId: userId, description: plan.title, amount: plan.price, currency: plan.currency, startDate: new Date(target.endsAt), months: plan.period === 'year' ? 12 : 1, receipt: customerReceipt(plan, this.opts.receipt) },
           `resume-${target.id}-${state.changes}`,
         )
         .catch((err: unknown) => {
@@ -436,6 +440,49 @@ export class BillingService {
         [eventIdFor('refund', refundId)],
       );
       if (result.newEvents.length) this.opts.logger.info({ userId: owner.user_id, paymentId, refundId, amount }, 'billing: refund recorded; its paid time taken back');
+    } catch (err) {
+      if (!(err instanceof EventIdConflictError)) throw err;
+    }
+    return { code: 0 };
+  }
+
+  /**
+   * `POST /api/provider/receipt`: a signed Receipt notification (54-FZ), recorded once per its TransactionId and
+   * `Type`, against the user whose payment (or refund) it is: the notification's AccountId is the browser's. A
+   * payment's receipt link (`Url`) is then shown in the payment history. One for a transaction recorded for nobody
+   * is acknowledged and logged.
+   */
+  async receipt(input: unknown): Promise<{ code: 0 }> {
+    const { raw, params } = this.verifiedParams(input, 'receipt');
+    const transactionId = params.TransactionId;
+    const url = params.Url;
+    const receiptType = params.Type || 'Income';
+    const digits = /^\d{1,20}$/;
+    const httpUrl = !!url && /^https?:\/\/\S+$/i.test(url) && url.length <= 2048;
+    if (!transactionId || !digits.test(transactionId) || !httpUrl) {
+      const errors: Record<string, string[]> = {};
+      if (!transactionId || !digits.test(transactionId)) errors.TransactionId = ['The TransactionId must be a whole number of at most 20 digits.'];
+      if (!httpUrl) errors.Url = ['The Url must be an http(s) link of at most 2048 characters.'];
+      this.opts.logger.warn({ notification: 'receipt', bytes: raw.length, transactionId, fields: Object.keys(errors) }, 'billing: signed Receipt notification with a missing or malformed field refused');
+      throw ServiceError.validation(errors);
+    }
+    const [owner] = await this.db.query<{ user_id: string }>(
+      `select user_id from payment_history where payment_id = $1
+       union all select data->>'userId' from es_events where type = 'PaymentRefunded' and data->>'refundId' = $1 and stream_name like 'billing-user-%'
+       limit 1`,
+      [transactionId],
+    );
+    if (!owner) {
+      this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of a transaction recorded for no user (unattributed or unknown); acknowledged');
+      return { code: 0 };
+    }
+    try {
+      const result = await runBillingCommand(
+        this.db,
+        { type: 'RecordReceipt', userId: owner.user_id, transactionId, receiptType, url, documentNumber: params.DocumentNumber || null, now: this.opts.clock() },
+        [eventIdFor('receipt', receiptType, transactionId)],
+      );
+      if (result.newEvents.length) this.opts.logger.info({ userId: owner.user_id, transactionId, receiptType }, 'billing: fiscal receipt recorded');
     } catch (err) {
       if (!(err instanceof EventIdConflictError)) throw err;
     }

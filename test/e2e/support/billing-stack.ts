@@ -31,10 +31,14 @@ export interface BillingStack {
   close(): Promise<void>;
 }
 
-/** `gatewayLog`: receives the gateway's log lines (warnings and up), for a test that checks what it logs. */
-export async function startBillingStack(name: string, opts: { gatewayLog?: (line: string) => void } = {}): Promise<BillingStack> {
+/**
+ * `gatewayLog` / `billingLog`: receive the gateway's or the billing services' log lines (warnings and up), for a
+ * test that checks what they log. The gateway's `/ready` checks billing only.
+ */
+export async function startBillingStack(name: string, opts: { gatewayLog?: (line: string) => void; billingLog?: (line: string) => void } = {}): Promise<BillingStack> {
   const busPrefix = `${uniqueName(name)}.`;
-  const logger = createLogger('test', 'silent');
+  const silent = createLogger('test', 'silent');
+  const logger = opts.billingLog ? createLogger('billing', 'warn', { write: opts.billingLog }) : silent;
   const database = await createTestDatabase(name);
   const natsUrl = testNatsUrl();
   const providerOptions: FakeCloudPaymentsOptions = { publicId: CP_PUBLIC_ID, apiSecret: CP_SECRET };
@@ -51,13 +55,16 @@ export async function startBillingStack(name: string, opts: { gatewayLog?: (line
   };
   const billing = await createBillingApp(options);
   const instances: BillingApp[] = [billing];
-  const gatewayLogger = opts.gatewayLog ? createLogger('gateway', 'warn', { write: opts.gatewayLog }) : logger;
-  const gw = await createGatewayApp({ natsUrl, busPrefix, logger: gatewayLogger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000 });
+  const gatewayLogger = opts.gatewayLog ? createLogger('gateway', 'warn', { write: opts.gatewayLog }) : silent;
+  const gw = await createGatewayApp({ natsUrl, busPrefix, logger: gatewayLogger, auth: { jwtSecret: JWT_SECRET }, rpcTimeoutMs: 10_000, readyServices: ['billing'] });
   const base = await gw.listen(0, '127.0.0.1');
   // The provider's refunds, declines and subscription changes notify the gateway, as its cabinet's URLs would.
   providerOptions.refundNotifyUrl = new URL('/api/provider/refund', base).toString();
   providerOptions.failNotifyUrl = new URL('/api/provider/fail', base).toString();
   providerOptions.recurrentNotifyUrl = new URL('/api/provider/recurrent', base).toString();
+  // Its widget payments (`/demo/pay`) notify the gateway, and their receipts follow (`provider.sendReceipts(false)`: never).
+  providerOptions.notifyUrl = new URL('/api/provider/payment-success', base).toString();
+  providerOptions.receiptNotifyUrl = new URL('/api/provider/receipt', base).toString();
   const bus = await connectBus({ natsUrl, name: `${name}-test`, prefix: busPrefix });
   return {
     base,

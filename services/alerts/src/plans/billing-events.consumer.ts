@@ -39,6 +39,9 @@ export async function handleBillingEvent(event: BillingBusEvent, tx: Tx, entitle
     case BillingEventTypes.PaymentUnattributed:
       // Nobody's: no user to ask about.
       return;
+    case BillingEventTypes.ReceiptIssued:
+      // A fiscal receipt changes no paid access.
+      return;
     default:
       return assertNever(event, 'billing event');
   }

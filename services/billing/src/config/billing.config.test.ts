@@ -20,3 +20,16 @@ describe('billing config', () => {
     }
   });
 });
+
+describe('billing receipt config', () => {
+  it('the receipt line, VAT and taxation system come from the environment, with demo defaults', () => {
+    const of = (env: Record<string, string>) => billingConfigFrom(billingEnvSchema.parse(env));
+    expect(of({})).toMatchObject({ receipt: { labels: { 'basic-m': 'Подписка Basic, 1 месяц' }, vat: null, taxationSystem: 1 }, receiptDeadlineMs: 3_600_000 });
+    expect(of({ BILLING_RECEIPT_LABEL_BASIC_Y: 'Год', BILLING_RECEIPT_VAT: '20', BILLING_RECEIPT_TAXATION_SYSTEM: '0', BILLING_RECEIPT_DEADLINE_MINUTES: '90' })).toMatchObject({
+      receipt: { labels: { 'basic-y': 'Год' }, vat: 20, taxationSystem: 0 },
+      receiptDeadlineMs: 5_400_000,
+    });
+    expect(billingEnvSchema.safeParse({ BILLING_RECEIPT_VAT: '18' }).error?.issues[0]?.message).toMatch(/BILLING_RECEIPT_VAT must be/);
+    expect(billingEnvSchema.safeParse({ BILLING_RECEIPT_TAXATION_SYSTEM: '6' }).success).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@ import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig
 import { z } from 'zod';
 import { toMinorUnits } from '../plans/money.js';
 import { DEFAULT_PRICES, type PlanPrices } from '../plans/plan-catalog.js';
+import { DEFAULT_RECEIPT, type ReceiptSettings } from '../plans/receipt.js';
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 const price = (name: string) => z.string().refine((v) => (toMinorUnits(v) ?? 0n) > 0n, `${name} must be a positive amount with at most two decimal places`);
@@ -27,6 +28,11 @@ export const billingEnvSchema = baseConfigSchema
     PROVIDER_TIMEOUT_MS: positiveInt('PROVIDER_TIMEOUT_MS').default(10_000),
     PROVIDER_RETRIES: z.coerce.number().int().min(0).default(2),
     PROVIDER_BACKOFF_MS: positiveInt('PROVIDER_BACKOFF_MS').default(300),
+    BILLING_RECEIPT_LABEL_BASIC_M: z.string().min(1).max(128).default(DEFAULT_RECEIPT.labels['basic-m']),
+    BILLING_RECEIPT_LABEL_BASIC_Y: z.string().min(1).max(128).default(DEFAULT_RECEIPT.labels['basic-y']),
+    BILLING_RECEIPT_VAT: z.enum(['none', '0', '10', '20', '110', '120'], { error: 'BILLING_RECEIPT_VAT must be none, 0, 10, 20, 110 or 120' }).default('none'),
+    BILLING_RECEIPT_TAXATION_SYSTEM: z.coerce.number().int().min(0, 'BILLING_RECEIPT_TAXATION_SYSTEM must be 0-5').max(5, 'BILLING_RECEIPT_TAXATION_SYSTEM must be 0-5').default(DEFAULT_RECEIPT.taxationSystem),
+    BILLING_RECEIPT_DEADLINE_MINUTES: positiveInt('BILLING_RECEIPT_DEADLINE_MINUTES').default(60),
   })
   .refine((e) => e.NODE_ENV !== 'production' || !!e.CLOUDPAYMENTS_API_SECRET, {
     path: ['CLOUDPAYMENTS_API_SECRET'],
@@ -39,6 +45,9 @@ export interface BillingConfig extends ServiceBaseConfig {
   jobsEnabled: boolean;
   prices: PlanPrices;
   cloudPayments: { baseUrl: string; publicId: string; apiSecret: string; acceptTestPayments: boolean; timeoutMs: number; retries: number; backoffMs: number };
+  receipt: ReceiptSettings;
+  /** A charge with no receipt this long after it was paid is logged as an error and makes /ready fail. */
+  receiptDeadlineMs: number;
 }
 
 export function billingConfigFrom(env: BillingEnv): BillingConfig {
@@ -56,6 +65,12 @@ export function billingConfigFrom(env: BillingEnv): BillingConfig {
       retries: env.PROVIDER_RETRIES,
       backoffMs: env.PROVIDER_BACKOFF_MS,
     },
+    receipt: {
+      labels: { 'basic-m': env.BILLING_RECEIPT_LABEL_BASIC_M, 'basic-y': env.BILLING_RECEIPT_LABEL_BASIC_Y },
+      vat: env.BILLING_RECEIPT_VAT === 'none' ? null : Number(env.BILLING_RECEIPT_VAT),
+      taxationSystem: env.BILLING_RECEIPT_TAXATION_SYSTEM,
+    },
+    receiptDeadlineMs: env.BILLING_RECEIPT_DEADLINE_MINUTES * 60_000,
   };
 }
 

@@ -1,4 +1,5 @@
 import { fetchJson, type FetchJsonOptions, type Logger, ProviderError } from '@invest/platform';
+import type { CustomerReceipt } from '@invest/contracts';
 import type { ProviderSubscription, ProviderSubscriptionStatus, ProviderSubscriptionTerms } from '../subscriptions/subscription.decider.js';
 import { normalizeAmount } from '../plans/money.js';
 
@@ -39,6 +40,8 @@ export interface NewProviderSubscription {
   startDate: Date;
   /** Months between charges (`Interval: Month`, `Period`), as the widget's recurrent sets them. */
   months: number;
+  /** The receipt (54-FZ) every charge of it carries (`CustomerReceipt`, reference §6): `customerReceipt(plan)`; only a free plan has none. */
+  receipt?: CustomerReceipt | null;
 }
 
 interface Envelope<M> {
@@ -121,6 +124,7 @@ export class CloudPaymentsClient {
         StartDate: s.startDate.toISOString(),
         Interval: 'Month',
         Period: s.months,
+        ...(s.receipt ? { CustomerReceipt: s.receipt } : {}),
       },
       undefined,
       { 'x-request-id': requestId },

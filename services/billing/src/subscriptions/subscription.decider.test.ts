@@ -469,6 +469,50 @@ describe('billing decider', () => {
       spec.given([recorded(), started()]).when(charge({ amount: '1.00' })).then([failed({ amount: '1.00', subscriptionId: null, attempt: 0, attemptsLeft: 0, graceUntil: null })]);
     });
   });
+});
+
+describe('billing decider: receipts (54-FZ)', () => {
+  const URL1 = 'https://receipts.example/r/1001';
+  const receipt = (over: Partial<Extract<BillingCommand, { type: 'RecordReceipt' }>> = {}): BillingCommand => ({
+    type: 'RecordReceipt',
+    userId: '42',
+    transactionId: '1001',
+    receiptType: 'Income',
+    url: URL1,
+    documentNumber: '7',
+    now,
+    ...over,
+  });
+  const issued = (over: Partial<Extract<BillingEvent, { type: 'ReceiptIssued' }>['data']> = {}): BillingEvent => ({
+    type: 'ReceiptIssued',
+    data: { version: 1, userId: '42', paymentId: '1001', transactionId: '1001', receiptType: 'Income', url: URL1, documentNumber: '7', at, ...over },
+  });
+  const refunded: BillingEvent = { type: 'PaymentRefunded', data: { version: 1, userId: '42', paymentId: '1001', refundId: '5001', amount: '299.00', subscriptionId: SUB1, endsAt: at, at } };
+
+  it("a payment's receipt is recorded once; a repeated notification changes nothing", () => {
+    spec.given([recorded(), started()]).when(receipt()).then([issued()]);
+    spec.given([recorded(), started(), issued()]).when(receipt({ url: 'https://receipts.example/other' })).thenNothingHappened();
+  });
+
+  it("a refund's receipt (IncomeReturn) belongs to the refunded payment, besides the payment's own", () => {
+    spec
+      .given([recorded(), started(), issued(), refunded])
+      .when(receipt({ transactionId: '5001', receiptType: 'IncomeReturn', url: 'https://receipts.example/r/5001' }))
+      .then([issued({ transactionId: '5001', receiptType: 'IncomeReturn', url: 'https://receipts.example/r/5001' })]);
+  });
+
+  it('a receipt of a transaction not recorded for the user is refused, naming the TransactionId', () => {
+    spec
+      .given([recorded(), started()])
+      .when(receipt({ transactionId: '9999' }))
+      .thenThrows(expect.objectContaining({ code: 'validation_failed', errors: { TransactionId: ['No payment or refund with this TransactionId is recorded for the account.'] } }) as never);
+  });
+
+  it('a receipt changes no subscription: the current one stays current', () => {
+    const state = [recorded(), started(), issued()].reduce(billingDecider.evolve, billingDecider.initialState());
+    expect(currentSubscription(state)?.id).toBe(SUB1);
+    expect(state.receipts).toEqual({ 'Income:1001': true });
+  });
 
   describe('one purchase at a time', () => {
     const state = (events: BillingEvent[]) => events.reduce(billingDecider.evolve, billingDecider.initialState());

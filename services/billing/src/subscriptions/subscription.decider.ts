@@ -46,6 +46,8 @@ export interface BillingState {
   failures: Record<string, true>;
   /** Refund TransactionIds recorded, each with the payment it refunded. */
   refunds: Record<string, string>;
+  /** Receipts recorded (Receipt notifications), by `<Type>:<TransactionId>`. */
+  receipts: Record<string, true>;
   /** The payment just recorded, until the start or extension it bought follows it (to know how long it bought). */
   lastPaymentId: string | null;
   /** Payment ids that identify a recorded payment too: client uuids and InvoiceIds. */
@@ -132,10 +134,12 @@ export type BillingCommand =
       plans: readonly Plan[];
       now: Date;
     }
+  /** A Receipt notification: the fiscal receipt (`url`) of transaction `transactionId`, of type `receiptType` (`Income`, `IncomeReturn`). */
+  | { type: 'RecordReceipt'; userId: string; transactionId: string; receiptType: string; url: string; documentNumber: string | null; now: Date }
   | { type: 'Reconcile'; userId: string; provider: ProviderSubscription[]; plans: readonly Plan[]; now: Date }
   | { type: 'RemoveOutdated'; userId: string; olderThan: Date; now: Date };
 
-export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, failures: {}, refunds: {}, lastPaymentId: null, aliases: {}, lastPaid: null, changes: 0 });
+export const initialBillingState = (): BillingState => ({ subscriptions: {}, payments: {}, failures: {}, refunds: {}, receipts: {}, lastPaymentId: null, aliases: {}, lastPaid: null, changes: 0 });
 
 /** The most recently updated subscription, or undefined. */
 export function currentSubscription(state: BillingState): SubscriptionState | undefined {
@@ -405,6 +409,14 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
         },
       ];
     }
+    case 'RecordReceipt': {
+      if (receiptKey(command) in state.receipts) return [];
+      // A payment's receipt, or a refund's (its TransactionId is the refund's; the history row is the payment's).
+      const paymentId = command.transactionId in state.payments ? command.transactionId : state.refunds[command.transactionId];
+      if (paymentId === undefined) throw ServiceError.validation({ TransactionId: ['No payment or refund with this TransactionId is recorded for the account.'] });
+      const { userId, transactionId, receiptType, url, documentNumber } = command;
+      return [{ type: 'ReceiptIssued', data: { version: 1, userId, paymentId, transactionId, receiptType, url, documentNumber, at } }];
+    }
     case 'Reconcile': {
       const events: BillingEvent[] = [];
       let linking = false;
@@ -501,10 +513,15 @@ function evolve(state: BillingState, event: BillingEvent): BillingState {
       const { [event.data.subscriptionId]: _removed, ...rest } = state.subscriptions;
       return { ...state, changes, subscriptions: rest };
     }
+    case 'ReceiptIssued':
+      return { ...state, changes, receipts: { ...state.receipts, [receiptKey(event.data)]: true } };
     case 'PaymentUnattributed':
       return { ...state, changes };
   }
 }
+
+/** One receipt per transaction and type: a payment's `Income` and a refund's `IncomeReturn` are two. */
+const receiptKey = (r: { receiptType: string; transactionId: string }) => `${r.receiptType}:${r.transactionId}`;
 
 /**
  * The subscription a declined charge was for: the one linked to its provider subscription, or else the current

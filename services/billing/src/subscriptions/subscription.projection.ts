@@ -76,6 +76,12 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
       }
       return;
     }
+    case 'ReceiptIssued': {
+      // The history links a payment's own receipt; a refund's (IncomeReturn) is kept in the event only.
+      const d = event.data;
+      if (d.receiptType === 'Income') await tx.query('update payment_history set receipt_url = $2 where payment_id = $1', [d.paymentId, d.url]);
+      return;
+    }
     case 'PaymentRefunded': {
       const d = event.data;
       await tx.query(`update payment_history set status = 'refunded' where payment_id = $1`, [d.paymentId]);

@@ -19,6 +19,8 @@ export const demoProviders: DemoProviders = {
       publicId: env.CLOUDPAYMENTS_PUBLIC_ID ?? 'pk_dev_public_id',
       apiSecret: env.CLOUDPAYMENTS_API_SECRET ?? DEV_CLOUDPAYMENTS_SECRET,
       notifyUrl: `http://127.0.0.1:${env.PORT ?? 3000}/api/provider/payment-success`,
+      failNotifyUrl: `http://127.0.0.1:${env.PORT ?? 3000}/api/provider/fail`,
+      receiptNotifyUrl: `http://127.0.0.1:${env.PORT ?? 3000}/api/provider/receipt`,
       prices: { 'basic-m': env.BILLING_PRICE_BASIC_M ?? DEFAULT_PRICES.basicMonthly, 'basic-y': env.BILLING_PRICE_BASIC_Y ?? DEFAULT_PRICES.basicYearly },
       currency: env.BILLING_CURRENCY ?? DEFAULT_PRICES.currency,
     });

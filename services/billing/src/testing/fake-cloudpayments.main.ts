@@ -12,6 +12,8 @@ const fake = await startFakeCloudPayments(
     publicId: process.env.CLOUDPAYMENTS_PUBLIC_ID ?? 'pk_dev_public_id',
     apiSecret: process.env.CLOUDPAYMENTS_API_SECRET ?? DEV_CLOUDPAYMENTS_SECRET,
     notifyUrl: `${gateway}/api/provider/payment-success`,
+    failNotifyUrl: `${gateway}/api/provider/fail`,
+    receiptNotifyUrl: `${gateway}/api/provider/receipt`,
     prices: { 'basic-m': process.env.BILLING_PRICE_BASIC_M ?? DEFAULT_PRICES.basicMonthly, 'basic-y': process.env.BILLING_PRICE_BASIC_Y ?? DEFAULT_PRICES.basicYearly },
     currency: process.env.BILLING_CURRENCY ?? DEFAULT_PRICES.currency,
   },

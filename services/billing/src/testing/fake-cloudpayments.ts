@@ -23,6 +23,8 @@ export interface FakePayment {
   Token?: string | null;
   /** `4242` when not set. */
   CardLastFour?: string;
+  /** The receipt object the payment carried (the widget's `data.cloudPayments.customerReceipt`); its Receipt notification repeats it. */
+  CustomerReceipt?: unknown;
 }
 
 export interface FakeRefund {
@@ -47,6 +49,8 @@ export interface FakeSubscription {
   Token?: string | null;
   /** Consecutive declined charges (reset by a successful one); three make it Rejected. */
   FailedTransactionsNumber?: number;
+  /** The receipt object each of its charges carries (`subscriptions/create`'s `CustomerReceipt`). */
+  CustomerReceipt?: unknown;
   Description?: string;
 }
 
@@ -61,6 +65,8 @@ export interface FakeCloudPaymentsOptions {
   failNotifyUrl?: string;
   /** Where a subscription's Recurrent notification goes when its status changes (`/api/provider/recurrent`). */
   recurrentNotifyUrl?: string;
+  /** Where a payment's Receipt notification (54-FZ) goes after its Pay notification (`/api/provider/receipt`). */
+  receiptNotifyUrl?: string;
   /** Plan prices for `/demo/pay` (code → amount). */
   prices?: Record<string, string>;
   currency?: string;
@@ -78,6 +84,10 @@ export interface FakeCloudPayments {
   requests: { path: string; body: unknown; authorized: boolean }[];
   /** Answer the next `n` API calls with HTTP 503 (`Infinity`: down until set to 0). */
   failNext(n: number): void;
+  /** Whether a widget payment's Receipt notification follows its Pay notification (default true; false: the receipt never comes). */
+  sendReceipts(on: boolean): void;
+  /** Sends payment `p`'s signed Receipt notification to `receiptNotifyUrl`, with a receipt link this stand-in serves. */
+  issueReceipt(p: FakePayment): Promise<{ status: number; body: string }>;
   addPayment(p: Partial<FakePayment> & { AccountId: string | null; Amount: number }): FakePayment;
   /**
    * The payer cancels a subscription on the provider's site (my.cloudpayments.ru): its status becomes Cancelled and
@@ -98,9 +108,10 @@ const WIDGET_PATH = '/widget/cloudpayments.js';
 /**
  * The widget script as the provider's (`widget.cloudpayments.ru/bundles/cloudpayments.js`) is used:
  * `new cp.CloudPayments({language}).pay('charge', {publicId, description, amount, currency, invoiceId,
- * accountId, data: {CloudPayments: {recurrent: {interval, period}}}}, {onSuccess, onFail, onComplete})`. It shows
- * its own dialog (a test card), pays at this provider (`/demo/pay`, which sends the Pay notification) and calls
- * back, as the real widget does after the bank's answer.
+ * accountId, data: {CloudPayments: {recurrent: {interval, period}}, cloudPayments: {customerReceipt}}},
+ * {onSuccess, onFail, onComplete})`. It shows its own dialog (a test card, editable; a declining card or the
+ * "decline" box declines it), pays at this provider (`/demo/pay`, which sends the Pay notification and then the
+ * Receipt, or the Fail one) and calls back, as the real widget does after the bank's answer.
  */
 function widgetScript(origin: string): string {
   return `(function () {
@@ -117,30 +128,44 @@ function widgetScript(origin: string): string {
     card.style.cssText = 'background:#fff;color:#000;padding:24px;border-radius:8px;min-width:280px;font:14px sans-serif';
     var title = document.createElement('p');
     title.textContent = 'CloudPayments (' + o.publicId + '): ' + o.description + ', ' + o.amount + ' ' + o.currency;
-    var number = document.createElement('p');
-    number.textContent = '4242 4242 4242 4242';
+    // The card: a test card pays; a declining one (reference §5: 4012 8888 8888 1881, …) or the box declines it.
+    var number = document.createElement('input');
+    number.setAttribute('data-testid', 'cp-widget-card');
+    number.setAttribute('aria-label', en ? 'Card number' : 'Номер карты');
+    number.value = '4242 4242 4242 4242';
+    var declineLabel = document.createElement('label');
+    var decline = document.createElement('input');
+    decline.type = 'checkbox';
+    decline.setAttribute('data-testid', 'cp-widget-decline');
+    declineLabel.append(decline, document.createTextNode(en ? ' Decline this card (insufficient funds)' : ' Отклонить карту (недостаточно средств)'));
     var pay = document.createElement('button');
     pay.setAttribute('data-testid', 'cp-widget-pay');
     pay.textContent = en ? 'Pay' : 'Оплатить';
     var cancel = document.createElement('button');
     cancel.setAttribute('data-testid', 'cp-widget-cancel');
     cancel.textContent = en ? 'Cancel' : 'Отмена';
-    card.append(title, number, pay, cancel);
+    card.append(title, number, declineLabel, pay, cancel);
     box.append(card);
     document.body.append(box);
-    function done(ok, reason) {
+    function done(ok, reason, code) {
       box.remove();
       if (ok && callbacks.onSuccess) callbacks.onSuccess(o);
       if (!ok && callbacks.onFail) callbacks.onFail(reason, o);
-      if (callbacks.onComplete) callbacks.onComplete({ success: ok, code: ok ? 0 : 5000, message: reason || null }, o);
+      if (callbacks.onComplete) callbacks.onComplete({ success: ok, code: ok ? 0 : (code || 5000), message: reason || null }, o);
     }
     cancel.onclick = function () { done(false, 'User has cancelled'); };
     pay.onclick = function () {
       pay.disabled = true;
       var recurrent = o.data && o.data.CloudPayments && o.data.CloudPayments.recurrent;
+      var receipt = o.data && o.data.cloudPayments && o.data.cloudPayments.customerReceipt;
       fetch(ORIGIN + '/demo/pay', { method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ accountId: o.accountId, amount: o.amount, currency: o.currency, invoiceId: o.invoiceId, recurrent: recurrent }) })
-        .then(function (r) { done(r.ok, r.ok ? null : 'Declined'); }, function () { done(false, 'Network error'); });
+        body: JSON.stringify({ accountId: o.accountId, amount: o.amount, currency: o.currency, invoiceId: o.invoiceId, recurrent: recurrent,
+          customerReceipt: receipt, cardNumber: number.value, decline: decline.checked }) })
+        .then(function (r) {
+          if (r.ok) return done(true, null);
+          // A declined card: the reason and code as the provider's fail callback gives them (5051: insufficient funds).
+          return r.json().then(function (b) { done(false, (b && b.reason) || 'Declined', b && b.reasonCode); }, function () { done(false, 'Declined'); });
+        }, function () { done(false, 'Network error'); });
     };
   };
   CloudPayments.prototype.charge = function (o, s, f) { return this.pay('charge', o, { onSuccess: s, onFail: f }); };
@@ -150,6 +175,9 @@ function widgetScript(origin: string): string {
 }
 
 let nextTransactionId = 2_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+
+/** Card numbers the widget declines (reference §5, insufficient funds): the Fail notification goes out, its onFail is called. */
+export const DECLINED_CARDS = ['4012888888881881', '5105105105105100', '2202202202202200', '4000056655665556', '5404000000000043', '2203000000000043'];
 
 /** Form-encodes like CloudPayments (.NET UrlEncode): lower-case escapes, `+` for space, empty fields kept. */
 export function cloudPaymentsForm(fields: Record<string, string | number | null | undefined>): string {
@@ -244,6 +272,32 @@ export function refundNotificationFields(p: FakePayment, r: FakeRefund): Record<
   };
 }
 
+/**
+ * The fields of a Receipt notification (reference §6) of payment `p`: the fiscal data (plausible test values),
+ * `Url` the receipt's link, `Receipt` the receipt object as JSON, and the payment's ids.
+ */
+export function receiptNotificationFields(p: FakePayment, url: string, type: 'Income' | 'IncomeReturn' = 'Income'): Record<string, string | number | null> {
+  const n = p.TransactionId % 100_000;
+  return {
+    DocumentNumber: n,
+    SessionNumber: 1,
+    FiscalSign: String(1_000_000_000 + n),
+    DeviceNumber: '0000000000012345',
+    RegNumber: '0000000001012345',
+    Inn: '7708806062',
+    Type: type,
+    Ofd: 'ofd.ru',
+    Url: url,
+    QrCodeUrl: `${url}/qr`,
+    Amount: p.Amount.toFixed(2),
+    DateTime: new Date().toISOString().slice(0, 19).replace('T', ' '),
+    Receipt: JSON.stringify(p.CustomerReceipt ?? {}),
+    TransactionId: p.TransactionId,
+    InvoiceId: p.InvoiceId,
+    AccountId: p.AccountId,
+  };
+}
+
 /** Posts a signed notification to `url`; resolves with the status and body of the answer. */
 export async function sendSignedNotification(
   url: string,
@@ -262,6 +316,15 @@ export async function sendSignedNotification(
   return { status: res.status, body: await res.text() };
 }
 
+/** The receipt page a Receipt notification's `Url` links: what the fiscal receipt says, plainly. */
+function receiptHtml(p: FakePayment): string {
+  const esc = (v: unknown) => String(v).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const items = ((p.CustomerReceipt as { Items?: { label?: unknown; amount?: unknown; vat?: unknown }[] } | undefined)?.Items ?? [])
+    .map((i) => `<li>${esc(i.label)}: ${esc(i.amount)} (НДС: ${i.vat === null || i.vat === undefined ? 'без НДС' : esc(i.vat)})</li>`)
+    .join('');
+  return `<!doctype html><meta charset="utf-8"><title>Кассовый чек ${p.TransactionId}</title><h1>Кассовый чек (тест)</h1><p>Приход, транзакция ${p.TransactionId}, ${esc(p.Amount.toFixed(2))} ${esc(p.Currency)}</p><ul>${items}</ul>`;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -276,6 +339,7 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
   /** Answers by `X-Request-ID` (the provider keeps them an hour): a repeated request gets the first answer. */
   const answered = new Map<string, unknown>();
   let failures = 0;
+  let receiptsOn = true;
   const expectedAuth = `Basic ${Buffer.from(`${opts.publicId}:${opts.apiSecret}`).toString('base64')}`;
 
   const addPayment: FakeCloudPayments['addPayment'] = (p) => {
@@ -310,7 +374,16 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     const amount = typeof body.amount === 'number' && body.amount > 0 ? body.amount : Number(opts.prices?.[plan] ?? NaN);
     if (!accountId || !Number.isFinite(amount)) return send(res, 422, { message: `accountId and an amount or a paid plan (${Object.keys(opts.prices ?? {}).join(', ')}) are required` });
     const currency = typeof body.currency === 'string' ? body.currency : (opts.currency ?? 'RUB');
-    const payment = addPayment({ AccountId: accountId, Amount: amount, Currency: currency, InvoiceId: String(body.invoiceId ?? randomUUID()) });
+    const receipt = body.customerReceipt ?? undefined;
+    // A declined card (or the widget's "decline" box): a Declined transaction and its Fail notification, no subscription.
+    const cardNumber = String(body.cardNumber ?? '').replace(/\D/g, '');
+    if (body.decline === true || DECLINED_CARDS.includes(cardNumber)) {
+      const declined = addPayment({ AccountId: accountId, Amount: amount, Currency: currency, InvoiceId: String(body.invoiceId ?? randomUUID()), Status: 'Declined', Token: null, CardLastFour: cardNumber.slice(-4) || '1881' });
+      let notified: { status: number; body: string } | { error: string } | null = null;
+      if (opts.failNotifyUrl) notified = await sendSignedNotification(opts.failNotifyUrl, failNotificationFields(declined), opts.apiSecret).catch((err: unknown) => ({ error: String(err) }));
+      return send(res, 402, { invoiceId: declined.InvoiceId, transactionId: declined.TransactionId, reason: 'InsufficientFunds', reasonCode: 5051, notified });
+    }
+    const payment = addPayment({ AccountId: accountId, Amount: amount, Currency: currency, InvoiceId: String(body.invoiceId ?? randomUUID()), ...(receipt ? { CustomerReceipt: receipt } : {}), ...(cardNumber ? { CardLastFour: cardNumber.slice(-4) } : {}) });
     const recurrent = body.recurrent as { interval?: unknown; period?: unknown } | undefined;
     if (recurrent && (recurrent.interval === 'Month' || recurrent.interval === 'Year')) {
       const start = new Date();
@@ -323,6 +396,8 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     if (opts.notifyUrl && body.notify !== false) {
       notified = await sendSignedNotification(opts.notifyUrl, payNotificationFields(payment, { Data: JSON.stringify({ plan }) }), opts.apiSecret).catch((err: unknown) => ({ error: String(err) }));
     }
+    // The fiscal receipt follows the payment (the provider's cash register answers after the bank).
+    if (receiptsOn && opts.receiptNotifyUrl && body.notify !== false) await issueReceipt(payment).catch(() => undefined);
     return send(res, 200, { invoiceId: payment.InvoiceId, transactionId: payment.TransactionId, amount: payment.Amount.toFixed(2), notified });
   }
 
@@ -332,6 +407,13 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
       if (path === WIDGET_PATH) {
         res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' });
         return res.end(widgetScript(url()));
+      }
+      const receiptPage = /^\/receipts\/(\d+)$/.exec(path);
+      if (receiptPage && req.method === 'GET') {
+        const p = payments.find((x) => String(x.TransactionId) === receiptPage[1]);
+        if (!p) return send(res, 404, { Success: false, Message: 'Not found' });
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        return res.end(receiptHtml(p));
       }
       // The widget script pays from the page's origin.
       res.setHeader('access-control-allow-origin', '*');
@@ -402,6 +484,7 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
             StartDateIso: iso,
             Token: token,
             Description: String(body.Description ?? ''),
+            ...(body.CustomerReceipt ? { CustomerReceipt: body.CustomerReceipt } : {}),
           };
           subscriptions.push(sub);
           const answer = { Success: true, Message: null, Model: { ...sub, StartDate: `/Date(${start.getTime()})/`, Status: 'Active', StatusCode: 0 } };
@@ -435,6 +518,11 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     })().catch((err: unknown) => send(res, 500, { Success: false, Message: String(err) }));
   });
 
+  function issueReceipt(p: FakePayment): Promise<{ status: number; body: string }> {
+    if (!opts.receiptNotifyUrl) throw new Error('receiptNotifyUrl is not set');
+    return sendSignedNotification(opts.receiptNotifyUrl, receiptNotificationFields(p, `${url()}/receipts/${p.TransactionId}`), opts.apiSecret);
+  }
+
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const url = () => `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
@@ -447,6 +535,10 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     failNext(n) {
       failures = n;
     },
+    sendReceipts(on) {
+      receiptsOn = on;
+    },
+    issueReceipt,
     addPayment,
     async declineRecurringCharge(id) {
       const sub = subscriptions.find((x) => x.Id === id);

@@ -56,6 +56,16 @@ export function createProviderWebhooksController({ rpc, logger }: { rpc: RpcClie
       return rpc.request(Subjects.billing.providerFail, notification(req, logger, contentHmac, xContentHmac));
     }
 
+    @Post('receipt')
+    @HttpCode(200)
+    @ApiProviderNotification(
+      'CloudPayments Receipt notification (54-FZ)',
+      'The fiscal receipt of a charge, recorded once per TransactionId and Type; the payment history links a payment\'s receipt (Url). A charge with no receipt an hour after its payment is logged as an error and fails /ready.',
+    )
+    receipt(@Req() req: FastifyRequest, @Headers('content-hmac') contentHmac?: string, @Headers('x-content-hmac') xContentHmac?: string): Promise<{ code: 0 }> {
+      return rpc.request(Subjects.billing.providerReceipt, notification(req, logger, contentHmac, xContentHmac));
+    }
+
     @Post('refund')
     @HttpCode(200)
     @ApiProviderNotification(

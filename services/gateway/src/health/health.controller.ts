@@ -5,7 +5,7 @@ import type { ReadinessProbe } from './readiness.probe.js';
 
 const checksSchema: SchemaObject = {
   type: 'object',
-  additionalProperties: { type: 'string', enum: ['ok', 'timeout', 'unreachable', 'unavailable', 'error'] },
+  additionalProperties: { type: 'string', enum: ['ok', 'timeout', 'unreachable', 'unavailable', 'failing', 'error'] },
   example: { nats: 'ok', screener: 'ok' },
 };
 
@@ -27,14 +27,20 @@ export function createHealthController(probe: ReadinessProbe) {
       description: 'Something is not ready; `failed` names it.',
       schema: {
         type: 'object',
-        properties: { message: { type: 'string' }, failed: { type: 'array', items: { type: 'string' } }, checks: checksSchema },
+        properties: {
+          message: { type: 'string' },
+          failed: { type: 'array', items: { type: 'string' } },
+          checks: checksSchema,
+          problems: { type: 'object', description: 'What a `failing` service named as wrong', additionalProperties: { type: 'array', items: { type: 'string' } } },
+        },
       },
     })
     async ready(@Res({ passthrough: true }) reply: FastifyReply) {
       const report = await probe.check();
       if (report.ready) return { status: 'ok', checks: report.checks };
       reply.status(503);
-      return { message: `Not ready: ${report.failed.join(', ')}.`, failed: report.failed, checks: report.checks };
+      const named = report.failed.map((n) => (report.problems[n]?.length ? `${n} (${report.problems[n]!.join('; ')})` : n));
+      return { message: `Not ready: ${named.join(', ')}.`, failed: report.failed, checks: report.checks, problems: report.problems };
     }
   }
   return HealthController;

@@ -3,14 +3,17 @@ import type { RpcClient } from '@invest/platform';
 
 /**
  * Outcome of one check: `ok`; `timeout` (no answer in time); `unreachable` (NATS connection failed);
- * `unavailable` (nobody answers the service's ping subject, or it did not answer in time); `error`.
+ * `unavailable` (nobody answers the service's ping subject, or it did not answer in time); `failing` (the service
+ * answered and named problems of its own); `error`.
  */
-export type CheckResult = 'ok' | 'timeout' | 'unreachable' | 'unavailable' | 'error';
+export type CheckResult = 'ok' | 'timeout' | 'unreachable' | 'unavailable' | 'failing' | 'error';
 
 export interface ReadinessReport {
   ready: boolean;
   checks: Record<string, CheckResult>;
   failed: string[];
+  /** What each `failing` service said is wrong (billing: charges with no fiscal receipt). */
+  problems: Record<string, string[]>;
 }
 
 /** What the probe needs of the NATS connection: connect (cached by the client) and a server round trip. */
@@ -48,10 +51,11 @@ export class ReadinessProbe {
 
   async check(): Promise<ReadinessReport> {
     const names = ['nats', ...this.services];
-    const results = await Promise.all([this.checkNats(), ...this.services.map((s) => this.checkService(s))]);
+    const problems: Record<string, string[]> = {};
+    const results = await Promise.all([this.checkNats(), ...this.services.map((s) => this.checkService(s, problems))]);
     const checks = Object.fromEntries(names.map((n, i) => [n, results[i]!])) as Record<string, CheckResult>;
     const failed = names.filter((n) => checks[n] !== 'ok');
-    return { ready: failed.length === 0, checks, failed };
+    return { ready: failed.length === 0, checks, failed, problems };
   }
 
   private async checkNats(): Promise<CheckResult> {
@@ -64,9 +68,13 @@ export class ReadinessProbe {
     }
   }
 
-  private async checkService(service: string): Promise<CheckResult> {
+  private async checkService(service: string, problems: Record<string, string[]>): Promise<CheckResult> {
     try {
-      await this.rpc.request(Subjects.healthPing(service), {}, { timeoutMs: this.timeoutMs });
+      const reply = await this.rpc.request<{ ok?: unknown; problems?: unknown } | null>(Subjects.healthPing(service), {}, { timeoutMs: this.timeoutMs });
+      if (reply?.ok === false) {
+        problems[service] = Array.isArray(reply.problems) ? reply.problems.map(String) : [];
+        return 'failing';
+      }
       return 'ok';
     } catch (err) {
       const code = (err as { code?: unknown }).code;
