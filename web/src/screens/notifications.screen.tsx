@@ -133,6 +133,12 @@ function Notifications() {
                 <div>
                   <div data-testid="inbox-item-title">{f.title}</div>
                   <div className="muted small">{f.body}</div>
+                  {/* An account notice (a declined charge) leads to the screen where it is settled. */}
+                  {f.path === '/subscription' && (
+                    <Link to="/subscription" className="small" data-testid="inbox-item-subscription">
+                      {t('Открыть подписку', 'Open subscription')}
+                    </Link>
+                  )}
                   {f.assets.length > 0 && (
                     <div className="small inbox-assets">
                       {f.assets.slice(0, ASSETS_SHOWN).map((x) => (
