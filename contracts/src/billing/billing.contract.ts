@@ -10,31 +10,6 @@ export const subscribeRequestSchema = z.object({
 export type SubscribeRequest = z.infer<typeof subscribeRequestSchema>;
 
 /**
- * `POST /api/subscription/checkout`: asked before the payment widget opens. `invoice_id`: the client's invoice
- * (kept across a closed and reopened dialog); none, and billing makes one.
- */
-export const checkoutRequestSchema = z.object({
-  plan: requiredString('plan').min(1, 'The plan field is required.'),
-  invoice_id: z.string().uuid('The invoice_id must be a valid UUID.').optional(),
-});
-export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
-/** What the widget pays: the invoice (then `/api/subscribe`'s uuid), the plan's price, the account, the recurrent charge. */
-export const checkoutReplySchema = z.object({
-  data: z.object({
-    invoice_id: z.string().uuid(),
-    plan: planCodeSchema,
-    amount: moneyAmountSchema,
-    currency: z.string(),
-    account_id: z.string(),
-    /** The widget's recurrent charge: every `period` months. */
-    recurrent: z.object({ interval: z.literal('Month'), period: z.number().int() }),
-  }),
-});
-export type CheckoutReply = z.infer<typeof checkoutReplySchema>;
-
-export const planPeriodSchema = z.enum(['month', 'year']);
-
-/**
  * The provider's receipt object (54-FZ, reference §6 `R`) for one charge: the widget sends it as
  * `data.cloudPayments.customerReceipt`, `subscriptions/create` as `CustomerReceipt`. Rubles with 2 decimals;
  * `amount` is the line total. `email`/`phone` empty: the provider's widget asks the payer.
@@ -60,6 +35,33 @@ export const customerReceiptSchema = z.object({
   phone: z.string(),
 });
 export type CustomerReceipt = z.infer<typeof customerReceiptSchema>;
+
+/**
+ * `POST /api/subscription/checkout`: asked before the payment widget opens. `invoice_id`: the client's invoice
+ * (kept across a closed and reopened dialog); none, and billing makes one.
+ */
+export const checkoutRequestSchema = z.object({
+  plan: requiredString('plan').min(1, 'The plan field is required.'),
+  invoice_id: z.string().uuid('The invoice_id must be a valid UUID.').optional(),
+});
+export type CheckoutRequest = z.infer<typeof checkoutRequestSchema>;
+/** What the widget pays: the invoice (then `/api/subscribe`'s uuid), the plan's price, the account, the recurrent charge. */
+export const checkoutReplySchema = z.object({
+  data: z.object({
+    invoice_id: z.string().uuid(),
+    plan: planCodeSchema,
+    amount: moneyAmountSchema,
+    currency: z.string(),
+    account_id: z.string(),
+    /** The widget's recurrent charge: every `period` months. */
+    recurrent: z.object({ interval: z.literal('Month'), period: z.number().int() }),
+    /** The receipt (54-FZ) the charge carries: the widget's `data.cloudPayments.customerReceipt`. */
+    receipt: customerReceiptSchema.nullable(),
+  }),
+});
+export type CheckoutReply = z.infer<typeof checkoutReplySchema>;
+
+export const planPeriodSchema = z.enum(['month', 'year']);
 
 /** A plan as clients see it (`GET /api/plans`). `price` is an exact decimal string; free plans have none. */
 export const planSchema = z.object({

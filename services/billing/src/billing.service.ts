@@ -109,7 +109,7 @@ export class BillingService {
     const conflict = checkoutConflict(await readBillingState(this.db, userId), this.opts.clock());
     if (conflict) throw conflict;
     return {
-      data: { invoice_id: req.invoice_id ?? randomUUID(), plan: plan.code, amount: plan.price, currency: plan.currency, account_id: userId, recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 } },
+      data: { invoice_id: req.invoice_id ?? randomUUID(), plan: plan.code, amount: plan.price, currency: plan.currency, account_id: userId, recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 }, receipt: customerReceipt(plan, this.opts.receipt) },
     };
   }
 

@@ -37,7 +37,10 @@ describe('checkout', () => {
     const invoice = randomUUID();
     const first = await api('POST', '/api/subscription/checkout', { user: u, body: { plan: 'basic-y', invoice_id: invoice } });
     expect(first.status).toBe(200);
-    expect(first.body.data).toEqual({ invoice_id: invoice, plan: 'basic-y', amount: '2990.00', currency: 'RUB', account_id: u, recurrent: { interval: 'Month', period: 12 } });
+    expect(first.body.data).toEqual({ invoice_id: invoice, plan: 'basic-y', amount: '2990.00', currency: 'RUB', account_id: u, recurrent: { interval: 'Month', period: 12 },
+      // The receipt (54-FZ) the widget's charge carries: the configured line at the plan's price.
+      receipt: { Items: [{ label: 'Подписка Basic, 1 год', price: 2990, quantity: 1, amount: 2990, vat: null, method: 4, object: 4 }], taxationSystem: 1, email: '', phone: '' },
+    });
     const fresh = await api('POST', '/api/subscription/checkout', { user: u, body: { plan: 'basic-m' } });
     expect(fresh.body.data).toMatchObject({ plan: 'basic-m', amount: '299.00', recurrent: { period: 1 } });
     expect(fresh.body.data.invoice_id).toMatch(/^[0-9a-f-]{36}$/);
