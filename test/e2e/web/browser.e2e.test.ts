@@ -299,6 +299,10 @@ describe('subscription', () => {
     expect(shown).toEqual(plans.map((p) => p.code));
     expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-price"]').textContent()).toMatch(/299/);
     await screenshot(page, 'subscription');
+    // A second tab, opened before buying: it still shows no subscription when the first one has bought it.
+    const tab2 = await page.context().newPage();
+    await tab2.goto(page.url());
+    await tab2.locator('[data-testid="subscription-status"][data-status="none"]').waitFor();
 
     await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
     await page.locator('[data-testid="payment-widget-public-id"]').filter({ hasText: 'pk_alerts' }).waitFor();
@@ -320,6 +324,19 @@ describe('subscription', () => {
     expect(stack.provider.subscriptions.filter((s) => s.AccountId === user).map((s) => [s.Amount, s.Period, s.Status])).toEqual([[299, 1, 'Active']]);
     const subscription = (await apiGet('/api/subscription', user)).data as { plan: { code: string }; usable: boolean };
     expect([subscription.plan.code, subscription.usable]).toEqual(['basic-m', true]);
+
+    // The second tab's checkout asks the server first: refused (in Russian, this tab's language), the widget never
+    // opens, nothing is paid.
+    await tab2.locator('[data-testid="locale-toggle"]').click();
+    await tab2.locator('[data-testid="subscription"] h1').filter({ hasText: 'Подписка' }).waitFor();
+    await tab2.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').click();
+    await tab2.locator('[data-testid="payment-pay"]').click();
+    await tab2.locator('[data-testid="subscription-info"]').filter({ hasText: 'У вас уже есть активная подписка' }).waitFor();
+    await tab2.locator('[data-testid="subscription-status"][data-plan="basic-m"][data-usable="true"]').waitFor();
+    expect(await tab2.locator('[data-testid="cp-widget"]').count()).toBe(0);
+    expect(stack.provider.payments.filter((p) => p.AccountId === user).map((p) => p.Amount)).toEqual([299]);
+    await screenshot(tab2, 'subscription-second-tab');
+    await tab2.close();
     await page.reload();
     await status.waitFor();
     expect(await page.locator('[data-testid="plan"][data-plan="basic-m"] [data-testid="plan-buy"]').isDisabled()).toBe(true);

@@ -603,6 +603,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a checkout: what the payment widget pays
+         * @description Asked before the payment widget opens. Answers the invoice id (the given `invoice_id`, or a new one; `/api/subscribe` confirms it after the payment), the plan's price and currency, the account and the recurrent charge. One purchase at a time: 409 while a paid plan is usable (active, cancelled but paid for, or in its grace period); a change of plan has its own endpoint. A payment that still arrives for the running plan within 10 minutes of the last one (another tab, an old invoice) is recorded and refunded.
+         */
+        post: operations["SubscriptionsController_checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription/cancel": {
         parameters: {
             query?: never;
@@ -4758,6 +4778,117 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @example You already have an active subscription until 2026-12-27T10:00:00.000Z; nothing was changed. A payment already made extends it once the payment provider reports it. */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    SubscriptionsController_checkout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: string;
+                    /** Format: uuid */
+                    invoice_id?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            invoice_id: string;
+                            /** @enum {string} */
+                            plan: "basic-m" | "basic-y" | "free" | "free-forever";
+                            amount: string;
+                            currency: string;
+                            account_id: string;
+                            recurrent: {
+                                /** @enum {string} */
+                                interval: "Month";
+                                period: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A paid plan is usable; nothing was started. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example You already have an active subscription until 2026-12-27T10:00:00.000Z; to switch plans, change the plan instead of buying it again. */
                         message?: string;
                     };
                 };

@@ -271,7 +271,7 @@ function loadWidget(url: string): Promise<void> {
 const CANCELLED = 'User has cancelled';
 
 /**
- * Checkout: the plan and price, then the provider's widget (its script, from `/api/client-config`: the provider's,
+ * Checkout: the plan and price; the server is asked first (`/api/subscription/checkout`), then the provider's widget (its script, from `/api/client-config`: the provider's,
  * or in development the local provider's, which speaks the same API) pays with our invoice id and this user as the
  * account, with a recurrent charge every period of the plan; on its success `/api/subscribe` confirms that invoice
  * with the provider and records it (the provider's Pay notification records the same payment once).
@@ -331,6 +331,17 @@ function PaymentWidget({
     setError(null);
     setFailure(null);
     if (paid) return confirm();
+    // One purchase at a time: the server says whether this checkout may start (409 while a paid plan is usable,
+    // say bought in another tab) and what the widget pays.
+    let order: Answer<'/api/subscription/checkout', 'post'>['data'];
+    try {
+      order = (await api.post('/api/subscription/checkout', { body: { plan: plan.code, invoice_id: invoiceId } })).data;
+    } catch (err) {
+      setBusy(false);
+      if (err instanceof ApiError && err.kind === 'conflict') onDone(undefined, err.message);
+      else setError(err);
+      return;
+    }
     let widget: CloudPaymentsWidget;
     try {
       await loadWidget(widgetUrl);
@@ -347,11 +358,11 @@ function PaymentWidget({
         publicId,
         description: names.plan(plan),
         // The widget takes a number; a two-place price is exact as one.
-        amount: Number(plan.price),
-        currency: plan.currency,
-        invoiceId,
-        accountId,
-        data: { plan: plan.code, CloudPayments: { recurrent: { interval: 'Month', period: plan.period === 'year' ? 12 : 1 } } },
+        amount: Number(order.amount),
+        currency: order.currency,
+        invoiceId: order.invoice_id,
+        accountId: order.account_id,
+        data: { plan: order.plan, CloudPayments: { recurrent: order.recurrent } },
       },
       {
         onSuccess: () => {
