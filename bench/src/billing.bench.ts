@@ -35,19 +35,26 @@ interface Figures {
 function notifications(count: number, duplicates: number, users: number) {
   const bodies: { body: Buffer; hmac: string; transactionId: number }[] = [];
   let next = 3_000_000_000;
+  const paying = new Set<string>();
   for (let i = 0; i < count; i++) {
     if (bodies.length > 0 && Math.random() < duplicates) {
       bodies.push(bodies[Math.floor(Math.random() * bodies.length)]!);
       continue;
     }
+    const account = `bench-${Math.floor(Math.random() * users)}`;
+    // A user's first payment is the widget's; the later ones are its recurring charges (they name the provider
+    // subscription), which extend it. A second widget payment of the same plan minutes later would be a repeat
+    // purchase, refunded at the provider: not what a provider's steady flow of notifications is.
+    const recurring = paying.has(account);
+    paying.add(account);
     const p: FakePayment = {
       TransactionId: next++,
       Amount: 299,
       Currency: 'RUB',
       InvoiceId: null,
-      AccountId: `bench-${Math.floor(Math.random() * users)}`,
+      AccountId: account,
       Status: 'Completed',
-      SubscriptionId: null,
+      SubscriptionId: recurring ? `sc_${account}` : null,
       TestMode: true,
     };
     const body = Buffer.from(cloudPaymentsForm(payNotificationFields(p)));
@@ -94,7 +101,7 @@ export async function run(args: string[]): Promise<void> {
   const common = { BUS_PREFIX: prefix, NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222' };
   const billing = startNode(
     `${repoRoot}services/billing/dist/main.js`,
-    { ...common, BILLING_DATABASE_URL: db.url, CLOUDPAYMENTS_API_URL: provider.url, CLOUDPAYMENTS_API_SECRET: SECRET, BILLING_JOBS_ENABLED: 'false' },
+    { ...common, BILLING_DATABASE_URL: db.url, CLOUDPAYMENTS_API_URL: provider.url, CLOUDPAYMENTS_PUBLIC_ID: 'pk_bench', CLOUDPAYMENTS_API_SECRET: SECRET, BILLING_JOBS_ENABLED: 'false' },
     'billing',
   );
   const gateway = startNode(`${repoRoot}services/gateway/dist/main.js`, { ...common, PORT: gatewayPort, READY_SERVICES: 'billing' }, 'gateway');

@@ -210,6 +210,54 @@ async function retried(
   return { nextExpectedVersion: Number(version), alreadyApplied: true };
 }
 
+/** Events to append to one stream at an exact version (see `appendToStreams`). */
+export interface StreamAppend {
+  streamName: string;
+  /** The stream's version the caller read in this transaction; the events take the positions after it. */
+  expectedVersion: number;
+  events: (NewEvent & { id: string })[];
+}
+
+/**
+ * Appends to several streams in one statement (a group commit of commands on different streams, each read in
+ * this transaction at `expectedVersion`, their ids checked against what was read). Unlike `appendToStream`
+ * there is no savepoint: a concurrent writer or an id stored elsewhere fails the statement on a unique key and
+ * leaves the caller's transaction aborted, so the caller rolls back and handles the commands one at a time.
+ * Metadata is each event's own (the commands came from different requests): no request context is added.
+ */
+export async function appendToStreams(tx: Tx, appends: StreamAppend[]): Promise<void> {
+  const rows = appends.flatMap((a) => a.events.map((e, i) => ({ e, stream: a.streamName, position: a.expectedVersion + i + 1 })));
+  if (rows.length === 0) return;
+  await tx.query(
+    `insert into es_events (event_id, stream_name, stream_position, type, data, metadata)
+     select * from unnest($1::uuid[], $2::text[], $3::bigint[], $4::text[], $5::jsonb[], $6::jsonb[])`,
+    [
+      rows.map((r) => r.e.id),
+      rows.map((r) => r.stream),
+      rows.map((r) => r.position),
+      rows.map((r) => r.e.type),
+      rows.map((r) => JSON.stringify(r.e.data)),
+      rows.map((r) => JSON.stringify(r.e.metadata ?? {})),
+    ],
+  );
+}
+
+/** Reads several streams in one query, each in order (a stream with no events is absent from the map). */
+export async function readStreams(db: SqlClient, streamNames: readonly string[]): Promise<Map<string, RecordedEvent[]>> {
+  const rows = await db.query<EventRow>(
+    `select ${COLUMNS} from es_events where stream_name = any($1::text[]) order by es_events.stream_name, es_events.stream_position`,
+    [streamNames],
+  );
+  const streams = new Map<string, RecordedEvent[]>();
+  for (const row of rows) {
+    const e = toRecorded(row);
+    const list = streams.get(e.streamName);
+    if (list) list.push(e);
+    else streams.set(e.streamName, [e]);
+  }
+  return streams;
+}
+
 /** Reads one stream in order, optionally after a position. */
 export async function readStream(db: SqlClient, streamName: string, afterPosition = 0): Promise<RecordedEvent[]> {
   const rows = await db.query<EventRow>(

@@ -36,6 +36,7 @@ import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpay
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
 import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
+import { BillingCommandBatches } from './subscriptions/billing-command-batch.js';
 import { activeSubscriptionConflict, cancellable, checkoutConflict, isActive, repeatPurchaseToRefund, resumable } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
 import { saveCard, savedCard } from './subscriptions/payment-cards.js';
@@ -69,6 +70,7 @@ const CANCELLING: Record<string, 'provider_cancelled' | 'provider_rejected' | 'p
  */
 export class BillingService {
   private readonly planIds: Record<PlanCode, number>;
+  private readonly payBatches: BillingCommandBatches;
 
   constructor(
     private readonly db: Db,
@@ -76,6 +78,7 @@ export class BillingService {
     private readonly opts: BillingServiceOptions,
   ) {
     this.planIds = Object.fromEntries(opts.plans.map((p) => [p.code, p.id])) as Record<PlanCode, number>;
+    this.payBatches = new BillingCommandBatches(db);
   }
 
   listPlans(): ListPlansReply {
@@ -221,8 +224,8 @@ export class BillingService {
       return { code: 0 };
     }
     try {
-      const result = await runBillingCommand(
-        this.db,
+      // Group-committed with the Pay notifications arriving meanwhile (one transaction per batch, see BillingCommandBatches).
+      const result = await this.payBatches.run(
         {
           type: 'RecordPayment',
           source: 'webhook',

@@ -124,3 +124,57 @@ export async function projectBillingEvent(tx: SqlClient, event: BillingEvent, st
 
 /** The read-model tables the projection owns (truncated by the rebuild). */
 export const PROJECTED_TABLES = ['subscriptions', 'subscription_payments', 'unattributed_payments', 'payment_history'] as const;
+
+/** Events `projectBillingEvents` applies in set form; a batch with any other type is applied one by one. */
+const SET_PROJECTED = new Set<BillingEvent['type']>(['PaymentRecorded', 'SubscriptionStarted', 'SubscriptionExtended']);
+
+/**
+ * The same tables as `projectBillingEvent` applied to each event in order (the reference: the rebuild uses it),
+ * in a few statements for a batch of payments (the Pay webhooks' group commit): the subscriptions started, the
+ * payments and their history rows as one insert each, then each extended subscription updated once to its last
+ * extension (an extension overwrites every column it sets, so the last one is what the sequence leaves). The
+ * order is safe because a batch of these only inserts new rows and updates subscriptions that exist or are
+ * started in it; any other event type and the batch goes one event at a time.
+ */
+export async function projectBillingEvents(tx: SqlClient, events: { event: BillingEvent; streamVersion: number }[]): Promise<void> {
+  if (!events.every(({ event }) => SET_PROJECTED.has(event.type))) {
+    for (const { event, streamVersion } of events) await projectBillingEvent(tx, event, streamVersion);
+    return;
+  }
+  const started = events.flatMap(({ event: e, streamVersion }) => (e.type === 'SubscriptionStarted' ? [{ ...e.data, streamVersion }] : []));
+  const paid = events.flatMap(({ event: e }) => (e.type === 'PaymentRecorded' ? [{ ...e.data, id: eventIdFor('subscription-payment', e.data.paymentId) }] : []));
+  const extended = new Map(events.flatMap(({ event: e, streamVersion }) => (e.type === 'SubscriptionExtended' ? [[e.data.subscriptionId, { ...e.data, streamVersion }] as const] : [])));
+  if (started.length) {
+    await tx.query(
+      `insert into subscriptions (id, user_id, subscription_plan_id, status_id, starts_at, ends_at, external_id, created_at, updated_at, stream_version)
+       select r."subscriptionId", r."userId", ${planId('r."planCode"')}, $2, r."startsAt", r."endsAt", r."externalId", r.at, r.at, r."streamVersion"
+       from jsonb_to_recordset($1::jsonb) as r("subscriptionId" uuid, "userId" text, "planCode" text, "startsAt" timestamptz, "endsAt" timestamptz, "externalId" text, at timestamptz, "streamVersion" bigint)`,
+      [JSON.stringify(started), STATUS_ID.active],
+    );
+  }
+  if (paid.length) {
+    const rows = JSON.stringify(paid.map((d) => ({ ...d, grantsAccess: d.grantsAccess ?? true, cardLastFour: d.cardLastFour ?? null })));
+    // One statement for both tables: the history row of each payment beside its payment row.
+    await tx.query(
+      `with r as (
+         select * from jsonb_to_recordset($1::jsonb) as r(id uuid, "subscriptionId" uuid, "userId" text, amount numeric, currency text, uuid text, "paymentId" text,
+           "invoiceId" text, source text, "grantsAccess" boolean, at timestamptz, "planCode" text, "cardLastFour" text)
+       ), payments as (
+         insert into subscription_payments (id, subscription_id, user_id, amount, currency, platform_id, uuid, transaction_id, invoice_id, source, grants_access, created_at)
+         select id, "subscriptionId", "userId", amount, currency, $2, uuid, "paymentId", "invoiceId", source, "grantsAccess", at from r
+       )
+       insert into payment_history (payment_id, user_id, at, amount, currency, plan_code, status, card_last_four)
+       select "paymentId", "userId", at, amount, currency, "planCode", 'paid', "cardLastFour" from r`,
+      [rows, CLOUDPAYMENTS_PLATFORM_ID],
+    );
+  }
+  if (extended.size) {
+    await tx.query(
+      `update subscriptions s set ends_at = r."endsAt", subscription_plan_id = ${planId('r."planCode"')}, external_id = r."externalId", status_id = $2, updated_at = r.at,
+         stream_version = r."streamVersion", grace_until = null, failed_charges = 0
+       from jsonb_to_recordset($1::jsonb) as r("subscriptionId" uuid, "endsAt" timestamptz, "planCode" text, "externalId" text, at timestamptz, "streamVersion" bigint)
+       where s.id = r."subscriptionId"`,
+      [JSON.stringify([...extended.values()]), STATUS_ID.active],
+    );
+  }
+}
