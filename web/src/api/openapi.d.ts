@@ -743,6 +743,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/provider/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CloudPayments Receipt notification (54-FZ)
+         * @description The fiscal receipt of a charge, recorded once per TransactionId and Type; the payment history links a payment's receipt (Url). A charge with no receipt an hour after its payment is logged as an error and fails /ready.
+         */
+        post: operations["ProviderWebhooksController_receipt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/provider/refund": {
         parameters: {
             query?: never;
@@ -1319,7 +1339,7 @@ export interface operations {
                          *     }
                          */
                         checks?: {
-                            [key: string]: "ok" | "timeout" | "unreachable" | "unavailable" | "error";
+                            [key: string]: "ok" | "timeout" | "unreachable" | "unavailable" | "failing" | "error";
                         };
                     };
                 };
@@ -1340,7 +1360,11 @@ export interface operations {
                          *     }
                          */
                         checks?: {
-                            [key: string]: "ok" | "timeout" | "unreachable" | "unavailable" | "error";
+                            [key: string]: "ok" | "timeout" | "unreachable" | "unavailable" | "failing" | "error";
+                        };
+                        /** @description What a `failing` service named as wrong */
+                        problems?: {
+                            [key: string]: string[];
                         };
                     };
                 };
@@ -4414,6 +4438,20 @@ export interface operations {
                             /** @enum {string|null} */
                             period: "month" | "year" | null;
                             paid: boolean;
+                            receipt?: {
+                                Items: {
+                                    label: string;
+                                    price: number;
+                                    quantity: number;
+                                    amount: number;
+                                    vat: number | null;
+                                    method: number;
+                                    object: number;
+                                }[];
+                                taxationSystem: number;
+                                email: string;
+                                phone: string;
+                            } | null;
                         }[];
                     };
                 };
@@ -4472,6 +4510,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             };
                             /** @enum {string} */
                             status: "active" | "cancelled" | "past_due";
@@ -4626,6 +4678,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             } | null;
                             /** @enum {string} */
                             status: "paid" | "refunded" | "failed";
@@ -4744,6 +4810,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             };
                             /** @enum {string} */
                             status: "active" | "cancelled" | "past_due";
@@ -4866,6 +4946,20 @@ export interface operations {
                                 interval: "Month";
                                 period: number;
                             };
+                            receipt: {
+                                Items: {
+                                    label: string;
+                                    price: number;
+                                    quantity: number;
+                                    amount: number;
+                                    vat: number | null;
+                                    method: number;
+                                    object: number;
+                                }[];
+                                taxationSystem: number;
+                                email: string;
+                                phone: string;
+                            } | null;
                         };
                     };
                 };
@@ -4969,6 +5063,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             };
                             /** @enum {string} */
                             status: "active" | "cancelled" | "past_due";
@@ -5064,6 +5172,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             };
                             /** @enum {string} */
                             status: "active" | "cancelled" | "past_due";
@@ -5171,6 +5293,20 @@ export interface operations {
                                 /** @enum {string|null} */
                                 period: "month" | "year" | null;
                                 paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
                             };
                             /** @enum {string} */
                             status: "active" | "cancelled" | "past_due";
@@ -5326,6 +5462,57 @@ export interface operations {
         };
     };
     ProviderWebhooksController_fail: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-hmac": string;
+                "x-content-hmac": string;
+                /** @description base64 HMAC-SHA256 of the raw body with the API secret. */
+                "Content-HMAC"?: string;
+                /** @description base64 HMAC-SHA256 of the URL-decoded parameters with the API secret. */
+                "X-Content-HMAC"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Recorded, already known, or not applicable. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {integer} */
+                        code?: 0;
+                    };
+                };
+            };
+            /** @description Missing or bad signature (checked before the body is read). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A body larger than 512 KiB (no real notification comes near it). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Billing unavailable: the provider retries. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ProviderWebhooksController_receipt: {
         parameters: {
             query?: never;
             header: {
@@ -7056,9 +7243,9 @@ export interface operations {
                     "application/json": {
                         data: {
                             id: number;
-                            notification_id: number;
+                            notification_id: number | null;
                             /** @enum {string} */
-                            type: "price-target" | "price-change";
+                            type: "price-target" | "price-change" | "charge-failed";
                             title: string;
                             body: string;
                             path: string;
@@ -7084,7 +7271,7 @@ export interface operations {
                                 observed_at: string;
                                 latency_ms: number;
                                 source: string;
-                            };
+                            } | null;
                             read_at: string | null;
                             fired_at: string;
                         }[];

@@ -362,7 +362,11 @@ function PaymentWidget({
         currency: order.currency,
         invoiceId: order.invoice_id,
         accountId: order.account_id,
-        data: { plan: order.plan, CloudPayments: { recurrent: order.recurrent } },
+        // The receipt (54-FZ) as the reference gives its keys: the first charge's in `cloudPayments.customerReceipt`,
+        // the recurring charges' in `CloudPayments.recurrent.customerReceipt` (that one unverified, reference §6).
+        data: order.receipt
+          ? { plan: order.plan, CloudPayments: { recurrent: { ...order.recurrent, customerReceipt: order.receipt } }, cloudPayments: { customerReceipt: order.receipt } }
+          : { plan: order.plan, CloudPayments: { recurrent: order.recurrent } },
       },
       {
         onSuccess: () => {
