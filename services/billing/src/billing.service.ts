@@ -452,8 +452,8 @@ export class BillingService {
   /**
    * `POST /api/provider/receipt`: a signed Receipt notification (54-FZ), recorded once per its TransactionId and
    * `Type`, against the user whose payment (or refund) it is: the notification's AccountId is the browser's. A
-   * payment's receipt link (`Url`) is then shown in the payment history. One for a transaction recorded for nobody
-   * is acknowledged and logged.
+   * payment's receipt link (`Url`) is then shown in the payment history. One of an unattributed payment is
+   * acknowledged and logged; one of a transaction not recorded yet answers 503, so the provider retries it.
    */
   async receipt(input: unknown): Promise<{ code: 0 }> {
     const { raw, params } = this.verifiedParams(input, 'receipt');
@@ -476,8 +476,14 @@ export class BillingService {
       [transactionId],
     );
     if (!owner) {
-      this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of a transaction recorded for no user (unattributed or unknown); acknowledged');
-      return { code: 0 };
+      const [unattributed] = await this.db.query('select 1 from unattributed_payments where transaction_id = $1', [transactionId]);
+      if (unattributed) {
+        this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of an unattributed payment; acknowledged');
+        return { code: 0 };
+      }
+      // Not recorded yet (the receipt overtook its Pay notification): a 503, so the provider sends it again later.
+      this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of a transaction not recorded yet; refused so the provider retries');
+      throw new ServiceError(ErrorCode.Unavailable, 'The transaction of this receipt is not recorded yet; send it again later.');
     }
     try {
       const result = await runBillingCommand(

@@ -5,9 +5,9 @@
  * receipt past the deadline is logged as an error and makes `/ready` fail until its receipt comes.
  */
 import { randomUUID } from 'node:crypto';
-import { type FakePayment, receiptNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
+import { type FakePayment, payNotificationFields, receiptNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BillingStack, startBillingStack } from '../support/billing-stack.js';
+import { type BillingStack, CP_SECRET, startBillingStack } from '../support/billing-stack.js';
 
 let stack: BillingStack;
 const billingLog: string[] = [];
@@ -65,6 +65,17 @@ describe('receipts (54-FZ)', () => {
     const forged = await sendSignedNotification(new URL('/api/provider/receipt', stack.base).toString(), receiptNotificationFields(payment, 'https://evil.example/r'), 'not-the-secret');
     expect(forged.status).toBe(401);
     expect((await history(u))[0]!.receipt_url).toBe(url);
+  });
+
+  it('a receipt that overtakes its Pay notification is refused with a 503, so the provider sends it again', async () => {
+    const u = user();
+    const payment = stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: randomUUID() });
+    const early = await stack.provider.issueReceipt(payment);
+    expect(early.status).toBe(503);
+    const pay = await sendSignedNotification(new URL('/api/provider/payment-success', stack.base).toString(), payNotificationFields(payment), CP_SECRET);
+    expect(pay.status).toBe(200);
+    expect(await stack.provider.issueReceipt(payment)).toEqual({ status: 200, body: '{"code":0}' });
+    expect((await history(u))[0]!.receipt_url).toBe(`${stack.provider.url}/receipts/${payment.TransactionId}`);
   });
 
   it('a resumed recurring charge carries the receipt object too (subscriptions/create CustomerReceipt)', async () => {

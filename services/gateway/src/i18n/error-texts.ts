@@ -187,6 +187,7 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   // To the provider only (a Receipt notification for no recorded transaction, or a malformed one).
   'No payment or refund with this TransactionId is recorded for the account.': 'Платёж или возврат с таким TransactionId у этого аккаунта не учтён.',
   'The Url must be an http(s) link of at most 2048 characters.': 'Url должен быть ссылкой http(s) не длиннее 2048 символов.',
+  'The transaction of this receipt is not recorded yet; send it again later.': 'Транзакция этого чека ещё не учтена; пришлите его позже.',
   'This push subscription belongs to another user. Unsubscribe it in this browser and subscribe again.':
     'Эта push-подписка принадлежит другому пользователю. Отпишитесь в этом браузере и подпишитесь снова.',
   'The resource was changed by another request. Reload it and try again.': 'Данные изменили в другом окне. Обновите страницу и попробуйте ещё раз.',
