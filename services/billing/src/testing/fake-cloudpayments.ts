@@ -88,6 +88,8 @@ export interface FakeCloudPayments {
   sendReceipts(on: boolean): void;
   /** Sends payment `p`'s signed Receipt notification to `receiptNotifyUrl`, with a receipt link this stand-in serves. */
   issueReceipt(p: FakePayment): Promise<{ status: number; body: string }>;
+  /** Sends every notification (Pay, Fail, Receipt, Refund, Recurrent) to the gateway at `base`, as the cabinet's URLs would. */
+  notifyGateway(base: string): void;
   addPayment(p: Partial<FakePayment> & { AccountId: string | null; Amount: number }): FakePayment;
   /**
    * The payer cancels a subscription on the provider's site (my.cloudpayments.ru): its status becomes Cancelled and
@@ -133,7 +135,9 @@ function widgetScript(origin: string): string {
     number.setAttribute('data-testid', 'cp-widget-card');
     number.setAttribute('aria-label', en ? 'Card number' : 'Номер карты');
     number.value = '4242 4242 4242 4242';
+    number.style.cssText = 'display:block;margin:8px 0;width:100%;box-sizing:border-box';
     var declineLabel = document.createElement('label');
+    declineLabel.style.cssText = 'display:block;margin:8px 0';
     var decline = document.createElement('input');
     decline.type = 'checkbox';
     decline.setAttribute('data-testid', 'cp-widget-decline');
@@ -537,6 +541,10 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
     },
     sendReceipts(on) {
       receiptsOn = on;
+    },
+    notifyGateway(base) {
+      const at = (path: string) => new URL(`/api/provider/${path}`, base).toString();
+      Object.assign(opts, { notifyUrl: at('payment-success'), failNotifyUrl: at('fail'), receiptNotifyUrl: at('receipt'), refundNotifyUrl: at('refund'), recurrentNotifyUrl: at('recurrent') });
     },
     issueReceipt,
     addPayment,
