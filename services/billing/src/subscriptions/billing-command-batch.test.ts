@@ -3,7 +3,7 @@
  * command records (each payment once, a user's two payments in arrival order, the read models those of a
  * rebuild), and a batch that cannot commit leaves each command to the one-by-one path and its errors.
  */
-import { appendToStream, type Db, EventIdConflictError, openDatabase } from '@invest/platform';
+import { appendToStream, type Db, EventIdConflictError, openDatabase, runWithContext, ServiceError } from '@invest/platform';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
@@ -99,5 +99,15 @@ describe('BillingCommandBatches', () => {
     expect((settled[3] as PromiseRejectedResult).reason).toBeInstanceOf(EventIdConflictError);
     const rows = await db.query<{ payment_id: string }>(`select data->>'paymentId' as payment_id from es_events where type = 'PaymentRecorded' and data->>'paymentId' like '9300%' order by 1`);
     expect(rows.map((r) => r.payment_id)).toEqual(['930010', '930011', '930012', '930013']);
+  });
+
+  it('a command whose request deadline passed while it waited is refused and records nothing; the others are recorded', async () => {
+    const batches = new BillingCommandBatches(db);
+    const late = runWithContext({ correlationId: 'late', deadline: Date.now() - 1_000 }, () => batches.run(payment('batch-late', '940001'), paymentEventIds('940001')));
+    const onTime = batches.run(payment('batch-on-time', '940002'), paymentEventIds('940002'));
+    await expect(late).rejects.toBeInstanceOf(ServiceError);
+    expect((await onTime).newEvents.map((e) => e.type)).toEqual(['PaymentRecorded', 'SubscriptionStarted']);
+    const rows = await db.query<{ payment_id: string }>(`select data->>'paymentId' as payment_id from es_events where type = 'PaymentRecorded' and data->>'paymentId' like '9400%'`);
+    expect(rows.map((r) => r.payment_id)).toEqual(['940002']);
   });
 });

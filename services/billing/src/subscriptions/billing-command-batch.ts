@@ -1,5 +1,6 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { BillingEvent } from '@invest/contracts';
-import { appendToStreams, type CommandResult, currentContext, type Db, readStreams, type RecordedEvent, type RequestContext, type StreamAppend, type Tx } from '@invest/platform';
+import { appendToStreams, type CommandResult, currentContext, deadlinePassed, type Db, readStreams, type RecordedEvent, type RequestContext, type StreamAppend, type Tx } from '@invest/platform';
 import { runBillingCommand } from './billing-commands.js';
 import { type BillingCommand, type BillingState, billingDecider, userStream } from './subscription.decider.js';
 import { projectBillingEvents } from './subscription.projection.js';
@@ -39,12 +40,19 @@ export class BillingCommandBatches {
   /** Streams of the running batches. */
   private readonly busy = new Set<string>();
 
+  /**
+   * `drain` in the context the batches were created in (the service's boot, no request): a batch serves many
+   * requests, so it must not run under the one that happened to start it, whose deadline would end every batch
+   * chained after it. Each request's own deadline is checked before its command joins a batch.
+   */
+  private readonly drainOutsideRequests = AsyncResource.bind(() => this.drain());
+
   constructor(private readonly db: Db) {}
 
   async run(command: BillingCommand, eventIds: string[]): Promise<Result> {
     const outcome = await new Promise<Outcome>((resolve) => {
       this.queue.push({ command, eventIds, ctx: currentContext(), resolve });
-      this.drain();
+      this.drainOutsideRequests();
     });
     if (outcome === 'alone') return runBillingCommand(this.db, command, eventIds);
     if ('error' in outcome) throw outcome.error;
@@ -58,6 +66,11 @@ export class BillingCommandBatches {
       const batch: Queued[] = [];
       const streams = new Set<string>();
       for (let i = 0; i < this.queue.length && batch.length < MAX_BATCH; ) {
+        // Past its deadline while it waited: alone, in its request, it is refused as not started (nothing recorded).
+        if (deadlinePassed(this.queue[i]!.ctx?.deadline)) {
+          this.queue.splice(i, 1)[0]!.resolve('alone');
+          continue;
+        }
         const stream = userStream(this.queue[i]!.command.userId);
         if (this.busy.has(stream) && !streams.has(stream)) {
           i++;
