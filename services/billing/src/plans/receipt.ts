@@ -24,14 +24,15 @@ const METHOD_FULL_PAYMENT = 4;
 const OBJECT_SERVICE = 4;
 
 /**
- * The provider's receipt object `R` (reference §6) for one charge of a paid plan at its price: one line whose
- * amount is the whole payment, as the provider's modules write it. Null for a free plan. No email or phone: the
+ * The provider's receipt object `R` (reference §6) for one charge of a paid plan, at its price or at `amount` (a
+ * charge of another sum, such as a change of plan less its credit): one line whose amount is the whole payment,
+ * as the provider's modules write it (Σ amount = the payment). Null for a free plan. No email or phone: the
  * provider's widget asks the payer for where to send it.
  */
-export function customerReceipt(plan: Plan, settings: ReceiptSettings = DEFAULT_RECEIPT): CustomerReceipt | null {
+export function customerReceipt(plan: Plan, settings: ReceiptSettings = DEFAULT_RECEIPT, amount?: string): CustomerReceipt | null {
   if (!plan.paid || plan.price === null) return null;
-  // The price is two-place text; as a number it is exact to the kopeck (the wire takes rubles with 2 decimals).
-  const price = Number(plan.price);
+  // Two-place text; as a number it is exact to the kopeck (the wire takes rubles with 2 decimals).
+  const price = Number(amount ?? plan.price);
   return {
     Items: [{ label: settings.labels[plan.code] ?? plan.title, price, quantity: 1, amount: price, vat: settings.vat, method: METHOD_FULL_PAYMENT, object: OBJECT_SERVICE }],
     taxationSystem: settings.taxationSystem,
