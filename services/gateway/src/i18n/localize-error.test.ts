@@ -145,6 +145,8 @@ describe('every message a client can receive has Russian text', () => {
       /services\/delivery\/src\/(email|telegram|dispatch)\//,
       /services\/portfolios\/src\/statistics\/xirr\.ts$/,
       /services\/alerts\/src\/evaluation\//,
+      // Inbox notices, written in both languages where they are rendered.
+      /services\/alerts\/src\/notices\//,
       /platform\/src\/(messaging|context)\//,
       /services\/gateway\/src\/errors\/client-error\.handler\.ts$/,
       // Pages of their own in both languages; Telegram's webhook; a JSON parser's internal refusal (a fixed 400).
