@@ -61,6 +61,11 @@ export const subscriptionExtendedV1Schema = z.object({
   planCode: planCodeSchema,
   endsAt: iso,
   externalId: z.string().nullable(),
+  /**
+   * A change of plan that took effect now (monthly to yearly): the plan it was, and the credit of its unused time
+   * taken off the new plan's price (exact decimal text). Absent: a period added to the same plan.
+   */
+  planChange: z.object({ fromPlanCode: planCodeSchema, credit: moneyAmountSchema }).optional(),
   at: iso,
 });
 /** The provider stopped the recurring charges; the subscription stays usable until `endsAt`. */
@@ -83,6 +88,11 @@ export const subscriptionResumedV1Schema = z.object({
   userId: z.string(),
   subscriptionId: z.string().uuid(),
   externalId: z.string(),
+  /**
+   * A change of plan at the period's end (yearly to monthly): the plan the new provider subscription charges
+   * from `ends_at` on (its first charge then extends the subscription with that plan). Absent: the same plan.
+   */
+  nextPlanCode: planCodeSchema.optional(),
   at: iso,
 });
 /**

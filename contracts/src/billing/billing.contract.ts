@@ -61,6 +61,12 @@ export const checkoutReplySchema = z.object({
 });
 export type CheckoutReply = z.infer<typeof checkoutReplySchema>;
 
+/** `POST /api/subscription/change-plan`: the paid plan to change to (monthly to yearly now, yearly to monthly at the period's end). */
+export const changePlanRequestSchema = z.object({
+  plan: requiredString('plan').min(1, 'The plan field is required.'),
+});
+export type ChangePlanRequest = z.infer<typeof changePlanRequestSchema>;
+
 export const planPeriodSchema = z.enum(['month', 'year']);
 
 /** A plan as clients see it (`GET /api/plans`). `price` is an exact decimal string; free plans have none. */

@@ -43,6 +43,7 @@ export const Subjects = {
     subscriptionCancel: 'billing.subscription.cancel',
     subscriptionResume: 'billing.subscription.resume',
     subscriptionCheckout: 'billing.subscription.checkout',
+    subscriptionChangePlan: 'billing.subscription.change-plan',
     paymentsList: 'billing.payments.list',
     paymentHistory: 'billing.subscription.payments',
     providerPay: 'billing.provider.pay',

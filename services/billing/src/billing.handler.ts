@@ -38,6 +38,11 @@ export function createBillingHandler(billing: BillingService) {
       return billing.checkout(requireUser(req.meta), req.data);
     }
 
+    @MessagePattern(Subjects.billing.subscriptionChangePlan)
+    changePlan(@Payload() req: RpcRequest<unknown>) {
+      return billing.changePlan(requireUser(req.meta), req.data);
+    }
+
     @MessagePattern(Subjects.billing.subscriptionSync)
     sync(@Payload() req: RpcRequest<unknown>) {
       return billing.sync(requireUser(req.meta));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   BillingEventTypes,
   billingEvents,
+  changePlanRequestSchema,
   type CheckoutReply,
   checkoutRequestSchema,
   type Entitlements,
@@ -29,15 +30,15 @@ import {
   ServiceError,
 } from '@invest/platform';
 import { entitlementsFor } from './entitlements/plan-limits.js';
-import { normalizeAmount, sameAmount, toMinorUnits } from './plans/money.js';
-import { type Plan, planForPayment, planView } from './plans/plan-catalog.js';
+import { fromMinorUnits, normalizeAmount, sameAmount, toMinorUnits } from './plans/money.js';
+import { addPeriod, type Plan, planForPayment, planView } from './plans/plan-catalog.js';
 import { customerReceipt, type ReceiptSettings } from './plans/receipt.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
 import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
 import { BillingCommandBatches } from './subscriptions/billing-command-batch.js';
-import { activeSubscriptionConflict, cancellable, checkoutConflict, isActive, repeatPurchaseToRefund, resumable } from './subscriptions/subscription.decider.js';
+import { activeSubscriptionConflict, type BillingCommand, cancellable, checkoutConflict, isActive, planChangeable, planChangeCreditMinor, repeatPurchaseToRefund, resumable } from './subscriptions/subscription.decider.js';
 import { projectBillingEvent } from './subscriptions/subscription.projection.js';
 import { saveCard, savedCard } from './subscriptions/payment-cards.js';
 import { findCurrentSubscription, findPaymentByUuid, findSubscription, listPayments, paymentHistoryPage, usableSubscriptions } from './subscriptions/subscription.queries.js';
@@ -350,6 +351,59 @@ export class BillingService {
       await runBillingCommand(this.db, { type: 'Resume', userId, externalId, now });
       this.opts.logger.info({ userId, subscriptionId: target.id, externalId }, 'billing: subscription resumed by the user');
     }
+    return this.current(userId);
+  }
+
+  /**
+   * `POST /api/subscription/change-plan`: to a yearly plan now, the monthly plan's unused time credited
+   * (`planChangeCreditMinor`): the saved card is charged the yearly price less the credit (`payments/tokens/charge`),
+   * the old provider subscription cancelled and a yearly one created from a year on; to a monthly plan at the
+   * period's end: the old provider subscription cancelled and a monthly one created from `ends_at`, whose first
+   * charge extends the subscription with the monthly plan. Never `subscriptions/update`. Each provider call carries
+   * an `X-Request-ID` from the state it changes, so a retry after a failure charges and creates once.
+   */
+  async changePlan(userId: string, input: unknown): Promise<SubscriptionReply> {
+    const req = parseOrThrow(changePlanRequestSchema, input);
+    const to = this.opts.plans.find((p) => p.code === req.plan);
+    if (!to || !to.paid || !to.price || !to.currency || !to.period) throw ServiceError.validation({ plan: ['The selected plan is invalid; choose one of: ' + this.paidCodes() + '.'] });
+    const now = this.opts.clock();
+    const down = 'Could not change the plan at the payment provider; try again (nothing is charged twice).';
+    let state = await readBillingState(this.db, userId);
+    let sub = planChangeable(state, to, now);
+    if (sub instanceof ServiceError) throw sub;
+    if (sub.externalId === null) {
+      // The first payment's provider subscription is named only with its next charge: find it to cancel it.
+      await this.reconcile(userId, 'cancel', down);
+      state = await readBillingState(this.db, userId);
+      sub = planChangeable(state, to, now);
+      if (sub instanceof ServiceError) throw sub;
+    }
+    const target = sub;
+    const from = this.opts.plans.find((p) => p.code === target.planCode);
+    const card = await savedCard(this.db, userId);
+    if (!card || !from?.price) throw ServiceError.conflict('No saved card to charge, so the plan cannot be changed now. Change it after your subscription ends by subscribing to the other plan.');
+    const key = `plan-change-${target.id}-${state.changes}`;
+    const newSubscription = (startDate: Date) =>
+      this.provider.createSubscription({ token: card.token, accountId: userId, description: to.title, amount: to.price!, currency: to.currency!, startDate, months: to.period === 'year' ? 12 : 1 }, `${key}-subscription`);
+    const fail = (err: unknown) => {
+      throw this.providerDown(err, down);
+    };
+    let charge: Extract<BillingCommand, { type: 'ChangePlan' }>['charge'] = null;
+    let credit: string | null = null;
+    let startDate = new Date(target.endsAt!);
+    if (to.period === 'year') {
+      const creditMinor = planChangeCreditMinor(new Date(target.endsAt!), now, toMinorUnits(from.price)!, toMinorUnits(to.price)!);
+      const due = toMinorUnits(to.price)! - creditMinor;
+      if (due <= 0n) throw ServiceError.conflict('Your paid time is worth the whole new plan; change the plan when it is closer to its end.');
+      credit = fromMinorUnits(creditMinor);
+      const paid = await this.provider.chargeToken({ token: card.token, accountId: userId, amount: fromMinorUnits(due), currency: to.currency, invoiceId: key, description: to.title }, `${key}-charge`).catch(fail);
+      charge = { transactionId: paid.transactionId, amount: paid.amount ?? fromMinorUnits(due), currency: paid.currency || to.currency, invoiceId: key, cardLastFour: paid.cardLastFour };
+      startDate = addPeriod(now, 'year');
+    }
+    if (target.externalId) await this.provider.cancelSubscription(target.externalId).catch(fail);
+    const externalId = await newSubscription(startDate).catch(fail);
+    await runBillingCommand(this.db, { type: 'ChangePlan', userId, to, externalId, charge, credit, now }, charge ? paymentEventIds(charge.transactionId) : undefined);
+    this.opts.logger.info({ userId, subscriptionId: target.id, from: target.planCode, to: to.code, credit, charged: charge?.amount, externalId }, 'billing: plan changed');
     return this.current(userId);
   }
 

@@ -344,6 +344,18 @@ describe('subscription', () => {
     const sc = stack.provider.subscriptions.find((s) => s.AccountId === user)!.Id;
     expect(((await apiGet('/api/subscription', user)).data as { external_id: string | null }).external_id).toBe(sc);
     await screenshot(page, 'subscription-active');
+
+    // A change of plan, asked first: monthly to yearly takes effect now (the saved card charged, the provider
+    // subscription replaced).
+    await page.locator('[data-testid="subscription-change-plan"][data-plan="basic-y"]').click();
+    await page.locator('[data-testid="confirm-dialog"]').waitFor();
+    await screenshot(page, 'subscription-change-plan');
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await page.locator('[data-testid="subscription-status"][data-plan="basic-y"][data-usable="true"]').waitFor();
+    expect(stack.provider.subscriptions.filter((s) => s.AccountId === user).map((s) => [s.Period, s.Status])).toEqual([
+      [1, 'Cancelled'],
+      [12, 'Active'],
+    ]);
   });
 
   it('after the widget paid, a failed confirm is repeated without paying again, even after the dialog was closed', async () => {

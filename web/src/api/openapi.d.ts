@@ -623,6 +623,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/subscription/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the plan of the active subscription
+         * @description Monthly to yearly takes effect now: the card last paid with is charged the yearly price less the credit of the month's unused time (floor(monthly price × unused time / that month's length), exact to the kopeck), and the subscription runs a year from now. Yearly to monthly takes effect at `ends_at`: the monthly charge starts then. Either way the provider subscription is cancelled (`subscriptions/cancel`) and a new one created (`subscriptions/create`), never updated. 503 when the provider cannot be reached (a retry charges once).
+         */
+        post: operations["SubscriptionsController_changePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/subscription/cancel": {
         parameters: {
             query?: never;
@@ -4983,6 +5003,140 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @example You already have an active subscription until 2026-12-27T10:00:00.000Z; to switch plans, change the plan instead of buying it again. */
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Invalid query or body; `errors` names each field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example The selected sort is invalid. */
+                        message: string;
+                        /**
+                         * @example {
+                         *       "sort": [
+                         *         "The selected sort is invalid."
+                         *       ]
+                         *     }
+                         */
+                        errors: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error (details are only logged). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description A service did not answer in time or is down. `outcome`: `unknown` when a write may have been carried out (repeat it with the same `Idempotency-Key`), `not_done` when nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @enum {string} */
+                        outcome: "unknown" | "not_done";
+                    };
+                };
+            };
+        };
+    };
+    SubscriptionsController_changePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            plan: {
+                                id: number;
+                                /** @enum {string} */
+                                code: "basic-m" | "basic-y" | "free" | "free-forever";
+                                title: string;
+                                price: string | null;
+                                currency: string | null;
+                                /** @enum {string|null} */
+                                period: "month" | "year" | null;
+                                paid: boolean;
+                                receipt?: {
+                                    Items: {
+                                        label: string;
+                                        price: number;
+                                        quantity: number;
+                                        amount: number;
+                                        vat: number | null;
+                                        method: number;
+                                        object: number;
+                                    }[];
+                                    taxationSystem: number;
+                                    email: string;
+                                    phone: string;
+                                } | null;
+                            };
+                            /** @enum {string} */
+                            status: "active" | "cancelled" | "past_due";
+                            starts_at: string;
+                            ends_at: string | null;
+                            external_id: string | null;
+                            usable: boolean;
+                            grace_until: string | null;
+                            failed_charges: number;
+                            attempts_left: number;
+                            updated_at: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed, expired or wrongly signed bearer token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description No active paid subscription, already on that plan, or no saved card. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example You have no active paid subscription to change; subscribe to a plan instead. */
                         message?: string;
                     };
                 };

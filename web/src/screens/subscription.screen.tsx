@@ -111,6 +111,7 @@ function Subscription() {
                 </p>
               )}
               <RenewalActions subscription={subscription} onChange={setSubscription} />
+              <PlanChange subscription={subscription} plans={plans} onChange={setSubscription} />
             </>
           ) : (
             <span data-testid="subscription-state">{t('Бесплатный тариф', 'Free plan')}</span>
@@ -229,6 +230,51 @@ function RenewalActions({ subscription, onChange }: { subscription: NonNullable<
           onConfirm={async () => {
             onChange((await api.post('/api/subscription/cancel')).data);
             showToast(t('Подписка отменена', 'Subscription cancelled'), 'success');
+          }}
+          onClose={() => setAsking(false)}
+        />
+      )}
+    </div>
+  );
+}
+
+/**
+ * Change of plan (asked first) while a paid plan is active: monthly to yearly now, the month's unused days
+ * credited against the year's price; yearly to monthly at the period's end. The server's refusal is shown beside it.
+ */
+function PlanChange({ subscription, plans, onChange }: { subscription: NonNullable<Subscription>; plans: Plan[]; onChange: (s: Subscription) => void }) {
+  const t = useTr();
+  const names = useCatalogNames();
+  const locale = useLocale();
+  const [asking, setAsking] = useState(false);
+  const target = plans.find((p) => p.paid && p.period !== null && p.period !== subscription.plan.period);
+  if (subscription.status !== 'active' || !subscription.usable || !subscription.plan.paid || !subscription.ends_at || !target?.price) return null;
+  const toYear = target.period === 'year';
+  const endsAt = formatDateTime(subscription.ends_at, locale);
+  const price = formatMoney(Number(target.price), target.currency ?? 'RUB', locale);
+  return (
+    <div className="actions" style={{ marginTop: 8 }}>
+      <button type="button" className="secondary" data-testid="subscription-change-plan" data-plan={target.code} onClick={() => setAsking(true)}>
+        {toYear ? t('Перейти на годовой тариф', 'Switch to the yearly plan') : t('Перейти на месячный тариф', 'Switch to the monthly plan')}
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={t(`Сменить тариф на «${names.plan(target)}»?`, `Change the plan to "${names.plan(target)}"?`)}
+          message={
+            toYear
+              ? t(
+                  `Годовой тариф начнётся сейчас: с сохранённой карты спишем ${price} за вычетом неиспользованных дней текущего месяца. Подписка продлится на год с сегодняшнего дня.`,
+                  `The yearly plan starts now: the saved card is charged ${price} less the unused days of this month. The subscription runs a year from today.`,
+                )
+              : t(
+                  `Месячный тариф начнётся ${endsAt}, когда закончится оплаченный год: тогда спишем ${price}, и дальше каждый месяц. До этого действует годовой тариф.`,
+                  `The monthly plan starts on ${endsAt}, when the paid year ends: ${price} is charged then, and every month after. The yearly plan runs until then.`,
+                )
+          }
+          confirmLabel={t('Сменить тариф', 'Change the plan')}
+          onConfirm={async () => {
+            onChange((await api.post('/api/subscription/change-plan', { body: { plan: target.code } })).data);
+            showToast(toYear ? t('Тариф сменён на годовой', 'Switched to the yearly plan') : t(`Тариф сменится на месячный ${endsAt}`, `The plan switches to monthly on ${endsAt}`), 'success');
           }}
           onClose={() => setAsking(false)}
         />

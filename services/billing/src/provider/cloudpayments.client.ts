@@ -134,6 +134,34 @@ export class CloudPaymentsClient {
   }
 
   /**
+   * `payments/tokens/charge`: charges the card behind `token` once, now (a change of plan's price less its credit).
+   * `requestId` goes as `X-Request-ID`, so a retry after a lost answer charges once. A declined charge
+   * (`Success: false` with a transaction model) throws with the provider's reason.
+   */
+  async chargeToken(c: { token: string; accountId: string; amount: string; currency: string; invoiceId: string; description: string }, requestId: string): Promise<ProviderTransaction> {
+    const res = await this.post<Record<string, unknown>>(
+      '/payments/tokens/charge',
+      { Token: c.token, AccountId: c.accountId, Amount: Number(c.amount), Currency: c.currency, InvoiceId: c.invoiceId, Description: c.description },
+      exactTransactionId,
+      { 'x-request-id': requestId },
+    );
+    const m = res.Model;
+    if (!res.Success || !m?.TransactionId) throw new ProviderError('cloudpayments', 'bad_payload', `payments/tokens/charge failed: ${text(m?.CardHolderMessage) ?? res.Message ?? 'no transaction in the answer'}`);
+    return {
+      transactionId: String(m.TransactionId),
+      amount: normalizeAmount(m.Amount),
+      currency: String(m.Currency ?? ''),
+      invoiceId: text(m.InvoiceId),
+      accountId: text(m.AccountId),
+      status: String(m.Status ?? ''),
+      subscriptionId: text(m.SubscriptionId),
+      testMode: m.TestMode === true,
+      token: text(m.Token),
+      cardLastFour: text(m.CardLastFour),
+    };
+  }
+
+  /**
    * `payments/refund`: returns `amount` of a completed payment to the card. `requestId` goes as `X-Request-ID`, so
    * a retry after a lost answer (or a repeated notification of the payment) refunds once. The provider then sends
    * the Refund notification, which records it.

@@ -3,7 +3,7 @@ import { ServiceError } from '@invest/platform';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { planCatalog } from '../plans/plan-catalog.js';
-import { type BillingCommand, billingDecider, checkoutConflict, currentSubscription, isUsable, repeatPurchaseToRefund } from './subscription.decider.js';
+import { type BillingCommand, billingDecider, checkoutConflict, currentSubscription, isUsable, planChangeCreditMinor, repeatPurchaseToRefund } from './subscription.decider.js';
 
 const plans = planCatalog();
 const [monthly, yearly] = plans;
@@ -551,5 +551,63 @@ describe('billing decider: receipts (54-FZ)', () => {
       expect(checkoutConflict(state([recorded(), started()]), now)).toMatchObject({ code: 'conflict', message: expect.stringContaining('You already have an active subscription until 2026-04-10T12:00:00.000Z') });
       expect(checkoutConflict(state([recorded(), started()]), new Date('2026-04-10T12:00:00.001Z'))).toBeUndefined();
     });
+  });
+});
+
+describe('billing decider: change of plan', () => {
+  const state = (events: BillingEvent[]) => events.reduce(billingDecider.evolve, billingDecider.initialState());
+  // Ten days into a 31-day month (March 10 to April 10 is 31 days): 21 of them unused.
+  const later = new Date('2026-03-20T12:00:00.000Z');
+  const charge = { transactionId: '3001', amount: '2787.46', currency: 'RUB', invoiceId: 'plan-change-x', cardLastFour: '4242' };
+  const toYearly = (over: Partial<Extract<BillingCommand, { type: 'ChangePlan' }>> = {}): BillingCommand => ({ type: 'ChangePlan', userId: '42', to: yearly!, externalId: 'sc_y', charge, credit: '202.54', now: later, ...over });
+
+  it('the credit is the monthly price times the unused share of the month that ends, floored to the kopeck', () => {
+    // 29900 × 21 days / 31 days = 20254.8… kopecks: 202.54 RUB.
+    expect(planChangeCreditMinor(new Date('2026-04-10T12:00:00.000Z'), later, 29900n, 299000n)).toBe((29900n * 21n) / 31n);
+    expect(planChangeCreditMinor(new Date('2026-04-10T12:00:00.000Z'), new Date('2026-04-10T12:00:00.000Z'), 29900n, 299000n)).toBe(0n);
+    // February (28 days) ending on March 10: half of it unused is half the price.
+    expect(planChangeCreditMinor(new Date('2026-03-10T00:00:00.000Z'), new Date('2026-02-24T00:00:00.000Z'), 29900n, 299000n)).toBe(14950n);
+  });
+
+  it('monthly to yearly takes effect now: the charge recorded, the year from now, the credit and the new provider subscription kept', () => {
+    spec
+      .given([recorded(), started()])
+      .when(toYearly())
+      .then([
+        recorded({ paymentId: '3001', uuid: '3001', invoiceId: 'plan-change-x', amount: '2787.46', planCode: 'basic-y', cardLastFour: '4242', at: later.toISOString() }),
+        {
+          type: 'SubscriptionExtended',
+          data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-y', endsAt: '2027-03-20T12:00:00.000Z', externalId: 'sc_y', planChange: { fromPlanCode: 'basic-m', credit: '202.54' }, at: later.toISOString() },
+        },
+      ]);
+    const after = state([recorded(), started(), ...[billingDecider.decide(toYearly(), state([recorded(), started()]))].flat()]);
+    expect(currentSubscription(after)).toMatchObject({ planCode: 'basic-y', endsAt: '2027-03-20T12:00:00.000Z', externalId: 'sc_y', status: 'active' });
+    // The same charge again changes nothing.
+    spec.given([recorded(), started(), ...[billingDecider.decide(toYearly(), state([recorded(), started()]))].flat()]).when(toYearly()).thenNothingHappened();
+  });
+
+  it('yearly to monthly takes effect at the period\'s end: only the new provider subscription, charging the monthly plan from ends_at', () => {
+    const y = [recorded({ planCode: 'basic-y', amount: '2990.00' }), started({ planCode: 'basic-y', endsAt: '2027-03-10T12:00:00.000Z' })];
+    const toMonthly = toYearly({ to: monthly!, externalId: 'sc_m', charge: null, credit: null });
+    spec.given(y).when(toMonthly).then([{ type: 'SubscriptionResumed', data: { version: 1, userId: '42', subscriptionId: SUB1, externalId: 'sc_m', nextPlanCode: 'basic-m', at: later.toISOString() } }]);
+    const resumed: BillingEvent = { type: 'SubscriptionResumed', data: { version: 1, userId: '42', subscriptionId: SUB1, externalId: 'sc_m', nextPlanCode: 'basic-m', at } };
+    expect(currentSubscription(state([...y, resumed]))).toMatchObject({ planCode: 'basic-y', endsAt: '2027-03-10T12:00:00.000Z', externalId: 'sc_m' });
+    spec.given([...y, resumed]).when(toMonthly).thenNothingHappened();
+    // Its first charge, on the last day, extends the subscription from its end with the monthly plan.
+    spec
+      .given([...y, resumed])
+      .when(pay({ source: 'webhook', uuid: '4001', payment: { transactionId: '4001', amount: '299.00', currency: 'RUB', invoiceId: null, externalId: 'sc_m' }, now: new Date('2027-03-10T11:00:00.000Z') }))
+      .then([
+        recorded({ paymentId: '4001', uuid: '4001', invoiceId: null, source: 'webhook', at: '2027-03-10T11:00:00.000Z' }),
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2027-04-10T12:00:00.000Z', externalId: 'sc_m', at: '2027-03-10T11:00:00.000Z' } },
+      ]);
+  });
+
+  it('refuses the same plan, no active subscription, a cancelled one, and a free plan', () => {
+    spec.given([recorded(), started()]).when(toYearly({ to: monthly! })).thenThrows(expect.objectContaining({ code: 'conflict' }) as never);
+    spec.given().when(toYearly()).thenThrows(expect.objectContaining({ code: 'conflict' }) as never);
+    const cancelled: BillingEvent = { type: 'SubscriptionCancelled', data: { version: 1, userId: '42', subscriptionId: SUB1, reason: 'user_cancelled', at } };
+    spec.given([recorded(), started(), cancelled]).when(toYearly()).thenThrows(expect.objectContaining({ code: 'conflict' }) as never);
+    spec.given([recorded(), started()]).when(toYearly({ to: plans.find((p) => p.code === 'free')! })).thenThrows(expect.objectContaining({ code: 'validation_failed' }) as never);
   });
 });

@@ -118,6 +118,20 @@ export type BillingCommand =
   | { type: 'CancelByUser'; userId: string; now: Date }
   /** `POST /api/subscription/resume`, after a new provider subscription (`externalId`) was created to start at the end. */
   | { type: 'Resume'; userId: string; externalId: string; now: Date }
+  /**
+   * `POST /api/subscription/change-plan`, after the provider calls: to a yearly plan now (`charge`: the card charged
+   * the yearly price less `credit`; the new provider subscription `externalId` charges from a year on), or to a
+   * monthly plan at the period's end (`charge` null; `externalId` charges the monthly price from `ends_at` on).
+   */
+  | {
+      type: 'ChangePlan';
+      userId: string;
+      to: Plan;
+      externalId: string;
+      charge: { transactionId: string; amount: string; currency: string; invoiceId: string; cardLastFour: string | null } | null;
+      credit: string | null;
+      now: Date;
+    }
   /** A Refund notification: `amount` of payment `paymentId` returned by refund `refundId`. */
   | { type: 'RecordRefund'; userId: string; paymentId: string; refundId: string; amount: string; now: Date }
   /** A Fail notification: the provider declined charge `paymentId` (of provider subscription `externalId`, if recurring). */
@@ -185,6 +199,43 @@ export function checkoutConflict(state: BillingState, now: Date): ServiceError |
 }
 
 /**
+ * What `POST /api/subscription/change-plan` would change: the current subscription when it is active, paid, not
+ * complimentary and on another paid plan, or the error to answer. A cancelled one is resumed first; a past due
+ * one settles its charge first.
+ */
+export function planChangeable(state: BillingState, to: Plan, now: Date): SubscriptionState | ServiceError {
+  const current = currentSubscription(state);
+  if (!to.paid || !to.period) return ServiceError.validation({ plan: ['Choose a paid plan to change to.'] });
+  if (!current || current.endsAt === null || !isActive(current, now)) return ServiceError.conflict('You have no active paid subscription to change; subscribe to a plan instead.');
+  if (current.planCode === to.code) return ServiceError.conflict(`Your subscription is already on the ${to.code} plan.`);
+  return current;
+}
+
+/**
+ * The credit of a monthly plan's unused time against a yearly one (README, "Change of plan"), in minor units:
+ * floor(monthly price × (ends_at − now) / length of the calendar month that ends at ends_at). Exact in integers;
+ * never more than the yearly price.
+ */
+export function planChangeCreditMinor(endsAt: Date, now: Date, monthlyPriceMinor: bigint, yearlyPriceMinor: bigint): bigint {
+  const start = monthBefore(endsAt);
+  const unused = BigInt(Math.max(0, endsAt.getTime() - now.getTime()));
+  const month = BigInt(endsAt.getTime() - start.getTime());
+  const credit = (monthlyPriceMinor * unused) / month;
+  return credit < yearlyPriceMinor ? credit : yearlyPriceMinor;
+}
+
+/** The same day of the month before (the last day when that month is shorter), as `addPeriod` goes forward. */
+function monthBefore(d: Date): Date {
+  const r = new Date(d.getTime());
+  const day = r.getUTCDate();
+  r.setUTCDate(1);
+  r.setUTCMonth(r.getUTCMonth() - 1);
+  const lastDay = new Date(Date.UTC(r.getUTCFullYear(), r.getUTCMonth() + 1, 0)).getUTCDate();
+  r.setUTCDate(Math.min(day, lastDay));
+  return r;
+}
+
+/**
  * Whether a payment is recorded: its TransactionId, or (the client path only: `uuid`) the client's uuid, an
  * alias of the payment whose InvoiceId it is, whichever path recorded it. A notification's InvoiceId decides
  * nothing, nor does a TransactionId that equals some InvoiceId (the browser sets those): the client path
@@ -220,7 +271,6 @@ export const repeatPurchaseToRefund = (state: BillingState, paymentId: string): 
   const p = state.payments[paymentId];
   return p && p.repeatOf !== null && p.refundedMinor === 0n ? p : undefined;
 };
-
 
 /**
  * What `POST /api/subscription/cancel` would cancel: the current subscription when it is paid and running,
@@ -346,6 +396,49 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
       if (!found || found.sub.status === 'cancelled') return [];
       const link = found.links ? { externalId: command.externalId } : {};
       return [{ type: 'SubscriptionCancelled', data: { version: 1, userId: command.userId, subscriptionId: found.sub.id, reason: command.reason, ...link, at } }];
+    }
+    case 'ChangePlan': {
+      const { to, charge, userId } = command;
+      // A repeat (the same charge, or the same new provider subscription) changes nothing.
+      if (charge && charge.transactionId in state.payments) return [];
+      const current = currentSubscription(state);
+      if (!charge && current?.externalId === command.externalId) return [];
+      const sub = planChangeable(state, to, command.now);
+      if (sub instanceof ServiceError) throw sub;
+      if (!charge) return [{ type: 'SubscriptionResumed', data: { version: 1, userId, subscriptionId: sub.id, externalId: command.externalId, nextPlanCode: to.code, at } }];
+      return [
+        {
+          type: 'PaymentRecorded',
+          data: {
+            version: 1,
+            userId,
+            paymentId: charge.transactionId,
+            uuid: charge.transactionId,
+            invoiceId: charge.invoiceId,
+            amount: charge.amount,
+            currency: charge.currency,
+            planCode: to.code,
+            source: 'client',
+            subscriptionId: sub.id,
+            grantsAccess: true,
+            ...(charge.cardLastFour ? { cardLastFour: charge.cardLastFour } : {}),
+            at,
+          },
+        },
+        {
+          type: 'SubscriptionExtended',
+          data: {
+            version: 1,
+            userId,
+            subscriptionId: sub.id,
+            planCode: to.code,
+            endsAt: addPeriod(command.now, to.period!).toISOString(),
+            externalId: command.externalId,
+            planChange: { fromPlanCode: sub.planCode, credit: command.credit ?? '0.00' },
+            at,
+          },
+        },
+      ];
     }
     case 'CancelByUser': {
       const sub = cancellable(state, command.now);

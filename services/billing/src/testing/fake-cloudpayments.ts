@@ -512,6 +512,22 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
           if (opts.refundNotifyUrl) await sendSignedNotification(opts.refundNotifyUrl, refundNotificationFields(payment, refund), opts.apiSecret).catch(() => undefined);
           return send(res, 200, answer);
         }
+        case '/payments/tokens/charge': {
+          // A charge of a saved card (a change of plan): one per `X-Request-ID`; no notification is sent (tests
+          // make the provider's notifications themselves).
+          const requestId = req.headers['x-request-id'];
+          const key = typeof requestId === 'string' ? `charge:${requestId}` : undefined;
+          if (key && answered.has(key)) return send(res, 200, answered.get(key));
+          const token = String(body.Token ?? '');
+          const card = payments.find((p) => p.Token === token && token !== '');
+          const amount = typeof body.Amount === 'number' ? body.Amount : NaN;
+          if (!card) return send(res, 200, { Success: false, Message: 'Token not found' });
+          if (!(amount > 0) || !body.AccountId || !body.Currency) return send(res, 200, { Success: false, Message: 'AccountId, Amount and Currency are required' });
+          const payment = addPayment({ AccountId: String(body.AccountId), Amount: amount, Currency: String(body.Currency), InvoiceId: body.InvoiceId ? String(body.InvoiceId) : null, Token: token, CardLastFour: card.CardLastFour });
+          const answer = { Success: true, Message: null, Model: { ...payment, CreatedDateIso: new Date().toISOString().slice(0, 19) } };
+          if (key) answered.set(key, answer);
+          return send(res, 200, answer);
+        }
         case '/subscriptions/find': {
           const accountId = String(body.accountId ?? '');
           return send(res, 200, { Success: true, Message: null, Model: subscriptions.filter((s) => s.AccountId === accountId) });

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
+  changePlanRequestSchema,
   type CheckoutReply,
   checkoutReplySchema,
   checkoutRequestSchema,
@@ -121,6 +122,27 @@ export function createSubscriptionsController({ rpc, auth, config }: { rpc: RpcC
     @ApiCommonErrors({ auth: true, validation: true })
     checkout(@Body() body: unknown): Promise<CheckoutReply> {
       return rpc.request(Subjects.billing.subscriptionCheckout, parseBody(checkoutRequestSchema, body));
+    }
+
+    @Post('subscription/change-plan')
+    @HttpCode(200)
+    @UseGuards(auth)
+    @ApiBearerAuth()
+    @ApiOperation({
+      summary: 'Change the plan of the active subscription',
+      description:
+        'Monthly to yearly takes effect now: the card last paid with is charged the yearly price less the credit of the month\'s unused time (floor(monthly price × unused time / that month\'s length), exact to the kopeck), and the subscription runs a year from now. Yearly to monthly takes effect at `ends_at`: the monthly charge starts then. Either way the provider subscription is cancelled (`subscriptions/cancel`) and a new one created (`subscriptions/create`), never updated. 503 when the provider cannot be reached (a retry charges once).',
+    })
+    @ApiBody({ schema: openApiSchema(changePlanRequestSchema, 'input') })
+    @ApiOkResponse({ schema: openApiSchema(subscriptionReplySchema) })
+    @ApiResponse({
+      status: 409,
+      description: 'No active paid subscription, already on that plan, or no saved card.',
+      schema: { type: 'object', properties: { message: { type: 'string', example: 'You have no active paid subscription to change; subscribe to a plan instead.' } } },
+    })
+    @ApiCommonErrors({ auth: true, validation: true })
+    changePlan(@Body() body: unknown): Promise<SubscriptionReply> {
+      return rpc.request(Subjects.billing.subscriptionChangePlan, parseBody(changePlanRequestSchema, body), { timeoutMs: 30_000 });
     }
 
     @Post('subscription/cancel')

@@ -174,6 +174,15 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   'You already have an active subscription until {until}; to switch plans, change the plan instead of buying it again.':
     'У вас уже есть активная подписка до {until}; чтобы перейти на другой тариф, смените тариф, а не покупайте его заново.',
   'The invoice_id must be a valid UUID.': 'Поле «invoice_id» должно быть корректным UUID.',
+  'Choose a paid plan to change to.': 'Выберите платный тариф, на который перейти.',
+  'You have no active paid subscription to change; subscribe to a plan instead.': 'У вас нет активной платной подписки, которую можно сменить; оформите подписку.',
+  'Your subscription is already on the {plan} plan.': 'Ваша подписка уже на тарифе {plan}.',
+  'No saved card to charge, so the plan cannot be changed now. Change it after your subscription ends by subscribing to the other plan.':
+    'Нет сохранённой карты для списания, поэтому сменить тариф сейчас нельзя. После окончания подписки оформите другой тариф.',
+  'Could not change the plan at the payment provider; try again (nothing is charged twice).':
+    'Не удалось сменить тариф в платёжном сервисе; попробуйте ещё раз (дважды ничего не спишется).',
+  'Your paid time is worth the whole new plan; change the plan when it is closer to its end.':
+    'Оплаченное время стоит больше нового тарифа; смените тариф ближе к окончанию подписки.',
   'You have no running paid subscription to cancel.': 'У вас нет действующей платной подписки, которую можно отменить.',
   'A complimentary plan has no recurring charge to cancel.': 'У подаренного тарифа нет регулярного списания, которое можно отменить.',
   'You have no subscription to resume.': 'У вас нет подписки, которую можно возобновить.',
