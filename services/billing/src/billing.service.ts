@@ -384,7 +384,10 @@ export class BillingService {
     if (!card || !from?.price) throw ServiceError.conflict('No saved card to charge, so the plan cannot be changed now. Change it after your subscription ends by subscribing to the other plan.');
     const key = `plan-change-${target.id}-${state.changes}`;
     const newSubscription = (startDate: Date) =>
-      this.provider.createSubscription({ token: card.token, accountId: userId, description: to.title, amount: to.price!, currency: to.currency!, startDate, months: to.period === 'year' ? 12 : 1 }, `${key}-subscription`);
+      this.provider.createSubscription(
+        { token: card.token, accountId: userId, description: to.title, amount: to.price!, currency: to.currency!, startDate, months: to.period === 'year' ? 12 : 1, receipt: customerReceipt(to, this.opts.receipt) },
+        `${key}-subscription`,
+      );
     const fail = (err: unknown) => {
       throw this.providerDown(err, down);
     };
@@ -396,7 +399,10 @@ export class BillingService {
       const due = toMinorUnits(to.price)! - creditMinor;
       if (due <= 0n) throw ServiceError.conflict('Your paid time is worth the whole new plan; change the plan when it is closer to its end.');
       credit = fromMinorUnits(creditMinor);
-      const paid = await this.provider.chargeToken({ token: card.token, accountId: userId, amount: fromMinorUnits(due), currency: to.currency, invoiceId: key, description: to.title }, `${key}-charge`).catch(fail);
+      // The receipt's total is the sum charged: the year's price less the credit.
+      const amount = fromMinorUnits(due);
+      const receipt = customerReceipt(to, this.opts.receipt, amount);
+      const paid = await this.provider.chargeToken({ token: card.token, accountId: userId, amount, currency: to.currency, invoiceId: key, description: to.title, receipt }, `${key}-charge`).catch(fail);
       charge = { transactionId: paid.transactionId, amount: paid.amount ?? fromMinorUnits(due), currency: paid.currency || to.currency, invoiceId: key, cardLastFour: paid.cardLastFour };
       startDate = addPeriod(now, 'year');
     }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type FakePayment, type FakeSubscription, payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type BillingStack, CP_SECRET, startBillingStack } from '../support/billing-stack.js';
 
 let stack: BillingStack;
@@ -64,12 +64,23 @@ describe('change of plan', () => {
     const charged = Number(299_000n - credit) / 100;
     const charges = stack.provider.payments.filter((p) => p.AccountId === u && p.InvoiceId?.startsWith('plan-change-'));
     expect(charges.map((p) => p.Amount)).toEqual([charged]);
+    // 54-FZ: the charge's receipt totals what was charged; the new recurring charge carries the year's receipt.
+    expect(charges[0]!.CustomerReceipt).toMatchObject({ Items: [{ price: charged, amount: charged, quantity: 1 }] });
+    expect(created(u)[0]!.CustomerReceipt).toMatchObject({ Items: [{ amount: 2990 }] });
     expect(sub.Status).toBe('Cancelled');
     expect(created(u).map((s) => [s.Amount, s.Period, s.Status, s.StartDateIso])).toEqual([[2990, 12, 'Active', yearLater.toISOString().slice(0, 19)]]);
     expect(res.body.data.external_id).toBe(created(u)[0]!.Id);
     expect(stack.provider.requests.some((r) => r.path === '/subscriptions/update')).toBe(false);
     const history = (await api('GET', '/api/subscription/payments', { user: u })).body.data;
     expect(history[0]).toMatchObject({ id: String(charges[0]!.TransactionId), status: 'paid', plan: { code: 'basic-y' }, amount: charged.toFixed(2) });
+    // The provider's Receipt notification of that charge follows it; the history links it.
+    await vi.waitFor(
+      async () => {
+        const [row] = (await api('GET', '/api/subscription/payments', { user: u })).body.data;
+        expect(row).toMatchObject({ id: String(charges[0]!.TransactionId), receipt_url: `${stack.provider.url}/receipts/${charges[0]!.TransactionId}` });
+      },
+      { timeout: 20_000, interval: 100 },
+    );
 
     // Already yearly: a repeat charges nothing more.
     const again = await api('POST', '/api/subscription/change-plan', { user: u, body: { plan: 'basic-y' } });
@@ -88,6 +99,7 @@ describe('change of plan', () => {
     expect(sub.Status).toBe('Cancelled');
     const [monthly] = created(u);
     expect([monthly!.Amount, monthly!.Period, monthly!.Status, monthly!.StartDateIso]).toEqual([299, 1, 'Active', before.ends_at.slice(0, 19)]);
+    expect(monthly!.CustomerReceipt).toMatchObject({ Items: [{ amount: 299 }] });
     expect(res.body.data.external_id).toBe(monthly!.Id);
     expect(stack.provider.payments.filter((p) => p.AccountId === u)).toHaveLength(1);
     expect(stack.provider.requests.some((r) => r.path === '/subscriptions/update')).toBe(false);

@@ -138,10 +138,22 @@ export class CloudPaymentsClient {
    * `requestId` goes as `X-Request-ID`, so a retry after a lost answer charges once. A declined charge
    * (`Success: false` with a transaction model) throws with the provider's reason.
    */
-  async chargeToken(c: { token: string; accountId: string; amount: string; currency: string; invoiceId: string; description: string }, requestId: string): Promise<ProviderTransaction> {
+  async chargeToken(
+    c: { token: string; accountId: string; amount: string; currency: string; invoiceId: string; description: string; receipt?: CustomerReceipt | null },
+    requestId: string,
+  ): Promise<ProviderTransaction> {
     const res = await this.post<Record<string, unknown>>(
       '/payments/tokens/charge',
-      { Token: c.token, AccountId: c.accountId, Amount: Number(c.amount), Currency: c.currency, InvoiceId: c.invoiceId, Description: c.description },
+      {
+        Token: c.token,
+        AccountId: c.accountId,
+        Amount: Number(c.amount),
+        Currency: c.currency,
+        InvoiceId: c.invoiceId,
+        Description: c.description,
+        // Reference §6: a token charge carries its receipt in JsonData, keyed as the widget's data is.
+        ...(c.receipt ? { JsonData: { cloudPayments: { customerReceipt: c.receipt } } } : {}),
+      },
       exactTransactionId,
       { 'x-request-id': requestId },
     );

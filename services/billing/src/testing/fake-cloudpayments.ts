@@ -523,9 +523,12 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
           const amount = typeof body.Amount === 'number' ? body.Amount : NaN;
           if (!card) return send(res, 200, { Success: false, Message: 'Token not found' });
           if (!(amount > 0) || !body.AccountId || !body.Currency) return send(res, 200, { Success: false, Message: 'AccountId, Amount and Currency are required' });
-          const payment = addPayment({ AccountId: String(body.AccountId), Amount: amount, Currency: String(body.Currency), InvoiceId: body.InvoiceId ? String(body.InvoiceId) : null, Token: token, CardLastFour: card.CardLastFour });
+          const jsonData = body.JsonData as { cloudPayments?: { customerReceipt?: unknown } } | undefined;
+          const receipt = jsonData?.cloudPayments?.customerReceipt;
+          const payment = addPayment({ AccountId: String(body.AccountId), Amount: amount, Currency: String(body.Currency), InvoiceId: body.InvoiceId ? String(body.InvoiceId) : null, Token: token, CardLastFour: card.CardLastFour, ...(receipt ? { CustomerReceipt: receipt } : {}) });
           const answer = { Success: true, Message: null, Model: { ...payment, CreatedDateIso: new Date().toISOString().slice(0, 19) } };
           if (key) answered.set(key, answer);
+          if (receipt && receiptsOn && opts.receiptNotifyUrl) void issueReceiptWhenRecorded(payment);
           return send(res, 200, answer);
         }
         case '/subscriptions/find': {
@@ -537,6 +540,18 @@ export async function startFakeCloudPayments(opts: FakeCloudPaymentsOptions, por
       }
     })().catch((err: unknown) => send(res, 500, { Success: false, Message: String(err) }));
   });
+
+  /**
+   * A token charge's receipt, sent as the provider does after the charge: the merchant records the charge only once
+   * our answer reaches it, so a Receipt that overtakes it is refused (503) and sent again, a few times.
+   */
+  async function issueReceiptWhenRecorded(p: FakePayment): Promise<void> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const sent = await issueReceipt(p).catch(() => undefined);
+      if (sent?.status === 200) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 
   function issueReceipt(p: FakePayment): Promise<{ status: number; body: string }> {
     if (!opts.receiptNotifyUrl) throw new Error('receiptNotifyUrl is not set');
