@@ -185,7 +185,9 @@ export async function startAlertsStack(name: string, opts: AlertsStackOptions): 
       alerts.entitlements.invalidate(userId);
     },
     async payAgain(userId) {
-      const payment = provider.addPayment({ AccountId: userId, Amount: 299, InvoiceId: randomUUID() });
+      // The provider's recurring charge (it names its subscription): billing's clock has not passed the paid end,
+      // and a widget purchase of the same plan minutes after the last one would be a repeat, refunded.
+      const payment = provider.addPayment({ AccountId: userId, Amount: 299, InvoiceId: randomUUID(), SubscriptionId: `sc_renewal_${randomUUID().slice(0, 8)}` });
       const res = await sendSignedNotification(new URL('/api/provider/payment-success', base).toString(), payNotificationFields(payment), CP_SECRET);
       if (res.status !== 200 || res.body !== '{"code":0}') throw new Error(`the payment notification answered ${res.status}: ${res.body}`);
     },
