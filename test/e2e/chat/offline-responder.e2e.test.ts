@@ -44,5 +44,14 @@ describe('offline responder', () => {
     expect(stack.model.requests).toHaveLength(0);
     const stored = (await api('GET', `/api/ai-chat/${chat}`)).body.data.messages[1];
     expect(stored).toMatchObject({ status: 'complete', content: answer, usage: { estimated: true } });
+
+    // A Russian question gets the same figures in Russian, and the position it names.
+    const ru = await api('POST', `/api/ai-chat/${chat}/messages`, { message: 'Как мой портфель и что с SBER?', context_data: { volatility: 0.3 } });
+    const ruAnswer = [...ru.text.matchAll(/event: chunk\ndata: (.*)\n/g)].map((m) => (JSON.parse(m[1]!) as { content: string }).content).join('');
+    expect(ruAnswer).toContain('не подключён');
+    expect(ruAnswer).toContain('вложено 1000 RUB');
+    expect(ruAnswer).toMatch(/SBER \(.+\): 4 шт\./);
+    expect(ruAnswer).toContain('Волатильность: 0.3');
+    expect(ruAnswer).not.toContain('invested');
   });
 });

@@ -40,3 +40,5 @@ export interface ContextProvider<Loaded = unknown, ClientData = unknown> {
 
 /** Shown when a model is not configured, so nobody takes the offline text for a model's answer. */
 export const OFFLINE_NOTICE = 'The AI assistant is offline (no model is configured), so this is an automatic summary, not an AI answer.';
+export const OFFLINE_NOTICE_RU = 'ИИ-ассистент не подключён (модель не настроена), поэтому это автоматическая сводка, а не ответ ИИ.';
+export const offlineNotice = (lang: 'ru' | 'en') => (lang === 'ru' ? OFFLINE_NOTICE_RU : OFFLINE_NOTICE);

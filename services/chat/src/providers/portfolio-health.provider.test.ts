@@ -1,11 +1,11 @@
 import { portfolioFigureLines, type PortfolioStatistics, portfolioStatisticsSchema, type TickerStatistics, tickerStatisticsSchema } from '@invest/contracts';
 import { ServiceError } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
-import { OFFLINE_NOTICE } from './context-provider.js';
+import { OFFLINE_NOTICE, OFFLINE_NOTICE_RU } from './context-provider.js';
 import { ContextProviders } from './context-providers.js';
 import { RUSSIAN_MARKET_CONTEXT, marketContextFor } from './market-context.js';
 import { buildPortfolioHealthPrompt, PROMPT_TICKER_FIELDS, portfolioHealthOfflineAnswer, portfolioHealthProvider } from './portfolio-health.provider.js';
-import { buildSupportPrompt } from './support.provider.js';
+import { buildSupportPrompt, supportProvider } from './support.provider.js';
 
 // Parsed by the contract, so money fields are exact decimal text as the portfolios service sends them.
 const ticker: TickerStatistics = tickerStatisticsSchema.parse({
@@ -128,12 +128,30 @@ describe('portfolio_health prompt', () => {
   });
 
   it('offline answer: says it is offline and uses the real figures', () => {
-    const text = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client });
+    const text = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client, question: 'How is my portfolio?' });
     expect(text.startsWith(OFFLINE_NOTICE)).toBe(true);
     for (const figure of ['worth 2800 RUB', 'invested 2500 RUB', 'gain of 300 RUB', 'realised 0 RUB', 'dividends 50 RUB', 'total result 338.5 RUB', '12.34% a year', 'SBER 100%', 'Volatility: 0.18', 'max drawdown: -0.25']) {
       expect(text).toContain(figure);
     }
     expect(text).not.toContain('spent');
+    expect(text).not.toMatch(/\p{Script=Cyrillic}/u);
+  });
+
+  it('offline answer: a Russian question gets the same figures in Russian', () => {
+    const text = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client, question: 'Как здоровье моего портфеля?' });
+    expect(text.startsWith(OFFLINE_NOTICE_RU)).toBe(true);
+    for (const figure of ['стоит 2800 RUB', 'вложено 2500 RUB', 'прирост 300 RUB', 'зафиксировано 0 RUB', 'дивиденды 50 RUB', 'итоговый результат 338.5 RUB', '12.34% годовых', 'SBER 100%', 'Волатильность: 0.18', 'просадка: -0.25']) {
+      expect(text).toContain(figure);
+    }
+    expect(text).not.toMatch(/worth|invested|Volatility/);
+  });
+
+  it('offline answer: a position the question names by ticker gets its own line, in either language', () => {
+    const ru = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client, question: 'Что с sber?' });
+    expect(ru).toMatch(/SBER \(.+\): 10 шт\., стоимость 2800 RUB, прирост 300 RUB, доля 100%/);
+    const en = portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client, question: 'What about SBER?' });
+    expect(en).toMatch(/SBER \(.+\): 10 units worth 2800 RUB, a gain of 300 RUB, 100% of the portfolio/);
+    expect(portfolioHealthOfflineAnswer({ loaded: { statistics: statistics('RUB') }, clientData: client, question: 'What about GAZP?' })).not.toContain('units worth');
   });
 });
 
@@ -150,5 +168,16 @@ describe('registry', () => {
   it('support prompt describes the product functions', () => {
     const prompt = buildSupportPrompt();
     for (const f of ['screener', 'Alerts', 'Subscriptions', 'AI chat']) expect(prompt).toContain(f);
+  });
+
+  it('with a model, both prompts ask for the language of the question', () => {
+    expect(buildSupportPrompt()).toContain("Answer in the language of the user's question.");
+    expect(buildPortfolioHealthPrompt({ loaded: { statistics: statistics('RUB') }, clientData: { volatility: null, max_drawdown: null } })).toContain("Answer in the language of the user's question.");
+  });
+
+  it('support offline answer: in the language of the question', () => {
+    const ask = (question: string) => supportProvider.offlineAnswer({ chat: { id: 'c', userId: 'u', contextType: 'support', contextId: null }, loaded: null, clientData: {}, question });
+    expect(ask('Как настроить уведомления?')).toMatch(/^ИИ-ассистент не подключён.*«Как настроить уведомления\?».*Скринер акций/);
+    expect(ask('How do I set up alerts?')).toMatch(/^The AI assistant is offline.*"How do I set up alerts\?".*Share screener/);
   });
 });

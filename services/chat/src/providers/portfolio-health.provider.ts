@@ -9,8 +9,9 @@ import {
 } from '@invest/contracts';
 import { parseOrThrow, ServiceError } from '@invest/platform';
 import { z } from 'zod';
-import { type ChatRef, type ContextProvider, OFFLINE_NOTICE } from './context-provider.js';
+import { type ChatRef, type ContextProvider, offlineNotice } from './context-provider.js';
 import { marketContextFor } from './market-context.js';
+import { questionLanguage } from './question-language.js';
 
 /** The spec's ticker fields, exactly: nothing else of a ticker reaches the model. */
 export const PROMPT_TICKER_FIELDS = [
@@ -128,22 +129,47 @@ export function buildPortfolioHealthPrompt(input: { loaded: PortfolioHealthLoade
   ].join('\n');
 }
 
-/** Pure: the offline responder's answer, from the real figures. */
-export function portfolioHealthOfflineAnswer(input: { loaded: PortfolioHealthLoaded; clientData: PortfolioHealthClientData }): string {
+/** The open positions a question names by ticker (case-insensitive, whole words), at most three. */
+function namedPositions(s: PortfolioStatistics, question: string): TickerStatistics[] {
+  const words = new Set(question.toUpperCase().split(/[^\p{L}\p{N}.]+/u));
+  return s.tickers.filter((t) => words.has(t.ticker.toUpperCase())).slice(0, 3);
+}
+
+/**
+ * Pure: the offline responder's answer, from the real figures, in the question's language (ru or en, by its
+ * letters); a position the question names by ticker gets its own line.
+ */
+export function portfolioHealthOfflineAnswer(input: { loaded: PortfolioHealthLoaded; clientData: PortfolioHealthClientData; question?: string }): string {
   const s = input.loaded.statistics;
   const t = s.totals;
   const h = s.health;
+  const c = t.currency;
+  const question = input.question ?? '';
   const top = h.topPositions
     .slice(0, 3)
     .map((p) => `${p.ticker} ${num(p.weight, 1)}%`)
     .join(', ');
+  const named = namedPositions(s, question);
+  const xirr = t.xirr === null ? 'n/a' : `${num(t.xirr * 100)}%`;
+  // The app's figures under the app's names (PORTFOLIO_FIGURES): value - invested = gain.
+  if (questionLanguage(question) === 'ru') {
+    return [
+      offlineNotice('ru'),
+      `Портфель стоит ${num(t.totalCurrentNetworth)} ${c}, открытых позиций: ${t.positionsCount}; вложено ${num(t.totalSpent)} ${c} (стоимость покупки открытых позиций), прирост ${num(t.totalCurrentIncome)} ${c};`,
+      `зафиксировано ${num(t.totalFixed)} ${c}, дивиденды ${num(t.totalAccruals)} ${c}, итоговый результат ${num(t.totalIncome)} ${c}.`,
+      `XIRR: ${t.xirr === null ? 'н/д' : `${xirr} годовых`}. Диверсификация: ${num(h.diversificationScore, 0)}/100, концентрация: ${num(h.concentrationScore, 0)}/100.`,
+      top ? `Крупнейшие позиции: ${top}.` : 'Открытых позиций нет.',
+      ...named.map((p) => `${p.ticker} (${p.title}): ${num(p.totalQuantity, 4)} шт., стоимость ${num(p.currentNetworth)} ${c}, прирост ${num(p.currentIncome)} ${c}, доля ${num(p.weight, 1)}%.`),
+      `Волатильность: ${input.clientData.volatility === null ? 'н/д' : num(input.clientData.volatility)}, максимальная просадка: ${input.clientData.max_drawdown === null ? 'н/д' : num(input.clientData.max_drawdown)}.`,
+    ].join(' ');
+  }
   return [
-    OFFLINE_NOTICE,
-    // The app's figures under the app's names (PORTFOLIO_FIGURES): value - invested = gain.
-    `Your portfolio is worth ${num(t.totalCurrentNetworth)} ${t.currency} across ${t.positionsCount} open positions, invested ${num(t.totalSpent)} ${t.currency} (what the open positions cost), a gain of ${num(t.totalCurrentIncome)} ${t.currency};`,
-    `realised ${num(t.totalFixed)} ${t.currency}, dividends ${num(t.totalAccruals)} ${t.currency}, total result ${num(t.totalIncome)} ${t.currency}.`,
-    `XIRR: ${t.xirr === null ? 'n/a' : `${num(t.xirr * 100)}% a year`}. Diversification score: ${num(h.diversificationScore, 0)}/100, concentration score: ${num(h.concentrationScore, 0)}/100.`,
+    offlineNotice('en'),
+    `Your portfolio is worth ${num(t.totalCurrentNetworth)} ${c} across ${t.positionsCount} open positions, invested ${num(t.totalSpent)} ${c} (what the open positions cost), a gain of ${num(t.totalCurrentIncome)} ${c};`,
+    `realised ${num(t.totalFixed)} ${c}, dividends ${num(t.totalAccruals)} ${c}, total result ${num(t.totalIncome)} ${c}.`,
+    `XIRR: ${t.xirr === null ? 'n/a' : `${xirr} a year`}. Diversification score: ${num(h.diversificationScore, 0)}/100, concentration score: ${num(h.concentrationScore, 0)}/100.`,
     top ? `Largest positions: ${top}.` : 'There are no open positions.',
+    ...named.map((p) => `${p.ticker} (${p.title}): ${num(p.totalQuantity, 4)} units worth ${num(p.currentNetworth)} ${c}, a gain of ${num(p.currentIncome)} ${c}, ${num(p.weight, 1)}% of the portfolio.`),
     `Volatility: ${num(input.clientData.volatility)}, max drawdown: ${num(input.clientData.max_drawdown)}.`,
   ].join(' ');
 }

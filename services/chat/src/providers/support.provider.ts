@@ -1,5 +1,6 @@
 import { ServiceError } from '@invest/platform';
-import { type ContextProvider, OFFLINE_NOTICE } from './context-provider.js';
+import { type ContextProvider, offlineNotice } from './context-provider.js';
+import { questionLanguage } from './question-language.js';
 
 /** What the product does, for the support assistant. Kept short: the model sees it on every message. */
 export const PRODUCT_HELP = [
@@ -15,6 +16,22 @@ export const PRODUCT_HELP = [
   'AI chat: a portfolio health chat explains a portfolio; the support chat answers questions about the app; answers',
   'stream live, can be stopped, rated (like or dislike) and resumed after a lost connection; free daily limits reset',
   'at midnight Moscow time.',
+].join(' ');
+
+/** PRODUCT_HELP in Russian, for the offline responder's Russian answers (the model reads the English one). */
+export const PRODUCT_HELP_RU = [
+  'Скринер акций: список акций без входа в систему, сортировка по изменению цены за 24 часа или 7 дней, дивидендной',
+  'доходности, капитализации или объёму торгов, фильтры по категории и стране, поиск по тикеру, названию или ISIN.',
+  'Портфели и списки наблюдения: сделки (покупки, продажи, дивиденды, комиссии, налоги); статистика показывает',
+  'стоимость, доход, XIRR и диверсификацию.',
+  'Уведомления: по целевой цене срабатывает один раз, когда актив достигает цены; по изменению цены — при дневном',
+  'движении больше порога (1, 2, 3, 5 или 10 %) с паузой, для актива, портфеля или списка наблюдения.',
+  'Подписки: на бесплатном тарифе несколько активных уведомлений и дневное число сообщений ИИ-чату; платные тарифы',
+  'basic-m (месяц) и basic-y (год) снимают эти ограничения; оплата идёт через CloudPayments, приложение её подтверждает;',
+  'экран подписки синхронизирует статус.',
+  'ИИ-чат: чат о здоровье портфеля объясняет портфель; чат поддержки отвечает на вопросы о приложении; ответы',
+  'приходят по мере написания, их можно остановить, оценить и продолжить после обрыва связи; бесплатные дневные',
+  'лимиты обновляются в полночь по Москве.',
 ].join(' ');
 
 export function buildSupportPrompt(): string {
@@ -43,5 +60,7 @@ export const supportProvider: ContextProvider<null, Record<string, never>> = {
   load: () => Promise.resolve(null),
   buildSystemPrompt: () => buildSupportPrompt(),
   offlineAnswer: ({ question }) =>
-    `${OFFLINE_NOTICE} You asked: "${question.slice(0, 200)}". Here is what the app does. ${PRODUCT_HELP}`,
+    questionLanguage(question) === 'ru'
+      ? `${offlineNotice('ru')} Ваш вопрос: «${question.slice(0, 200)}». Вот что умеет приложение. ${PRODUCT_HELP_RU}`
+      : `${offlineNotice('en')} You asked: "${question.slice(0, 200)}". Here is what the app does. ${PRODUCT_HELP}`,
 };
