@@ -37,6 +37,17 @@ export const chatUsageSchema = z.object({
 });
 export type ChatUsage = z.infer<typeof chatUsageSchema>;
 
+/**
+ * One source of an answer: a tool call whose result the model read (tool name, its arguments, a short label the UI
+ * lists under the answer). Every figure an answer gives comes from one of them.
+ */
+export const chatSourceSchema = z.object({
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  label: z.string(),
+});
+export type ChatSource = z.infer<typeof chatSourceSchema>;
+
 export const chatMessageSchema = z.object({
   id: z.string(),
   ai_chat_id: z.string(),
@@ -50,6 +61,8 @@ export const chatMessageSchema = z.object({
   latency_ms: z.number().int().nullable(),
   created_at: z.string(),
   completed_at: z.string().nullable(),
+  /** The tool calls the answer read (empty for user messages and answers that called none). */
+  sources: z.array(chatSourceSchema).optional(),
 });
 export type ChatMessageView = z.infer<typeof chatMessageSchema>;
 
@@ -140,7 +153,17 @@ export const chatLimitSchema = z.object({
   resets_at: z.string(),
 });
 export type ChatLimit = z.infer<typeof chatLimitSchema>;
-export const chatLimitsReplySchema = z.object({ data: z.array(chatLimitSchema) });
+/** The user's daily token budget, all contexts together: tokens the model reported (or estimated) for the day's answers. */
+export const chatTokenBudgetSchema = z.object({
+  /** Tokens allowed per period; null when unlimited. */
+  limit: z.number().int().nullable(),
+  used: z.number().int(),
+  remaining: z.number().int().nullable(),
+  period: z.literal('day'),
+  resets_at: z.string(),
+});
+export type ChatTokenBudget = z.infer<typeof chatTokenBudgetSchema>;
+export const chatLimitsReplySchema = z.object({ data: z.array(chatLimitSchema), tokens: chatTokenBudgetSchema });
 export type ChatLimitsReply = z.infer<typeof chatLimitsReplySchema>;
 
 /**
@@ -152,7 +175,14 @@ export const chatStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('chunk'), data: z.object({ content: z.string() }) }),
   z.object({
     type: z.literal('done'),
-    data: z.object({ message_id: z.string(), status: z.enum(['complete', 'stopped']), usage: chatUsageSchema, remaining: z.number().int().nullable() }),
+    data: z.object({
+      message_id: z.string(),
+      status: z.enum(['complete', 'stopped']),
+      usage: chatUsageSchema,
+      remaining: z.number().int().nullable(),
+      /** The answer's sources (tool calls it read); optional so a reader older than them still reads `done`. */
+      sources: z.array(chatSourceSchema).optional(),
+    }),
   }),
   z.object({ type: z.literal('error'), data: z.object({ message_id: z.string(), message: z.string() }) }),
 ]);

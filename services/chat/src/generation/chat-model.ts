@@ -1,18 +1,40 @@
 /** One message of what the model receives. */
 export interface ModelMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** An assistant turn that called tools (OpenAI `tool_calls`). */
+  toolCalls?: ModelToolCall[];
+  /** A tool turn: the call it answers (OpenAI `tool_call_id`). */
+  toolCallId?: string;
+}
+
+/** One whole tool call of the model (its streamed fragments put together). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** The JSON text of the arguments, as the model wrote it (not trusted: the executor parses it). */
+  arguments: string;
+}
+
+/** A tool offered to the model (OpenAI function tool). */
+export interface ModelToolDefinition {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
 export interface ModelUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** The model did not count them (the offline responder estimates its own). */
+  estimated?: boolean;
 }
 
 export interface ModelRequest {
   model: string;
   messages: ModelMessage[];
+  /** Tools the model may call (none: it answers in text). */
+  tools?: ModelToolDefinition[];
   /** What the offline responder says; real models ignore it. */
   offlineAnswer: string;
 }
@@ -26,6 +48,8 @@ export interface ModelChunk {
    * closed before `[DONE]`): the answer is failed, not complete.
    */
   finished?: true;
+  /** The model ended its turn by calling these tools (`finish_reason: tool_calls`), given whole on the last chunk. */
+  toolCalls?: ModelToolCall[];
 }
 
 /**
