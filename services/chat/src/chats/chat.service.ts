@@ -76,12 +76,25 @@ export class ChatService {
     const req = parseOrThrow(createChatRequestSchema, input);
     const provider = this.d.providers.require(req.context_type);
     const contextId = await provider.openChat({ userId, contextId: req.context_id }, { rpc: this.d.rpc });
-    const now = this.d.clock().toISOString();
-    const [row] = await this.d.db.query<ChatRow>(
-      `insert into chats (id, user_id, context_type, context_id, title, created_at, updated_at) values ($1, $2, $3, $4, null, $5, $5) returning ${CHAT_COLUMNS}`,
-      [randomUUID(), userId, provider.type, contextId, now],
-    );
-    return { data: chatView(row!) };
+    // A chat with a context (a portfolio) is one per user: opening it again continues it. The unique index
+    // (0005) settles concurrent opens: one inserts, the others find its chat. Support chats are always new.
+    for (let attempt = 0; ; attempt++) {
+      const now = this.d.clock().toISOString();
+      const [row] = await this.d.db.query<ChatRow>(
+        `insert into chats (id, user_id, context_type, context_id, title, created_at, updated_at) values ($1, $2, $3, $4, null, $5, $5)
+          on conflict (user_id, context_type, context_id) where context_id is not null and deleted_at is null do nothing
+          returning ${CHAT_COLUMNS}`,
+        [randomUUID(), userId, provider.type, contextId, now],
+      );
+      if (row) return { data: chatView(row) };
+      const [existing] = await this.d.db.query<ChatRow>(
+        `select ${CHAT_COLUMNS} from chats where user_id = $1 and context_type = $2 and context_id = $3 and deleted_at is null`,
+        [userId, provider.type, contextId],
+      );
+      if (existing) return { data: chatView(existing) };
+      // Deleted between the two statements: insert again.
+      if (attempt >= 2) throw new Error('chat: could not open the chat of this context');
+    }
   }
 
   async list(userId: string, input: unknown): Promise<Page<ReturnType<typeof chatView>>> {

@@ -40,7 +40,11 @@ export function createChatsController({ rpc, config, auth }: { rpc: RpcClient; c
   @Controller('api/ai-chat')
   class ChatsController {
     @Post()
-    @ApiOperation({ summary: 'Open a chat', description: '`context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). The title comes from the first message.' })
+    @ApiOperation({
+      summary: 'Open a chat',
+      description:
+        '`context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). A portfolio has one health chat: opening it again answers that chat (201, the same id, its title) to continue; a support chat is always new. The title comes from the first message.',
+    })
     @ApiBody({ schema: openApiSchema(createChatRequestSchema, 'input') })
     @ApiCreatedResponse({ schema: openApiSchema(chatReplySchema) })
     @ApiOwnedResource({ validation: true })
