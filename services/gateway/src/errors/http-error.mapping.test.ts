@@ -54,6 +54,14 @@ describe('toHttpError', () => {
     });
   });
 
+  it('429 names the limit when the service says which (`code`)', () => {
+    const e = new ServiceError(ErrorCode.RateLimited, 'Your daily token budget of 1000 tokens is used up.', undefined, { code: 'token_budget', limit: 1000, resets_at: '2026-11-21T21:00:00.000Z' });
+    expect(toHttpError(e)).toEqual({
+      status: 429,
+      body: { message: 'Your daily token budget of 1000 tokens is used up.', code: 'token_budget', limit: 1000, resets_at: '2026-11-21T21:00:00.000Z' },
+    });
+  });
+
   it('404 and 409 keep the service message', () => {
     expect(toHttpError(ServiceError.notFound('Notification'))).toEqual({ status: 404, body: { message: 'Notification not found.' } });
     expect(toHttpError(ServiceError.conflict('An active subscription exists.'))).toEqual({

@@ -93,7 +93,11 @@ function fromServiceError(e: ServiceError, method: string | undefined): HttpErro
     case ErrorCode.PlanRequired:
       return { status, body: { message: e.message, code: 'plan_required', ...(e.extra?.limit !== undefined ? { limit: e.extra.limit } : {}) } };
     case ErrorCode.RateLimited:
-      return { status, body: { message: e.message, limit: e.extra?.limit ?? null, resets_at: e.extra?.resets_at ?? null } };
+      // `code` names the limit when a service says which (chat: `message_limit`, `token_budget`).
+      return {
+        status,
+        body: { message: e.message, ...(typeof e.extra?.code === 'string' ? { code: e.extra.code } : {}), limit: e.extra?.limit ?? null, resets_at: e.extra?.resets_at ?? null },
+      };
     case ErrorCode.Unavailable: {
       // The real reason (which service, how long) goes to the log, not to the client, unless the service
       // wrote the message for the client (`extra.public`, e.g. "the payment provider is unreachable"). A read

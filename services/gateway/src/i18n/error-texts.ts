@@ -130,6 +130,7 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
     'На вашем тарифе можно держать включёнными не больше {limit|уведомления|уведомлений}. Выключите одно из них или перейдите на платный тариф.',
   'Notifications on a {type} need a paid plan.': 'Уведомления для цели «{type}» доступны на платном тарифе.',
   'You have used all {limit} {context} messages for today. The limit resets at {time}.': 'Сообщения на сегодня закончились ({limit}). Лимит обновится в {time}.',
+  'Your daily token budget of {limit} tokens is used up. It resets at {time}.': 'Дневной бюджет токенов ({limit}) израсходован. Он обновится в {time}.',
   'At most {limit} {what} per user at once; close one (another tab or device) first.': 'Слишком много открытых подключений ({limit}); закройте другую вкладку или устройство.',
   // Service rules (422, 409).
   'The selected {type} (id {id}) does not exist.': 'Выбранный объект «{type}» (id {id}) не существует.',
