@@ -11,6 +11,7 @@ import { ensureChatStreams } from './generation/chat-streams.js';
 import { OfflineChatModel } from './generation/offline-chat.model.js';
 import { OpenAiChatModel } from './generation/openai-chat.model.js';
 import { ChatLimits } from './limits/chat-limits.js';
+import { DEFAULT_TOKEN_BUDGETS, type TokenBudgets } from './limits/token-budget.js';
 import { migrations } from './migrations/index.js';
 import { ContextProviders } from './providers/context-providers.js';
 
@@ -36,6 +37,8 @@ export interface ChatAppOptions {
   entitlementsTtlMs?: number;
   /** On close, how long running answers may take to finish before they are abandoned (default 10 s). */
   shutdownDrainMs?: number;
+  /** Daily token budgets by plan (default DEFAULT_TOKEN_BUDGETS). */
+  tokenBudgets?: TokenBudgets;
 }
 
 export interface ChatApp {
@@ -89,7 +92,13 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
     // Runs first on close (the stack unwinds last first): the database and the bus are still open.
     res.push(() => generator.stopAll(opts.shutdownDrainMs ?? 10_000));
     const providers = new ContextProviders(undefined, opts.models ?? {});
-    const limits = new ChatLimits(rpc, { marketTz: opts.marketTz ?? 'Europe/Moscow', clock, logger, ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}) });
+    const limits = new ChatLimits(rpc, {
+      marketTz: opts.marketTz ?? 'Europe/Moscow',
+      clock,
+      logger,
+      tokenBudgets: opts.tokenBudgets ?? DEFAULT_TOKEN_BUDGETS,
+      ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}),
+    });
     res.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
     const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger });
     res.push(chat.listenForStops());

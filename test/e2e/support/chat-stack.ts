@@ -50,6 +50,8 @@ export interface ChatStackOptions {
   model?: { url: string; apiKey: string };
   /** The chat service on the real clock (`clock` then unused): answers take their own times, and orphans age. */
   realClock?: boolean;
+  /** Daily token budgets by plan (the chat's defaults otherwise). */
+  tokenBudgets?: { free: number | null; paid: number | null };
 }
 
 export async function startChatStack(name: string, opts: ChatStackOptions = {}): Promise<ChatStack> {
@@ -97,6 +99,7 @@ export async function startChatStack(name: string, opts: ChatStackOptions = {}):
     // Long enough that only a billing event can make a new plan apply within a test.
     entitlementsTtlMs: 120_000,
     shutdownDrainMs: 0,
+    ...(opts.tokenBudgets ? { tokenBudgets: opts.tokenBudgets } : {}),
   };
   const chat = await createChatApp(chatOptions);
   const instances: ChatApp[] = [chat];

@@ -39,6 +39,7 @@ import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
 import { dayPeriod } from '../limits/limit-period.js';
+import { requireTokenBudget } from '../limits/token-budget.js';
 import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
 import { titleFromMessage } from './chat-title.js';
@@ -187,7 +188,13 @@ export class ChatService {
     const clientData = provider.parseClientData(req.context_data);
     const ref: ChatRef = { id: chat.id, userId, contextType: chat.context_type, contextId: chat.context_id };
     // Independent reads side by side: with the statement below they are the time before the model is called.
-    const [limit, loaded] = await Promise.all([this.d.limits.limitFor(userId, provider), provider.load(ref, { rpc: this.d.rpc })]);
+    // The day's token budget is checked here, before anything is stored: concurrent sends under it all go ahead (an
+    // answer's cost is known only when it ends), so the day can end over it by the answers already running.
+    const [limit, loaded] = await Promise.all([
+      this.d.limits.limitFor(userId, provider),
+      provider.load(ref, { rpc: this.d.rpc }),
+      this.requireTokensLeft(userId),
+    ]);
     const model = this.d.providers.modelFor(provider);
     const userMessageId = randomUUID();
     const messageId = req.message_id ?? randomUUID();
@@ -254,6 +261,11 @@ export class ChatService {
       remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
     });
     return reply;
+  }
+
+  /** 429 naming the token budget once the user's answers of the day used it up. */
+  private async requireTokensLeft(userId: string): Promise<void> {
+    requireTokenBudget(await this.d.limits.tokenState(this.d.db, userId, await this.d.limits.tokenBudgetFor(userId)));
   }
 
   /** Whether the user's answer `messageId` failed (a repeat of its question asks again). */
@@ -419,7 +431,8 @@ export class ChatService {
       const s = await this.d.limits.state(this.d.db, userId, provider, await this.d.limits.limitFor(userId, provider));
       data.push({ context_type: provider.type, limit: s.limit, used: s.used, remaining: s.remaining, period: 'day' as const, resets_at: s.resetsAt.toISOString() });
     }
-    return { data };
+    const tokens = await this.d.limits.tokenState(this.d.db, userId, await this.d.limits.tokenBudgetFor(userId));
+    return { data, tokens: { limit: tokens.limit, used: tokens.used, remaining: tokens.remaining, period: 'day', resets_at: tokens.resetsAt.toISOString() } };
   }
 
   private async ownChat(userId: string, id: string): Promise<ChatRow> {

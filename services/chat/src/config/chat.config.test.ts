@@ -18,6 +18,12 @@ describe('chat configuration', () => {
     expect(c.models).toEqual({ '*': 'm', support: 's' });
   });
 
+  it('reads the daily token budgets by plan; unlimited is null', () => {
+    expect(load({}).tokenBudgets).toEqual({ free: 100_000, paid: 2_000_000 });
+    expect(load({ CHAT_DAILY_TOKENS_FREE: '5000', CHAT_DAILY_TOKENS_PAID: 'unlimited' }).tokenBudgets).toEqual({ free: 5000, paid: null });
+    expect(() => load({ CHAT_DAILY_TOKENS_FREE: '0' })).toThrow(/CHAT_DAILY_TOKENS_FREE/);
+  });
+
   it('names a bad variable', () => {
     expect(() => load({ OPENAI_CONNECT_TIMEOUT_MS: 'soon' })).toThrow(/OPENAI_CONNECT_TIMEOUT_MS/);
   });

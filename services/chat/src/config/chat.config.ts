@@ -1,5 +1,12 @@
 import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
 import { z } from 'zod';
+import type { TokenBudgets } from '../limits/token-budget.js';
+
+/** A positive number of tokens a day, or `unlimited` (null). */
+const tokenBudget = (name: string) =>
+  z
+    .union([z.literal('unlimited'), z.coerce.number({ error: `${name} must be a number or unlimited` }).int(`${name} must be an integer`).positive(`${name} must be > 0`)])
+    .transform((v) => (v === 'unlimited' ? null : v));
 
 const positiveInt = (name: string) => z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be an integer`).positive(`${name} must be > 0`);
 
@@ -24,6 +31,9 @@ export const chatEnvSchema = baseConfigSchema.extend({
   CHAT_STREAM_MAX_AGE_MS: positiveInt('CHAT_STREAM_MAX_AGE_MS').default(15 * 60_000),
   /** How often answers left `streaming` by a dead instance are settled as failed, and how old they must be. */
   CHAT_ORPHAN_SWEEP_MS: positiveInt('CHAT_ORPHAN_SWEEP_MS').default(60_000),
+  /** Tokens a user may spend a `MARKET_TZ` day, all contexts (limits/token-budget.ts): free plan, and paid access. */
+  CHAT_DAILY_TOKENS_FREE: tokenBudget('CHAT_DAILY_TOKENS_FREE').default(100_000),
+  CHAT_DAILY_TOKENS_PAID: tokenBudget('CHAT_DAILY_TOKENS_PAID').default(2_000_000),
 });
 export type ChatEnv = z.infer<typeof chatEnvSchema>;
 
@@ -43,6 +53,8 @@ export interface ChatConfig extends ServiceBaseConfig {
   models: Record<string, string>;
   streamMaxAgeMs: number;
   orphanSweepMs: number;
+  /** Daily token budgets by plan (null: unlimited). */
+  tokenBudgets: TokenBudgets;
 }
 
 export function chatConfigFrom(env: ChatEnv): ChatConfig {
@@ -63,6 +75,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
     models,
     streamMaxAgeMs: env.CHAT_STREAM_MAX_AGE_MS,
     orphanSweepMs: env.CHAT_ORPHAN_SWEEP_MS,
+    tokenBudgets: { free: env.CHAT_DAILY_TOKENS_FREE, paid: env.CHAT_DAILY_TOKENS_PAID },
   };
 }
 

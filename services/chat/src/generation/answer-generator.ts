@@ -1,7 +1,8 @@
 import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger, retryFor } from '@invest/platform';
-import type { ChatModel, ModelRequest, ModelUsage } from './chat-model.js';
+import type { ChatModel, ModelRequest } from './chat-model.js';
 import { ChunkText, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
+import { estimateUsage, UsageTally } from './usage-tally.js';
 
 export interface AnswerJob {
   messageId: string;
@@ -23,18 +24,55 @@ interface Running {
   finished: Promise<void>;
 }
 
-/** Rough token estimate (about four characters a token) when the server reports no usage. */
-export function estimateUsage(request: ModelRequest, completion: string): ChatUsage {
-  const promptChars = request.messages.reduce((n, m) => n + m.content.length, 0);
-  const prompt_tokens = Math.ceil(promptChars / 4);
-  const completion_tokens = Math.ceil(completion.length / 4);
-  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens, estimated: true };
-}
-
-const fromModel = (u: ModelUsage): ChatUsage => ({ ...u, estimated: false });
+export { estimateUsage } from './usage-tally.js';
 
 /** How long a finished answer waits for the model's usage and `[DONE]` before it is settled without them. */
 const FINISHED_GRACE_MS = 2_000;
+
+const UPSERT_TOKENS =
+  'insert into chat_token_usage (message_id, user_id, period_start, prompt_tokens, completion_tokens, total_tokens, estimated, recorded_at)';
+const ON_CONFLICT_SET_TOKENS = `on conflict (message_id) do update set prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+  total_tokens = excluded.total_tokens, estimated = excluded.estimated, recorded_at = excluded.recorded_at`;
+
+/**
+ * Writes an answer's usage so far while it streams (the token budget), one write at a time, the newest total last.
+ * A server sending running usage on every chunk costs a write per finished write, not per chunk.
+ */
+class TokenUsageWriter {
+  private latest: ChatUsage | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly job: AnswerJob,
+    private readonly logger: Logger,
+    private readonly clock: () => Date,
+  ) {}
+
+  write(usage: ChatUsage): void {
+    this.latest = usage;
+    this.running ??= this.drain().finally(() => (this.running = undefined));
+  }
+
+  /** Resolves when no write is in flight (the settle writes the final total after it). */
+  async flushed(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.latest) {
+      const u = this.latest;
+      this.latest = undefined;
+      // Only while the answer streams: once settled, its final total is written by the settle.
+      await this.db
+        .query(
+          `${UPSERT_TOKENS} select id, user_id, $2::timestamptz, $3::int, $4::int, $5::int, $6::boolean, $7::timestamptz from chat_messages where id = $1 and status = 'streaming' ${ON_CONFLICT_SET_TOKENS}`,
+          [this.job.messageId, this.job.periodStart.toISOString(), u.prompt_tokens, u.completion_tokens, u.total_tokens, u.estimated, this.clock().toISOString()],
+        )
+        .catch((err: unknown) => this.logger.warn({ err, messageId: this.job.messageId }, 'chat: recording the running token usage failed; the settle records it'));
+    }
+  }
+}
 
 /**
  * Runs model calls in the background, independent of any HTTP connection: every event of an answer is
@@ -116,7 +154,11 @@ export class AnswerGenerator {
     publish({ type: 'start', data: { message_id: job.messageId, user_message_id: job.userMessageId } });
 
     let content = '';
-    let usage: ModelUsage | undefined;
+    // Every model call of the answer counts (a tool round is a call of its own).
+    const usage = new UsageTally();
+    // The usage is written as it arrives (a crash after the model reported it still leaves it counted) and again,
+    // final, when the answer settles; the row is the answer's, so the writes set its total and never add twice.
+    const tokens = new TokenUsageWriter(this.deps.db, job, logger, this.deps.clock);
     let finished = false;
     let firstChunkMs: number | null = null;
     let error: unknown;
@@ -151,7 +193,10 @@ export class AnswerGenerator {
         if (entry.controller.signal.aborted) break;
         // Only an answer's progress keeps the idle timer off: a server sending usage alone (running usage) for
         // ever held the answer streaming, and its place in the limit, with no end.
-        if (chunk.usage) usage = chunk.usage;
+        if (chunk.usage) {
+          usage.report(chunk.usage);
+          tokens.write(usage.total());
+        }
         if (chunk.finished) finished = true;
         if (chunk.content) emit(chunks.push(chunk.content));
         // Once finished, only the usage (or `[DONE]`) may follow: a server that leaves the stream open is not waited
@@ -183,17 +228,27 @@ export class AnswerGenerator {
             : reason === 'too_long'
               ? `The answer was longer than ${MAX_ANSWER_CHARS} characters; it ends there.`
               : describe(error).replaceAll('\u0000', '');
-    const finalUsage = usage ? fromModel(usage) : estimateUsage(job.request, content);
+    usage.endCall(() => estimateUsage(job.request, content));
+    const finalUsage = usage.total();
+    await tokens.flushed();
     const now = this.deps.clock();
     // Settling the message and giving back its reservation is one statement: the count can never disagree with
     // the messages. Only an answer that failed before the model sent anything is given back (chat-limits.ts): a
     // stopped one counts even when empty, or stopping every answer at its first event was a model call for free.
+    // The answer's tokens are recorded in the same statement, once (the update finds it `streaming` once): what the
+    // model reported, or the estimate, except for an answer given back (failed before the model sent anything) that
+    // the model reported nothing for.
     const settle = (to: string, text: string, why: string | null, release: boolean) =>
       this.deps.db.query(
         `with m as (
            update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
             where id = $1 and status = 'streaming'
            returning user_id, context_type
+         ), t as (
+           ${UPSERT_TOKENS} select $1::uuid, m.user_id, $9::timestamptz, ($4::jsonb->>'prompt_tokens')::int, ($4::jsonb->>'completion_tokens')::int,
+                  ($4::jsonb->>'total_tokens')::int, ($4::jsonb->>'estimated')::boolean, $8::timestamptz from m
+            where not ($10::boolean and $11::boolean)
+           ${ON_CONFLICT_SET_TOKENS}
          )
          update chat_usage u set used = u.used - 1 from m
           where u.user_id = m.user_id and u.context_type = m.context_type and u.period_start = $9 and $10::boolean and u.used > 0`,
@@ -208,6 +263,7 @@ export class AnswerGenerator {
           now.toISOString(),
           job.periodStart.toISOString(),
           release,
+          !usage.reported,
         ],
       );
     let stored = true;

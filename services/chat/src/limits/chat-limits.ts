@@ -2,6 +2,7 @@ import { type Entitlements, ErrorCode, Subjects } from '@invest/contracts';
 import { type Logger, type RpcClient, ServiceError, type SqlClient } from '@invest/platform';
 import type { ContextProvider } from '../providers/context-provider.js';
 import { dayPeriod } from './limit-period.js';
+import { budgetFor, type TokenBudgets, type TokenBudgetState, tokenBudgetState } from './token-budget.js';
 
 /**
  * The answers that count against a period are kept in `chat_usage`: every answer the model was asked for
@@ -33,7 +34,7 @@ export class ChatLimits {
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly opts: { marketTz: string; clock: () => Date; logger: Logger; entitlementsTtlMs?: number },
+    private readonly opts: { marketTz: string; clock: () => Date; logger: Logger; entitlementsTtlMs?: number; tokenBudgets: TokenBudgets },
   ) {}
 
   private entitlements(userId: string): Promise<Entitlements> {
@@ -87,6 +88,26 @@ export class ChatLimits {
     }
   }
 
+  /** The user's daily token budget: by the plan in force, as the message limit (the free one while billing does not answer). */
+  async tokenBudgetFor(userId: string): Promise<number | null> {
+    try {
+      return budgetFor(this.opts.tokenBudgets, (await this.entitlements(userId)).paid);
+    } catch (err) {
+      if (err instanceof ServiceError && err.code !== ErrorCode.Internal) return this.opts.tokenBudgets.free;
+      throw err;
+    }
+  }
+
+  /** Tokens the user's answers of the current period cost (every context). */
+  async tokenState(db: SqlClient, userId: string, limit: number | null): Promise<TokenBudgetState> {
+    const { start, resetsAt } = this.period();
+    const [row] = await db.query<{ used: number }>('select coalesce(sum(total_tokens), 0)::int as used from chat_token_usage where user_id = $1 and period_start = $2', [
+      userId,
+      start.toISOString(),
+    ]);
+    return tokenBudgetState(limit, row?.used ?? 0, resetsAt);
+  }
+
   /** The current period (the `MARKET_TZ` day by the injected clock). */
   period(): { start: Date; resetsAt: Date } {
     return dayPeriod(this.opts.clock(), this.opts.marketTz);
@@ -114,7 +135,7 @@ export class ChatLimits {
         ErrorCode.RateLimited,
         `You have used all ${state.limit} ${provider.type} messages for today. The limit resets at ${state.resetsAt.toISOString()}.`,
         undefined,
-        { limit: state.limit, resets_at: state.resetsAt.toISOString() },
+        { code: 'message_limit', limit: state.limit, resets_at: state.resetsAt.toISOString() },
       );
     }
   }

@@ -9,8 +9,12 @@ export interface FakeScript {
   chunks?: string[];
   /** Pause before each content chunk. */
   delayMs?: number;
-  /** Send the final usage chunk (default true; `false` plays a server that sends none). */
-  usage?: boolean;
+  /**
+   * The final usage chunk, sent only when the request asked for it (`stream_options.include_usage`, as the API does):
+   * default true (counted from the request: four prompt characters a token, a completion token a chunk), given token
+   * counts, or `false` to play a server that sends none.
+   */
+  usage?: boolean | { prompt_tokens: number; completion_tokens: number };
   /** Answer this HTTP status with an OpenAI error body instead of a stream. */
   status?: number;
   /** Hold the last content chunk until `release()` is called. */
@@ -164,9 +168,11 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       record.sent++;
     }
     write(chunk({}, 'stop'));
-    if (script.usage !== false) {
-      const completion = chunks.length;
-      const prompt = record.body.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4), 0);
+    if (script.usage !== false && record.body.stream_options?.include_usage === true) {
+      const given = typeof script.usage === 'object' ? script.usage : undefined;
+      const completion = given?.completion_tokens ?? chunks.length;
+      const prompt = given?.prompt_tokens ?? record.body.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4), 0);
+      // The usage chunk of the reference: `choices: []`; the other chunks carry no `usage` key.
       write({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_fake', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
     }
     res.write('data: [DONE]\n\n');

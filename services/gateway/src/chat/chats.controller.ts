@@ -30,8 +30,21 @@ import { ApiOwnedResource } from '../common/resource.openapi.js';
 import { parseBody, parseQuery } from '../validation/request-input.js';
 
 export const ApiChatId = () => ApiParam({ name: 'id', description: 'Chat id (UUID).', schema: { type: 'string', format: 'uuid' } });
-const limited = { type: 'object', properties: { message: { type: 'string' }, limit: { type: 'integer' }, resets_at: { type: 'string', format: 'date-time' } } } as const;
-export const ApiChatLimited = () => ApiResponse({ status: 429, description: "The day's free messages of this context are used up (`limit`, `resets_at`).", schema: limited });
+const limited = {
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    code: { type: 'string', description: '`message_limit` or `token_budget`' },
+    limit: { type: 'integer' },
+    resets_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+export const ApiChatLimited = () =>
+  ApiResponse({
+    status: 429,
+    description: "The day's free messages of this context (`code: message_limit`) or the user's daily token budget (`code: token_budget`) are used up (`limit`, `resets_at`).",
+    schema: limited,
+  });
 
 /** The signed-in user's AI chats: create, list, read (with messages), rename, delete, rate answers, limits. */
 export function createChatsController({ rpc, config, auth }: { rpc: RpcClient; config: GatewayConfig; auth: JwtAuthGuard }) {
@@ -63,7 +76,7 @@ export function createChatsController({ rpc, config, auth }: { rpc: RpcClient; c
 
     // Declared before ':id' so "limits" is never taken for a chat id.
     @Get('limits')
-    @ApiOperation({ summary: 'Free message limits', description: 'Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets.' })
+    @ApiOperation({ summary: 'Free message limits', description: 'Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets. `tokens`: the daily token budget of the user, all contexts together, counted the same way.' })
     @ApiOkResponse({ schema: openApiSchema(chatLimitsReplySchema) })
     @ApiOwnedResource()
     limits(): Promise<ChatLimitsReply> {
