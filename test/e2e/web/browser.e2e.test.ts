@@ -283,6 +283,101 @@ describe('chat', () => {
     await page.locator('[data-testid="chat-rating"][data-rating="like"]').waitFor();
     await screenshot(page, 'chat');
   });
+
+  it('Enter sends, Shift+Enter is a new line; the answer is Markdown with none of the model\'s HTML; copy says «Скопировано»', async () => {
+    const page = await freshPage({ locale: 'ru-RU', width: 1440, height: 900 });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.base });
+    await signIn(page, newUser());
+    await page.locator('[data-testid="nav-chat"]').click();
+    await page.locator('[data-testid="chat-new-support"]').click();
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    // The model's answer carries HTML that would run if it reached the page.
+    const markdown = '**Диверсификация** снижает риск:\n\n- акции\n- облигации\n\n<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">[ссылка](javascript:window.__pwned=3)';
+    stack.model.queue.push({ chunks: [markdown.slice(0, 40), markdown.slice(40)], delayMs: 5 });
+    const input = page.locator('[data-testid="chat-input"]');
+    await input.click();
+    await page.keyboard.type('Первая строка');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('вторая строка');
+    expect(await input.inputValue()).toBe('Первая строка\nвторая строка');
+    expect(await page.locator('[data-testid="chat-question"]').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    const answer = page.locator('[data-testid="chat-answer"][data-status="complete"]');
+    await answer.waitFor();
+    expect(await page.locator('[data-testid="chat-question"]').textContent()).toBe('Первая строка\nвторая строка');
+    expect(await input.inputValue()).toBe('');
+    expect(stack.model.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Первая строка\nвторая строка' });
+    // Markdown is rendered; the model's HTML is text, never elements, and nothing of it ran.
+    const text = answer.locator('[data-testid="chat-answer-text"]');
+    expect(await text.locator('strong').textContent()).toBe('Диверсификация');
+    expect(await text.locator('li').allTextContents()).toEqual(['акции', 'облигации']);
+    expect(await answer.locator('script, img, iframe, [onerror]').count()).toBe(0);
+    expect(await text.textContent()).toContain('<script>window.__pwned = 1</script>');
+    expect(await text.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    // Copy: the answer's text on the clipboard, and the button says so.
+    const copy = answer.locator('[data-testid="chat-copy"]');
+    expect(await copy.textContent()).toBe('Копировать');
+    await copy.click();
+    await answer.locator('[data-testid="chat-copy"][data-state="copied"]').filter({ hasText: 'Скопировано' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(markdown);
+    await screenshot(page, 'chat-markdown-1440');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'chat-markdown-390');
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+  });
+
+  it('one health chat per portfolio: opening it again continues it; a refused send keeps the question', async () => {
+    const page = await freshPage({ width: 1440, height: 900 });
+    const user = newUser();
+    await signIn(page, user);
+    const auth = { authorization: `Bearer ${await stack.token(user)}`, 'content-type': 'application/json' };
+    const created = await fetch(new URL('/api/portfolios', stack.base), { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Health', currency_code: 'RUB' }) });
+    const portfolio = ((await created.json()) as { data: { id: number } }).data.id;
+
+    await page.goto(`${stack.base}/chat?portfolio=${portfolio}`);
+    await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+    const chatId = page.url().split('/').at(-1)!;
+    stack.model.queue.push({ chunks: ['Портфель', ' в порядке.'], delayMs: 5 });
+    await page.locator('[data-testid="chat-input"]').fill('Как мой портфель?');
+    await page.locator('[data-testid="chat-input"]').press('Enter');
+    await page.locator('[data-testid="chat-answer"][data-status="complete"]').filter({ hasText: 'Портфель в порядке.' }).waitFor();
+
+    // Opening the portfolio's chat again, from the link or the list's picker, continues the same chat.
+    await page.goto(`${stack.base}/chat?portfolio=${portfolio}`);
+    await page.waitForURL(`**/chat/${chatId}`);
+    await page.locator('[data-testid="chat-question"]').filter({ hasText: 'Как мой портфель?' }).waitFor();
+    await page.goto(`${stack.base}/chat`);
+    await page.locator('[data-testid="chat-new-portfolio"]').selectOption(String(portfolio));
+    await page.waitForURL(`**/chat/${chatId}`);
+    await page.locator('[data-testid="chat-answer"]').filter({ hasText: 'Портфель в порядке.' }).waitFor();
+    expect((await apiGet('/api/ai-chat', user)).data.filter((c: { context_id: string }) => c.context_id === String(portfolio))).toHaveLength(1);
+    await expect.poll(() => page.locator('[data-testid="chat-item"]').count()).toBe(1);
+
+    // The day's free health answers used up (5: one above, four more here): the send is a 429 and the question stays.
+    for (let i = 0; i < 4; i++) {
+      const r = await fetch(new URL(`/api/ai-chat/${chatId}/messages`, stack.base), { method: 'POST', headers: auth, body: JSON.stringify({ message: `q${i}`, context_data: {} }) });
+      expect(r.status).toBe(200);
+      await r.text();
+    }
+    await page.reload();
+    const input = page.locator('[data-testid="chat-input"]');
+    await input.fill('А дивиденды?');
+    await input.press('Enter');
+    await page.locator('[data-testid="chat-error"]').filter({ hasText: 'Limit reached' }).waitFor();
+    expect(await input.inputValue()).toBe('А дивиденды?');
+    expect(await page.locator('[data-testid="chat-question"]').filter({ hasText: 'А дивиденды?' }).count()).toBe(0);
+    expect(await page.locator('[data-testid="chat-answer"][data-live="true"]').count()).toBe(0);
+    await screenshot(page, 'chat-refused-1440');
+
+    // No connection: kept too.
+    await page.route('**/api/ai-chat/*/messages', (route) => route.abort());
+    await input.press('Enter');
+    await page.locator('[data-testid="chat-error"]').filter({ hasText: 'No connection' }).waitFor();
+    expect(await input.inputValue()).toBe('А дивиденды?');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'chat-refused-390');
+  });
 });
 
 describe('subscription', () => {

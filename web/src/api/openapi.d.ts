@@ -818,7 +818,7 @@ export interface paths {
         put?: never;
         /**
          * Open a chat
-         * @description `context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). The title comes from the first message.
+         * @description `context_type`: portfolio_health (`context_id`: one of your portfolios) or support (no `context_id`). A portfolio has one health chat: opening it again answers that chat (201, the same id, its title) to continue; a support chat is always new. The title comes from the first message.
          */
         post: operations["ChatsController_create"];
         delete?: never;

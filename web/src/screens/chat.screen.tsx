@@ -4,9 +4,11 @@ import { type Answer, api, type BodyOf, fillPath } from '../api/client';
 import { fetchEventStream, readEventStream } from '../api/event-stream';
 import type { SseEvent } from '../api/sse-parser';
 import { Link } from '../components/link';
+import { AnswerSources } from '../components/answer-sources';
+import { MarkdownText } from '../components/markdown-text';
 import { RequireSession } from '../components/require-session';
 import { showToast } from '../components/toast';
-import { formatDateTime } from '../format/number-format';
+import { formatDateTime, formatNumber } from '../format/number-format';
 import { useLocale } from '../i18n';
 import { navigate, useRoute } from '../router';
 import { useTr } from '../tr';
@@ -15,6 +17,7 @@ type Chat = Answer<'/api/ai-chat', 'get'>['data'][number];
 type ChatWithMessages = NonNullable<Answer<'/api/ai-chat/{id}', 'get'>['data']>;
 type Message = ChatWithMessages['messages'][number];
 type Limit = NonNullable<Answer<'/api/ai-chat/limits', 'get'>['data']>[number];
+type TokenBudget = Answer<'/api/ai-chat/limits', 'get'>['tokens'];
 type SendBody = BodyOf<'/api/ai-chat/{id}/messages', 'post'>;
 
 export default function ChatScreen() {
@@ -32,11 +35,18 @@ function ChatLayout() {
   const chatId = /^\/chat\/([0-9a-f-]{36})$/i.exec(route.path)?.[1];
   const [chats, setChats] = useState<Chat[]>([]);
   const [limits, setLimits] = useState<Limit[]>([]);
+  const [tokens, setTokens] = useState<TokenBudget | null>(null);
   const [error, setError] = useState<unknown>(null);
 
   const loadChats = useCallback(() => {
     api.get('/api/ai-chat', { query: { per_page: '50' } }).then((r) => setChats(r.data), setError);
-    api.get('/api/ai-chat/limits').then((r) => setLimits(r.data ?? []), () => undefined);
+    api.get('/api/ai-chat/limits').then(
+      (r) => {
+        setLimits(r.data ?? []);
+        setTokens(r.tokens ?? null);
+      },
+      () => undefined,
+    );
   }, []);
   useEffect(loadChats, [loadChats]);
 
@@ -89,6 +99,14 @@ function ChatLayout() {
                 {l.remaining === null ? t('без ограничений', 'unlimited') : t(`осталось ${l.remaining} из ${l.limit}`, `${l.remaining} of ${l.limit} left`)}
               </div>
             ))}
+            {tokens && tokens.limit !== null && tokens.remaining !== null ? (
+              <div data-testid="chat-token-budget">
+                {t(
+                  `Токены на сегодня: осталось ${formatNumber(tokens.remaining, locale, 0)} из ${formatNumber(tokens.limit, locale, 0)}`,
+                  `Tokens today: ${formatNumber(tokens.remaining, locale, 0)} of ${formatNumber(tokens.limit, locale, 0)} left`,
+                )}
+              </div>
+            ) : null}
           </div>
         </aside>
         <div className="panel">{chatId ? <Conversation key={chatId} chatId={chatId} onChanged={loadChats} /> : <p className="muted">{t('Выберите или начните чат.', 'Pick or start a chat.')}</p>}</div>
@@ -217,10 +235,32 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
     const controller = new AbortController();
     abort.current = controller;
     setText('');
-    setChat((c) => (c ? { ...c, messages: [...c.messages, optimisticUserMessage(c.id, message)] } : c));
+    const local = optimisticUserMessage(chatId, message);
+    setChat((c) => (c ? { ...c, messages: [...c.messages, local] } : c));
     setLive({ messageId: null, content: '', status: 'streaming' });
-    const response = fetchEventStream(fillPath('/api/ai-chat/{id}/messages', { id: chatId }), { signal: controller.signal, method: 'POST', body });
-    await follow(response, controller);
+    // A send refused before its answer starts (the daily limit, no connection, a server error) stored nothing:
+    // the question goes back into the box (unless something new was typed meanwhile) to be sent again.
+    const refused = (err: unknown) => {
+      if (abort.current === controller) abort.current = null;
+      setLive(null);
+      setChat((c) => (c ? { ...c, messages: c.messages.filter((m) => m.id !== local.id) } : c));
+      setText((cur) => cur || message);
+      setError(err);
+      onChanged();
+    };
+    let response: Response;
+    try {
+      response = await fetchEventStream(fillPath('/api/ai-chat/{id}/messages', { id: chatId }), { signal: controller.signal, method: 'POST', body });
+    } catch (err) {
+      if (!controller.signal.aborted) refused(err);
+      return;
+    }
+    if (!response.ok) {
+      // readEventStream turns the refusal into its ApiError (429 with `limit`, 5xx, ...).
+      await readEventStream(response, apply).catch(refused);
+      return;
+    }
+    await follow(Promise.resolve(response), controller);
   };
 
   const stop = async () => {
@@ -248,10 +288,12 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
       <div className="messages" data-testid="chat-messages">
         {messages.map((m) => (
           <div key={m.id} className={`msg msg-${m.role}`} data-testid={m.role === 'assistant' ? 'chat-answer' : 'chat-question'} data-status={m.status} data-message-id={m.id}>
-            {m.content || (m.status === 'failed' ? t('Ассистент не смог ответить.', 'The assistant could not answer.') : '')}
+            {m.role === 'assistant' && m.content ? <MarkdownText text={m.content} testId="chat-answer-text" /> : m.content || (m.status === 'failed' ? t('Ассистент не смог ответить.', 'The assistant could not answer.') : '')}
             {m.role === 'assistant' && m.status === 'stopped' && <div className="muted small">{t('(остановлено)', '(stopped)')}</div>}
+            {m.role === 'assistant' && <AnswerSources sources={m.sources} />}
             {m.role === 'assistant' && (m.status === 'complete' || m.status === 'stopped') && (
               <div className="small" data-testid="chat-rating" data-rating={m.rating ?? ''}>
+                <CopyButton text={m.content} />{' '}
                 <span className="muted">{t('Ответ помог?', 'Was this answer helpful?')}</span>{' '}
                 <button type="button" className="linklike" aria-pressed={m.rating === 'like'} data-testid="chat-rate-like" onClick={() => void rate(m, 'like')}>
                   {m.rating === 'like' ? '✓ ' : ''}{t('Да', 'Yes')}
@@ -265,7 +307,7 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
         ))}
         {live && (
           <div className="msg msg-assistant" data-testid="chat-answer" data-status={live.status} data-live="true" aria-live="polite">
-            {live.content || '…'}
+            {live.content ? <MarkdownText text={live.content} testId="chat-answer-text" /> : '…'}
             {live.error && <div className="form-error">{live.error}</div>}
           </div>
         )}
@@ -289,7 +331,23 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
           void send();
         }}
       >
-        <textarea data-testid="chat-input" rows={2} style={{ flex: '1 1 240px' }} value={text} maxLength={4000} onChange={(e) => setText(e.target.value)} placeholder={t('Ваш вопрос', 'Your question')} />
+        <textarea
+          data-testid="chat-input"
+          rows={2}
+          style={{ flex: '1 1 240px' }}
+          value={text}
+          maxLength={4000}
+          onChange={(e) => setText(e.target.value)}
+          // Enter sends, Shift+Enter is a new line; not while an input method is composing (Enter picks its word).
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              void send();
+            }
+          }}
+          placeholder={t('Ваш вопрос (Enter — отправить, Shift+Enter — новая строка)', 'Your question (Enter sends, Shift+Enter for a new line)')}
+          aria-label={t('Ваш вопрос', 'Your question')}
+        />
         {live ? (
           <button type="button" className="danger" data-testid="chat-stop" onClick={() => void stop()} disabled={!live.messageId}>
             ■ {t('Стоп', 'Stop')}
@@ -301,6 +359,28 @@ function Conversation({ chatId, onChanged }: { chatId: string; onChanged: () => 
         )}
       </form>
     </div>
+  );
+}
+
+/** Copies an answer's text (its Markdown) and says so for a moment. */
+function CopyButton({ text }: { text: string }) {
+  const t = useTr();
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const timer = setTimeout(() => setState('idle'), 2000);
+    return () => clearTimeout(timer);
+  }, [state]);
+  const copy = () => {
+    navigator.clipboard.writeText(text).then(
+      () => setState('copied'),
+      () => setState('failed'),
+    );
+  };
+  return (
+    <button type="button" className="linklike" data-testid="chat-copy" data-state={state} onClick={copy}>
+      {state === 'copied' ? t('Скопировано', 'Copied') : state === 'failed' ? t('Не удалось скопировать', 'Could not copy') : t('Копировать', 'Copy')}
+    </button>
   );
 }
 
