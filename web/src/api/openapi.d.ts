@@ -836,7 +836,7 @@ export interface paths {
         };
         /**
          * Free message limits
-         * @description Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets.
+         * @description Per context: answers allowed this `MARKET_TZ` day (`null`: unlimited), used, remaining, and when the count resets. `tokens`: the daily token budget of the user, all contexts together, counted the same way.
          */
         get: operations["ChatsController_limits"];
         put?: never;
@@ -5985,6 +5985,14 @@ export interface operations {
                             period: "day";
                             resets_at: string;
                         }[];
+                        tokens: {
+                            limit: number | null;
+                            used: number;
+                            remaining: number | null;
+                            /** @enum {string} */
+                            period: "day";
+                            resets_at: string;
+                        };
                     };
                 };
             };
@@ -6502,7 +6510,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The day's free messages of this context are used up (`limit`, `resets_at`). */
+            /** @description The day's free messages of this context (`code: message_limit`) or the user's daily token budget (`code: token_budget`) are used up (`limit`, `resets_at`). */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6510,6 +6518,8 @@ export interface operations {
                 content: {
                     "text/event-stream": {
                         message?: string;
+                        /** @description `message_limit` or `token_budget` */
+                        code?: string;
                         limit?: number;
                         /** Format: date-time */
                         resets_at?: string;
