@@ -69,7 +69,7 @@ async function direct(model: FakeOpenAi): Promise<StreamFigures> {
     body: JSON.stringify({ model: 'bench', messages: [{ role: 'user', content: `direct ${marker}` }], stream: true, stream_options: { include_usage: true } }),
   });
   // Found by its marker: with concurrent streams the newest request may be another one.
-  const req = model.requests.find((r) => r.body.messages.at(-1)?.content.endsWith(marker))!;
+  const req = model.requests.find((r) => r.body.messages.at(-1)?.content?.endsWith(marker))!;
   let first = 0;
   const received: number[] = [];
   await readSse(res, (data) => {
@@ -101,7 +101,7 @@ async function viaGateway(base: string, model: FakeOpenAi): Promise<StreamFigure
     }
     return event === 'done' || event === 'error';
   });
-  const req = model.requests.find((r) => r.body.messages.at(-1)?.content.endsWith(marker));
+  const req = model.requests.find((r) => r.body.messages.at(-1)?.content?.endsWith(marker));
   if (!req) throw new Error('the model server never saw the request');
   return { firstChunkMs: first, toModelMs: req.receivedAt - t0, chunkLagMs: received.map((t, i) => t - req.sentAt[i]!) };
 }

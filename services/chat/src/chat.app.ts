@@ -14,6 +14,7 @@ import { ChatLimits } from './limits/chat-limits.js';
 import { DEFAULT_TOKEN_BUDGETS, type TokenBudgets } from './limits/token-budget.js';
 import { migrations } from './migrations/index.js';
 import { ContextProviders } from './providers/context-providers.js';
+import { ToolExecutor } from './tools/tool-executor.js';
 
 export interface ChatAppOptions {
   databaseUrl: string;
@@ -39,6 +40,8 @@ export interface ChatAppOptions {
   shutdownDrainMs?: number;
   /** Daily token budgets by plan (default DEFAULT_TOKEN_BUDGETS). */
   tokenBudgets?: TokenBudgets;
+  /** Tool rounds per answer at most (`CHAT_TOOL_ROUNDS`, default 3); 0 offers the model no tools. */
+  toolRounds?: number;
 }
 
 export interface ChatApp {
@@ -100,7 +103,8 @@ export async function createChatApp(opts: ChatAppOptions): Promise<ChatApp> {
       ...(opts.entitlementsTtlMs ? { entitlementsTtlMs: opts.entitlementsTtlMs } : {}),
     });
     res.push(forgetEntitlementsOnBillingEvents(bus, limits, logger));
-    const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger });
+    const tools = new ToolExecutor({ rpc, logger, clock, marketTz: opts.marketTz ?? 'Europe/Moscow' });
+    const chat = new ChatService({ db, bus, rpc, providers, limits, generator, clock, logger, tools, toolRounds: opts.toolRounds ?? 3 });
     res.push(chat.listenForStops());
     const sweepMs = opts.orphanSweepMs ?? 60_000;
     const sweep = setInterval(() => {

@@ -318,7 +318,7 @@ describe('what the model receives', () => {
     expect(big.status).toBe(422);
 
     await (await openSse('POST', `/api/ai-chat/${chatId}/messages`, { body: { message: 'How healthy?', context_data: { volatility: 0.21, max_drawdown: -0.134, diversificationScore: 99 } } })).rest();
-    const system = stack.model.requests.at(-1)!.body.messages[0]!.content;
+    const system = stack.model.requests.at(-1)!.body.messages[0]!.content ?? '';
     const json = (label: string) => JSON.parse(system.split('\n').find((l) => l.startsWith(label))!.slice(label.length));
     const positions = json('Positions (JSON): ');
     expect(positions).toHaveLength(1);

@@ -42,6 +42,7 @@ import { dayPeriod } from '../limits/limit-period.js';
 import { requireTokenBudget } from '../limits/token-budget.js';
 import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
+import type { ToolExecutor } from '../tools/tool-executor.js';
 import { titleFromMessage } from './chat-title.js';
 import { CHAT_COLUMNS, type ChatRow, chatView, MESSAGE_COLUMNS, type MessageRow, messageView } from './chat.views.js';
 
@@ -67,7 +68,19 @@ export interface ChatServiceDeps {
   generator: AnswerGenerator;
   clock: () => Date;
   logger: Logger;
+  /** Runs the model's tool calls as the answering user (absent, or `toolRounds` 0: no tools are offered). */
+  tools?: ToolExecutor;
+  toolRounds?: number;
 }
+
+/** Appended to every provider's system prompt when tools are offered (the provider's content stays as it is). */
+export const TOOLS_PROMPT = [
+  '',
+  'Tools: you can read the user\'s own data with the tools offered (portfolios, positions and totals, an asset\'s',
+  'rate, price history and dividends, alerts). Every figure you give must come from the data above or from a tool',
+  'result; when a figure is not there, call a tool or say you do not know it. A tool result with an "error" means the',
+  'data is not available to this user: say so and never guess it.',
+].join('\n');
 
 /** Chats, messages, answers and limits of the signed-in user (every query is scoped by user id). */
 export class ChatService {
@@ -251,7 +264,9 @@ export class ChatService {
     }
 
     const history = [...earlier.slice(-(HISTORY_LIMIT - 1)), { role: 'user' as const, content: req.message }];
-    const messages: ModelMessage[] = [{ role: 'system', content: provider.buildSystemPrompt({ chat: ref, loaded, clientData }) }, ...history];
+    const tools = this.d.tools && (this.d.toolRounds ?? 0) > 0 ? this.d.tools : undefined;
+    const system = provider.buildSystemPrompt({ chat: ref, loaded, clientData }) + (tools ? TOOLS_PROMPT : '');
+    const messages: ModelMessage[] = [{ role: 'system', content: system }, ...history];
     this.d.generator.start({
       messageId,
       userMessageId,
@@ -259,6 +274,8 @@ export class ChatService {
       request: { model, messages, offlineAnswer: provider.offlineAnswer({ chat: ref, loaded, clientData, question: req.message }) },
       periodStart: period.start,
       remaining: async () => (await this.d.limits.state(this.d.db, userId, provider, limit)).remaining,
+      // The acting user of every tool call is the one who asked: nothing the model writes can name another.
+      ...(tools ? { tools: { definitions: tools.definitions(), maxRounds: this.d.toolRounds ?? 0, execute: (call) => tools.execute(userId, call) } } : {}),
     });
     return reply;
   }

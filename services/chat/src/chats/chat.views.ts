@@ -1,4 +1,4 @@
-import type { ChatMessageView, ChatUsage, ChatView } from '@invest/contracts';
+import type { ChatMessageView, ChatSource, ChatUsage, ChatView } from '@invest/contracts';
 
 export interface ChatRow {
   id: string;
@@ -23,9 +23,10 @@ export interface MessageRow {
   latency_ms: number | null;
   created_at: Date;
   completed_at: Date | null;
+  sources: ChatSource[] | null;
 }
 
-export const MESSAGE_COLUMNS = 'id, chat_id, role, content, status, rating, rating_comment, model, usage, latency_ms, created_at, completed_at';
+export const MESSAGE_COLUMNS = 'id, chat_id, role, content, status, rating, rating_comment, model, usage, latency_ms, created_at, completed_at, sources';
 export const CHAT_COLUMNS = 'id, user_id, context_type, context_id, title, created_at, updated_at';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -48,5 +49,6 @@ export function messageView(r: MessageRow): ChatMessageView {
     latency_ms: r.latency_ms,
     created_at: iso(r.created_at),
     completed_at: r.completed_at ? iso(r.completed_at) : null,
+    sources: r.sources ?? [],
   };
 }

@@ -34,6 +34,8 @@ export const chatEnvSchema = baseConfigSchema.extend({
   /** Tokens a user may spend a `MARKET_TZ` day, all contexts (limits/token-budget.ts): free plan, and paid access. */
   CHAT_DAILY_TOKENS_FREE: tokenBudget('CHAT_DAILY_TOKENS_FREE').default(100_000),
   CHAT_DAILY_TOKENS_PAID: tokenBudget('CHAT_DAILY_TOKENS_PAID').default(2_000_000),
+  /** Tool rounds (the model reading the user's data) per answer at most; 0 offers no tools. */
+  CHAT_TOOL_ROUNDS: z.coerce.number({ error: 'CHAT_TOOL_ROUNDS must be a number' }).int('CHAT_TOOL_ROUNDS must be an integer').min(0, 'CHAT_TOOL_ROUNDS must be >= 0').max(10, 'CHAT_TOOL_ROUNDS must be <= 10').default(3),
 });
 export type ChatEnv = z.infer<typeof chatEnvSchema>;
 
@@ -53,6 +55,7 @@ export interface ChatConfig extends ServiceBaseConfig {
   models: Record<string, string>;
   streamMaxAgeMs: number;
   orphanSweepMs: number;
+  toolRounds: number;
   /** Daily token budgets by plan (null: unlimited). */
   tokenBudgets: TokenBudgets;
 }
@@ -76,6 +79,7 @@ export function chatConfigFrom(env: ChatEnv): ChatConfig {
     streamMaxAgeMs: env.CHAT_STREAM_MAX_AGE_MS,
     orphanSweepMs: env.CHAT_ORPHAN_SWEEP_MS,
     tokenBudgets: { free: env.CHAT_DAILY_TOKENS_FREE, paid: env.CHAT_DAILY_TOKENS_PAID },
+    toolRounds: env.CHAT_TOOL_ROUNDS,
   };
 }
 

@@ -1,6 +1,6 @@
-import { type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
+import { type ChatSource, type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger, retryFor } from '@invest/platform';
-import type { ChatModel, ModelRequest } from './chat-model.js';
+import type { ChatModel, ModelMessage, ModelRequest, ModelToolCall, ModelToolDefinition } from './chat-model.js';
 import { ChunkText, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
 import { estimateUsage, UsageTally } from './usage-tally.js';
 
@@ -14,6 +14,17 @@ export interface AnswerJob {
   periodStart: Date;
   /** Answers left in the period once this one is settled (null: unlimited). */
   remaining(): Promise<number | null>;
+  /** The tools the model may call for this answer's user (absent: none offered). */
+  tools?: AnswerTools;
+}
+
+/** Tool calling of one answer: what is offered, how many rounds at most, and how a call is run (as the answer's user). */
+export interface AnswerTools {
+  definitions: ModelToolDefinition[];
+  /** Tool rounds per answer at most; the call after the last round offers no tools, so the model answers in text. */
+  maxRounds: number;
+  /** Never throws: a refusal or failure is a result the model reads. */
+  execute(call: ModelToolCall): Promise<{ content: string; source?: ChatSource }>;
 }
 
 type EndReason = 'stop' | 'idle' | 'shutdown' | 'too_long';
@@ -187,21 +198,50 @@ export class AnswerGenerator {
       content += text;
       for (const piece of eventPieces(text)) publish({ type: 'chunk', data: { content: piece } });
     };
+    // The conversation of this answer: the request's messages, then each tool round's call and results.
+    const messages: ModelMessage[] = [...job.request.messages];
+    const sources: ChatSource[] = [];
+    let rounds = 0;
+    let roundText = '';
     try {
       armIdle();
-      for await (const chunk of model.stream(job.request, entry.controller.signal)) {
-        if (entry.controller.signal.aborted) break;
-        // Only an answer's progress keeps the idle timer off: a server sending usage alone (running usage) for
-        // ever held the answer streaming, and its place in the limit, with no end.
-        if (chunk.usage) {
-          usage.report(chunk.usage);
-          tokens.write(usage.total());
+      for (;;) {
+        finished = false;
+        roundText = '';
+        let toolCalls: ModelToolCall[] | undefined;
+        const tools = job.tools && rounds < job.tools.maxRounds ? job.tools : undefined;
+        const request: ModelRequest = { ...job.request, messages, ...(tools ? { tools: tools.definitions } : {}) };
+        for await (const chunk of model.stream(request, entry.controller.signal)) {
+          if (entry.controller.signal.aborted) break;
+          if (chunk.toolCalls) toolCalls = chunk.toolCalls;
+          if (chunk.content) roundText += chunk.content;
+          // Only an answer's progress keeps the idle timer off: a server sending usage alone (running usage) for
+          // ever held the answer streaming, and its place in the limit, with no end.
+          if (chunk.usage) {
+            usage.report(chunk.usage);
+            tokens.write(usage.total());
+          }
+          if (chunk.finished) finished = true;
+          if (chunk.content) emit(chunks.push(chunk.content));
+          // Once finished, only the usage (or `[DONE]`) may follow: a server that leaves the stream open is not waited
+          // for long.
+          if (chunk.content || chunk.finished) armIdle(finished ? Math.min(FINISHED_GRACE_MS, this.deps.idleTimeoutMs) : undefined);
         }
-        if (chunk.finished) finished = true;
-        if (chunk.content) emit(chunks.push(chunk.content));
-        // Once finished, only the usage (or `[DONE]`) may follow: a server that leaves the stream open is not waited
-        // for long.
-        if (chunk.content || chunk.finished) armIdle(finished ? Math.min(FINISHED_GRACE_MS, this.deps.idleTimeoutMs) : undefined);
+        if (!tools || !toolCalls || !finished || entry.reason || entry.controller.signal.aborted) break;
+        // A tool round: the model's calls are run (as the answer's user) and it is asked again with their results. The
+        // whole answer is still one message of the limit; each call of the model counts in the usage.
+        usage.endCall(() => estimateUsage({ messages }, roundText));
+        rounds++;
+        messages.push({ role: 'assistant', content: roundText, toolCalls });
+        // The calls read the user's data, not the model: silence while they run is not the model's.
+        clearTimeout(idle);
+        for (const call of toolCalls) {
+          const outcome = await tools.execute(call);
+          if (outcome.source) sources.push(outcome.source);
+          messages.push({ role: 'tool', toolCallId: call.id, content: outcome.content });
+        }
+        if (entry.controller.signal.aborted) break;
+        armIdle();
       }
       // A stream that ended without the model finishing was cut off (the connection closed before `[DONE]`), and
       // an answer of nothing is none: failed, so not counted, rather than shown complete and charged.
@@ -228,7 +268,7 @@ export class AnswerGenerator {
             : reason === 'too_long'
               ? `The answer was longer than ${MAX_ANSWER_CHARS} characters; it ends there.`
               : describe(error).replaceAll('\u0000', '');
-    usage.endCall(() => estimateUsage(job.request, content));
+    usage.endCall(() => estimateUsage({ messages }, roundText));
     const finalUsage = usage.total();
     await tokens.flushed();
     const now = this.deps.clock();
@@ -241,7 +281,7 @@ export class AnswerGenerator {
     const settle = (to: string, text: string, why: string | null, release: boolean) =>
       this.deps.db.query(
         `with m as (
-           update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8
+           update chat_messages set status = $2, content = $3, usage = $4::jsonb, latency_ms = $5, first_chunk_ms = $6, error = $7, completed_at = $8, sources = $12::jsonb
             where id = $1 and status = 'streaming'
            returning user_id, context_type
          ), t as (
@@ -264,6 +304,7 @@ export class AnswerGenerator {
           job.periodStart.toISOString(),
           release,
           !usage.reported,
+          JSON.stringify(sources),
         ],
       );
     let stored = true;
@@ -284,7 +325,7 @@ export class AnswerGenerator {
       publish({ type: 'error', data: { message_id: job.messageId, message: 'The assistant could not answer. Please try again.' } });
     } else {
       const remaining = await job.remaining().catch(() => null);
-      publish({ type: 'done', data: { message_id: job.messageId, status, usage: finalUsage, remaining } });
+      publish({ type: 'done', data: { message_id: job.messageId, status, usage: finalUsage, remaining, sources } });
       logger.info({ messageId: job.messageId, status, usage: finalUsage, firstChunkMs }, 'chat: answer finished');
     }
     await chain;

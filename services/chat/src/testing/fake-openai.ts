@@ -21,11 +21,33 @@ export interface FakeScript {
   holdLast?: boolean;
   /** After this many content chunks, send an error object as a data event (HTTP 200 already sent) and end. */
   errorAfter?: number;
+  /**
+   * After the chunks, call these tools (`delta.tool_calls` fragments: id and name first, the arguments in two
+   * pieces) and finish with `finish_reason: "tool_calls"`. Arguments given as an object are sent as its JSON.
+   */
+  toolCalls?: { id?: string; name: string; arguments: string | Record<string, unknown> }[];
+}
+
+/** A script, or one written from the request (e.g. text citing the tool result the model was sent). */
+export type FakeScriptOrReply = FakeScript | ((request: FakeRequest) => FakeScript);
+
+/** One message as the fake received it. */
+export interface FakeMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
 }
 
 /** One request as the fake saw it. */
 export interface FakeRequest {
-  body: { model: string; messages: { role: string; content: string }[]; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  body: {
+    model: string;
+    messages: FakeMessage[];
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+    tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
+  };
   authorization: string | undefined;
   /** Content chunks written so far. */
   sent: number;
@@ -47,7 +69,7 @@ export interface FakeOpenAi {
   url: string;
   requests: FakeRequest[];
   /** Scripts used in order by the next requests; when empty, `defaultScript` answers. */
-  queue: FakeScript[];
+  queue: FakeScriptOrReply[];
   defaultScript: FakeScript;
   /** Lets every held last chunk go. */
   release(): void;
@@ -129,7 +151,8 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       record.finished = true;
       return;
     }
-    const script = fake.queue.shift() ?? fake.defaultScript;
+    const next = fake.queue.shift() ?? fake.defaultScript;
+    const script = typeof next === 'function' ? next(record) : next;
     if (script.status) {
       res.writeHead(script.status, { 'content-type': 'application/json', 'x-request-id': 'req_fake' });
       res.end(JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } }));
@@ -167,11 +190,19 @@ export async function startFakeOpenAi(opts: { apiKey?: string; defaultScript?: F
       record.sentAt.push(performance.now());
       record.sent++;
     }
-    write(chunk({}, 'stop'));
+    const calls = script.toolCalls ?? [];
+    calls.forEach((c, index) => {
+      const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+      const half = Math.ceil(args.length / 2);
+      write(chunk({ tool_calls: [{ index, id: c.id ?? `call_${requests.length}_${index}`, type: 'function', function: { name: c.name, arguments: '' } }] }));
+      write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+      write(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+    });
+    write(chunk({}, calls.length ? 'tool_calls' : 'stop'));
     if (script.usage !== false && record.body.stream_options?.include_usage === true) {
       const given = typeof script.usage === 'object' ? script.usage : undefined;
-      const completion = given?.completion_tokens ?? chunks.length;
-      const prompt = given?.prompt_tokens ?? record.body.messages.reduce((n, m) => n + Math.ceil(m.content.length / 4), 0);
+      const completion = given?.completion_tokens ?? chunks.length + calls.length;
+      const prompt = given?.prompt_tokens ?? record.body.messages.reduce((n, m) => n + Math.ceil((m.content ?? '').length / 4), 0);
       // The usage chunk of the reference: `choices: []`; the other chunks carry no `usage` key.
       write({ id, object: 'chat.completion.chunk', created: CREATED, model, system_fingerprint: 'fp_fake', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
     }

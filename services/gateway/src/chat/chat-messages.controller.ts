@@ -28,7 +28,7 @@ const localeOf = (req: FastifyRequest) => localeFromAcceptLanguage(req.headers['
 
 const ApiMessageId = () => ApiParam({ name: 'messageId', description: 'Message id (UUID) of the answer.', schema: { type: 'string', format: 'uuid' } });
 const SSE_DESCRIPTION =
-  '`text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.';
+  '`text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining","sources"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.';
 
 /**
  * Streamed answers. The chat service generates in the background and publishes each event on
@@ -265,7 +265,7 @@ export function storedAnswerEvents(msg: MessageReply['data'], userMessageId: str
   events.push(
     msg.status === 'failed'
       ? { id: 3, event: 'error', data: { message_id: msg.id, message: 'The assistant could not answer. Please try again.' } }
-      : { id: 3, event: 'done', data: { message_id: msg.id, status: msg.status, usage: msg.usage, remaining: null } },
+      : { id: 3, event: 'done', data: { message_id: msg.id, status: msg.status, usage: msg.usage, remaining: null, sources: msg.sources ?? [] } },
   );
   return events;
 }
