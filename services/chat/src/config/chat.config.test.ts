@@ -24,6 +24,13 @@ describe('chat configuration', () => {
     expect(() => load({ CHAT_DAILY_TOKENS_FREE: '0' })).toThrow(/CHAT_DAILY_TOKENS_FREE/);
   });
 
+  it('reads the tool rounds per answer: 3 by default, 0 offers no tools, at most 10', () => {
+    expect(load({}).toolRounds).toBe(3);
+    expect(load({ CHAT_TOOL_ROUNDS: '0' }).toolRounds).toBe(0);
+    expect(() => load({ CHAT_TOOL_ROUNDS: '11' })).toThrow(/CHAT_TOOL_ROUNDS/);
+    expect(() => load({ CHAT_TOOL_ROUNDS: '-1' })).toThrow(/CHAT_TOOL_ROUNDS/);
+  });
+
   it('names a bad variable', () => {
     expect(() => load({ OPENAI_CONNECT_TIMEOUT_MS: 'soon' })).toThrow(/OPENAI_CONNECT_TIMEOUT_MS/);
   });
