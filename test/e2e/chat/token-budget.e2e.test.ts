@@ -75,6 +75,20 @@ describe('daily token budget', () => {
     }
   });
 
+  it('counts every model call of an answer: a tool round and the answer after it', async () => {
+    const user = `tok-${randomUUID().slice(0, 8)}`;
+    const chatId = await stack.createChat(user);
+    const calls = stack.model.requests.length;
+    stack.model.queue.push({ toolCalls: [{ name: 'list_portfolios', arguments: {} }], usage: { prompt_tokens: 120, completion_tokens: 15 } });
+    stack.model.queue.push({ chunks: ['You have no portfolios yet.'], usage: { prompt_tokens: 300, completion_tokens: 20 } });
+    const events = await (await stack.openSse('POST', `/api/ai-chat/${chatId}/messages`, { user, body: { message: 'what do I hold?' } })).rest();
+    expect(stack.model.requests.length).toBe(calls + 2);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { usage: { prompt_tokens: 420, completion_tokens: 35, total_tokens: 455, estimated: false } } });
+    expect((await stack.api('GET', '/api/ai-chat/limits', { user })).body.tokens).toMatchObject({ used: 455, remaining: 545 });
+    const rows = await stack.chatDb.query<{ n: number }>('select count(*)::int as n from chat_token_usage where user_id = $1', [user]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
   it('counts an estimate when the server sends no usage, and nothing for a call that failed before any answer', async () => {
     const user = `tok-${randomUUID().slice(0, 8)}`;
     const chatId = await stack.createChat(user);
