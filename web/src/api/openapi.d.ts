@@ -903,7 +903,7 @@ export interface paths {
         put?: never;
         /**
          * Send a message; the answer streams back
-         * @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. `context_data` (portfolio_health): the client's metrics, numbers; volatility and max_drawdown enter the prompt.
+         * @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining","sources"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. `context_data` (portfolio_health): the client's metrics, numbers; volatility and max_drawdown enter the prompt.
          */
         post: operations["ChatMessagesController_send"];
         delete?: never;
@@ -921,7 +921,7 @@ export interface paths {
         };
         /**
          * Resume an answer
-         * @description Replays the answer's events after `Last-Event-ID` (header, or `last_event_id` query) and continues live; a finished answer replays and closes. `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.
+         * @description Replays the answer's events after `Last-Event-ID` (header, or `last_event_id` query) and continues live; a finished answer replays and closes. `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining","sources"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open.
          */
         get: operations["ChatMessagesController_resume"];
         put?: never;
@@ -6080,6 +6080,13 @@ export interface operations {
                                 latency_ms: number | null;
                                 created_at: string;
                                 completed_at: string | null;
+                                sources?: {
+                                    tool: string;
+                                    arguments: {
+                                        [key: string]: unknown;
+                                    };
+                                    label: string;
+                                }[];
                             }[];
                         };
                     };
@@ -6358,6 +6365,13 @@ export interface operations {
                             latency_ms: number | null;
                             created_at: string;
                             completed_at: string | null;
+                            sources?: {
+                                tool: string;
+                                arguments: {
+                                    [key: string]: unknown;
+                                };
+                                label: string;
+                            }[];
                         };
                         user_message_id?: string | null;
                     };
@@ -6458,7 +6472,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. */
+            /** @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining","sources"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6569,7 +6583,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. */
+            /** @description `text/event-stream`. `event: start` `{"message_id","user_message_id"}`, `event: chunk` `{"content"}` as the model writes, then `event: done` `{"message_id","status","usage","remaining","sources"}` or `event: error` `{"message_id","message"}`. Every event has an `id:`; `: ping` comments keep a silent connection open. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6678,6 +6692,13 @@ export interface operations {
                             latency_ms: number | null;
                             created_at: string;
                             completed_at: string | null;
+                            sources?: {
+                                tool: string;
+                                arguments: {
+                                    [key: string]: unknown;
+                                };
+                                label: string;
+                            }[];
                         };
                         user_message_id?: string | null;
                     };
