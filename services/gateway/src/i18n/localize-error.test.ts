@@ -145,6 +145,8 @@ describe('every message a client can receive has Russian text', () => {
       /services\/delivery\/src\/(email|telegram|dispatch)\//,
       /services\/portfolios\/src\/statistics\/xirr\.ts$/,
       /services\/alerts\/src\/evaluation\//,
+      // Tool results, read by the model, never by a client.
+      /services\/chat\/src\/tools\//,
       // Inbox notices, written in both languages where they are rendered.
       /services\/alerts\/src\/notices\//,
       /platform\/src\/(messaging|context)\//,
