@@ -114,7 +114,8 @@ async function finishedAnswer(user: string, chunks = ['One ', 'two ', 'three.'])
 }
 
 beforeAll(async () => {
-  stack = await startChatStack('gwchatresume', { heartbeatMs: 200 });
+  // No token budget: one test streams 1.4 MB of answers, beyond a free day's tokens (token-budget.e2e covers it).
+  stack = await startChatStack('gwchatresume', { heartbeatMs: 200, tokenBudgets: { free: null, paid: null } });
 }, 120_000);
 afterAll(() => stack?.close());
 
