@@ -185,6 +185,20 @@ describe('dispatch', () => {
     expect(recorder.sentTo(address)).toHaveLength(1);
   });
 
+  it("a provider's wait counts from its answer: a slow 429 is not tried again before its retry_after", async () => {
+    const u = user();
+    const address = recorder.link(u);
+    // The answer comes 400 ms after the call; its wait of 300 ms runs from then, not from when the send was claimed.
+    recorder.script(address, { outcome: 'retry', reason: '429 Too Many Requests', afterMs: 300, takesMs: 400 });
+    await targets(u, 'GAZP', [rates.GAZP! + 1]);
+    await move('GAZP', rates.GAZP! + 2, 2);
+    const [row] = await settled(u, 1);
+    expect(row).toMatchObject({ status: 'sent', attempts: 2 });
+    const calls = recorder.calls.filter((c) => c.address === address);
+    expect(calls.map((c) => c.result.outcome)).toEqual(['retry', 'sent']);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(400 + 290);
+  });
+
   it('a permanent failure is recorded, shown in the settings and handed to the channel; a later success clears it', async () => {
     const u = user();
     const address = recorder.link(u);

@@ -71,6 +71,9 @@ export async function startDeliveryStack(name: string, opts: DeliveryStackOption
   return stack;
 }
 
+/** A scripted answer of the test channel; `takesMs`: how long the provider takes to give it. */
+export type ScriptedResult = SendResult & { takesMs?: number };
+
 /**
  * A channel for tests, registered through the app options (`delivery: { senders: [recorder] }`): each linked user
  * has one address, every send is recorded, and a test scripts the outcomes of the next sends of an address.
@@ -80,7 +83,7 @@ export class RecordingSender implements ChannelSender {
   readonly calls: { address: string; message: OutgoingMessage; result: SendResult; at: number }[] = [];
   readonly permanentFailures: { userId: string; address: string; reason: string }[] = [];
   private readonly linked = new Map<string, string>();
-  private readonly scripted = new Map<string, SendResult[]>();
+  private readonly scripted = new Map<string, ScriptedResult[]>();
 
   constructor(readonly channel: ChannelSender['channel'] = 'telegram') {}
 
@@ -91,8 +94,8 @@ export class RecordingSender implements ChannelSender {
     return address;
   }
 
-  /** The next sends to `address` answer these, in order; then `sent` again. */
-  script(address: string, ...results: SendResult[]): void {
+  /** The next sends to `address` answer these, in order (each after `takesMs`, if given); then `sent` again. */
+  script(address: string, ...results: ScriptedResult[]): void {
     this.scripted.set(address, [...(this.scripted.get(address) ?? []), ...results]);
   }
 
@@ -105,10 +108,11 @@ export class RecordingSender implements ChannelSender {
     return Promise.resolve(new Map(userIds.flatMap((id) => (this.linked.has(id) ? [[id, [this.linked.get(id)!]] as const] : []))));
   }
 
-  send(address: string, message: OutgoingMessage): Promise<SendResult> {
-    const result = this.scripted.get(address)?.shift() ?? { outcome: 'sent', providerId: `msg-${this.calls.length + 1}` };
+  async send(address: string, message: OutgoingMessage): Promise<SendResult> {
+    const { takesMs, ...result }: ScriptedResult = this.scripted.get(address)?.shift() ?? { outcome: 'sent', providerId: `msg-${this.calls.length + 1}` };
     this.calls.push({ address, message, result, at: Date.now() });
-    return Promise.resolve(result);
+    if (takesMs) await new Promise((r) => setTimeout(r, takesMs));
+    return result;
   }
 
   onPermanentFailure(_db: SqlClient, userId: string, address: string, reason: string): Promise<void> {

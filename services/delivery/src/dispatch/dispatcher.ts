@@ -257,10 +257,13 @@ export class Dispatcher {
       ]);
       for (const o of sent) this.o.logger.debug({ deliveries: o.batch.ids, channel: o.batch.channel, userId: o.batch.userId, firings: o.firings }, 'message sent');
     }
+    // A provider's wait (Telegram's retry_after) counts from its answer, not from the claim: on a busy machine
+    // the claim can be long before the send, and a retry timed from it comes too soon and is refused again.
+    const answeredAt = this.o.clock();
     for (const o of outcomes) {
       if (o.kind === 'skipped') await this.close(tx, o.batch, 'skipped', o.reason);
       else if (o.kind === 'postponed') await this.postpone(tx, o.batch, o.until);
-      else if (o.kind === 'failed') await this.record(tx, o.batch, o.sender, o.result, now);
+      else if (o.kind === 'failed') await this.record(tx, o.batch, o.sender, o.result, answeredAt);
     }
   }
 
