@@ -203,9 +203,12 @@ describe('inbox counter with the live stream', () => {
     const firing = {
       id: 9001,
       notification_id: 77,
+      type: 'price-target',
       title: 'SBER: price reached 300',
       body: 'SBER is now 301',
       path: '/assets/share/1',
+      assets: [],
+      explanation: null,
       fired_at: new Date().toISOString(),
       read_at: null,
     };
@@ -259,7 +262,11 @@ describe('user- and model-controlled text is shown as text', () => {
     await page.locator('[data-testid="chat-send"]').click();
     const answer = page.locator('[data-testid="chat-answer"][data-status="complete"]');
     await answer.filter({ hasText: 'onerror' }).waitFor({ timeout: 15_000 });
-    expect(await answer.locator('a, img, script').count()).toBe(0);
+    // Markdown renders (the link stays a link), but raw HTML shows as text and no link runs script.
+    expect(await answer.locator('img, script').count()).toBe(0);
+    expect(await answer.locator('a').count()).toBe(1);
+    expect(await answer.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''))).toEqual(['']);
+    await expect.poll(() => answer.textContent()).toContain('<a href="javascript:window.__xss=4">x</a>');
     await page.waitForTimeout(300);
     expect(await page.evaluate('window.__xss ?? null')).toBeNull();
     expect(await page.locator('img[src="x"], main script').count()).toBe(0);
