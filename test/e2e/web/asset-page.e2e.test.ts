@@ -123,7 +123,7 @@ describe('asset page', () => {
     await screenshot(page, 'asset-page-390-ru');
 
     await page.locator('[data-testid="asset-notify"]').click();
-    await page.locator('[role="dialog"]').waitFor();
+    await page.getByRole('dialog').waitFor();
     await screenshot(page, 'asset-page-390-ru-dialog');
   });
 });
