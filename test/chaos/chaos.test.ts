@@ -209,7 +209,10 @@ async function workers(until: number): Promise<void> {
     const payers = Array.from({ length: 6 }, (_, i) => `chaos-p${i}`);
     while (Date.now() < until) {
       const id = tx++;
-      const fields = payNotificationFields({ TransactionId: id, Amount: 299, Currency: 'RUB', InvoiceId: null, AccountId: pick(payers), Status: 'Completed', SubscriptionId: null, TestMode: true });
+      // The provider's recurring charges (each names the payer's subscription): a widget purchase of the same plan
+      // minutes after the last one would be a repeat, refunded through the provider instead of extending.
+      const payer = pick(payers);
+      const fields = payNotificationFields({ TransactionId: id, Amount: 299, Currency: 'RUB', InvoiceId: null, AccountId: payer, Status: 'Completed', SubscriptionId: `sc_${payer}`, TestMode: true });
       const data = Buffer.from(cloudPaymentsForm(fields));
       const raw = { data, headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-hmac': signCloudPayments(data, CP_SECRET)['Content-HMAC'] } };
       // The provider repeats a notification until it hears {"code":0}, and sometimes twice anyway.
