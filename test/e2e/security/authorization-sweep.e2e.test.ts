@@ -152,7 +152,8 @@ async function aliceView(): Promise<Record<string, any>> {
     chat: { ...chat.data, updated_at: undefined, last_message_at: undefined },
     healthChat: (await get(`/api/ai-chat/${a.healthChat}`)).data,
     subscription: (await get('/api/subscription')).data,
-    limits: await get('/api/ai-chat/limits'),
+    // The tokens used grow when her streaming answer finishes (her own action): the budget itself is compared.
+    limits: await get('/api/ai-chat/limits').then((l) => ({ ...l, tokens: { ...l.tokens, used: undefined, remaining: undefined } })),
   };
 }
 
