@@ -12,11 +12,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Three files at once, whatever the core count (vitest's default is one less than the cores: one on CI's two).
-    // Most files wait on Postgres, NATS, timers and the browser rather than compute, and each has its own database
-    // and bus prefix: on two cores the suite once took 525 s one at a time and 354 s two at a time; grown since,
-    // 700 s two at a time.
-    maxWorkers: 3,
+    // Two files at once, whatever the core count (vitest's default is one less than the cores: one on CI's two).
+    // Most files wait on Postgres, NATS and timers rather than compute, and each has its own database and bus
+    // prefix: on two cores the suite took 525 s one at a time and 354 s two at a time, all passing.
+    maxWorkers: 2,
     globalSetup: ['platform/src/testing/global-setup.ts'],
     reporters: ['default'],
   },
