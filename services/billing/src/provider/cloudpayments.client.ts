@@ -58,6 +58,22 @@ const text = (v: unknown): string | null => (v === null || v === undefined || v 
  * (Public ID : API secret), `{Success, Message, Model}` envelopes. Timeouts, retries with backoff on
  * 429/5xx/network; a failure is a ProviderError the caller turns into a 503.
  */
+/** The provider's transaction model (`payments/find`, `payments/tokens/charge`) in our terms. */
+function transactionOf(m: Record<string, unknown>): ProviderTransaction {
+  return {
+    transactionId: String(m.TransactionId),
+    amount: normalizeAmount(m.Amount),
+    currency: String(m.Currency ?? ''),
+    invoiceId: text(m.InvoiceId),
+    accountId: text(m.AccountId),
+    status: String(m.Status ?? ''),
+    subscriptionId: text(m.SubscriptionId),
+    testMode: m.TestMode === true,
+    token: text(m.Token),
+    cardLastFour: text(m.CardLastFour),
+  };
+}
+
 export class CloudPaymentsClient {
   constructor(private readonly opts: CloudPaymentsClientOptions) {}
 
@@ -69,19 +85,7 @@ export class CloudPaymentsClient {
     if (!res.Success || !res.Model) {
       if (/not found/i.test(res.Message ?? '') || !res.Model) return null;
     }
-    const m = res.Model!;
-    return {
-      transactionId: String(m.TransactionId),
-      amount: normalizeAmount(m.Amount),
-      currency: String(m.Currency ?? ''),
-      invoiceId: text(m.InvoiceId),
-      accountId: text(m.AccountId),
-      status: String(m.Status ?? ''),
-      subscriptionId: text(m.SubscriptionId),
-      testMode: m.TestMode === true,
-      token: text(m.Token),
-      cardLastFour: text(m.CardLastFour),
-    };
+    return transactionOf(res.Model!);
   }
 
   /** The account's subscriptions at the provider, cancelled ones included. */
@@ -159,18 +163,7 @@ export class CloudPaymentsClient {
     );
     const m = res.Model;
     if (!res.Success || !m?.TransactionId) throw new ProviderError('cloudpayments', 'bad_payload', `payments/tokens/charge failed: ${text(m?.CardHolderMessage) ?? res.Message ?? 'no transaction in the answer'}`);
-    return {
-      transactionId: String(m.TransactionId),
-      amount: normalizeAmount(m.Amount),
-      currency: String(m.Currency ?? ''),
-      invoiceId: text(m.InvoiceId),
-      accountId: text(m.AccountId),
-      status: String(m.Status ?? ''),
-      subscriptionId: text(m.SubscriptionId),
-      testMode: m.TestMode === true,
-      token: text(m.Token),
-      cardLastFour: text(m.CardLastFour),
-    };
+    return transactionOf(m);
   }
 
   /**
