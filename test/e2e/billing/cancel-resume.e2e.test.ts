@@ -5,9 +5,9 @@
  * one), and the payer's own cancellation on the provider's site (a Recurrent notification) shows the same state.
  */
 import { randomUUID } from 'node:crypto';
-import { type FakePayment, type FakeSubscription, payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
+import type { FakePayment, FakeSubscription } from '@invest/billing/testing/fake-cloudpayments';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BillingStack, CP_SECRET, startBillingStack } from '../support/billing-stack.js';
+import { type BillingStack, payWithRecurrent, startBillingStack } from '../support/billing-stack.js';
 
 let stack: BillingStack;
 const api: BillingStack['api'] = (...args) => stack.api(...args);
@@ -25,14 +25,8 @@ afterAll(async () => {
  * (first charge one month on, not named in the Pay notification) and the signed Pay notification.
  */
 async function subscribeWithRecurrent(u: string): Promise<{ payment: FakePayment; sub: FakeSubscription }> {
-  const payment = stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: randomUUID() });
-  const start = new Date(stack.clock.now);
-  start.setUTCMonth(start.getUTCMonth() + 1);
-  const iso = start.toISOString().slice(0, 19);
-  const sub: FakeSubscription = { Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Active', Interval: 'Month', Period: 1, NextTransactionDateIso: iso, StartDateIso: iso };
-  stack.provider.subscriptions.push(sub);
-  const res = await sendSignedNotification(new URL('/api/provider/payment-success', stack.base).toString(), payNotificationFields(payment), CP_SECRET);
-  expect(res).toEqual({ status: 200, body: '{"code":0}' });
+  const { payment, sub, notified } = await payWithRecurrent(stack, u);
+  expect(notified).toEqual({ status: 200, body: '{"code":0}' });
   return { payment, sub };
 }
 

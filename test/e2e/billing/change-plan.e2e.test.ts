@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { type FakePayment, type FakeSubscription, payNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type BillingStack, CP_SECRET, startBillingStack } from '../support/billing-stack.js';
+import { type BillingStack, CP_SECRET, payWithRecurrent, startBillingStack } from '../support/billing-stack.js';
 
 let stack: BillingStack;
 let started: Date;
@@ -30,15 +30,8 @@ afterAll(async () => {
 
 /** A widget payment of a plan with its recurrent charge (not named in the Pay notification), as the provider makes them. */
 async function subscribe(u: string, plan: 'basic-m' | 'basic-y'): Promise<{ payment: FakePayment; sub: FakeSubscription }> {
-  const amount = plan === 'basic-m' ? 299 : 2990;
-  const months = plan === 'basic-m' ? 1 : 12;
-  const payment = stack.provider.addPayment({ AccountId: u, Amount: amount, InvoiceId: randomUUID() });
-  const start = new Date(stack.clock.now);
-  start.setUTCMonth(start.getUTCMonth() + months);
-  const iso = start.toISOString().slice(0, 19);
-  const sub: FakeSubscription = { Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`, AccountId: u, Amount: amount, Currency: 'RUB', Status: 'Active', Interval: 'Month', Period: months, NextTransactionDateIso: iso, StartDateIso: iso };
-  stack.provider.subscriptions.push(sub);
-  expect(await sendSignedNotification(payUrl(), payNotificationFields(payment), CP_SECRET)).toEqual({ status: 200, body: '{"code":0}' });
+  const { payment, sub, notified } = await payWithRecurrent(stack, u, plan === 'basic-m' ? { amount: 299, months: 1 } : { amount: 2990, months: 12 });
+  expect(notified).toEqual({ status: 200, body: '{"code":0}' });
   return { payment, sub };
 }
 

@@ -10,7 +10,7 @@ import { failNotificationFields, type FakeSubscription, payNotificationFields, s
 import { RpcClient } from '@invest/platform';
 import { testNatsUrl } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BillingStack, CP_SECRET, startBillingStack } from '../support/billing-stack.js';
+import { type BillingStack, CP_SECRET, payWithRecurrent, startBillingStack } from '../support/billing-stack.js';
 
 let stack: BillingStack;
 let rpc: RpcClient;
@@ -30,13 +30,8 @@ afterAll(async () => {
 
 /** A widget payment with a recurrent charge, its provider subscription linked by the screen's sync. */
 async function subscribed(u: string): Promise<FakeSubscription> {
-  const payment = stack.provider.addPayment({ AccountId: u, Amount: 299, InvoiceId: randomUUID() });
-  const start = new Date(stack.clock.now);
-  start.setUTCMonth(start.getUTCMonth() + 1);
-  const iso = start.toISOString().slice(0, 19);
-  const sub: FakeSubscription = { Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`, AccountId: u, Amount: 299, Currency: 'RUB', Status: 'Active', Interval: 'Month', Period: 1, NextTransactionDateIso: iso, StartDateIso: iso };
-  stack.provider.subscriptions.push(sub);
-  expect((await sendSignedNotification(new URL('/api/provider/payment-success', stack.base).toString(), payNotificationFields(payment), CP_SECRET)).status).toBe(200);
+  const { sub, notified } = await payWithRecurrent(stack, u);
+  expect(notified.status).toBe(200);
   expect((await api('POST', '/api/sync-subscription', { user: u })).body.data).toMatchObject({ external_id: sub.Id });
   return sub;
 }

@@ -6,7 +6,16 @@
 import { connectBus, createLogger, streamNameOf, type Bus, type Db } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type BillingApp, createBillingApp } from '@invest/billing/billing.app';
-import { type FakeCloudPayments, type FakeCloudPaymentsOptions, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
+import { randomUUID } from 'node:crypto';
+import {
+  type FakeCloudPayments,
+  type FakeCloudPaymentsOptions,
+  type FakePayment,
+  type FakeSubscription,
+  payNotificationFields,
+  sendSignedNotification,
+  startFakeCloudPayments,
+} from '@invest/billing/testing/fake-cloudpayments';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
 import { type ApiAnswer, type ApiOptions, gatewayApi } from './gateway-api.js';
 import { createGatewayApp, type GatewayApp } from '@invest/gateway/gateway.app';
@@ -29,6 +38,26 @@ export interface BillingStack {
   api(method: string, path: string, opts?: ApiOptions): Promise<ApiAnswer>;
   addInstance(): Promise<BillingApp>;
   close(): Promise<void>;
+}
+
+/**
+ * A widget payment with its recurrent charge, as the provider makes them: the payment, the provider subscription
+ * (first charge `months` on, on the billing clock; not named in the Pay notification) and the signed Pay
+ * notification, whose answer is returned for the test to check.
+ */
+export async function payWithRecurrent(
+  stack: BillingStack,
+  userId: string,
+  { amount = 299, months = 1 }: { amount?: number; months?: number } = {},
+): Promise<{ payment: FakePayment; sub: FakeSubscription; notified: { status: number; body: string } }> {
+  const payment = stack.provider.addPayment({ AccountId: userId, Amount: amount, InvoiceId: randomUUID() });
+  const start = new Date(stack.clock.now);
+  start.setUTCMonth(start.getUTCMonth() + months);
+  const iso = start.toISOString().slice(0, 19);
+  const sub: FakeSubscription = { Id: `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`, AccountId: userId, Amount: amount, Currency: 'RUB', Status: 'Active', Interval: 'Month', Period: months, NextTransactionDateIso: iso, StartDateIso: iso };
+  stack.provider.subscriptions.push(sub);
+  const notified = await sendSignedNotification(new URL('/api/provider/payment-success', stack.base).toString(), payNotificationFields(payment), CP_SECRET);
+  return { payment, sub, notified };
 }
 
 /**
