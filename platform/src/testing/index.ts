@@ -7,3 +7,4 @@ export * from './nats-cluster.js';
 export * from './held-transaction.js';
 export * from './eventually.js';
 export * from './idempotency-waiters.js';
+export * from './metric-value.js';
