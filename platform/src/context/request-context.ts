@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import type { SpanContext } from '@opentelemetry/api';
 
 /** What every log line and outgoing message of one request carries. */
 export interface RequestContext {
@@ -7,6 +8,8 @@ export interface RequestContext {
   userId?: string;
   /** When the caller stops waiting (epoch ms, the caller's clock), for a request that came with one. */
   deadline?: number;
+  /** The span this work runs in (tracing): what it calls, sends or records is that span's child. */
+  trace?: SpanContext;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

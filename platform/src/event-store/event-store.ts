@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { currentContext } from '../context/request-context.js';
 import type { SqlClient, Tx } from '../db/database.js';
 import { pgError } from '../db/pg-error.js';
+import { TRACEPARENT, traceparentOf } from '../tracing/tracing.js';
 
 /** An event to append. `id` defaults to a random UUID; give a deterministic one to make a command idempotent. */
 export interface NewEvent<Type extends string = string, Data = unknown> {
@@ -142,8 +143,14 @@ export async function appendToStream(
   // nothing is read first (a concurrent writer taking a position still fails the insert on its unique key).
 
   const ctx = currentContext();
+  // The span that recorded the events (tracing): the relay's publish and every consumer's handling are its children.
+  const traceparent = traceparentOf(ctx?.trace);
   const metadata = events.map((e) =>
-    JSON.stringify({ ...(ctx ? { correlationId: ctx.correlationId, ...(ctx.userId ? { userId: ctx.userId } : {}) } : {}), ...e.metadata }),
+    JSON.stringify({
+      ...(ctx ? { correlationId: ctx.correlationId, ...(ctx.userId ? { userId: ctx.userId } : {}) } : {}),
+      ...(traceparent ? { [TRACEPARENT]: traceparent } : {}),
+      ...e.metadata,
+    }),
   );
   // One event goes as plain parameters in VALUES, where Postgres types each by its column: the document is
   // parsed once, by the column's own type (a large document inside a jsonb[] array is escaped by the driver and

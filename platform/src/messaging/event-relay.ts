@@ -5,6 +5,7 @@ import { hasEventsAfter, loadCheckpoint, readAll, type ReadHorizon, type Recorde
 import type { Logger } from '../logging/logger.js';
 import type { Bus } from './bus.js';
 import { busSubject } from './bus-prefix.js';
+import { endSpan, type Span, SpanKind, startSpan, TRACEPARENT, traceparentOf } from '../tracing/tracing.js';
 import { type BatchMessage, publishBatch } from './publish-batch.js';
 
 export interface EventRelayOptions {
@@ -76,19 +77,33 @@ export class EventRelay {
       }
       // Publish the batch at once (JetStream keeps per-publisher order), then await every ack.
       const messages: (BatchMessage & { eventId: string })[] = [];
+      // Tracing: an event recorded within a trace is published in a span of its own, the consumers' parent.
+      const spans: Span[] = [];
       for (const event of batch) {
         const subject = subjectFor(event);
         if (subject === null) continue;
         const cid = event.metadata.correlationId;
+        const recordedIn = event.metadata[TRACEPARENT];
+        const span = typeof recordedIn === 'string' ? startSpan(`publish ${event.type}`, SpanKind.PRODUCER, recordedIn, { 'messaging.destination.name': subject }) : undefined;
+        const traceparent = span && traceparentOf(span.spanContext());
+        if (span) spans.push(span);
         messages.push({
           subject: busSubject(bus.prefix, subject),
           data: JSON.stringify(toBusEvent(event)),
           msgId: event.id,
           eventId: event.id,
-          headers: { [STREAM_HEADER]: event.streamName, ...(typeof cid === 'string' ? { [CORRELATION_HEADER]: cid } : {}) },
+          headers: {
+            [STREAM_HEADER]: event.streamName,
+            ...(typeof cid === 'string' ? { [CORRELATION_HEADER]: cid } : {}),
+            ...(traceparent ? { [TRACEPARENT]: traceparent } : {}),
+          },
         });
       }
-      const { duplicates } = await publishBatch(bus, messages);
+      const { duplicates } = await publishBatch(bus, messages).catch((err: unknown) => {
+        for (const span of spans) endSpan(span, err);
+        throw err;
+      });
+      for (const span of spans) endSpan(span);
       for (const i of duplicates) logger.debug({ eventId: messages[i]!.eventId }, 'relay: duplicate publish ignored by JetStream');
       const last = batch[batch.length - 1]!;
       await storeCheckpoint(db, name, { transactionId: last.transactionId, globalPosition: last.globalPosition });

@@ -7,6 +7,7 @@ import { deadlinePassed } from '../context/deadline.js';
 import { currentContext } from '../context/request-context.js';
 import { busSubject } from '../messaging/bus-prefix.js';
 import { natsConnectionOptions } from '../messaging/nats-connection.js';
+import { endSpan, SpanKind, startSpan, TRACEPARENT, traceparentOf } from '../tracing/tracing.js';
 import { ServiceError } from './service-error.js';
 
 export interface RpcCallOptions {
@@ -58,11 +59,16 @@ export class RpcClient {
     // The request being handled is past its deadline: its own work will not commit, so asking further is pointless.
     if (deadlinePassed(inherited, now)) throw ServiceError.unavailable("The request's deadline has passed.", RequestOutcome.NotDone);
     const ms = Math.max(1, Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited === undefined ? Infinity : inherited - now));
-    const { meta, headers } = this.envelope(opts, now + ms);
+    const span = startSpan(`rpc ${subject}`, SpanKind.CLIENT, currentContext()?.trace, { 'messaging.destination.name': subject });
+    const { meta, headers } = this.envelope(opts, now + ms, traceparentOf(span.spanContext()));
     const service = subject.split('.')[0] ?? subject;
     const target = busSubject(this.busPrefix, subject);
     // After close() (shutdown) a late request must not open a new connection that nothing would close.
-    if (this.closed) throw ServiceError.unavailable(`The ${service} service is not available.`, RequestOutcome.NotDone);
+    if (this.closed) {
+      endSpan(span, 'closed');
+      throw ServiceError.unavailable(`The ${service} service is not available.`, RequestOutcome.NotDone);
+    }
+    let failure: unknown;
     try {
       // A connection that was closed (by close(), or one that gave up reconnecting) is never used again.
       if (!this.nc || this.nc.isClosed()) this.nc = await this.connectNats();
@@ -74,7 +80,10 @@ export class RpcClient {
       if (packet.err !== undefined && packet.err !== null) throw answeredError(toServiceError(packet.err, service, ms));
       return packet.response as T;
     } catch (err) {
-      throw toServiceError(err, service, ms);
+      failure = toServiceError(err, service, ms);
+      throw failure;
+    } finally {
+      endSpan(span, failure);
     }
   }
 
@@ -85,7 +94,7 @@ export class RpcClient {
     return this.proxy.unwrap<NatsConnection>();
   }
 
-  private envelope(opts: RpcCallOptions, deadline?: number): { meta: RequestMeta; headers: MsgHdrs } {
+  private envelope(opts: RpcCallOptions, deadline?: number, traceparent = traceparentOf(currentContext()?.trace)): { meta: RequestMeta; headers: MsgHdrs } {
     const ctx = currentContext();
     const userId = opts.userId ?? ctx?.userId;
     const meta: RequestMeta = {
@@ -96,6 +105,7 @@ export class RpcClient {
     };
     const headers = natsHeaders();
     headers.set(CORRELATION_HEADER, meta.correlationId);
+    if (traceparent) headers.set(TRACEPARENT, traceparent);
     return { meta, headers };
   }
 

@@ -18,6 +18,7 @@ import { type Logger, PinoNestLogger } from '../logging/logger.js';
 import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
 import { busSubject } from '../messaging/bus-prefix.js';
 import { natsConnectionOptions } from '../messaging/nats-connection.js';
+import { endSpan, SpanKind, startSpan, TRACEPARENT } from '../tracing/tracing.js';
 import { ServiceError } from './service-error.js';
 
 /**
@@ -26,7 +27,11 @@ import { ServiceError } from './service-error.js';
  * request whose deadline has passed (it waited in a queue, or the process was paused) is not started.
  */
 export class RpcContextInterceptor implements NestInterceptor {
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Left out of span names, so a trace reads the same in every environment. */
+    private readonly busPrefix = '',
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'rpc') return next.handle();
@@ -39,10 +44,13 @@ export class RpcContextInterceptor implements NestInterceptor {
     const rawDeadline = data?.meta?.deadline;
     const deadline = typeof rawDeadline === 'number' && Number.isFinite(rawDeadline) ? rawDeadline : undefined;
     const subject = natsCtx.getSubject();
+    const span = startSpan(`rpc ${subject.startsWith(this.busPrefix) ? subject.slice(this.busPrefix.length) : subject}`, SpanKind.SERVER, headers?.get(TRACEPARENT) || undefined, { 'messaging.destination.name': subject });
+    const trace = span.spanContext();
     return new Observable((subscriber) =>
-      runWithContext({ correlationId, ...(userId ? { userId } : {}), ...(deadline !== undefined ? { deadline } : {}) }, () => {
+      runWithContext({ correlationId, ...(userId ? { userId } : {}), ...(deadline !== undefined ? { deadline } : {}), trace }, () => {
         if (deadlinePassed(deadline)) {
           this.logger.warn({ subject, deadline: new Date(deadline!).toISOString(), lateMs: Date.now() - deadline! }, 'rpc deadline passed before start; not started');
+          endSpan(span, 'deadline passed');
           subscriber.error(ServiceError.unavailable('The request reached the service after its deadline; it was not started.', RequestOutcome.NotDone));
           return;
         }
@@ -53,10 +61,13 @@ export class RpcContextInterceptor implements NestInterceptor {
             const code =
               e instanceof ServiceError ? e.code : e instanceof ConcurrencyError || e instanceof EventIdConflictError ? ErrorCode.Conflict : ErrorCode.Internal;
             this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
+            span.setAttribute('rpc.error_code', code);
+            endSpan(span, e);
             subscriber.error(e);
           },
           complete: () => {
             this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2) }, 'rpc handled');
+            endSpan(span);
             subscriber.complete();
           },
         });
@@ -147,7 +158,7 @@ export async function startRpcService(module: unknown, opts: StartServiceOptions
     logger: new PinoNestLogger(opts.logger),
     bufferLogs: false,
   });
-  app.useGlobalInterceptors(new RpcContextInterceptor(opts.logger));
+  app.useGlobalInterceptors(new RpcContextInterceptor(opts.logger, opts.busPrefix));
   app.useGlobalFilters(new RpcErrorFilter(opts.logger));
   app.enableShutdownHooks();
   await app.listen();
