@@ -9,11 +9,12 @@
  */
 import autocannon from 'autocannon';
 import { connectBus, ensureEventStream } from '@invest/platform';
-import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
+import { createTestDatabase, testNatsUrl, testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import { cloudPaymentsForm, type FakePayment, payNotificationFields, startFakeCloudPayments } from '@invest/billing/testing/fake-cloudpayments';
 import { signCloudPayments } from '@invest/billing/provider/cloudpayments-signature';
 import pg from 'pg';
 import { numberArg } from './support/args.js';
+import { cpuSpent, type CpuGroups, pidsNamed, readCpu } from './support/cpu-budget.js';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 const SECRET = 'bench_cloudpayments_secret';
@@ -29,6 +30,8 @@ interface Figures {
   errors: number;
   /** Answers by HTTP status, when any was not 2xx. */
   statuses?: string;
+  /** CPU per answered request by process group, µs (Linux schedstat; empty elsewhere). */
+  cpu: Record<string, number>;
 }
 
 /** Signed notification bodies; a share of them repeat an earlier TransactionId (the provider's retries). */
@@ -63,8 +66,9 @@ function notifications(count: number, duplicates: number, users: number) {
   return bodies;
 }
 
-async function load(url: string, bodies: ReturnType<typeof notifications>, connections: number, duration: number): Promise<Figures> {
+async function load(url: string, bodies: ReturnType<typeof notifications>, connections: number, duration: number, groups: () => Promise<CpuGroups> = async () => ({})): Promise<Figures> {
   let i = 0;
+  const cpu0 = readCpu(await groups());
   const r = await autocannon({
     url,
     connections,
@@ -82,11 +86,20 @@ async function load(url: string, bodies: ReturnType<typeof notifications>, conne
   const statuses = Object.entries((r as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {})
     .map(([code, v]) => `${code}×${v.count}`)
     .join(' ');
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, sent: i, ...(r.non2xx ? { statuses } : {}) };
+  const spent = cpuSpent(cpu0, readCpu(await groups()));
+  const cpu = Object.fromEntries(Object.entries(spent).map(([k, ms]) => [k, (ms * 1000) / Math.max(1, r.requests.total)]));
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, sent: i, cpu, ...(r.non2xx ? { statuses } : {}) };
+}
+
+/** The Postgres backends of one database (and the server's own background processes), for `readCpu`. */
+async function postgresPids(admin: pg.Client, dbName: string): Promise<string[]> {
+  const { rows } = await admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 or (datname is null and backend_type <> 'client backend')", [dbName]);
+  return rows.map((r) => String(r.pid));
 }
 
 const fmt = (f: Figures) =>
-  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}${f.statuses ? ` [${f.statuses}]` : ''}` : ''})`;
+  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${f.p50.toFixed(1).padStart(6)} ms   p99 ${f.p99.toFixed(1).padStart(6)} ms   (${f.sent} sent${f.errors || f.non2xx ? `, errors ${f.errors}, non-2xx ${f.non2xx}${f.statuses ? ` [${f.statuses}]` : ''}` : ''})` +
+  (Object.keys(f.cpu).length ? `\n      CPU per request: ${Object.entries(f.cpu).map(([k, us]) => `${k} ${us.toFixed(0)} µs`).join(', ')}` : '');
 
 export async function run(args: string[]): Promise<void> {
   const duration = numberArg(args, 'duration', 10);
@@ -113,8 +126,17 @@ export async function run(args: string[]): Promise<void> {
     const bodies = notifications(Math.max(20_000, duration * 2_000), duplicates, 5_000);
     console.log(`${connections} connections, ${duration}s per measurement, ${Math.round(duplicates * 100)} % repeated TransactionIds`);
     await load(`http://127.0.0.1:${plainPort}/`, bodies.slice(0, 500), connections, 2); // warm-up
-    const floor = await load(`http://127.0.0.1:${plainPort}/`, bodies, connections, duration);
-    const stack = await load(`http://127.0.0.1:${gatewayPort}/api/provider/payment-success`, bodies, connections, duration);
+    // CPU per request of each process (NATS is shared with whatever else runs on the machine).
+    const admin = new pg.Client({ connectionString: testPostgresUrl() });
+    await admin.connect();
+    const floor = await load(`http://127.0.0.1:${plainPort}/`, bodies, connections, duration, async () => ({ plain: [String(plain.pid)], postgres: await postgresPids(admin, plainDb.name) }));
+    const stack = await load(`http://127.0.0.1:${gatewayPort}/api/provider/payment-success`, bodies, connections, duration, async () => ({
+      gateway: [String(gateway.pid)],
+      billing: [String(billing.pid)],
+      postgres: await postgresPids(admin, db.name),
+      'nats-server': pidsNamed('nats-server'),
+    }));
+    await admin.end();
     console.log(`  plain node + pg (HMAC, insert once) : ${fmt(floor)}`);
     console.log(`  gateway → billing (event-sourced)   : ${fmt(stack)}`);
     // Issue 34's target: a third of what the plain floor does on the same machine in the same run, p99 ≤ 150 ms.
