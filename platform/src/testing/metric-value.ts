@@ -8,7 +8,8 @@ import { register } from 'prom-client';
 export async function metricValue(name: string, labels: Record<string, string> = {}, series: '' | '_count' | '_sum' = ''): Promise<number> {
   const metric = register.getSingleMetric(name);
   if (!metric) throw new Error(`No metric ${name} is registered.`);
-  const { values } = await metric.get();
+  // Histograms and summaries name each series (`_bucket`, `_count`, `_sum`); counters and gauges do not.
+  const { values } = (await metric.get()) as { values: { labels: Record<string, string | number>; value: number; metricName?: string }[] };
   const wanted = `${name}${series}`;
   return values
     .filter((v) => (v.metricName ?? name) === wanted && Object.entries(labels).every(([k, x]) => v.labels[k] === x))

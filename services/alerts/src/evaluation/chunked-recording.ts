@@ -2,6 +2,7 @@ import type { Db } from '@invest/platform';
 import type { CommittedFirings, PriceFiringRecord } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationPlan } from './alerts-evaluator.js';
 import { chunkByFeed } from './feed-locks.js';
+import { countFirings } from './firings.metrics.js';
 
 /** Firings committed (and published) per transaction: the first leave before the whole batch is written. */
 export const DEFAULT_FIRING_CHUNK = 500;
@@ -49,6 +50,7 @@ export async function recordInChunks(db: Pick<Db, 'transaction'>, evaluator: Ale
         timings.commit = (timings.commit ?? 0) + performance.now() - recorded;
         if (!committed) continue;
         fired += committed.firings.length;
+        countFirings(committed.firings);
         // At once, with nothing awaited since the commit: a change committed after it (a switch on) reaches
         // the index by a later `refresh`, which must not be undone by this (a review found that deferring
         // this to the last chunk let an event's refresh in between be overwritten).

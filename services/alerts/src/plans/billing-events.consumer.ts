@@ -1,6 +1,7 @@
 import { assertNever, type BillingBusEvent, BillingEventTypes, decodeBillingEvent } from '@invest/contracts';
 import { type Bus, type Db, DurableConsumer, eventStreamSource, type Logger, type Tx } from '@invest/platform';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
+import { countFirings } from '../evaluation/firings.metrics.js';
 import { recordAccountNotice } from '../notices/account-notice.repository.js';
 import { chargeFailedNotice } from '../notices/charge-failed-notice.js';
 import type { EntitlementsClient } from './entitlements.client.js';
@@ -23,7 +24,10 @@ export async function handleBillingEvent(event: BillingBusEvent, tx: Tx, entitle
       const notice = chargeFailedNotice(event.data, notices.marketTz);
       if (notice) {
         const committed = await recordAccountNotice(notices.db, notice, notices.clock());
-        if (committed) void notices.publisher.publish(committed);
+        if (committed) {
+          countFirings(committed.firings);
+          void notices.publisher.publish(committed);
+        }
       }
       return;
     }

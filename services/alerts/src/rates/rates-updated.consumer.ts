@@ -3,6 +3,7 @@ import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSo
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
+import { observeRateToFiring } from '../evaluation/firings.metrics.js';
 import { assetTargetKey, markTargetDeleted } from '../membership/membership.repository.js';
 import { pendingRates } from './latest-rates.repository.js';
 
@@ -49,7 +50,10 @@ export async function handleMarketEvent(event: MarketEvent, tx: Tx, deps: Market
             writers: deps.firingWriters,
             timings: evaluator.lastTimings,
             t0,
-            onCommitted: (committed) => publishing.push(publisher.publish(committed)),
+            onCommitted: (committed) => {
+              observeRateToFiring(observedAt.getTime(), committed.firings.length);
+              publishing.push(publisher.publish(committed));
+            },
           });
           return { plan, fired };
         } finally {
