@@ -8,6 +8,7 @@ import { busName } from './bus-prefix.js';
 import { ensureDurable } from './consumer-setup.js';
 import { type DeadLetterReason, recordDeadLetter, replayDeadLetters } from './dead-letters.js';
 import { applyOnce, inInbox, pruneInbox } from './inbox.js';
+import { inSpan, linksTo, SpanKind, spanContextFrom, startSpan, TRACEPARENT } from '../tracing/tracing.js';
 
 export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   db: Db;
@@ -276,7 +277,10 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     try {
       if (batch.size > 0) {
         const firstId = batch.keys().next().value as string;
-        const fresh = await runWithContext({ correlationId: firstId }, () =>
+        // One span for the batch: the first event's trace is its parent, the others' are its links.
+        const parents = [...batch.values()].map(([held]) => traceOf(held!.msg, held!.event));
+        const span = startSpan(`consume ${this.opts.durableName}`, SpanKind.CONSUMER, spanContextFrom(parents[0]), { 'messaging.batch.message_count': batch.size }, linksTo(parents.slice(1)));
+        const fresh = await inSpan(span, () => runWithContext({ correlationId: firstId, trace: span.spanContext() }, () =>
           db.transaction(async (tx) => {
             const rows = await tx.query<{ message_id: string }>(
               'insert into es_inbox (consumer, message_id) select $1, unnest($2::text[]) on conflict do nothing returning message_id',
@@ -286,7 +290,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
             if (applied.length > 0) await this.opts.handleMany!(applied, tx);
             return new Set(rows.map((r) => r.message_id));
           }),
-        );
+        ));
         for (const [id, held] of batch) if (fresh.has(id)) await this.opts.afterCommit?.(held[0]!.event);
         for (const [id, held] of batch) {
           held.forEach(({ msg }, i) => {
@@ -328,7 +332,9 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       return this.deadLetter(msg, 'malformed', err, undefined);
     }
     const correlationId = msg.headers?.get(CORRELATION_HEADER) || String(envelope.metadata.correlationId ?? envelope.id);
-    return runWithContext({ correlationId }, async () => {
+    const span = startSpan(`consume ${this.opts.durableName}`, SpanKind.CONSUMER, spanContextFrom(traceOf(msg, envelope)), { 'messaging.message.id': envelope.id, 'event.type': envelope.type });
+    const failed = (outcome: ProcessOutcome) => (outcome === 'failed' || outcome === 'dead-lettered' ? outcome : undefined);
+    return inSpan(span, () => runWithContext({ correlationId, trace: span.spanContext() }, async () => {
       if (isUnknownEvent(decoded)) return this.leaveUnknown(msg, envelope, decoded.unknownEvent);
       try {
         const applied = await db.transaction((tx) => this.applyOnce(decoded, tx));
@@ -351,7 +357,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         msg.nak(this.retryDelay(attempt));
         return 'failed';
       }
-    });
+    }), failed);
   }
 
   private applyOnce(event: E, tx: Tx): Promise<boolean> {
@@ -478,4 +484,9 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     await this.polling;
     clearInterval(this.workingTimer);
   }
+}
+
+/** The trace an event was published in: its message's header, else the span that recorded it (its metadata). */
+function traceOf(msg: JsMsg, event: BusEvent): unknown {
+  return msg.headers?.get(TRACEPARENT) || event.metadata[TRACEPARENT];
 }

@@ -95,3 +95,17 @@ export function linksTo(traceparents: readonly unknown[]): Link[] {
     return context ? [{ context }] : [];
   });
 }
+
+/** Runs `fn` and ends `span` with its outcome: failed when it throws, or when `failed` says so of its result. */
+export async function inSpan<T>(span: Span, fn: () => Promise<T>, failed?: (result: T) => string | undefined): Promise<T> {
+  let result: T;
+  try {
+    result = await fn();
+  } catch (err) {
+    endSpan(span, err);
+    throw err;
+  }
+  const failure = failed?.(result);
+  endSpan(span, failure);
+  return result;
+}
