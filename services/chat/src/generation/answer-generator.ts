@@ -1,7 +1,7 @@
 import { type ChatSource, type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger, retryFor } from '@invest/platform';
 import type { ChatModel, ModelMessage, ModelRequest, ModelToolCall, ModelToolDefinition } from './chat-model.js';
-import { ChunkText, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
+import { ChunkText, coalesceChunks, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
 import { estimateUsage, UsageTally } from './usage-tally.js';
 
 export interface AnswerJob {
@@ -152,15 +152,33 @@ export class AnswerGenerator {
     // Events go out one after another, each retried until JetStream stores it: a publish fails while the
     // stream has no leader (a NATS node lost, an election running), and a lost event, above all the final
     // `done`, would leave the reader waiting for good; a skipped chunk, or chunks out of order, garble the
-    // text. The model loop never waits for this chain. The msgID makes a retry after a lost ack harmless.
-    let chain: Promise<unknown> = Promise.resolve();
+    // text. The model loop never waits for this. The msgID makes a retry after a lost ack harmless.
+    // Chunks that arrive while a publish waits for its ack go out together as one event when it is stored:
+    // an idle bus publishes each chunk at once, a loaded one publishes fewer, larger ones instead of falling
+    // further behind the model (100 answers at 100 chunks/s had lagged it by seconds).
+    const queue: ChatStreamEvent[] = [];
+    let publishing = false;
+    let published = Promise.resolve();
     let sequence = 0;
+    const publishQueued = async () => {
+      try {
+        while (queue.length > 0) {
+          const event = coalesceChunks(queue);
+          const data = JSON.stringify(event);
+          const msgID = `${job.messageId}:${sequence++}`;
+          await retryFor(this.deps.publishRetryMs ?? 30_000, () => bus.js.publish(subject, data, { msgID })).catch((err: unknown) =>
+            logger.error({ err, messageId: job.messageId, event: event.type }, 'chat: publishing a stream event failed'),
+          );
+        }
+      } finally {
+        publishing = false;
+      }
+    };
     const publish = (event: ChatStreamEvent) => {
-      const data = JSON.stringify(event);
-      const msgID = `${job.messageId}:${sequence++}`;
-      chain = chain.then(() => retryFor(this.deps.publishRetryMs ?? 30_000, () => bus.js.publish(subject, data, { msgID }))).catch((err: unknown) =>
-        logger.error({ err, messageId: job.messageId, event: event.type }, 'chat: publishing a stream event failed'),
-      );
+      queue.push(event);
+      if (publishing) return;
+      publishing = true;
+      published = publishQueued();
     };
     publish({ type: 'start', data: { message_id: job.messageId, user_message_id: job.userMessageId } });
 
@@ -328,7 +346,7 @@ export class AnswerGenerator {
       publish({ type: 'done', data: { message_id: job.messageId, status, usage: finalUsage, remaining, sources } });
       logger.info({ messageId: job.messageId, status, usage: finalUsage, firstChunkMs }, 'chat: answer finished');
     }
-    await chain;
+    await published;
   }
 }
 

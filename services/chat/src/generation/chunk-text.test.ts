@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkText, eventPieces } from './chunk-text.js';
+import type { ChatStreamEvent } from '@invest/contracts';
+import { ChunkText, coalesceChunks, eventPieces, MAX_EVENT_CHARS } from './chunk-text.js';
 
 describe('ChunkText', () => {
   it('drops U+0000 and turns a lone surrogate into U+FFFD, as Postgres stores it', () => {
@@ -29,5 +30,25 @@ describe('eventPieces', () => {
     const pieces = eventPieces(big);
     expect(pieces.map((p) => p.length)).toEqual([131_072, 131_072, 37_856]);
     expect(pieces.join('')).toBe(big);
+  });
+});
+
+describe('coalesceChunks', () => {
+  const chunk = (content: string): ChatStreamEvent => ({ type: 'chunk', data: { content } });
+
+  it('takes the chunks queued behind a chunk along, in order, and stops at any other event', () => {
+    const done: ChatStreamEvent = { type: 'done', data: { message_id: 'm', status: 'complete', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, estimated: false }, remaining: null, sources: [] } };
+    const queue = [chunk('a'), chunk('b'), chunk('c'), done, chunk('d')];
+    expect(coalesceChunks(queue)).toEqual(chunk('abc'));
+    expect(coalesceChunks(queue)).toBe(done);
+    expect(coalesceChunks(queue)).toEqual(chunk('d'));
+    expect(queue).toEqual([]);
+  });
+
+  it('keeps one event within MAX_EVENT_CHARS', () => {
+    const big = 'x'.repeat(MAX_EVENT_CHARS - 1);
+    const queue = [chunk(big), chunk('yy'), chunk('z')];
+    expect(coalesceChunks(queue)).toEqual(chunk(big));
+    expect(coalesceChunks(queue)).toEqual(chunk('yyz'));
   });
 });

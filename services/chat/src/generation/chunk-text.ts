@@ -1,3 +1,5 @@
+import type { ChatStreamEvent } from '@invest/contracts';
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
@@ -52,3 +54,20 @@ export function eventPieces(text: string, max = MAX_EVENT_CHARS): string[] {
  * stays below NATS's 1 MB in a page of `chat.chats.get`.
  */
 export const MAX_ANSWER_CHARS = 250_000;
+
+/**
+ * Takes the next event to publish off `queue`: a chunk takes the chunks queued right behind it along, as one
+ * chunk of their text, up to MAX_EVENT_CHARS.
+ */
+export function coalesceChunks(queue: ChatStreamEvent[]): ChatStreamEvent {
+  const first = queue.shift()!;
+  if (first.type !== 'chunk') return first;
+  let content = first.data.content;
+  let next = queue[0];
+  while (next?.type === 'chunk' && content.length + next.data.content.length <= MAX_EVENT_CHARS) {
+    content += next.data.content;
+    queue.shift();
+    next = queue[0];
+  }
+  return { type: 'chunk', data: { content } };
+}
