@@ -30,10 +30,10 @@ function isJson(text: string, contentType: string | null): boolean {
 export function signedNotificationParams(raw: Buffer, contentType: string | null, covers: SignedMessage): Record<string, string> | 'ambiguous' | undefined {
   const params = notificationParams(raw, contentType);
   if (!params) return params;
+  // Bytes with nothing to decode (no `%`, no `+`) are their own decoded text: a signature of them may be an
+  // X-Content-HMAC (either header may carry either signature), so they are read as decoded text is.
+  if (covers === 'raw' && hasEscapes(raw)) return params;
   const decoded = urlDecoded(raw);
-  // Bytes with nothing to decode are their own decoded text: a signature of them may be an X-Content-HMAC (either
-  // header may carry either signature), so they are read as decoded text is.
-  if (covers === 'raw' && !(decoded && decoded.equals(raw))) return params;
   // Read in the format of the bytes received, so both readings parse the same kind of text.
   const json = isJson(raw.toString('utf8'), contentType);
   const text = decoded?.toString('utf8');
@@ -95,7 +95,12 @@ function sameParams(a: Record<string, string>, b: Record<string, string>): boole
   return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
 }
 
+/** Whether URL-decoding would change the bytes: a `%` escape (or a malformed one) or a `+`. */
+const hasEscapes = (raw: Buffer) => raw.includes(0x25) || raw.includes(0x2b);
+
 function decode(s: string): string | undefined {
+  // Most values (ids, amounts, codes) have nothing to decode.
+  if (!s.includes('%') && !s.includes('+')) return s;
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {
