@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger.js';
 import { withAdvisoryLock } from './advisory-lock.js';
 import { nextRun, type Schedule } from './schedule.js';
 import { randomUUID } from 'node:crypto';
+import { inSpan, SpanKind, startSpan } from '../tracing/tracing.js';
 
 /** What a job reports; printed as its one-line summary. */
 export interface JobSummary {
@@ -31,7 +32,10 @@ export type JobOutcome = { status: 'done'; summary: JobSummary; tookMs: number }
  */
 export async function runJob(db: Db, job: Job, args: string[], logger: Logger): Promise<JobOutcome> {
   const lockName = `job:${job.name}${args.length ? ` ${args.join(' ')}` : ''}`;
-  return runWithContext({ correlationId: `job-${randomUUID()}` }, async () => {
+  // A run is a trace of its own: what it records and what consumers do with that are its spans.
+  const span = startSpan(`job ${job.name}`, SpanKind.INTERNAL);
+  const failed = (o: JobOutcome) => (o.status === 'failed' ? 'failed' : undefined);
+  return inSpan(span, () => runWithContext({ correlationId: `job-${randomUUID()}`, trace: span.spanContext() }, async () => {
     const started = performance.now();
     try {
       const result = await withAdvisoryLock(db, lockName, () => job.run(args));
@@ -52,7 +56,7 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
       logger.error({ job: job.name, args, err: error, tookMs }, `${job.name}: failed after ${tookMs} ms`);
       return { status: 'failed', error, tookMs };
     }
-  });
+  }), failed);
 }
 
 /**
