@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { entitlementsRequestSchema, type RpcRequest, Subjects } from '@invest/contracts';
 import { parseOrThrow, requireUser } from '@invest/platform';
 import type { BillingService } from './billing.service.js';
+import { countedNotification } from './provider/notification.metrics.js';
 
 /** `billing.*`: plans (public), the user's subscription and payments, provider notifications and entitlements. */
 export function createBillingHandler(billing: BillingService) {
@@ -58,30 +59,30 @@ export function createBillingHandler(billing: BillingService) {
       return billing.resume(requireUser(req.meta));
     }
 
-    /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed. */
+    /** Signed by the provider, not by a user: the signature is checked inside, before the body is parsed; each counted by what it came to. */
     @MessagePattern(Subjects.billing.providerPay)
     pay(@Payload() req: RpcRequest<unknown>) {
-      return billing.pay(req.data);
+      return countedNotification('pay', () => billing.pay(req.data));
     }
 
     @MessagePattern(Subjects.billing.providerRecurrent)
     recurrent(@Payload() req: RpcRequest<unknown>) {
-      return billing.recurrent(req.data);
+      return countedNotification('recurrent', () => billing.recurrent(req.data));
     }
 
     @MessagePattern(Subjects.billing.providerFail)
     fail(@Payload() req: RpcRequest<unknown>) {
-      return billing.fail(req.data);
+      return countedNotification('fail', () => billing.fail(req.data));
     }
 
     @MessagePattern(Subjects.billing.providerReceipt)
     receipt(@Payload() req: RpcRequest<unknown>) {
-      return billing.receipt(req.data);
+      return countedNotification('receipt', () => billing.receipt(req.data));
     }
 
     @MessagePattern(Subjects.billing.providerRefund)
     refund(@Payload() req: RpcRequest<unknown>) {
-      return billing.refund(req.data);
+      return countedNotification('refund', () => billing.refund(req.data));
     }
 
     /** For other services (alerts, chat), not routed from HTTP. */

@@ -36,6 +36,7 @@ import { customerReceipt, type ReceiptSettings } from './plans/receipt.js';
 import { type CloudPaymentsClient, subscriptionTerms } from './provider/cloudpayments.client.js';
 import { verifyCloudPaymentsSignature } from './provider/cloudpayments-signature.js';
 import { signedNotificationParams } from './provider/notification-body.js';
+import type { NotificationOutcome } from './provider/notification.metrics.js';
 import { paymentEventIds, readBillingState, runBillingCommand, subscriptionIdFor } from './subscriptions/billing-commands.js';
 import { BillingCommandBatches } from './subscriptions/billing-command-batch.js';
 import { activeSubscriptionConflict, type BillingCommand, cancellable, checkoutConflict, isActive, planChangeable, planChangeCreditMinor, repeatPurchaseToRefund, resumable } from './subscriptions/subscription.decider.js';
@@ -183,8 +184,8 @@ export class BillingService {
     return { data: subscriptionId ? await findSubscription(this.db, subscriptionId, this.opts.plans, now) : null };
   }
 
-  /** `POST /api/provider/payment-success`: a signed Pay notification; `{code: 0}` once it is recorded (or known). */
-  async pay(input: unknown): Promise<{ code: 0 }> {
+  /** `POST /api/provider/payment-success`: a signed Pay notification; what it came to once it is recorded (or known). */
+  async pay(input: unknown): Promise<NotificationOutcome> {
     const { raw, params, nul } = this.verifiedParams(input, 'pay');
     const transactionId = params.TransactionId;
     const amount = normalizeAmount(params.Amount);
@@ -204,7 +205,7 @@ export class BillingService {
     const status = params.Status ?? '';
     if (!ACCEPTED_STATUSES.has(status) || (params.OperationType && params.OperationType !== 'Payment')) {
       this.opts.logger.info({ transactionId, status, operationType: params.OperationType }, 'billing: Pay notification is not an accepted payment; ignored');
-      return { code: 0 };
+      return 'ignored';
     }
     const now = this.opts.clock();
     const accountId = params.AccountId ?? null;
@@ -222,8 +223,9 @@ export class BillingService {
             : undefined;
     if (unattributed || !bought || !accountId) {
       await this.recordUnattributed({ transactionId, accountId, invoiceId, amount, currency, reason: unattributed ?? 'unattributable', now });
-      return { code: 0 };
+      return 'unattributed';
     }
+    let outcome: NotificationOutcome = 'duplicate';
     try {
       // Group-committed with the Pay notifications arriving meanwhile (one transaction per batch, see BillingCommandBatches).
       const result = await this.payBatches.run(
@@ -242,6 +244,7 @@ export class BillingService {
       );
       const repeat = repeatPurchaseToRefund(result.newState, transactionId);
       if (result.newEvents.length) {
+        outcome = 'accepted';
         if (params.Token && !repeat) await saveCard(this.db, accountId, { token: params.Token, cardLastFour: params.CardLastFour ?? null, at: now });
         this.opts.logger.info({ transactionId, userId: accountId, plan: bought.plan.code, events: result.newEvents.map((e) => e.type), repeatOf: repeat?.repeatOf }, 'billing: payment recorded');
       } else {
@@ -260,17 +263,17 @@ export class BillingService {
       if (!(err instanceof EventIdConflictError)) throw err;
       this.opts.logger.warn({ transactionId, userId: accountId }, 'billing: payment id already recorded elsewhere (unattributed or another account); acknowledged');
     }
-    return { code: 0 };
+    return outcome;
   }
 
   /** `POST /api/provider/recurrent`: the provider cancelled, rejected or ended a recurring subscription. */
-  async recurrent(input: unknown): Promise<{ code: 0 }> {
+  async recurrent(input: unknown): Promise<NotificationOutcome> {
     const { params } = this.verifiedParams(input, 'recurrent');
     const externalId = params.Id;
     const reason = CANCELLING[params.Status ?? ''];
     if (!externalId || !reason) {
       this.opts.logger.info({ externalId, status: params.Status }, 'billing: Recurrent notification changes nothing here');
-      return { code: 0 };
+      return 'ignored';
     }
     let userId = isUserId(params.AccountId) ? params.AccountId : undefined;
     if (!userId) {
@@ -279,7 +282,7 @@ export class BillingService {
     }
     if (!userId) {
       this.opts.logger.warn({ externalId, status: params.Status }, 'billing: Recurrent notification for an unknown subscription; acknowledged');
-      return { code: 0 };
+      return 'ignored';
     }
     const result = await runBillingCommand(this.db, {
       type: 'CancelByProvider',
@@ -290,8 +293,9 @@ export class BillingService {
       reason,
       now: this.opts.clock(),
     });
-    if (result.newEvents.length) this.opts.logger.info({ userId, externalId, reason }, 'billing: subscription cancelled by the provider');
-    return { code: 0 };
+    if (!result.newEvents.length) return 'duplicate';
+    this.opts.logger.info({ userId, externalId, reason }, 'billing: subscription cancelled by the provider');
+    return 'accepted';
   }
 
   /**
@@ -419,7 +423,7 @@ export class BillingService {
    * provider tries again; the history lists the charge as failed. `Rejected` (the third failure) comes as a
    * Recurrent notification and cancels it: access then ends with the grace period.
    */
-  async fail(input: unknown): Promise<{ code: 0 }> {
+  async fail(input: unknown): Promise<NotificationOutcome> {
     const { raw, params, nul } = this.verifiedParams(input, 'fail');
     const transactionId = params.TransactionId;
     const amount = normalizeAmount(params.Amount);
@@ -440,7 +444,7 @@ export class BillingService {
     }
     if (!userId) {
       this.opts.logger.warn({ transactionId, externalId }, 'billing: Fail notification for no known account; acknowledged');
-      return { code: 0 };
+      return 'ignored';
     }
     try {
       const result = await runBillingCommand(
@@ -465,10 +469,11 @@ export class BillingService {
         const d = failed.data;
         this.opts.logger.info({ userId, transactionId, subscriptionId: d.subscriptionId, attempt: d.attempt, attemptsLeft: d.attemptsLeft, graceUntil: d.graceUntil, reason: d.reason }, 'billing: charge declined');
       }
+      return result.newEvents.length ? 'accepted' : 'duplicate';
     } catch (err) {
       if (!(err instanceof EventIdConflictError)) throw err;
+      return 'duplicate';
     }
-    return { code: 0 };
   }
 
   /**
@@ -476,7 +481,7 @@ export class BillingService {
    * user whose payment `PaymentTransactionId` is (the notification's AccountId is the browser's); it takes back
    * the paid time the refunded share of the payment bought, and the history shows the payment as refunded.
    */
-  async refund(input: unknown): Promise<{ code: 0 }> {
+  async refund(input: unknown): Promise<NotificationOutcome> {
     const { raw, params } = this.verifiedParams(input, 'refund');
     const refundId = params.TransactionId;
     const paymentId = params.PaymentTransactionId;
@@ -493,7 +498,7 @@ export class BillingService {
     const [owner] = await this.db.query<{ user_id: string }>('select user_id from subscription_payments where transaction_id = $1', [paymentId]);
     if (!owner) {
       this.opts.logger.warn({ refundId, paymentId, amount }, 'billing: Refund of a payment recorded for no user (unattributed or unknown); acknowledged');
-      return { code: 0 };
+      return 'ignored';
     }
     if (params.AccountId && params.AccountId !== owner.user_id) this.opts.logger.warn({ refundId, paymentId }, 'billing: Refund notification names another AccountId than its payment; applied to the payment\'s user');
     try {
@@ -502,11 +507,13 @@ export class BillingService {
         { type: 'RecordRefund', userId: owner.user_id, paymentId, refundId, amount, now: this.opts.clock() },
         [eventIdFor('refund', refundId)],
       );
-      if (result.newEvents.length) this.opts.logger.info({ userId: owner.user_id, paymentId, refundId, amount }, 'billing: refund recorded; its paid time taken back');
+      if (!result.newEvents.length) return 'duplicate';
+      this.opts.logger.info({ userId: owner.user_id, paymentId, refundId, amount }, 'billing: refund recorded; its paid time taken back');
+      return 'accepted';
     } catch (err) {
       if (!(err instanceof EventIdConflictError)) throw err;
+      return 'duplicate';
     }
-    return { code: 0 };
   }
 
   /**
@@ -515,7 +522,7 @@ export class BillingService {
    * payment's receipt link (`Url`) is then shown in the payment history. One of an unattributed payment is
    * acknowledged and logged; one of a transaction not recorded yet answers 503, so the provider retries it.
    */
-  async receipt(input: unknown): Promise<{ code: 0 }> {
+  async receipt(input: unknown): Promise<NotificationOutcome> {
     const { raw, params } = this.verifiedParams(input, 'receipt');
     const transactionId = params.TransactionId;
     const url = params.Url;
@@ -539,7 +546,7 @@ export class BillingService {
       const [unattributed] = await this.db.query('select 1 from unattributed_payments where transaction_id = $1', [transactionId]);
       if (unattributed) {
         this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of an unattributed payment; acknowledged');
-        return { code: 0 };
+        return 'unattributed';
       }
       // Not recorded yet (the receipt overtook its Pay notification): a 503, so the provider sends it again later.
       this.opts.logger.warn({ transactionId, receiptType }, 'billing: Receipt of a transaction not recorded yet; refused so the provider retries');
@@ -551,11 +558,13 @@ export class BillingService {
         { type: 'RecordReceipt', userId: owner.user_id, transactionId, receiptType, url, documentNumber: params.DocumentNumber || null, now: this.opts.clock() },
         [eventIdFor('receipt', receiptType, transactionId)],
       );
-      if (result.newEvents.length) this.opts.logger.info({ userId: owner.user_id, transactionId, receiptType }, 'billing: fiscal receipt recorded');
+      if (!result.newEvents.length) return 'duplicate';
+      this.opts.logger.info({ userId: owner.user_id, transactionId, receiptType }, 'billing: fiscal receipt recorded');
+      return 'accepted';
     } catch (err) {
       if (!(err instanceof EventIdConflictError)) throw err;
+      return 'duplicate';
     }
-    return { code: 0 };
   }
 
   /** `POST /api/sync-subscription`: status and end date as the provider has them. */

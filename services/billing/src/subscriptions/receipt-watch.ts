@@ -1,4 +1,5 @@
 import type { Logger, SqlClient } from '@invest/platform';
+import { setReceiptsMissing } from '../provider/notification.metrics.js';
 
 /** How many overdue charges one check names in the log; the count covers them all. */
 const LOGGED_PER_CHECK = 50;
@@ -7,7 +8,8 @@ const LOGGED_PER_CHECK = 50;
  * Charges with no fiscal receipt (54-FZ) `deadlineMs` after their payment: each is logged as an error once (per
  * instance: an operator follows it up with the provider), and while any is overdue the health ping names the
  * problem, so the gateway's `/ready` fails. A receipt arriving later clears it. Only charges paid since receipts
- * were introduced are watched (`receipt_watch.since`); declined charges have none.
+ * were introduced are watched (`receipt_watch.since`); declined charges have none. Each check sets the gauge
+ * `invest_billing_receipts_missing` to the count.
  */
 export class ReceiptWatch {
   private logged = new Set<string>();
@@ -40,6 +42,7 @@ export class ReceiptWatch {
     // Forget the ones that got their receipt, so a later problem with them is told again.
     this.logged = now;
     const total = Number(rows[0]?.total ?? 0);
+    setReceiptsMissing(total);
     return total === 0 ? [] : [`${total} charge(s) without a fiscal receipt ${minutes} minutes after payment`];
   }
 }
