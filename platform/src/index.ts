@@ -35,3 +35,8 @@ export * from './idempotency/idempotency.js';
 export * from './idempotency/idempotency.migration.js';
 export * from './quota/quota.js';
 export * from './decimal/decimal.js';
+export * from './metrics/metrics.js';
+export * from './metrics/platform-metrics.js';
+export * from './metrics/metrics-server.js';
+export * from './metrics/consumer-health.js';
+export * from './messaging/consumer-lag.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { natsServers } from '../messaging/nats-connection.js';
-import { baseConfigSchema, ConfigError, loadConfig, serviceBaseConfig, serviceDatabaseUrl } from './load-config.js';
+import { baseConfigSchema, ConfigError, loadConfig, metricsSettingsFrom, serviceBaseConfig, serviceDatabaseUrl } from './load-config.js';
 
 describe('loadConfig', () => {
   const schema = baseConfigSchema.extend({ PORT: z.coerce.number().int().min(1).max(65535).default(3000) });
@@ -54,7 +54,23 @@ describe('serviceBaseConfig', () => {
       jetstreamReplicas: 3,
       busPrefix: 'p1',
       logLevel: 'warn',
+      metrics: { host: '127.0.0.1', consumerLagSampleMs: 10_000, consumerStuckAfterMs: 120_000 },
     });
     expect(serviceBaseConfig('alerts', { ...env, DATABASE_URL: 'postgres://u@h:5433/x', BILLING_DATABASE_URL: 'postgres://other@h/b' }).databaseUrl).toBe('postgres://u@h:5433/invest_alerts');
+  });
+});
+
+describe('metrics settings', () => {
+  it('serve no metrics unless METRICS_PORT is set, and name a bad port or stuck time', () => {
+    expect(metricsSettingsFrom(loadConfig(baseConfigSchema, {})).port).toBeUndefined();
+    expect(metricsSettingsFrom(loadConfig(baseConfigSchema, { METRICS_PORT: '9464', CONSUMER_STUCK_AFTER_SECONDS: '30', NODE_ENV: 'production' }))).toEqual({
+      port: 9464,
+      host: '0.0.0.0',
+      consumerLagSampleMs: 10_000,
+      consumerStuckAfterMs: 30_000,
+    });
+    expect(() => loadConfig(baseConfigSchema, { METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig(baseConfigSchema, { METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig(baseConfigSchema, { CONSUMER_STUCK_AFTER_SECONDS: '0' })).toThrow(/CONSUMER_STUCK_AFTER_SECONDS/);
   });
 });

@@ -1,6 +1,7 @@
 import { isTimeZone } from '@invest/contracts';
 import { z } from 'zod';
 import { natsServers } from '../messaging/nats-connection.js';
+import type { MetricsSettings } from '../metrics/metrics-server.js';
 
 /** Variables every service reads. */
 export const baseConfigSchema = z.object({
@@ -22,7 +23,27 @@ export const baseConfigSchema = z.object({
     .string()
     .default('Europe/Moscow')
     .refine(isTimeZone, 'must be an IANA time zone'),
+  /** Port of GET /metrics (Prometheus); unset, no metrics server. 0 takes any free port. */
+  METRICS_PORT: z.coerce.number({ error: 'METRICS_PORT must be a port number' }).int('METRICS_PORT must be an integer').min(0).max(65535).optional(),
+  /** How often each durable consumer samples its lag. */
+  CONSUMER_LAG_SAMPLE_MS: z.coerce.number({ error: 'CONSUMER_LAG_SAMPLE_MS must be a number' }).int('CONSUMER_LAG_SAMPLE_MS must be an integer').min(100, 'CONSUMER_LAG_SAMPLE_MS must be >= 100').default(10_000),
+  /** A consumer whose lag has not shrunk while it processed nothing for this long makes the health ping (and /ready) fail. */
+  CONSUMER_STUCK_AFTER_SECONDS: z.coerce
+    .number({ error: 'CONSUMER_STUCK_AFTER_SECONDS must be a number' })
+    .positive('CONSUMER_STUCK_AFTER_SECONDS must be > 0')
+    .default(120),
 });
+
+/** The metrics and consumer health settings of a parsed environment. */
+export function metricsSettingsFrom(env: z.infer<typeof baseConfigSchema>): MetricsSettings {
+  return {
+    ...(env.METRICS_PORT !== undefined ? { port: env.METRICS_PORT } : {}),
+    // Scraped from outside the pod in production; only from this machine otherwise.
+    host: env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1',
+    consumerLagSampleMs: env.CONSUMER_LAG_SAMPLE_MS,
+    consumerStuckAfterMs: Math.round(env.CONSUMER_STUCK_AFTER_SECONDS * 1000),
+  };
+}
 
 /** A Postgres URL: `postgres://user@host:port/db`. */
 export const postgresUrl = z
@@ -84,6 +105,8 @@ export interface ServiceBaseConfig {
   jetstreamReplicas: number;
   busPrefix: string;
   logLevel: string;
+  /** `METRICS_PORT` and the consumer health settings, for `startServiceMetrics`. */
+  metrics: MetricsSettings;
 }
 
 /** The `ServiceBaseConfig` of one service from its parsed environment (its database: see `serviceDatabaseUrl`). */
@@ -98,5 +121,6 @@ export function serviceBaseConfig(
     jetstreamReplicas: env.JETSTREAM_REPLICAS,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
+    metrics: metricsSettingsFrom(env),
   };
 }

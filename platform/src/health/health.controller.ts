@@ -11,16 +11,16 @@ export interface HealthPingReply {
 }
 
 /**
- * A controller answering `<service>.health.ping`, used by the gateway's `/ready`. `problems`, when given, names
- * what the service finds wrong with itself (billing: charges with no fiscal receipt); an error it throws is no
- * answer (the gateway reports `error`).
+ * A controller answering `<service>.health.ping`, used by the gateway's `/ready`. Each of `problems` names what
+ * the service finds wrong with itself (billing: charges with no fiscal receipt; `ServiceResources.problems`: a
+ * stuck consumer); an error one throws is no answer (the gateway reports `error`).
  */
-export function createHealthController(service: string, problems?: () => Promise<string[]>) {
+export function createHealthController(service: string, ...problems: (() => Promise<string[]>)[]) {
   @Controller()
   class HealthController {
     @MessagePattern(Subjects.healthPing(service))
     async ping(): Promise<HealthPingReply> {
-      const found = problems ? await problems() : [];
+      const found = (await Promise.all(problems.map((p) => p()))).flat();
       return { service, ok: found.length === 0, problems: found, at: new Date().toISOString() };
     }
   }

@@ -18,6 +18,8 @@ export class ServiceResources {
   private app: INestMicroservice | undefined;
   /** The event streams `connectBus` ensured, per bus: what the relay re-creates. */
   private readonly streams = new WeakMap<Bus, EventContext[]>();
+  /** Started workers that report problems of their own (durable consumers). */
+  private readonly workers: { healthProblems(): string[] }[] = [];
 
   constructor(logger: Logger) {
     this.cleanup = new ShutdownStack(logger);
@@ -97,11 +99,18 @@ export class ServiceResources {
   }
 
   /** Starts a consumer, relay or other worker; stopped on stop (only once it has started). */
-  async start<T extends { start(): Promise<unknown>; stop(): Promise<unknown> | unknown }>(worker: T): Promise<T> {
+  async start<T extends { start(): Promise<unknown>; stop(): Promise<unknown> | unknown; healthProblems?(): string[] }>(worker: T): Promise<T> {
     await worker.start();
     this.push(() => worker.stop());
+    if (worker.healthProblems) this.workers.push(worker as { healthProblems(): string[] });
     return worker;
   }
+
+  /**
+   * What the started workers find wrong with themselves (a durable consumer stuck); the service's health ping
+   * reports it: `createHealthController('<name>', res.problems)`.
+   */
+  readonly problems = async (): Promise<string[]> => this.workers.flatMap((w) => w.healthProblems());
 
   /** Runs the start sequence; if it fails, closes whatever had started and rethrows. */
   async boot<T>(start: () => Promise<T>): Promise<T> {

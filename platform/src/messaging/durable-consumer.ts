@@ -3,8 +3,12 @@ import { type BusEvent, busEventSchema, CORRELATION_HEADER, isUnknownEvent, type
 import { runWithContext } from '../context/request-context.js';
 import type { Db, Tx } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
+import { consumerHealthDefaults, ProgressWatch } from '../metrics/consumer-health.js';
+import { epochSeconds } from '../metrics/metrics.js';
+import { consumerMetrics } from '../metrics/platform-metrics.js';
 import { type Bus, EVENT_STREAM_MAX_AGE_MS, retryTransient } from './bus.js';
 import { busName } from './bus-prefix.js';
+import { readConsumerLag } from './consumer-lag.js';
 import { ensureDurable } from './consumer-setup.js';
 import { type DeadLetterReason, recordDeadLetter, replayDeadLetters } from './dead-letters.js';
 import { applyOnce, inInbox, pruneInbox } from './inbox.js';
@@ -70,6 +74,10 @@ export interface DurableConsumerOptions<E extends BusEvent = BusEvent> {
   inboxPruneEveryMs?: number;
   /** Re-creates the stream when it is missing (services pass `() => ensureEventStream(bus, ctx)`). */
   ensureStream?(): Promise<unknown>;
+  /** How often the lag is read from the server (metrics, stuck detection); default: CONSUMER_LAG_SAMPLE_MS. */
+  lagSampleMs?: number;
+  /** Lag not shrinking while nothing was processed for this long is `stuck` (see healthProblems); default: CONSUMER_STUCK_AFTER_SECONDS. */
+  stuckAfterMs?: number;
   /** Test hook: runs after the effect committed and before the ack. */
   afterCommit?(event: E): Promise<void> | void;
 }
@@ -120,10 +128,18 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   /** The dead-letter poll under way (its replay and the inbox prune after it). */
   private polling: Promise<void> | undefined;
   private prunedAt = 0;
+  private readonly metrics = consumerMetrics();
+  private readonly labels: { stream: string; consumer: string };
+  private progress = new ProgressWatch(Number.POSITIVE_INFINITY, Date.now());
+  private lag = { messages: 0, oldestAgeSeconds: 0 };
+  /** Stream sequences of events not understood, nak'ed for later: lag, but not a stuck consumer. */
+  private readonly parked = new Set<number>();
+  private lagTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: DurableConsumerOptions<E>) {
     this.name = busName(opts.bus.prefix, opts.durableName);
     this.decode = opts.decode ?? ((event) => event as E);
+    this.labels = { stream: opts.stream, consumer: this.name };
   }
 
   private get maxDeliver(): number {
@@ -144,6 +160,46 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     return { ...this.counts };
   }
 
+  /** What the service's health ping reports (`ServiceResources.problems`): this consumer stuck, or nothing. */
+  healthProblems(): string[] {
+    const stuckMs = this.progress.stuckForMs(Date.now());
+    if (stuckMs === undefined) return [];
+    const { messages, oldestAgeSeconds } = this.lag;
+    return [`consumer ${this.name} stuck: ${messages} messages waiting (oldest ${Math.round(oldestAgeSeconds)} s), none processed for ${Math.round(stuckMs / 1000)} s`];
+  }
+
+  /** Reads the lag from the server into the metrics and the progress watch; exposed for tests. */
+  async sampleLag(): Promise<void> {
+    const { bus, stream, filterSubject } = this.opts;
+    this.lag = await readConsumerLag(bus, stream, this.name, filterSubject);
+    this.metrics.lagMessages.set(this.labels, this.lag.messages);
+    this.metrics.lagSeconds.set(this.labels, this.lag.oldestAgeSeconds);
+    this.progress.sampled(Math.max(0, this.lag.messages - this.parked.size), Date.now());
+  }
+
+  private scheduleLagSamples(): void {
+    const every = this.opts.lagSampleMs ?? consumerHealthDefaults().lagSampleMs;
+    const tick = () => {
+      this.lagTimer = setTimeout(() => {
+        this.sampleLag()
+          .catch((err: unknown) => this.opts.logger.debug({ err, consumer: this.name }, 'consumer: lag sample failed'))
+          .finally(() => {
+            if (!this.stopping) tick();
+          });
+      }, every);
+      this.lagTimer.unref();
+    };
+    tick();
+  }
+
+  /** A message is done with (acked or terminated): progress, whatever the outcome. */
+  private finished(msg: JsMsg): void {
+    const now = Date.now();
+    this.progress.processed(now);
+    this.parked.delete(msg.seq);
+    this.metrics.lastProcessed.set(this.labels, epochSeconds(now));
+  }
+
   /**
    * Creates the durable consumer on the server if missing, or brings its settings up to date (idempotent).
    * A missing stream is re-created with `ensureStream` when given; otherwise this throws until it is back.
@@ -160,6 +216,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   async start(): Promise<void> {
     await this.ensure();
     this.stopping = false;
+    this.progress = new ProgressWatch(this.opts.stuckAfterMs ?? consumerHealthDefaults().stuckAfterMs, Date.now());
+    this.scheduleLagSamples();
     const every = Math.max(50, Math.floor(this.ackWaitMs / 3));
     this.workingTimer = setInterval(() => {
       for (const msg of this.inFlight) msg.working();
@@ -204,6 +262,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
           for await (const msg of this.batch) {
             // Held from now on: kept alive until acked even while earlier messages are still being handled.
             this.inFlight.add(msg);
+            if (msg.redelivered) this.metrics.redeliveries.inc(this.labels);
             if (!this.opts.handleMany) {
               chain = chain.then(() => this.processHeld(msg));
               continue;
@@ -297,6 +356,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
             if (i === 0 && fresh.has(id)) this.counts.applied++;
             else this.counts.duplicates++;
             msg.ack();
+            this.finished(msg);
             this.inFlight.delete(msg);
           });
         }
@@ -340,6 +400,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         const applied = await db.transaction((tx) => this.applyOnce(decoded, tx));
         await this.opts.afterCommit?.(decoded);
         msg.ack();
+        this.finished(msg);
         if (applied) this.counts.applied++;
         else {
           this.counts.duplicates++;
@@ -379,6 +440,7 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
       // Already applied by an upgraded instance (a rolling deploy): nothing is left to do.
       if (await inInbox(db, this.opts.durableName, event.id)) {
         msg.ack();
+        this.finished(msg);
         this.counts.duplicates++;
         return 'duplicate';
       }
@@ -394,6 +456,8 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
         'consumer: event not understood by this release; left for a later reader',
       );
     }
+    if (this.parked.size >= 10_000) this.parked.clear();
+    this.parked.add(msg.seq);
     msg.nak(this.opts.unknownRetryMs ?? 5 * 60_000);
     return 'unknown';
   }
@@ -409,7 +473,9 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
     }
     // No reason in the +TERM: nats-server before 2.10.4 ignores a +TERM with a reason, and redelivers.
     msg.term();
+    this.finished(msg);
     this.counts.deadLettered++;
+    this.metrics.deadLetters.inc(this.labels);
     return reason === 'malformed' ? 'invalid' : 'dead-lettered';
   }
 
@@ -477,12 +543,16 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.replayTimer);
+    clearTimeout(this.lagTimer);
     this.wakeSleep?.();
     await this.batch?.close();
     await this.loop;
     await this.replaying;
     await this.polling;
     clearInterval(this.workingTimer);
+    // A stopped consumer reports no lag of its own (another instance, or the next start, will).
+    this.metrics.lagMessages.remove(this.labels);
+    this.metrics.lagSeconds.remove(this.labels);
   }
 }
 

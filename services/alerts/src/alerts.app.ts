@@ -90,7 +90,7 @@ export async function createAlertsApp(opts: AlertsAppOptions): Promise<AlertsApp
     await evaluator.loadTypes(db);
     const notifications = new NotificationService({ db, rpc, entitlements, logger, clock, marketTz, perUser: opts.notificationsPerUser });
     const events = new NotificationEventsService(db, clock);
-    const app = await res.startApp([createHealthController('alerts'), createAlertsHandler({ db, notifications, events })], { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('alerts', res.problems), createAlertsHandler({ db, notifications, events })], { name: 'alerts', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     const publisher = await res.start(
       new FiringPublisher({

@@ -69,7 +69,7 @@ export async function createBillingApp(opts: BillingAppOptions): Promise<Billing
     });
     const billing = new BillingService(db, provider, { plans, apiSecret: cp.apiSecret, acceptTestPayments: cp.acceptTestPayments ?? true, clock, logger, receipt: opts.receipt ?? DEFAULT_RECEIPT });
     const receipts = new ReceiptWatch(db, { deadlineMs: opts.receiptDeadlineMs ?? 3_600_000, clock, logger });
-    const app = await res.startApp([createHealthController('billing', () => receipts.problems()), createBillingHandler(billing)], { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('billing', () => receipts.problems(), res.problems), createBillingHandler(billing)], { name: 'billing', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
 
     await res.startRelay({ db, bus, name: 'billing-relay', logger, subjectFor: (e) => eventSubject('billing', e.type), pollMs: opts.relayPollMs });
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, exitOnSignals } from '@invest/platform';
+import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
 import { createBillingApp } from './billing.app.js';
 import { DEV_CLOUDPAYMENTS_SECRET, loadBillingConfigOrExit } from './config/billing.config.js';
 
@@ -7,12 +7,14 @@ const config = loadBillingConfigOrExit();
 const logger = createLogger('billing', config.logLevel);
 if (config.cloudPayments.apiSecret === DEV_CLOUDPAYMENTS_SECRET) logger.warn('billing: CLOUDPAYMENTS_API_SECRET is not set; using the development secret (never in production)');
 
+let metrics: MetricsServer;
 let service: Awaited<ReturnType<typeof createBillingApp>>;
 try {
+  metrics = await startServiceMetrics('billing', config.metrics, logger);
   service = await createBillingApp({ ...config, logger });
 } catch (err) {
   logger.fatal({ err }, 'billing service failed to start');
   process.exit(1);
 }
 
-exitOnSignals({ name: 'billing', logger, close: () => service.close(), timeoutMs: 15_000 });
+exitOnSignals({ name: 'billing', logger, close: () => service.close().finally(() => metrics.close()), timeoutMs: 15_000 });

@@ -1,17 +1,19 @@
 import 'reflect-metadata';
-import { createLogger, exitOnSignals } from '@invest/platform';
+import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
 import { createChatApp } from './chat.app.js';
 import { loadChatConfigOrExit } from './config/chat.config.js';
 
 const config = loadChatConfigOrExit();
 const logger = createLogger('chat', config.logLevel);
 
+let metrics: MetricsServer;
 let service: Awaited<ReturnType<typeof createChatApp>>;
 try {
+  metrics = await startServiceMetrics('chat', config.metrics, logger);
   service = await createChatApp({ ...config, logger });
 } catch (err) {
   logger.fatal({ err }, 'chat service failed to start');
   process.exit(1);
 }
 
-exitOnSignals({ name: 'chat', logger, close: () => service.close(), timeoutMs: 15_000 });
+exitOnSignals({ name: 'chat', logger, close: () => service.close().finally(() => metrics.close()), timeoutMs: 15_000 });

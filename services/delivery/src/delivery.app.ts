@@ -82,7 +82,7 @@ export async function createDeliveryApp(opts: DeliveryAppOptions): Promise<Deliv
     const telegram = telegramChannel({ config: opts.telegram, pacing: opts.telegramPacing, db, clock, logger, publicBaseUrl });
     if (telegram.sender) senders.push(telegram.sender);
     const settings = new SettingsService({ db, clock });
-    const app = await res.startApp([createHealthController('delivery'), createSettingsHandler(settings), email.handler, createPushHandler(push.service), telegram.handler], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
+    const app = await res.startApp([createHealthController('delivery', res.problems), createSettingsHandler(settings), email.handler, createPushHandler(push.service), telegram.handler], { name: 'delivery', natsUrl: opts.natsUrl, logger, busPrefix: opts.busPrefix });
     // Once its handlers answer: setting the webhook makes Telegram post updates.
     if (telegram.bot) await res.start(telegram.bot);
     await res.start(email);

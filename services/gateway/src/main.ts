@@ -1,4 +1,4 @@
-import { createLogger, exitOnSignals } from '@invest/platform';
+import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
 import { loadGatewayConfigOrExit } from './config/gateway.config.js';
 import { createGatewayApp, type GatewayApp } from './gateway.app.js';
 
@@ -6,7 +6,9 @@ const config = loadGatewayConfigOrExit();
 const logger = createLogger('gateway', config.logLevel);
 
 let gateway: GatewayApp;
+let metrics: MetricsServer;
 try {
+  metrics = await startServiceMetrics('gateway', config.metrics, logger);
   gateway = await createGatewayApp({ ...config, logger });
   const url = await gateway.listen();
   logger.debug({ url, docs: `${url}/api/docs`, readyServices: config.readyServices, busPrefix: config.busPrefix || undefined }, 'gateway listening');
@@ -15,4 +17,4 @@ try {
   process.exit(1);
 }
 
-exitOnSignals({ name: 'gateway', logger, close: () => gateway.close() });
+exitOnSignals({ name: 'gateway', logger, close: () => gateway.close().finally(() => metrics.close()) });

@@ -1,13 +1,15 @@
 import 'reflect-metadata';
-import { createLogger, exitOnSignals } from '@invest/platform';
+import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
 import { loadPortfoliosConfigOrExit } from './config/portfolios.config.js';
 import { createPortfoliosApp } from './portfolios.app.js';
 
 const config = loadPortfoliosConfigOrExit();
 const logger = createLogger('portfolios', config.logLevel);
 
+let metrics: MetricsServer;
 let service: Awaited<ReturnType<typeof createPortfoliosApp>>;
 try {
+  metrics = await startServiceMetrics('portfolios', config.metrics, logger);
   service = await createPortfoliosApp({
     databaseUrl: config.databaseUrl,
     natsUrl: config.natsUrl,
@@ -24,4 +26,4 @@ try {
 }
 
 // Nest's shutdown hooks also react to the signals and re-raise them; exitOnSignals absorbs the repeat.
-exitOnSignals({ name: 'portfolios', logger, close: () => service.close(), timeoutMs: 15_000 });
+exitOnSignals({ name: 'portfolios', logger, close: () => service.close().finally(() => metrics.close()), timeoutMs: 15_000 });

@@ -86,7 +86,7 @@ export async function createPortfoliosApp(opts: PortfoliosAppOptions): Promise<P
     // The handlers close over the services; Nest's shutdown (a signal) stops the resources too.
     const app = await res.startApp(
       [
-        createHealthController('portfolios'),
+        createHealthController('portfolios', res.problems),
         createPortfoliosHandler(new PortfolioService(db, limits, holdings)),
         createDealsHandler(new DealService(db, assets, clock, limits)),
         createDealImportsHandler(new DealImportService(db, assets, rpc, clock, logger, limits)),

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createLogger, exitOnSignals, loadConfigOrExit, serviceDatabaseUrl } from '@invest/platform';
+import { createLogger, exitOnSignals, loadConfigOrExit, metricsSettingsFrom, serviceDatabaseUrl, startServiceMetrics } from '@invest/platform';
 import { screenerConfigSchema } from './config.js';
 import { createScreenerApp } from './screener.app.js';
 
@@ -7,6 +7,7 @@ const config = loadConfigOrExit(screenerConfigSchema, 'screener');
 const logger = createLogger('screener', config.LOG_LEVEL);
 
 try {
+  const metrics = await startServiceMetrics('screener', metricsSettingsFrom(config), logger);
   const screener = await createScreenerApp({
     databaseUrl: serviceDatabaseUrl('screener'),
     natsUrl: config.NATS_URL,
@@ -27,7 +28,7 @@ try {
 
   // Nest's shutdown hooks also react to the signals (closing NATS first, then jobs, relay and consumer, then
   // the bus and the database, see createScreenerApp) and re-raise them; exitOnSignals absorbs the repeat.
-  exitOnSignals({ name: 'screener', logger, close: () => screener.close() });
+  exitOnSignals({ name: 'screener', logger, close: () => screener.close().finally(() => metrics.close()) });
 } catch (err) {
   logger.fatal({ err }, 'screener failed to start');
   process.exit(1);

@@ -149,7 +149,7 @@ export async function createScreenerApp(opts: ScreenerAppOptions): Promise<Scree
       createClosesHandler({ db, marketTz, backfill: new ClosesBackfill({ db, iss: deps.moex, logger, marketToday: () => marketToday(marketTz), signal: stopping.signal }) }),
       createDividendsHandler({ db, marketToday: () => marketToday(marketTz) }),
       createCustomAssetsHandler(customAssets),
-      createHealthController('screener'),
+      createHealthController('screener', res.problems),
     ];
     // Nest's shutdown (close() or a signal) calls stopResources once the NATS server has stopped.
     app = await startRpcService(serviceModule(handlers, stopResources), {

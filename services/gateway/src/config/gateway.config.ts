@@ -1,4 +1,5 @@
-import { baseConfigSchema, loadConfig, loadConfigOrExit } from '@invest/platform/config/load-config';
+import { baseConfigSchema, loadConfig, loadConfigOrExit, metricsSettingsFrom } from '@invest/platform/config/load-config';
+import type { MetricsSettings } from '@invest/platform/metrics/metrics-server';
 import { z } from 'zod';
 import { DEFAULT_MAX_TOKEN_TTL, parseDurationSeconds } from '../auth/token-rules.js';
 import { DEFAULT_WEB_DIST_DIR } from '../web/web-static.js';
@@ -112,6 +113,8 @@ export interface GatewayConfig {
   natsUrl: string;
   busPrefix: string;
   logLevel: string;
+  /** `METRICS_PORT` (GET /metrics on a port of its own). */
+  metrics: MetricsSettings;
   auth: AuthConfig;
   rpcTimeoutMs: number;
   readyServices: string[];
@@ -172,6 +175,7 @@ export function toGatewayConfig(env: z.infer<typeof gatewayEnvSchema>): GatewayC
     natsUrl: env.NATS_URL,
     busPrefix: env.BUS_PREFIX,
     logLevel: env.LOG_LEVEL,
+    metrics: metricsSettingsFrom(env),
     auth: {
       ...(jwtSecret ? { jwtSecret } : {}),
       ...(env.AUTH_JWKS_URL ? { jwksUrl: env.AUTH_JWKS_URL } : {}),
