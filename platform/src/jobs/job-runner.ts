@@ -35,7 +35,7 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
   // A run is a trace of its own: what it records and what consumers do with that are its spans.
   const span = startSpan(`job ${job.name}`, SpanKind.INTERNAL);
   const failed = (o: JobOutcome) => (o.status === 'failed' ? 'failed' : undefined);
-  return inSpan(span, () => runWithContext({ correlationId: `job-${randomUUID()}`, trace: span.spanContext() }, async () => {
+  return inSpan(span, () => runWithContext({ correlationId: `job-${randomUUID()}`, trace: span.spanContext() }, async (): Promise<JobOutcome> => {
     const started = performance.now();
     try {
       const result = await withAdvisoryLock(db, lockName, () => job.run(args));
