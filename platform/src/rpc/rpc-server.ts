@@ -16,10 +16,11 @@ import { deadlinePassed } from '../context/deadline.js';
 import { runWithContext } from '../context/request-context.js';
 import { type Logger, PinoNestLogger } from '../logging/logger.js';
 import { ConcurrencyError, EventIdConflictError } from '../event-store/event-store.js';
-import { busSubject } from '../messaging/bus-prefix.js';
+import { busSubject, unprefixedSubject } from '../messaging/bus-prefix.js';
 import { natsConnectionOptions } from '../messaging/nats-connection.js';
 import { endSpan, SpanKind, startSpan, TRACEPARENT } from '../tracing/tracing.js';
 import { ServiceError } from './service-error.js';
+import { rpcMetrics } from '../metrics/platform-metrics.js';
 
 /**
  * Runs each NATS request inside a request context (correlation id from the header, else the envelope, and the
@@ -27,6 +28,8 @@ import { ServiceError } from './service-error.js';
  * request whose deadline has passed (it waited in a queue, or the process was paused) is not started.
  */
 export class RpcContextInterceptor implements NestInterceptor {
+  private readonly metrics = rpcMetrics();
+
   constructor(
     private readonly logger: Logger,
     /** Left out of span names, so a trace reads the same in every environment. */
@@ -46,11 +49,17 @@ export class RpcContextInterceptor implements NestInterceptor {
     const subject = natsCtx.getSubject();
     const span = startSpan(`rpc ${subject.startsWith(this.busPrefix) ? subject.slice(this.busPrefix.length) : subject}`, SpanKind.SERVER, headers?.get(TRACEPARENT) || undefined, { 'messaging.destination.name': subject });
     const trace = span.spanContext();
+    const counted = (outcome: string, started: number) => {
+      const labels = { subject: unprefixedSubject(this.busPrefix, subject) ?? subject, outcome };
+      this.metrics.requests.inc(labels);
+      this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
+    };
     return new Observable((subscriber) =>
       runWithContext({ correlationId, ...(userId ? { userId } : {}), ...(deadline !== undefined ? { deadline } : {}), trace }, () => {
         if (deadlinePassed(deadline)) {
           this.logger.warn({ subject, deadline: new Date(deadline!).toISOString(), lateMs: Date.now() - deadline! }, 'rpc deadline passed before start; not started');
           endSpan(span, 'deadline passed');
+          counted(ErrorCode.Unavailable, performance.now());
           subscriber.error(ServiceError.unavailable('The request reached the service after its deadline; it was not started.', RequestOutcome.NotDone));
           return;
         }
@@ -62,11 +71,13 @@ export class RpcContextInterceptor implements NestInterceptor {
               e instanceof ServiceError ? e.code : e instanceof ConcurrencyError || e instanceof EventIdConflictError ? ErrorCode.Conflict : ErrorCode.Internal;
             this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2), code }, 'rpc failed');
             span.setAttribute('rpc.error_code', code);
+            counted(code, started);
             endSpan(span, e);
             subscriber.error(e);
           },
           complete: () => {
             this.logger.debug({ subject, ms: +(performance.now() - started).toFixed(2) }, 'rpc handled');
+            counted('ok', started);
             endSpan(span);
             subscriber.complete();
           },
