@@ -648,7 +648,9 @@ export class BillingService {
     // times). No real notification has one; the values are kept readable for an operator, the field named.
     const nul: string[] = [];
     const clean: Record<string, string> = {};
-    for (const [k, v] of Object.entries(params)) {
+    const entries = Object.entries(params);
+    if (!entries.some(([k, v]) => k.includes('\u0000') || v.includes('\u0000'))) return { raw, params, nul };
+    for (const [k, v] of entries) {
       const key = k.replaceAll('\u0000', '\ufffd');
       if (key !== k || v.includes('\u0000')) nul.push(key);
       if (!(key in clean)) clean[key] = v.replaceAll('\u0000', '\ufffd');
