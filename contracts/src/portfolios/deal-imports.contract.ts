@@ -104,6 +104,8 @@ export interface ImportSummary {
 
 export interface DealImportPreviewReply {
   data: {
+    /** `generic`: the documented CSV; `tbank`: T-Bank's broker report (its deals table). */
+    format: 'generic' | 'tbank';
     /** `;`, `,` or a tab, as found in the header. */
     separator: string;
     summary: ImportSummary;

@@ -6,9 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { mintDevToken } from '@invest/gateway/testing/gateway-test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tbankReportSheet } from '@invest/portfolios/testing/tbank-report';
+import writeExcelFile from 'write-excel-file/node';
 import { type FullStack, startFullStack } from '../support/full-stack.js';
 
 const SECRET = 'deal-imports-e2e-secret-0123456789-0123456789';
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const NOW = new Date('2025-01-01T12:00:00Z');
 const tokens: Record<string, string> = {};
 let stack: FullStack;
@@ -207,6 +210,46 @@ describe('CSV import of deals', () => {
     const body = (await res.json()) as { data: { summary: unknown; rows: { deal: unknown }[] } };
     expect(body.data.summary).toEqual({ rows: 1, new: 1, duplicates: 0, errors: 0 });
     expect(body.data.rows[0]!.deal).toMatchObject({ date: '2024-01-10', type: 'buy', ticker: 'LKOH', price: '6500' });
+  });
+
+  it("imports T-Bank's broker report as its XLSX: the executed deals only, once, with sheet row numbers", async () => {
+    const created = await api('POST', '/api/portfolios', 'alice', { json: { name: 'Т-Банк', currency_code: 'RUB' } });
+    const tb = created.body.data.id;
+    const sheet = tbankReportSheet(
+      [
+        { date: '10.01.2024', side: 'Покупка', ticker: 'SBER', price: 250.5, quantity: 10, commission: 0.75 },
+        { date: '15.02.2024', side: 'Продажа', ticker: 'SBER', price: 300, quantity: 5, commission: 0.45 },
+        { date: '16.02.2024', side: 'Покупка', ticker: 'NOPE', price: 1, quantity: 1, commission: 0 },
+      ],
+      [{ date: '29.03.2024', side: 'Покупка', ticker: 'GAZP', price: 160, quantity: 1, commission: 0 }],
+    );
+    const xlsx = await writeExcelFile(sheet).toBuffer();
+    const send = (path: string, body: Buffer, lang = 'ru') =>
+      fetch(new URL(`/api/portfolios/${tb}/${path}`, stack.base), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.alice}`, 'content-type': XLSX, 'accept-language': lang },
+        body,
+      });
+    const preview = await send('imports/preview', xlsx);
+    expect(preview.status).toBe(200);
+    const data = ((await preview.json()) as { data: { format: string; summary: unknown; rows: { line: number; status: string; deal: unknown; errors: { message: string }[] }[] } }).data;
+    expect(data.format).toBe('tbank');
+    expect(data.summary).toEqual({ rows: 3, new: 2, duplicates: 0, errors: 1 });
+    // Rows 6..8 of the sheet: its title, investor, a blank row, the table's title and its header come first.
+    expect(data.rows.map((r) => [r.line, r.status])).toEqual([[6, 'new'], [7, 'new'], [8, 'error']]);
+    expect(data.rows[0]!.deal).toMatchObject({ date: '2024-01-10', type: 'buy', ticker: 'SBER', quantity: '10', price: '250.5', commission: '0.75', currency: 'RUB' });
+    expect(data.rows[2]!.errors[0]!.message).toBe('Актив NOPE не найден.');
+
+    const imported = await send('imports', xlsx);
+    expect(imported.status).toBe(201);
+    expect(((await imported.json()) as { data: unknown }).data).toMatchObject({ created: 2, duplicates: 0, errors: 1 });
+    expect((await api('GET', `/api/portfolios/${tb}`, 'alice')).body.data.deals_count).toBe(2);
+    const again = await send('imports', xlsx);
+    expect(((await again.json()) as { data: unknown }).data).toMatchObject({ created: 0, duplicates: 2 });
+
+    const broken = await send('imports/preview', Buffer.from('PK\u0003\u0004 not a workbook'));
+    expect(broken.status).toBe(422);
+    expect(((await broken.json()) as { errors: Record<string, string[]> }).errors.file).toEqual(['Файл не удалось прочитать как книгу Excel (XLSX).']);
   });
 
   it('previews and imports 10,000 rows, a page at a time over NATS', async () => {

@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { tbankReportSheet } from '@invest/portfolios/testing/tbank-report';
 import { describe, expect, it } from 'vitest';
+import writeExcelFile from 'write-excel-file/node';
 import { SCREENSHOT_DIR, screenshot } from '../support/browser.js';
 import { type FreshPage, useBrowserStack } from '../support/browser-stack.js';
 import type { WebStack } from '../support/web-stack.js';
@@ -15,6 +17,7 @@ let stack: WebStack;
 let freshPage: FreshPage;
 useBrowserStack('web_csv', { tickers: ['SBER', 'GAZP'] }, (s) => ({ stack, freshPage } = s));
 
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const newUser = () => `csv-${randomUUID().slice(0, 8)}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies are read loosely; the assertions check their shape
@@ -54,7 +57,7 @@ describe('CSV import of deals', () => {
     const page = await freshPage({ locale: 'ru-RU' });
     const user = newUser();
     const id = await openPortfolio(page, user);
-    await expect.poll(() => page.locator('[data-testid="deal-import"] h2').textContent()).toBe('Импорт из CSV');
+    await expect.poll(() => page.locator('[data-testid="deal-import"] h2').textContent()).toBe('Импорт сделок');
 
     await choose(page, FILE);
     expect(await page.locator('[data-testid="deal-import-summary"]').textContent()).toBe('Строк: 4. Будет добавлено: 3. Уже импортированы: 0. С ошибками: 1.');
@@ -92,6 +95,15 @@ describe('CSV import of deals', () => {
     await page.locator('[data-testid="deal-import-file"]').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('Дата;Тикер\n10.01.2024;SBER\n') });
     await expect.poll(() => page.locator('[data-testid="deal-import-error"]').textContent()).toBe('В заголовке нет колонок: type, quantity, price. Нужны дата, тип, тикер (или ISIN), количество, цена.');
     await page.locator('[data-testid="deal-import"]').screenshot({ path: join(SCREENSHOT_DIR, 'csv-import-bad-file.png') });
+
+    // T-Bank's broker report as it is downloaded (XLSX): its executed deals, named as such.
+    const report = await writeExcelFile(tbankReportSheet([{ date: '20.03.2024', side: 'Покупка', ticker: 'GAZP', price: 161, quantity: 5, commission: 0.2 }])).toBuffer();
+    await page.locator('[data-testid="deal-import-file"]').setInputFiles({ name: 'broker-report-2024.xlsx', mimeType: XLSX, buffer: report });
+    await page.locator('[data-testid="deal-import-preview"]').waitFor();
+    expect(await page.locator('[data-testid="deal-import-summary"]').textContent()).toBe('Отчёт брокера Т‑Банка. Строк: 1. Будет добавлено: 1. Уже импортированы: 0. С ошибками: 0.');
+    await page.locator('[data-testid="deal-import"]').screenshot({ path: join(SCREENSHOT_DIR, 'csv-import-tbank.png') });
+    await page.locator('[data-testid="deal-import-confirm"]').click();
+    await expect.poll(() => page.locator('[data-testid="deal-item"]').count()).toBe(4);
   });
 
   it('fits a phone (390 px) in English, and says why a file without a header cannot be read', async () => {

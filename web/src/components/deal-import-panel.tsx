@@ -21,6 +21,7 @@ interface PreviewRow {
   values: Record<string, string> | null;
 }
 interface Preview {
+  format: 'generic' | 'tbank';
   summary: { rows: number; new: number; duplicates: number; errors: number };
   rows: PreviewRow[];
   assets: { type: string; id: number; ticker: string; name: string }[];
@@ -45,8 +46,10 @@ function errorText(e: RowError, locale: 'ru' | 'en'): string {
   return locale === 'en' ? `${e.field}: ${e.message}` : e.message;
 }
 
-/** Largest file the gateway takes (DEAL_IMPORT_MAX_BYTES): a larger one is refused before it is sent. */
+/** Largest file the gateway takes (DEAL_IMPORT_MAX_BYTES; a compressed XLSX twice that): a larger one is refused before it is sent. */
 const MAX_BYTES = 800 * 1024;
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const isXlsx = (name: string) => /\.xlsx$/i.test(name);
 
 /** Why a file cannot be read: its 422 on `file` or `csv` (already in the UI's language), else the error as any other. */
 function problemText(err: unknown, locale: 'ru' | 'en'): string {
@@ -54,19 +57,19 @@ function problemText(err: unknown, locale: 'ru' | 'en'): string {
   return messages.length > 0 ? messages.join(' ') : describeError(err, locale);
 }
 
-async function send<T>(portfolioId: number, path: 'imports' | 'imports/preview', file: ArrayBuffer, key?: string): Promise<T> {
+async function send<T>(portfolioId: number, path: 'imports' | 'imports/preview', file: { name: string; bytes: ArrayBuffer }, key?: string): Promise<T> {
   const url = `${fillPath('/api/portfolios/{id}', { id: portfolioId })}/${path}`;
   const res = await sendRequest(url, {
     method: 'POST',
-    body: file,
-    headers: { 'content-type': 'text/csv', accept: 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+    body: file.bytes,
+    headers: { 'content-type': isXlsx(file.name) ? XLSX : 'text/csv', accept: 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
   });
   const body: unknown = await res.json().catch(() => undefined);
   if (!res.ok) throw apiErrorFrom(res.status, body, res.headers.get('retry-after'));
   return (body as { data: T }).data;
 }
 
-/** "Импорт из CSV": choose a file, see every row as it would be imported (errors per row), then confirm. */
+/** "Импорт сделок": choose a CSV file or a T-Bank report, see every row as it would be imported (errors per row), then confirm. */
 export default function DealImportPanel({ portfolioId, onImported }: { portfolioId: number; onImported: () => void }) {
   const t = useTr();
   const locale = useLocale();
@@ -91,14 +94,14 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
     if (!chosen) return;
     setBusy(true);
     try {
-      if (chosen.size > MAX_BYTES) {
-        setError(t('Файл больше 800 КБ: разбейте его на части.', 'The file is larger than 800 KB: split it.'));
+      if (chosen.size > (isXlsx(chosen.name) ? 2 * MAX_BYTES : MAX_BYTES)) {
+        setError(t('Файл слишком большой: разбейте его на части (отчёт брокера — по периодам).', 'The file is too large: split it (a broker report by period).'));
         return;
       }
       const bytes = await chosen.arrayBuffer();
       // One key per chosen file: a retried confirmation of it imports once.
       setFile({ name: chosen.name, bytes, key: newKey() });
-      setPreview(await send<Preview>(portfolioId, 'imports/preview', bytes));
+      setPreview(await send<Preview>(portfolioId, 'imports/preview', { name: chosen.name, bytes }));
     } catch (err) {
       setError(problemText(err, locale));
     } finally {
@@ -110,7 +113,7 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
     if (!file) return;
     setBusy(true);
     try {
-      const done = await send<Imported>(portfolioId, 'imports', file.bytes, file.key);
+      const done = await send<Imported>(portfolioId, 'imports', file, file.key);
       showToast(
         t(
           `Импортировано сделок: ${done.created}. Уже были: ${done.duplicates}. С ошибками: ${done.errors}.`,
@@ -145,7 +148,7 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
 
   return (
     <div className="panel" data-testid="deal-import">
-      <h2>{t('Импорт из CSV', 'Import CSV')}</h2>
+      <h2>{t('Импорт сделок', 'Import deals')}</h2>
       <details className="small" style={{ marginBottom: 8 }}>
         <summary>{t('Формат файла', 'File format')}</summary>
         <p className="muted">
@@ -155,10 +158,16 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
           )}
         </p>
         <pre className="small">{'date;type;ticker;quantity;price;commission\n2024-01-10;buy;SBER;10;250,5;0,5'}</pre>
+        <p className="muted">
+          {t(
+            'Или брокерский отчёт Т‑Банка в Excel (XLSX) как есть: импортируются исполненные сделки из таблицы 1.1.',
+            'Or T-Bank’s broker report in Excel (XLSX) as it is: the executed deals of its table 1.1 are imported.',
+          )}
+        </p>
       </details>
       <label className="field">
-        <span className="field-label">{t('Файл CSV', 'CSV file')}</span>
-        <input ref={input} type="file" accept=".csv,text/csv,text/plain" data-testid="deal-import-file" disabled={busy} onChange={(e) => void choose(e.target.files?.[0])} />
+        <span className="field-label">{t('Файл CSV или отчёт Т‑Банка (XLSX)', 'CSV file or T-Bank report (XLSX)')}</span>
+        <input ref={input} type="file" accept=".csv,.xlsx,text/csv,text/plain" data-testid="deal-import-file" disabled={busy} onChange={(e) => void choose(e.target.files?.[0])} />
       </label>
       {busy && <p className="muted" data-testid="deal-import-busy">{t('Проверяем файл…', 'Checking the file…')}</p>}
       {error && (
@@ -169,6 +178,7 @@ export default function DealImportPanel({ portfolioId, onImported }: { portfolio
       {preview && file && (
         <div data-testid="deal-import-preview">
           <p data-testid="deal-import-summary">
+            {preview.format === 'tbank' && t('Отчёт брокера Т‑Банка. ', 'T-Bank broker report. ')}
             {t(
               `Строк: ${preview.summary.rows}. Будет добавлено: ${preview.summary.new}. Уже импортированы: ${preview.summary.duplicates}. С ошибками: ${preview.summary.errors}.`,
               `Rows: ${preview.summary.rows}. To add: ${preview.summary.new}. Already imported: ${preview.summary.duplicates}. With errors: ${preview.summary.errors}.`,

@@ -104,6 +104,9 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   // A deal import's file (a 422 on `file`), and a row's own errors (`errors[].message` of a preview's rows, a 200).
   'The file is empty or its first line is not a header row.': 'Файл пуст или его первая строка — не заголовок.',
   'The file is empty.': 'Файл пуст.',
+  'The file is not a readable XLSX workbook.': 'Файл не удалось прочитать как книгу Excel (XLSX).',
+  'The T-Bank report has no header row under its deals table.': 'В отчёте Т-Банка под таблицей сделок нет строки заголовков.',
+  "The T-Bank report's deals table has no {columns} column.": 'В таблице сделок отчёта Т-Банка нет колонок: {columns}.',
   'The column {column} appears twice in the header.': 'Колонка {column} указана в заголовке дважды.',
   'The header has no {columns} column (see the format in the help).': 'В заголовке нет колонок: {columns}. Нужны дата, тип, тикер (или ISIN), количество, цена.',
   'The file has {rows} rows; at most {max} can be imported at once.': 'В файле {rows} строк, а за один раз можно импортировать не больше {max}.',

@@ -150,6 +150,8 @@ describe('every message a client can receive has Russian text', () => {
       // Inbox notices, written in both languages where they are rendered.
       /services\/alerts\/src\/notices\//,
       /platform\/src\/(messaging|context)\//,
+      // Prometheus metrics' help texts, read by operators at /metrics.
+      /platform\/src\/metrics\/|\.metrics\.ts$/,
       /services\/gateway\/src\/errors\/client-error\.handler\.ts$/,
       // Pages of their own in both languages; Telegram's webhook; a JSON parser's internal refusal (a fixed 400).
       /services\/gateway\/src\/(delivery\/(email|telegram)\.controller|http\/exact-json)\.ts$/,

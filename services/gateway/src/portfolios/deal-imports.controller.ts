@@ -19,6 +19,7 @@ import { localeFromAcceptLanguage } from '../i18n/accept-language.js';
 import { localizeRowErrors } from '../i18n/localize-error.js';
 import { ApiIdempotencyKey, IDEMPOTENCY_KEY, idempotencyOptions } from '../idempotency/idempotency-key.js';
 import { parseBody } from '../validation/request-input.js';
+import { UnreadableWorkbook, workbookText, XLSX_MEDIA_TYPE } from './workbook-text.js';
 
 /** A whole file is read, looked up and checked at once: longer than a single deal may take. */
 const IMPORT_TIMEOUT_MS = 60_000;
@@ -31,6 +32,10 @@ const csvBodySchema = importDealsRequestSchema.pick({ csv: true });
  * bytes are not UTF-8. Slightly over the file limit, so a larger file gets the 422 that names it, not a bare 413.
  */
 export function installCsvBodyParser(app: NestFastifyApplication): void {
+  // A workbook is compressed: twice the text limit holds any that unpacks to text within it.
+  app.useBodyParser(XLSX_MEDIA_TYPE, { bodyLimit: DEAL_IMPORT_MAX_BYTES * 2 }, (_req, body, done) => {
+    void workbookText(Buffer.isBuffer(body) ? body : Buffer.from(String(body))).then((text) => done(null, text));
+  });
   app.useBodyParser('text/csv', { bodyLimit: DEAL_IMPORT_MAX_BYTES * 2 }, (_req, body, done) => {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.from(String(body));
     try {
@@ -41,8 +46,9 @@ export function installCsvBodyParser(app: NestFastifyApplication): void {
   });
 }
 
-/** The file of a request: a `text/csv` (or `text/plain`) body, or JSON `{ "csv": "..." }`. */
+/** The file of a request: a `text/csv` (or `text/plain`) body, an XLSX workbook's first sheet, or JSON `{ "csv": "..." }`. */
 function csvOf(body: unknown): string {
+  if (body instanceof UnreadableWorkbook) throw ServiceError.validation({ file: ['The file is not a readable XLSX workbook.'] });
   const { csv } = parseBody(csvBodySchema, typeof body === 'string' ? { csv: body } : body);
   if (Buffer.byteLength(JSON.stringify(csv)) > MAX_ENCODED_BYTES) {
     throw ServiceError.validation({ csv: [`The file must not be larger than ${DEAL_IMPORT_MAX_BYTES / 1024} KB once its quotes are escaped.`] });
@@ -50,7 +56,7 @@ function csvOf(body: unknown): string {
   return csv;
 }
 
-const FORMAT = `Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most ${DEAL_IMPORT_MAX_ROWS} rows and ${DEAL_IMPORT_MAX_BYTES / 1024} KB. Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251), or JSON {"csv": "..."}.`;
+const FORMAT = `Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most ${DEAL_IMPORT_MAX_ROWS} rows and ${DEAL_IMPORT_MAX_BYTES / 1024} KB. Or T-Bank's broker report (XLSX, its table "1.1 Информация о совершенных и исполненных сделках"). Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251) or ${XLSX_MEDIA_TYPE} (the first sheet is read), or JSON {"csv": "..."}.`;
 const csvBody = {
   description: 'The CSV file.',
   schema: { type: 'string', example: 'date;type;ticker;quantity;price;commission\n2024-01-10;buy;SBER;10;250,5;0,5\n' },
@@ -69,9 +75,9 @@ export function createDealImportsController({ rpc, auth }: { rpc: RpcClient; aut
       description: `${FORMAT} Stores nothing. Answers every row: \`status\` new (would be stored), duplicate (imported before) or error (\`errors\`: field, code, message; \`values\`: the cells as written), the deal as read (decimals as decimal text) and the asset found; \`summary\` counts them.`,
     })
     @ApiIdParam('id', 'Portfolio')
-    @ApiConsumes('text/csv', 'application/json')
+    @ApiConsumes('text/csv', XLSX_MEDIA_TYPE, 'application/json')
     @ApiBody(csvBody)
-    @ApiOkResponse({ description: '`{ data: { separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }`' })
+    @ApiOkResponse({ description: '`{ data: { format: generic | tbank, separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }`' })
     @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })
     async preview(@Param('id') id: string, @Body() body: unknown, @Headers('accept-language') lang: unknown): Promise<DealImportPreviewReply> {
       const csv = csvOf(body);
@@ -91,7 +97,7 @@ export function createDealImportsController({ rpc, auth }: { rpc: RpcClient; aut
       }
       // Row errors are worded in English by the portfolios service, like error bodies; rendered here in the client's language.
       const locale = localeFromAcceptLanguage(lang, 'en');
-      return { data: { separator: first.data.separator, summary: first.data.summary, rows: localizeRowErrors(rows, locale), assets: [...assets.values()] } };
+      return { data: { format: first.data.format, separator: first.data.separator, summary: first.data.summary, rows: localizeRowErrors(rows, locale), assets: [...assets.values()] } };
     }
 
     @Post()
@@ -100,7 +106,7 @@ export function createDealImportsController({ rpc, auth }: { rpc: RpcClient; aut
       description: `${FORMAT} Stores the rows a preview calls new, in one transaction, with the rules of a single deal; rows with errors are left out, rows imported before are skipped, so the same file twice adds nothing.`,
     })
     @ApiIdParam('id', 'Portfolio')
-    @ApiConsumes('text/csv', 'application/json')
+    @ApiConsumes('text/csv', XLSX_MEDIA_TYPE, 'application/json')
     @ApiBody(csvBody)
     @ApiCreatedResponse({ description: '`{ data: { created, duplicates, errors, rows } }`' })
     @ApiOwnedResource({ validation: true, notFound: 'The portfolio' })

@@ -68,7 +68,7 @@ export class DealImportService {
   async preview(userId: string, input: unknown): Promise<DealImportPreviewReply> {
     const req = parseRequest(previewDealImportRequestSchema, input, { portfolio_id: PORTFOLIO });
     const currency = await this.ownedPortfolioCurrency(userId, req.portfolio_id);
-    const { separator, rows, found } = await this.readRows(userId, req.portfolio_id, currency, req.csv);
+    const { format, separator, rows, found } = await this.readRows(userId, req.portfolio_id, currency, req.csv);
     await this.classify(this.db, req.portfolio_id, rows);
     const page = rows.slice(req.offset, req.offset + req.limit);
     const pageAssets = new Map<string, ImportAsset>();
@@ -78,6 +78,7 @@ export class DealImportService {
     }
     return {
       data: {
+        format,
         separator,
         summary: summaryOf(rows),
         rows: page.map(
@@ -168,7 +169,7 @@ export class DealImportService {
       }
     }
     const found = await this.resolveAssets(userId, rows);
-    return { separator: parsed.separator, rows, found };
+    return { format: parsed.format, separator: parsed.separator, rows, found };
   }
 
   /**
