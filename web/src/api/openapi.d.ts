@@ -264,7 +264,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a CSV import of deals
-         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251), or JSON {"csv": "..."}. Stores nothing. Answers every row: `status` new (would be stored), duplicate (imported before) or error (`errors`: field, code, message; `values`: the cells as written), the deal as read (decimals as decimal text) and the asset found; `summary` counts them.
+         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Or T-Bank's broker report (XLSX, its table "1.1 Информация о совершенных и исполненных сделках"). Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251) or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (the first sheet is read), or JSON {"csv": "..."}. Stores nothing. Answers every row: `status` new (would be stored), duplicate (imported before) or error (`errors`: field, code, message; `values`: the cells as written), the deal as read (decimals as decimal text) and the asset found; `summary` counts them.
          */
         post: operations["DealImportsController_preview"];
         delete?: never;
@@ -284,7 +284,7 @@ export interface paths {
         put?: never;
         /**
          * Import deals from a CSV file
-         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251), or JSON {"csv": "..."}. Stores the rows a preview calls new, in one transaction, with the rules of a single deal; rows with errors are left out, rows imported before are skipped, so the same file twice adds nothing.
+         * @description Generic CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row, then one deal a row; columns date, type, ticker (or isin), quantity, price, optional asset_type, isin, commission, currency (English or Russian names, any order); ";" "," or tab separated; decimal point or comma. At most 10000 rows and 800 KB. Or T-Bank's broker report (XLSX, its table "1.1 Информация о совершенных и исполненных сделках"). Send the file as the body with Content-Type text/csv (UTF-8 or Windows-1251) or application/vnd.openxmlformats-officedocument.spreadsheetml.sheet (the first sheet is read), or JSON {"csv": "..."}. Stores the rows a preview calls new, in one transaction, with the rules of a single deal; rows with errors are left out, rows imported before are skipped, so the same file twice adds nothing.
          */
         post: operations["DealImportsController_create"];
         delete?: never;
@@ -2895,11 +2895,12 @@ export interface operations {
         requestBody: {
             content: {
                 "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "application/json": string;
             };
         };
         responses: {
-            /** @description `{ data: { separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }` */
+            /** @description `{ data: { format: generic | tbank, separator, summary: { rows, new, duplicates, errors }, rows: [...], assets: [{ type, id, ticker, name }] } }` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2994,6 +2995,7 @@ export interface operations {
         requestBody: {
             content: {
                 "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 "application/json": string;
             };
         };
