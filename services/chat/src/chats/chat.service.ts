@@ -39,7 +39,7 @@ import type { AnswerGenerator } from '../generation/answer-generator.js';
 import type { ModelMessage } from '../generation/chat-model.js';
 import { ChatLimits } from '../limits/chat-limits.js';
 import { dayPeriod } from '../limits/limit-period.js';
-import { requireTokenBudget } from '../limits/token-budget.js';
+import { requireTokenBudget, tokenBudgetState } from '../limits/token-budget.js';
 import type { ChatRef } from '../providers/context-provider.js';
 import type { ContextProviders } from '../providers/context-providers.js';
 import type { ToolExecutor } from '../tools/tool-executor.js';
@@ -196,18 +196,20 @@ export class ChatService {
   private async ask(userId: string, req: SendMessageRequest, finish: FinishIdempotent<SendMessageReply> | undefined): Promise<SendMessageReply> {
     // The entitlements depend on the user only: read them while the chat is looked up.
     this.d.limits.prefetch(userId);
-    const { chat, history: earlier } = await this.ownChatWithHistory(userId, req.chat_id);
+    const today = this.d.limits.period();
+    const { chat, history: earlier, tokensUsed } = await this.ownChatWithHistory(userId, req.chat_id, today.start);
     const provider = this.d.providers.require(chat.context_type);
     const clientData = provider.parseClientData(req.context_data);
     const ref: ChatRef = { id: chat.id, userId, contextType: chat.context_type, contextId: chat.context_id };
     // Independent reads side by side: with the statement below they are the time before the model is called.
     // The day's token budget is checked here, before anything is stored: concurrent sends under it all go ahead (an
     // answer's cost is known only when it ends), so the day can end over it by the answers already running.
-    const [limit, loaded] = await Promise.all([
+    const [limit, loaded, tokenBudget] = await Promise.all([
       this.d.limits.limitFor(userId, provider),
       provider.load(ref, { rpc: this.d.rpc }),
-      this.requireTokensLeft(userId),
+      this.d.limits.tokenBudgetFor(userId),
     ]);
+    requireTokenBudget(tokenBudgetState(tokenBudget, tokensUsed, today.resetsAt));
     const model = this.d.providers.modelFor(provider);
     const userMessageId = randomUUID();
     const messageId = req.message_id ?? randomUUID();
@@ -280,33 +282,32 @@ export class ChatService {
     return reply;
   }
 
-  /** 429 naming the token budget once the user's answers of the day used it up. */
-  private async requireTokensLeft(userId: string): Promise<void> {
-    requireTokenBudget(await this.d.limits.tokenState(this.d.db, userId, await this.d.limits.tokenBudgetFor(userId)));
-  }
-
   /** Whether the user's answer `messageId` failed (a repeat of its question asks again). */
   private async answerFailed(userId: string, messageId: string): Promise<boolean> {
     const [m] = await this.d.db.query<{ status: string }>('select status from chat_messages where id = $1 and user_id = $2', [messageId, userId]);
     return m?.status === 'failed';
   }
 
-  /** The user's chat and its newest messages with content (oldest first), in one round trip; 404 otherwise. */
-  private async ownChatWithHistory(userId: string, id: string): Promise<{ chat: ChatRow; history: ModelMessage[] }> {
+  /**
+   * The user's chat, its newest messages with content (oldest first) and the tokens the user's answers of the day
+   * starting `dayStart` cost (chat-limits.ts `tokenState`), in one round trip; 404 otherwise.
+   */
+  private async ownChatWithHistory(userId: string, id: string, dayStart: Date): Promise<{ chat: ChatRow; history: ModelMessage[]; tokensUsed: number }> {
     if (!UUID.test(id)) throw ServiceError.notFound('The chat');
-    const [row] = await this.d.db.query<ChatRow & { history: ModelMessage[] }>(
+    const [row] = await this.d.db.query<ChatRow & { history: ModelMessage[]; tokens_used: number }>(
       `select ${CHAT_COLUMNS},
               coalesce((select json_agg(json_build_object('role', h.role, 'content', h.content) order by h.seq)
                           from (select role, content, seq from chat_messages
                                  where chat_id = c.id and content <> '' and status in ('complete', 'stopped')
-                                 order by seq desc limit ${HISTORY_LIMIT}) h), '[]'::json) as history
+                                 order by seq desc limit ${HISTORY_LIMIT}) h), '[]'::json) as history,
+              (select coalesce(sum(total_tokens), 0)::int from chat_token_usage where user_id = $2 and period_start = $3) as tokens_used
          from chats c where id = $1 and user_id = $2 and deleted_at is null`,
-      [id, userId],
+      [id, userId, dayStart.toISOString()],
       { prepare: true },
     );
     if (!row) throw ServiceError.notFound('The chat');
-    const { history, ...chat } = row;
-    return { chat, history };
+    const { history, tokens_used: tokensUsed, ...chat } = row;
+    return { chat, history, tokensUsed };
   }
 
   async getMessage(userId: string, input: unknown): Promise<MessageReply> {

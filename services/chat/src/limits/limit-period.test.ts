@@ -14,4 +14,13 @@ describe('dayPeriod', () => {
     const p = dayPeriod(new Date('2026-03-08T12:00:00Z'), 'America/New_York');
     expect(p.resetsAt.getTime() - p.start.getTime()).toBe(23 * 3_600_000);
   });
+  it('answers each instant by its own day, whatever day was asked before (the last day is kept)', () => {
+    const tz = 'Europe/Moscow';
+    const today = dayPeriod(new Date('2026-03-10T12:00:00Z'), tz);
+    expect(dayPeriod(new Date('2026-03-10T20:59:59.999Z'), tz)).toEqual(today);
+    expect(dayPeriod(new Date('2026-03-09T20:59:59.999Z'), tz).resetsAt).toEqual(today.start);
+    expect(dayPeriod(new Date('2026-03-10T21:00:00Z'), tz).start).toEqual(today.resetsAt);
+    expect(dayPeriod(new Date('2026-03-10T12:00:00Z'), 'America/New_York').start.toISOString()).toBe('2026-03-10T04:00:00.000Z');
+    expect(dayPeriod(new Date('2026-03-10T12:00:00Z'), tz)).toEqual(today);
+  });
 });
