@@ -1,4 +1,5 @@
 import { runWithContext, type Logger, type RequestContext } from '@invest/platform';
+import { endSpan, type Span, SpanKind, startSpan, TRACEPARENT } from '@invest/platform/tracing/tracing';
 import type { FastifyInstance } from 'fastify';
 import { correlationIdFrom, REQUEST_ID_HEADER } from './correlation-id.js';
 
@@ -6,6 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The request context (correlation id, user id once authenticated) of this request. */
     ctx: RequestContext;
+    /** The request's server span (tracing); a no-op span when tracing is off. */
+    span: Span;
   }
 }
 
@@ -17,10 +20,15 @@ declare module 'fastify' {
  */
 export function installRequestContextHooks(fastify: FastifyInstance, logger: Logger): void {
   fastify.decorateRequest('ctx', null as unknown as RequestContext);
+  fastify.decorateRequest('span', null as unknown as Span);
 
   fastify.addHook('onRequest', (request, reply, done) => {
-    const ctx: RequestContext = { correlationId: correlationIdFrom(request.headers[REQUEST_ID_HEADER]) };
+    // A caller's traceparent is continued; without one the request starts a trace.
+    const incoming = request.headers[TRACEPARENT];
+    const span = startSpan(`HTTP ${request.method}`, SpanKind.SERVER, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method });
+    const ctx: RequestContext = { correlationId: correlationIdFrom(request.headers[REQUEST_ID_HEADER]), trace: span.spanContext() };
     request.ctx = ctx;
+    request.span = span;
     reply.header(REQUEST_ID_HEADER, ctx.correlationId);
     runWithContext(ctx, done);
   });
@@ -40,6 +48,12 @@ export function installRequestContextHooks(fastify: FastifyInstance, logger: Log
     };
     if (request.ctx) runWithContext(request.ctx, () => logger.debug(line, 'request'));
     else logger.debug(line, 'request');
+    if (request.span) {
+      const route = request.routeOptions.url;
+      if (route) request.span.updateName(`${request.method} ${route}`).setAttribute('http.route', route);
+      request.span.setAttribute('http.response.status_code', reply.statusCode);
+      endSpan(request.span, reply.statusCode >= 500 ? `HTTP ${reply.statusCode}` : undefined);
+    }
     done();
   });
 }
