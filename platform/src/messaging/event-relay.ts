@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Db } from '../db/database.js';
 import { hasEventsAfter, loadCheckpoint, readAll, type ReadHorizon, type RecordedEvent, storeCheckpoint } from '../event-store/event-store.js';
 import type { Logger } from '../logging/logger.js';
+import { outboxMetrics } from '../metrics/platform-metrics.js';
 import type { Bus } from './bus.js';
 import { busSubject } from './bus-prefix.js';
 import { endSpan, type Span, SpanKind, startSpan, TRACEPARENT, traceparentOf } from '../tracing/tracing.js';
@@ -28,6 +29,8 @@ export interface EventRelayOptions {
    * it times out like any unanswered request. Services get it from `startRelay`.
    */
   ensureStreams?(): Promise<string[]>;
+  /** How often the outbox depth and oldest age are measured for the metrics (default 10 s). */
+  sampleMs?: number;
   /** Test hook: runs each time the relay has published what it could read and starts waiting. */
   onIdle?(): void;
 }
@@ -59,8 +62,35 @@ export class EventRelay {
   private blocked = 0;
   private listener: pg.Client | undefined;
   private loop: Promise<void> | undefined;
+  private sampleTimer: NodeJS.Timeout | undefined;
+  private readonly metrics = outboxMetrics();
 
   constructor(private readonly opts: EventRelayOptions) {}
+
+  /** Measures what waits to be published (events after the checkpoint) into the outbox metrics; exposed for tests. */
+  async sampleOutbox(): Promise<{ depth: number; oldestAgeSeconds: number }> {
+    const checkpoint = await loadCheckpoint(this.opts.db, this.opts.name);
+    const [row] = await this.opts.db.query<{ depth: number; age: number }>(
+      `select count(*)::int as depth, coalesce(extract(epoch from now() - min(recorded_at)), 0)::float8 as age
+       from es_events where (transaction_id, global_position) > ($1::xid8, $2::bigint)`,
+      [checkpoint.transactionId, checkpoint.globalPosition],
+    );
+    const sample = { depth: row?.depth ?? 0, oldestAgeSeconds: Math.max(0, row?.age ?? 0) };
+    this.metrics.depth.set(sample.depth);
+    this.metrics.oldestAge.set(sample.oldestAgeSeconds);
+    return sample;
+  }
+
+  private scheduleSamples(): void {
+    this.sampleTimer = setTimeout(() => {
+      this.sampleOutbox()
+        .catch((err: unknown) => this.opts.logger.debug({ err }, 'relay: outbox sample failed'))
+        .finally(() => {
+          if (this.running) this.scheduleSamples();
+        });
+    }, this.opts.sampleMs ?? 10_000);
+    this.sampleTimer.unref();
+  }
 
   /** Publishes everything available now; returns how many events were published. */
   async runOnce(): Promise<number> {
@@ -128,6 +158,7 @@ export class EventRelay {
       this.opts.logger.warn({ err }, 'relay: LISTEN unavailable; polling only');
     }
     this.loop = this.run();
+    this.scheduleSamples();
   }
 
   private async run(): Promise<void> {
@@ -171,6 +202,7 @@ export class EventRelay {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearTimeout(this.sampleTimer);
     this.wake?.();
     await this.loop;
     await this.listener?.end().catch(() => undefined);
