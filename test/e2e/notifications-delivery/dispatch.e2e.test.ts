@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Subjects } from '@invest/contracts';
-import { eventually } from '@invest/platform/testing/index';
+import { eventually, metricValue } from '@invest/platform/testing/index';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type DeliveryStack, OPENING_RATES_FOR_DELIVERY, RecordingSender, startDeliveryStack } from '../support/delivery-stack.js';
 
@@ -234,5 +234,36 @@ describe('dispatch', () => {
     expect(await deliveries(u)).toEqual([]);
     expect(await deliveries(nobody)).toEqual([]);
     expect(recorder.sentTo(address)).toEqual([]);
+  });
+
+  it('counts each message by channel and outcome once its transaction commits (invest_delivery_outcomes_total)', async () => {
+    const outcomes = ['sent', 'retried', 'failed', 'skipped'] as const;
+    const counted = () => Promise.all(outcomes.map((outcome) => metricValue('invest_delivery_outcomes_total', { channel: 'telegram', outcome })));
+    const before = await counted();
+
+    // Refused once and tried again, then sent.
+    const retried = user();
+    recorder.script(recorder.link(retried), { outcome: 'retry', reason: '502 Bad Gateway' });
+    await targets(retried, 'SBER', [rates.SBER! + 1]);
+    // Refused for good.
+    const refused = user();
+    recorder.script(recorder.link(refused), { outcome: 'permanent', reason: 'Forbidden: bot was blocked by the user' });
+    await targets(refused, 'SBER', [rates.SBER! + 1]);
+    await move('SBER', rates.SBER! + 2, 0.8);
+    await settled(retried, 1);
+    await settled(refused, 1);
+    // Every notification of the message switched off before its turn: skipped.
+    const skipped = user();
+    recorder.link(skipped);
+    stack.deliveryClock.now = new Date();
+    const only = await changeAlert(skipped, 'LKOH', 1);
+    await move('LKOH', rates.LKOH! + 1, 1.6);
+    await firingsOf(skipped, 1);
+    expect((await stack.api('POST', `/api/switch-notification/${only}`, { user: skipped })).body.data.is_active).toBe(false);
+    stack.deliveryClock.now = null;
+    await settled(skipped, 1);
+
+    const after = await counted();
+    expect(Object.fromEntries(outcomes.map((o, i) => [o, after[i]! - before[i]!]))).toEqual({ sent: 1, retried: 1, failed: 1, skipped: 1 });
   });
 });

@@ -4,6 +4,7 @@ import type { ChannelSender, SendResult } from '../channels/channel.js';
 import { inQuietHours, quietHoursEnd } from '../settings/quiet-hours.js';
 import { readSettingsOf, type UserSettings } from '../settings/settings.repository.js';
 import type { DeliverableFiringsClient } from './deliverable-firings.client.js';
+import { countDeliveryOutcomes, type DeliveryOutcome } from './delivery.metrics.js';
 import { renderMessage } from './render-message.js';
 
 export interface DispatcherOptions {
@@ -39,6 +40,12 @@ type Outcome =
   | { kind: 'failed'; batch: Batch; sender: ChannelSender; result: Exclude<SendResult, { outcome: 'sent' }> }
   | { kind: 'skipped'; batch: Batch; reason: string }
   | { kind: 'postponed'; batch: Batch; until: Date };
+
+/** What came of one message, counted once its transaction committed. */
+interface Handled {
+  channel: Batch['channel'];
+  outcome: DeliveryOutcome;
+}
 
 /** A batch the settings, channel and address allow: sent once alerts says which of its firings may go out. */
 interface Ready {
@@ -171,8 +178,8 @@ export class Dispatcher {
    * rows into one message, sends them all at once and records them together. How many messages it handled (0:
    * nothing is due for this worker).
    */
-  private sendSome(): Promise<number> {
-    return this.o.db.transaction(async (tx) => {
+  private async sendSome(): Promise<number> {
+    const handled = await this.o.db.transaction(async (tx): Promise<Handled[]> => {
       const now = this.o.clock();
       const claimed = await tx.query<{ user_id: string; channel: Batch['channel']; address: string }>(
         `select distinct user_id, channel, address from (
@@ -180,13 +187,13 @@ export class Dispatcher {
             order by next_attempt_at, id limit $2 for update skip locked) c`,
         [now, this.o.sendBatch ?? 25],
       );
-      if (claimed.length === 0) return 0;
+      if (claimed.length === 0) return [];
       const keyOf = (c: { user_id: string; channel: string; address: string }) => `delivery-send:${c.user_id}:${c.channel}:${c.address}`;
       const locked = new Set(
         (await tx.query<{ k: string }>('select k from unnest($1::text[]) as k where pg_try_advisory_xact_lock(hashtextextended(k, 0))', [claimed.map(keyOf)])).map((r) => r.k),
       );
       const mine = claimed.filter((c) => locked.has(keyOf(c)));
-      if (mine.length === 0) return 0;
+      if (mine.length === 0) return [];
       // Each address's other due rows too (a digest of several groups), unless another worker holds them as its
       // claim: that one fails to take the address's lock and lets them go, and they follow in the next message.
       // Never waiting keeps two workers from waiting on each other.
@@ -206,13 +213,15 @@ export class Dispatcher {
         b.attempts = Math.max(b.attempts, r.attempts);
         batches.set(key, b);
       }
-      await this.deliver(tx, [...batches.values()], now);
-      return batches.size;
+      return this.deliver(tx, [...batches.values()], now);
     });
+    // Counted once committed: a transaction that failed records nothing, and its messages are handled again.
+    countDeliveryOutcomes(handled);
+    return handled.length;
   }
 
-  /** Sends the batches at once and records what came of each. */
-  private async deliver(tx: Tx, batches: Batch[], now: Date): Promise<void> {
+  /** Sends the batches at once and records what came of each; what that was, per message. */
+  private async deliver(tx: Tx, batches: Batch[], now: Date): Promise<Handled[]> {
     const users = [...new Set(batches.map((b) => b.userId))];
     const settings = await readSettingsOf(tx, users);
     const inUse = new Map<string, Map<string, string[]>>();
@@ -260,11 +269,15 @@ export class Dispatcher {
     // A provider's wait (Telegram's retry_after) counts from its answer, not from the claim: on a busy machine
     // the claim can be long before the send, and a retry timed from it comes too soon and is refused again.
     const answeredAt = this.o.clock();
+    const handled: Handled[] = [];
     for (const o of outcomes) {
+      let outcome: DeliveryOutcome = o.kind;
       if (o.kind === 'skipped') await this.close(tx, o.batch, 'skipped', o.reason);
       else if (o.kind === 'postponed') await this.postpone(tx, o.batch, o.until);
-      else if (o.kind === 'failed') await this.record(tx, o.batch, o.sender, o.result, answeredAt);
+      else if (o.kind === 'failed') outcome = await this.record(tx, o.batch, o.sender, o.result, answeredAt);
+      handled.push({ channel: o.batch.channel, outcome });
     }
+    return handled;
   }
 
   /** What the settings, the channel and the address say of one batch before anything is sent. */
@@ -298,22 +311,25 @@ export class Dispatcher {
     return { kind: 'failed', batch, sender, result };
   }
 
-  private async record(tx: Tx, batch: Batch, sender: ChannelSender, result: Exclude<SendResult, { outcome: 'sent' }>, now: Date): Promise<void> {
+  /** Records a failed send: failed for good, or tried again later (`retried`). */
+  private async record(tx: Tx, batch: Batch, sender: ChannelSender, result: Exclude<SendResult, { outcome: 'sent' }>, now: Date): Promise<'failed' | 'retried'> {
     const attempts = batch.attempts + 1;
     const log = { deliveries: batch.ids, channel: batch.channel, userId: batch.userId, attempts };
     if (result.outcome === 'permanent') {
       this.o.logger.warn({ ...log, reason: result.reason }, 'message refused for good');
       await this.fail(tx, batch, attempts, result.reason, now);
       await sender.onPermanentFailure?.(tx, batch.userId, batch.address, result.reason);
-      return;
+      return 'failed';
     }
     if (attempts >= this.maxAttempts) {
       this.o.logger.warn({ ...log, reason: result.reason }, 'message given up after its last attempt');
-      return this.fail(tx, batch, attempts, `Gave up after ${attempts} attempts: ${result.reason}`, now);
+      await this.fail(tx, batch, attempts, `Gave up after ${attempts} attempts: ${result.reason}`, now);
+      return 'failed';
     }
     const delay = result.afterMs ?? Math.min(this.retryBaseMs * 2 ** (attempts - 1), this.o.retryMaxMs ?? 3_600_000);
     await tx.query('update deliveries set attempts = $2, next_attempt_at = $3, last_error = $4 where id = any($1::bigint[])', [batch.ids, attempts, new Date(now.getTime() + delay), result.reason]);
     this.o.logger.warn({ ...log, reason: result.reason, retryInMs: delay }, 'message not sent; it is tried again');
+    return 'retried';
   }
 
   /** Failed for good: recorded on the rows and as the channel's last failure, which the settings screen shows. */

@@ -1,0 +1,23 @@
+import type { DeliveryChannel } from '@invest/contracts';
+import { Counter } from 'prom-client';
+
+/**
+ * What came of one message on one channel when its transaction committed: `sent`; `retried` (a retryable failure,
+ * tried again later); `failed` (refused for good, or given up after its last attempt); `skipped` (the channel
+ * switched off, the address gone, every firing switched off); `postponed` (quiet hours set since it was sealed, or
+ * alerts not saying which firings may go out: it waits, no attempt counted).
+ */
+export type DeliveryOutcome = 'sent' | 'retried' | 'failed' | 'skipped' | 'postponed';
+
+// Registered once per process in prom-client's default registry; several app instances in one process (tests)
+// share it.
+const outcomes = new Counter({
+  name: 'invest_delivery_outcomes_total',
+  help: 'Messages handled by the dispatcher, by channel and outcome (sent, retried, failed, skipped, postponed).',
+  labelNames: ['channel', 'outcome'] as const,
+});
+
+/** Counts the outcomes of one committed sending transaction. */
+export function countDeliveryOutcomes(handled: readonly { channel: Exclude<DeliveryChannel, 'in_app'>; outcome: DeliveryOutcome }[]): void {
+  for (const h of handled) outcomes.inc({ channel: h.channel, outcome: h.outcome });
+}
