@@ -1,6 +1,7 @@
 import { type ChatSource, type ChatStreamEvent, type ChatUsage, chatStreamSubject } from '@invest/contracts';
 import { type Bus, busSubject, type Db, type Logger, retryFor } from '@invest/platform';
 import type { ChatModel, ModelMessage, ModelRequest, ModelToolCall, ModelToolDefinition } from './chat-model.js';
+import { answerEnded, answerStarted, countModelError, countTokens, observeFirstChunk } from './chat.metrics.js';
 import { ChunkText, coalesceChunks, eventPieces, MAX_ANSWER_CHARS } from './chunk-text.js';
 import { estimateUsage, UsageTally } from './usage-tally.js';
 
@@ -109,7 +110,11 @@ export class AnswerGenerator {
   start(job: AnswerJob): void {
     const controller = new AbortController();
     const entry: Running = { controller, finished: Promise.resolve() };
-    entry.finished = this.run(job, entry).finally(() => this.running.delete(job.messageId));
+    answerStarted();
+    entry.finished = this.run(job, entry).finally(() => {
+      this.running.delete(job.messageId);
+      answerEnded();
+    });
     this.running.set(job.messageId, entry);
   }
 
@@ -212,7 +217,10 @@ export class AnswerGenerator {
         entry.controller.abort();
       }
       if (!text) return;
-      firstChunkMs ??= this.deps.clock().getTime() - job.startedAt.getTime();
+      if (firstChunkMs === null) {
+        firstChunkMs = this.deps.clock().getTime() - job.startedAt.getTime();
+        observeFirstChunk(firstChunkMs);
+      }
       content += text;
       for (const piece of eventPieces(text)) publish({ type: 'chunk', data: { content: piece } });
     };
@@ -325,9 +333,14 @@ export class AnswerGenerator {
           JSON.stringify(sources),
         ],
       );
+    // The model's failures, not ours (a shutdown) nor the length cap.
+    if (status === 'failed' && (reason === 'idle' || (!reason && error))) countModelError();
     let stored = true;
     try {
-      await settle(status, content, errorText, status === 'failed' && content === '');
+      const release = status === 'failed' && content === '';
+      await settle(status, content, errorText, release);
+      // What the statement recorded for the token budget.
+      if (!(release && !usage.reported)) countTokens(finalUsage);
     } catch (err) {
       stored = false;
       logger.error({ err, messageId: job.messageId }, 'chat: storing the answer failed');
