@@ -14,6 +14,8 @@
  * and its per-chunk lag is at most 100 ms (p99) over the direct path's.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { busName, connectBus } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { type FakeOpenAi, startFakeOpenAi } from '@invest/chat/testing/fake-openai';
@@ -109,14 +111,22 @@ async function direct(model: FakeOpenAi, chunks: readonly string[]): Promise<Str
   return { firstChunkMs: first, toModelMs: req.receivedAt - t0, headersMs, chunkLagMs: arrivals.at.map((t, i) => t - req.sentAt[i]!) };
 }
 
-async function viaGateway(base: string, model: FakeOpenAi, chunks: readonly string[]): Promise<StreamFigures> {
+/**
+ * Creates a user's chat, then answers the stream of one message in it. The chats of a round are created before its
+ * messages are sent, all at once: what is measured is the streams, not the chats' creation.
+ */
+async function viaGateway(base: string, model: FakeOpenAi, chunks: readonly string[]): Promise<() => Promise<StreamFigures>> {
   // A user per stream: the free daily limit (10 support answers) never gets in the way.
   const token = await mintDevToken(`bench-${randomUUID()}`, DEV_JWT_SECRET);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const chat = (await (await fetch(`${base}/api/ai-chat`, { method: 'POST', headers, body: JSON.stringify({ context_type: 'support' }) })).json()) as { data: { id: string } };
+  return () => sendVia(base, model, chunks, headers, chat.data.id);
+}
+
+async function sendVia(base: string, model: FakeOpenAi, chunks: readonly string[], headers: Record<string, string>, chatId: string): Promise<StreamFigures> {
   const marker = randomUUID();
   const t0 = performance.now();
-  const res = await fetch(`${base}/api/ai-chat/${chat.data.id}/messages`, { method: 'POST', headers, body: JSON.stringify({ message: `gateway ${marker}` }) });
+  const res = await fetch(`${base}/api/ai-chat/${chatId}/messages`, { method: 'POST', headers, body: JSON.stringify({ message: `gateway ${marker}` }) });
   const headersMs = performance.now() - t0;
   if (res.status !== 200) throw new Error(`send answered ${res.status}: ${await res.text()}`);
   let first = 0;
@@ -135,15 +145,32 @@ async function viaGateway(base: string, model: FakeOpenAi, chunks: readonly stri
   return { firstChunkMs: first, toModelMs: req.receivedAt - t0, headersMs, chunkLagMs: arrivals.at.map((t, i) => t - req.sentAt[i]!) };
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th, in clock ticks (100 a second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 const ms = (n: number) => `${n.toFixed(1).padStart(6)} ms`;
 
-async function measure(concurrency: number, rounds: number, one: () => Promise<StreamFigures>): Promise<{ first: number[]; toModel: number[]; headers: number[]; lag: number[] }> {
+/** `rounds` times: `concurrency` streams made ready (`prepare`), then started together. */
+async function measure(
+  concurrency: number,
+  rounds: number,
+  prepare: () => Promise<() => Promise<StreamFigures>>,
+): Promise<{ first: number[]; toModel: number[]; headers: number[]; lag: number[] }> {
   const first: number[] = [];
   const toModel: number[] = [];
   const headers: number[] = [];
   const lag: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    const results = await Promise.all(Array.from({ length: concurrency }, () => one()));
+    const ready = await Promise.all(Array.from({ length: concurrency }, () => prepare()));
+    const results = await Promise.all(ready.map((start) => start()));
     for (const f of results) {
       first.push(f.firstChunkMs);
       toModel.push(f.toModelMs);
@@ -177,15 +204,20 @@ export async function run(args: string[]): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForOk(`${base}/ready`);
-    await measure(1, 3, () => direct(model, texts)); // warm-up
+    const directly = () => Promise.resolve(() => direct(model, texts));
+    await measure(1, 3, directly); // warm-up
     await measure(1, 3, () => viaGateway(base, model, texts));
     console.log(`${chunks} chunks ${interval} ms apart per answer; first chunk after ${interval} ms at the model server`);
     for (const c of levels) {
       const r = c === 1 ? rounds : Math.max(1, Math.round(rounds / 10));
-      const d = await measure(c, r, () => direct(model, texts));
+      const cpuBefore = process.cpuUsage();
+      const d = await measure(c, r, directly);
+      const cpuDirect = process.cpuUsage(cpuBefore);
+      const cpuBeforeGateway = { bench: process.cpuUsage(), gateway: cpuMs(gateway.pid), chat: cpuMs(chat.pid), billing: cpuMs(billing.pid) };
       const g = await measure(c, r, () => viaGateway(base, model, texts));
+      const cpuGateway = process.cpuUsage(cpuBeforeGateway.bench);
       const added = { p50: pct(g.first, 50) - pct(d.first, 50), p95: pct(g.first, 95) - pct(d.first, 95), lag: pct(g.lag, 99) - pct(d.lag, 99) };
-      console.log(`\n${c} concurrent stream${c > 1 ? 's' : ''} (${d.first.length} answers each way):`);
+      console.log(`\n${c} concurrent stream${c > 1 ? 's' : ''} (${d.first.length} answers each way; load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores):`);
       console.log(`  first chunk, direct      p50 ${ms(pct(d.first, 50))}  p95 ${ms(pct(d.first, 95))}`);
       console.log(`  first chunk, gateway     p50 ${ms(pct(g.first, 50))}  p95 ${ms(pct(g.first, 95))}`);
       console.log(`  gateway adds             p50 ${ms(added.p50)}  p95 ${ms(added.p95)}`);
@@ -193,6 +225,13 @@ export async function run(args: string[]): Promise<void> {
       console.log(`  response headers         p50 ${ms(pct(g.headers, 50))} via gateway, ${ms(pct(d.headers, 50))} direct`);
       console.log(`  per-chunk lag, direct    p50 ${ms(pct(d.lag, 50))}  p99 ${ms(pct(d.lag, 99))}`);
       console.log(`  per-chunk lag, gateway   p50 ${ms(pct(g.lag, 50))}  p99 ${ms(pct(g.lag, 99))}  (p99 over direct ${ms(added.lag)})`);
+      // CPU is what a loaded machine runs short of: per answer, by process (the bench process is the client and the model
+      // server; via the gateway, creating each answer's chat counts too).
+      const perAnswer = (usedMs: number) => ms(usedMs / d.first.length);
+      const used = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+      console.log(
+        `  CPU per answer           direct: bench ${perAnswer(used(cpuDirect))}; via gateway: bench ${perAnswer(used(cpuGateway))}, gateway ${perAnswer(cpuMs(gateway.pid) - cpuBeforeGateway.gateway)}, chat ${perAnswer(cpuMs(chat.pid) - cpuBeforeGateway.chat)}, billing ${perAnswer(cpuMs(billing.pid) - cpuBeforeGateway.billing)}`,
+      );
       if (c === 1) console.log(`  target: gateway adds ≤ 10 ms to the first chunk at 1 stream (p50) → ${added.p50 <= 10 ? 'met' : 'NOT met'}`);
       if (c === 100) {
         const met = added.p50 <= 50 && added.p95 <= 150 && added.lag <= 100;
