@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { failNotificationFields, sendSignedNotification } from '@invest/billing/testing/fake-cloudpayments';
 import { type FakeTelegram, startFakeTelegram } from '@invest/delivery/testing/fake-telegram';
-import { eventually } from '@invest/platform/testing/index';
+import { eventually, metricValue } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CP_SECRET } from '../support/alerts-stack.js';
 import { type DeliveryStack, startDeliveryStack } from '../support/delivery-stack.js';
@@ -62,6 +62,10 @@ describe('a declined recurring charge', () => {
     const u = `bn-${randomUUID().slice(0, 8)}`;
     await linkTelegram(u);
     const before = fake.messages(chat).length;
+    // The process's metrics (issue 36): compared before and after.
+    const notices = () => metricValue('invest_alerts_firings_total', { type: 'charge-failed' });
+    const sentOnTelegram = () => metricValue('invest_delivery_outcomes_total', { channel: 'telegram', outcome: 'sent' });
+    const counted = { notices: await notices(), sent: await sentOnTelegram() };
     await stack.subscribePaid(u);
     const subId = `sc_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
 
@@ -114,5 +118,9 @@ describe('a declined recurring charge', () => {
     const received = await stack.delivery.db.query<{ n: string }>('select count(*)::text as n from received_firings where user_id = $1', [u]);
     expect(received[0]!.n).toBe('2');
     expect((await stack.alerts.db.query<{ n: string }>("select count(*)::text as n from notification_firings where user_id = $1 and type = 'charge-failed'", [u]))[0]!.n).toBe('2');
+    // Counted as they were recorded and sent: the repeated notification added nothing.
+    await eventually(notices, (n) => n === counted.notices + 2, 'both notices counted');
+    expect(await notices()).toBe(counted.notices + 2);
+    await eventually(sentOnTelegram, (n) => n === counted.sent + 2, 'both messages counted sent');
   });
 });
