@@ -1,5 +1,6 @@
 import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type FiringType, type Locale, type NotificationFiredV1 } from '@invest/contracts';
-import { type Bus, busSubject, type Db, type Logger, publishBatch, type SqlClient } from '@invest/platform';
+import { type Bus, busSubject, currentContext, type Db, type Logger, publishBatch, type SqlClient } from '@invest/platform';
+import { endSpan, SpanKind, startSpan, TRACEPARENT, traceparentOf } from '@invest/platform/tracing/tracing';
 
 /** A committed firing as stored: a price notification's, or an account notice (of no notification, no explanation). */
 export interface FiringRecord {
@@ -110,14 +111,25 @@ export class FiringPublisher {
     // subject per notification made each publish a new one (~4 µs more of nats-server a message, a quarter
     // of its cost; `docs/decisions/0024-alerts-direct-publication.md`). Nothing filters by notification; the gateway fans out by user.
     const subject = busSubject(bus.prefix, eventSubject('alerts', AlertsEventTypes.NotificationFired));
-    await publishBatch(
-      bus,
-      firings.map((f) => ({
-        subject,
-        data: JSON.stringify(notificationFiredEvent(f)),
-        msgId: f.eventId,
-      })),
-    );
+    // Tracing: published in a span of the work that fired them (a consumer's), which delivery continues. The
+    // backstop's publishes start traces of their own.
+    const span = startSpan(`publish ${AlertsEventTypes.NotificationFired}`, SpanKind.PRODUCER, currentContext()?.trace, { 'messaging.batch.message_count': firings.length });
+    const traceparent = traceparentOf(span.spanContext());
+    try {
+      await publishBatch(
+        bus,
+        firings.map((f) => ({
+          subject,
+          data: JSON.stringify(traceparent ? { ...notificationFiredEvent(f), metadata: { [TRACEPARENT]: traceparent } } : notificationFiredEvent(f)),
+          msgId: f.eventId,
+          ...(traceparent ? { headers: { [TRACEPARENT]: traceparent } } : {}),
+        })),
+      );
+    } catch (err) {
+      endSpan(span, err);
+      throw err;
+    }
+    endSpan(span);
   }
 
   /**
