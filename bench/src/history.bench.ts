@@ -11,13 +11,13 @@
  * The naive series is checked equal to the computed one day by day, so the comparison is of the same result.
  */
 import type { AssetRef, GetClosesReply } from '@invest/contracts';
-import { MAX_CLOSES_PER_REPLY } from '@invest/contracts';
+import { MAX_CLOSES_PER_REPLY, packCloses } from '@invest/contracts';
 import { createLogger, Decimal, openDatabase, type RpcClient } from '@invest/platform';
 import { testPostgresUrl, uniqueName } from '@invest/platform/testing/index';
 import { loadDealsForStatistics } from '@invest/portfolios/deals/deal.repository';
 import { HistoryCache } from '@invest/portfolios/history/history.cache';
 import { HistoryService } from '@invest/portfolios/history/history.service';
-import { type DailyClose, valueHistory } from '@invest/portfolios/history/value-history';
+import { assetCloses, type DailyClose, valueHistory } from '@invest/portfolios/history/value-history';
 import { migrations } from '@invest/portfolios/migrations/index';
 import { assetKey } from '@invest/portfolios/statistics/statistics.types';
 import { naiveValueHistory } from '@invest/portfolios/testing/naive-value-history';
@@ -117,7 +117,7 @@ function closesStandIn(closes: Map<number, [string, string][]>): RpcClient {
       );
       if (rows.length === 0) continue;
       const kept = rows.slice(0, MAX_CLOSES_PER_REPLY - n);
-      reply.data.push({ type: ref.type, id: ref.id, dates: kept.map(([d]) => d), closes: kept.map(([, c]) => c) });
+      reply.data.push({ type: ref.type, id: ref.id, ...packCloses(kept.map(([d]) => d), kept.map(([, c]) => c)) });
       n += kept.length;
       if (n >= MAX_CLOSES_PER_REPLY) {
         reply.next_after = { asset_id: ref.id, date: kept.at(-1)![0] };
@@ -158,7 +158,8 @@ export async function run(args: string[]): Promise<void> {
     const loaded = (await loadDealsForStatistics(db, portfolioId))!;
     const byKey = new Map<string, DailyClose[]>([...closes].map(([id, list]) => [assetKey({ type: 'share', id }), list.map(([date, c]) => ({ date, close: Decimal.of(c) }))]));
     const served = await uncached();
-    const computed = valueHistory(loaded.deals, byKey, today).points;
+    const packed = new Map([...byKey].map(([key, list]) => [key, assetCloses(list)]));
+    const computed = valueHistory(loaded.deals, packed, today).points;
     const closesCount = [...closes.values()].reduce((s, l) => s + l.length, 0);
     console.log(
       `portfolio with ${o.positions} positions and ${loaded.deals.length} deals from ${loaded.deals.reduce((m, d) => (d.date < m ? d.date : m), today)}; ${served.data.points.length} days, ${closesCount} closes; ${o.seconds} s per path (in-process, Postgres ${new URL(testPostgresUrl()).host})`,
@@ -169,7 +170,7 @@ export async function run(args: string[]): Promise<void> {
     }
 
     const service = await measure(o.seconds, uncached);
-    const compute = await measure(o.seconds, async () => valueHistory(loaded.deals, byKey, today));
+    const compute = await measure(o.seconds, async () => valueHistory(loaded.deals, packed, today));
     const t0 = performance.now();
     const naive = naiveValueHistory(loaded.deals, byKey, today);
     const naiveMs = performance.now() - t0;

@@ -7,6 +7,7 @@ import {
   type NotificationsPage,
   PUBLIC_ASSET_TYPES,
   Subjects,
+  unpackCloses,
 } from '@invest/contracts';
 import type { RpcClient } from '@invest/platform';
 import { z } from 'zod';
@@ -180,8 +181,8 @@ const getHistory: ChatTool<z.infer<typeof historyArgs>> = {
     const a = (await rpc.request<GetAssetPageReply>(Subjects.screener.assetPage, { type: args.type, ticker: args.ticker }, { userId })).data;
     const from = isoDaysBefore(today, args.days);
     const closes = await rpc.request<GetClosesReply>(Subjects.screener.closesGet, { refs: [{ type: a.type, id: a.id }], from, to: today }, { userId });
-    const series = closes.data[0];
-    return { ticker: a.ticker, currency: a.currency, from, to: today, dates: series?.dates ?? [], closes: series?.closes ?? [], backfilling: closes.backfilling.length > 0 };
+    const series = closes.data[0] ? unpackCloses(closes.data[0]) : { dates: [], closes: [] };
+    return { ticker: a.ticker, currency: a.currency, from, to: today, dates: series.dates, closes: series.closes, backfilling: closes.backfilling.length > 0 };
   },
 };
 

@@ -11,6 +11,7 @@ import {
   assetClosesSchema,
   assetPageSchema,
   getAssetPageRequestSchema,
+  unpackCloses,
 } from '@invest/contracts';
 import { type RpcClient, ServiceError } from '@invest/platform';
 import { dataSchema, notFoundSchema } from '../common/resource.openapi.js';
@@ -66,7 +67,8 @@ export function createAssetPageController({ rpc }: { rpc: RpcClient }) {
       // About 250 market days a year: one reply, far below MAX_CLOSES_PER_REPLY.
       const reply = await rpc.request<GetClosesReply>(Subjects.screener.closesGet, { refs: [{ type: asset.type, id: asset.id }], from, to });
       const row = reply.data.find((r) => r.id === asset.id);
-      return { data: { range, from, to, dates: row?.dates ?? [], closes: row?.closes ?? [], backfilling: reply.backfilling.length > 0 } };
+      const { dates, closes } = row ? unpackCloses(row) : { dates: [], closes: [] };
+      return { data: { range, from, to, dates, closes, backfilling: reply.backfilling.length > 0 } };
     }
 
     /** A type or ticker no market asset can have is simply not found (a path names a page, not a query). */

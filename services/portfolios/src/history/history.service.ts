@@ -17,14 +17,24 @@ import { findAssets } from '../prices/asset-catalog.repository.js';
 import { money } from '../statistics/position-figures.js';
 import { assetKey } from '../statistics/statistics.types.js';
 import type { HistoryCache } from './history.cache.js';
-import { type DailyClose, rangeStart, thinPoints, type ValueHistory, valueHistory, withLivePrices } from './value-history.js';
+import { type AssetCloses, dayNumber, rangeStart, thinPoints, type ValueHistory, valueHistory, withLivePrices } from './value-history.js';
 
 /**
  * `getClosesReplySchema` with the two long arrays only checked to be arrays: their hundreds of thousands of cells are
- * checked as they are read (a date is a string, a close a decimal Decimal.of accepts), at a fraction of zod's cost.
+ * checked as they are read (a day a whole number after the previous one, a unit count a safe integer or digits), at
+ * a fraction of zod's cost.
  */
 const closesReplySchema = z.object({
-  data: z.array(z.object({ type: z.string(), id: z.number().int(), dates: z.custom<unknown[]>(Array.isArray), closes: z.custom<unknown[]>(Array.isArray) })),
+  data: z.array(
+    z.object({
+      type: z.string(),
+      id: z.number().int(),
+      start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      days: z.custom<unknown[]>(Array.isArray),
+      scale: z.number().int().nonnegative(),
+      units: z.custom<unknown[]>(Array.isArray),
+    }),
+  ),
   next_after: z.object({ asset_id: z.number().int(), date: z.string() }).nullable(),
   backfilling: z.array(assetRefSchema),
 });
@@ -66,7 +76,7 @@ export class HistoryService {
       const to = loaded.deals.reduce((max, d) => (d.date > max ? d.date : max), today);
       const from = loaded.deals.reduce((min, d) => (d.date < min ? d.date : min), to);
       const refs = [...new Map(loaded.deals.map((d) => [assetKey(d.asset), d.asset])).values()];
-      const closes = refs.length ? await this.closesOf(refs, from, to) : { closes: new Map<string, DailyClose[]>(), backfilling: [] };
+      const closes = refs.length ? await this.closesOf(refs, from, to) : { closes: new Map<string, AssetCloses>(), backfilling: [] };
       complete = closes.backfilling.length === 0;
       history = valueHistory(loaded.deals, closes.closes, to);
       if (complete) this.cache.set(portfolioId, statsVersion, today, history);
@@ -92,8 +102,8 @@ export class HistoryService {
   }
 
   /** The screener's closes of the assets over [from, to] (and the last one before), page by page. */
-  private async closesOf(refs: AssetRef[], from: string, to: string): Promise<{ closes: Map<string, DailyClose[]>; backfilling: AssetRef[] }> {
-    const closes = new Map<string, DailyClose[]>();
+  private async closesOf(refs: AssetRef[], from: string, to: string): Promise<{ closes: Map<string, AssetCloses>; backfilling: AssetRef[] }> {
+    const closes = new Map<string, AssetCloses>();
     let backfilling: AssetRef[] = [];
     let after: GetClosesReply['next_after'] = null;
     for (let page = 0; page < MAX_CLOSES_PAGES; page++) {
@@ -102,13 +112,19 @@ export class HistoryService {
         if (page === 0) backfilling = reply.backfilling;
         for (const row of reply.data) {
           const key = assetKey({ type: row.type as AssetRef['type'], id: row.id });
-          const list = closes.get(key) ?? [];
-          const { dates, closes: values } = row;
-          if (dates.length !== values.length) throw new TypeError('dates and closes differ in length');
-          for (let i = 0; i < dates.length; i++) {
-            const date = dates[i];
-            if (typeof date !== 'string') throw new TypeError('a date is not a string');
-            list.push({ date, close: Decimal.of(values[i] as string) });
+          const list = closes.get(key) ?? { days: [], closes: [] };
+          const { days, units, scale } = row;
+          if (days.length !== units.length) throw new TypeError('days and units differ in length');
+          const start = dayNumber(row.start);
+          let previous = list.days.at(-1) ?? -Infinity;
+          for (let i = 0; i < days.length; i++) {
+            const offset = days[i];
+            const day = start + (offset as number);
+            if (typeof offset !== 'number' || !Number.isInteger(day) || day <= previous) throw new TypeError('a day is not after the previous one');
+            const u = units[i];
+            if (!(typeof u === 'number' ? Number.isSafeInteger(u) : typeof u === 'string' && /^-?\d+$/.test(u))) throw new TypeError('a close is not a unit count');
+            list.days.push((previous = day));
+            list.closes.push(Decimal.raw(BigInt(u as number | string), scale));
           }
           closes.set(key, list);
         }

@@ -3,7 +3,7 @@ import { Decimal } from '@invest/platform';
 import { describe, expect, it } from 'vitest';
 import { naiveValueHistory } from '../testing/naive-value-history.js';
 import { assetKey, type DealInput } from '../statistics/statistics.types.js';
-import { type DailyClose, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
+import { assetCloses, type DailyClose, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
 
 const sber = { type: 'share' as const, id: 1 };
 const gazp = { type: 'share' as const, id: 2 };
@@ -17,8 +17,9 @@ const deal = (type: DealType, asset: AssetRef, quantity: string | number, price:
   commission: Decimal.of(1),
   date,
 });
-const closesOf = (entries: [AssetRef, [string, string | number][]][]) =>
+const dailyOf = (entries: [AssetRef, [string, string | number][]][]) =>
   new Map<string, DailyClose[]>(entries.map(([a, list]) => [assetKey(a), list.map(([date, close]) => ({ date, close: Decimal.of(close) }))]));
+const closesOf = (entries: [AssetRef, [string, string | number][]][]) => new Map([...dailyOf(entries)].map(([key, list]) => [key, assetCloses(list)]));
 const plain = (points: HistoryPoint[]) => points.map((p) => [p.date, p.value.toString(), p.invested.toString()]);
 
 describe('valueHistory', () => {
@@ -113,12 +114,13 @@ describe('valueHistory', () => {
       deals.push(deal(type, a, type === 'sell' ? 1 : Math.ceil(rnd() * 5), (50 + rnd() * 100).toFixed(2), date));
     }
     // Sells may exceed the holding here; both sides apply the same rule (the excess empties the position).
-    const closes = closesOf(
+    const daily = dailyOf(
       assets.slice(0, 2).map((a) => [a, Array.from({ length: 60 }, (_, i) => [new Date(Date.UTC(2024, 0, 2 + i + Math.floor(i / 5) * 2)).toISOString().slice(0, 10), (90 + rnd() * 20).toFixed(4)] as [string, string])]),
     );
+    const closes = new Map([...daily].map(([key, list]) => [key, assetCloses(list)]));
     const fast = valueHistory(deals, closes, '2024-04-15').points;
     expect(fast.length).toBeGreaterThan(90);
-    expect(plain(fast)).toEqual(plain(naiveValueHistory(deals, closes, '2024-04-15')));
+    expect(plain(fast)).toEqual(plain(naiveValueHistory(deals, daily, '2024-04-15')));
   });
 });
 

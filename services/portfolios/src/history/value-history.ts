@@ -11,6 +11,12 @@ export interface DailyClose {
   close: Decimal;
 }
 
+/** An asset's closes in date order, in two flat arrays: each market day as a day number (`dayNumber`), and its close. */
+export interface AssetCloses {
+  days: number[];
+  closes: Decimal[];
+}
+
 /** One day of the series: what the positions were worth and what they cost. */
 export interface HistoryPoint {
   date: string;
@@ -35,7 +41,14 @@ export interface ValueHistory {
 }
 
 const DAY_MS = 86_400_000;
+/** Days since 1970-01-01 of a `YYYY-MM-DD` date. */
+export const dayNumber = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** `DailyClose`s (in date order) as AssetCloses. */
+export function assetCloses(list: readonly DailyClose[]): AssetCloses {
+  return { days: list.map((c) => dayNumber(c.date)), closes: list.map((c) => c.close) };
+}
 
 function newAggregate(asset: AssetRef): AssetAggregate {
   const zero = Decimal.ZERO;
@@ -52,9 +65,10 @@ function newAggregate(asset: AssetRef): AssetAggregate {
  * Asset by asset: walking its deals and closes in date order, each change of what the asset is worth or cost is
  * added to its day's change; the series is the running sum of the days' changes. So the work is deals + closes +
  * days, not days × deals, and each asset's closes are read in one sequential pass (walking all assets day by day
- * jumped between 200 lists and took about 1.5 times as long). `closes` are by `assetKey`, each list in date order.
+ * jumped between 200 lists and took about 1.5 times as long). `closes` are by `assetKey`; a close's day is found
+ * by subtracting day numbers (looking its date text up in a map of days took an eighth of the time).
  */
-export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<string, readonly DailyClose[]>, to: string): ValueHistory {
+export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<string, AssetCloses>, to: string): ValueHistory {
   const ordered = deals.filter((d) => d.date <= to).sort(compareDeals);
   if (ordered.length === 0) return { points: [], positions: [] };
   const byAsset = new Map<string, DealInput[]>();
@@ -64,12 +78,12 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
     if (list) list.push(d);
     else byAsset.set(key, [d]);
   }
-  const first = ordered[0]!.date;
+  const first = dayNumber(ordered[0]!.date);
   const dates: string[] = [];
   const dayIndex = new Map<string, number>();
-  for (let day = first; day <= to; day = addDays(day, 1)) dayIndex.set(day, dates.push(day) - 1);
+  for (let day = ordered[0]!.date; day <= to; day = addDays(day, 1)) dayIndex.set(day, dates.push(day) - 1);
   // A close before the first deal is the price the first day starts from.
-  const indexOf = (date: string) => (date < first ? 0 : dayIndex.get(date)!);
+  const indexOf = (day: number) => (day < first ? 0 : day - first);
   const valueChange = new Array<Decimal>(dates.length).fill(Decimal.ZERO);
   const investedChange = new Array<Decimal>(dates.length).fill(Decimal.ZERO);
 
@@ -77,7 +91,7 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
   for (const [key, list] of byAsset) {
     const held = runningHoldings(list);
     const agg = newAggregate({ type: list[0]!.asset.type, id: list[0]!.asset.id });
-    const prices = closes.get(key) ?? [];
+    const { days, closes: prices } = closes.get(key) ?? { days: [], closes: [] };
     let next = 0;
     let lastClose: Decimal | undefined;
     // What the asset adds to the value now: quantity × last close, its cost while it has no close, nothing when closed.
@@ -88,23 +102,23 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
       valueChange[day] = valueChange[day]!.plus(now.minus(worth));
       worth = now;
     };
-    const closesThrough = (date: string) => {
-      for (; next < prices.length && prices[next]!.date <= date; next++) {
-        lastClose = prices[next]!.close;
-        if (agg.quantity.sign() > 0) revalue(indexOf(prices[next]!.date));
+    const closesThrough = (day: number) => {
+      for (; next < days.length && days[next]! <= day; next++) {
+        lastClose = prices[next]!;
+        if (agg.quantity.sign() > 0) revalue(indexOf(days[next]!));
       }
     };
     list.forEach((d, i) => {
       // The day's closes before its deals, as a day ends with both.
-      closesThrough(d.date);
       const day = dayIndex.get(d.date)!;
+      closesThrough(first + day);
       const costBefore = agg.quantity.sign() > 0 ? agg.costBasis : Decimal.ZERO;
       applyDeal(agg, d, held[i]);
       const costAfter = agg.quantity.sign() > 0 ? agg.costBasis : Decimal.ZERO;
       investedChange[day] = investedChange[day]!.plus(costAfter.minus(costBefore));
       revalue(day);
     });
-    closesThrough(to);
+    closesThrough(dayNumber(to));
     if (agg.quantity.sign() > 0) positions.push({ asset: agg.asset, quantity: agg.quantity, costBasis: agg.costBasis, ...(lastClose ? { lastClose } : {}) });
   }
 

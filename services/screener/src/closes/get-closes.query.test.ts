@@ -1,4 +1,4 @@
-import { MAX_CLOSES_PER_REPLY } from '@invest/contracts';
+import { MAX_CLOSES_PER_REPLY, unpackCloses } from '@invest/contracts';
 import type { Db } from '@invest/platform';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -33,13 +33,15 @@ describe('getCloses (screener.closes.get)', () => {
     const { reply, empty } = await getCloses(db, { refs: refs().slice(1), from: '2024-01-10', to: '2024-06-03', marketTz: 'Europe/Moscow' });
     expect(reply).toEqual({
       data: [
-        { type: 'share', id: ids.BBB, dates: ['2024-01-05', '2024-02-01', '2024-06-01', '2024-06-03'], closes: ['10.5', '11', '12', '42'] },
+        // 2024-01-05 and the days after it; the closes in tenths.
+        { type: 'share', id: ids.BBB, start: '2024-01-05', days: [0, 27, 148, 150], scale: 1, units: [105, 110, 120, 420] },
         // Nothing stored, but its current rate is the close of the rate's market day.
-        { type: 'share', id: ids.EMPTY, dates: ['2024-06-03'], closes: ['42'] },
+        { type: 'share', id: ids.EMPTY, start: '2024-06-03', days: [0], scale: 0, units: [42] },
       ],
       next_after: null,
     });
     expect(empty).toEqual([{ type: 'share', id: ids.EMPTY }]);
+    expect(unpackCloses(reply.data[0]!)).toEqual({ dates: ['2024-01-05', '2024-02-01', '2024-06-01', '2024-06-03'], closes: ['10.5', '11', '12', '42'] });
   });
 
   it('pages by asset and date: every close once, in order', async () => {
@@ -50,10 +52,10 @@ describe('getCloses (screener.closes.get)', () => {
       const { reply } = await getCloses(db, { refs: refs(), from: '2000-01-01', to: '2024-05-31', after, marketTz: 'Europe/Moscow' });
       pages++;
       for (const row of reply.data) {
-        expect(row.dates.length).toBe(row.closes.length);
-        for (const d of row.dates) all.push(`${row.id}:${d}`);
+        expect(row.days.length).toBe(row.units.length);
+        for (const d of unpackCloses(row).dates) all.push(`${row.id}:${d}`);
       }
-      expect(reply.data.reduce((n, r) => n + r.dates.length, 0)).toBeLessThanOrEqual(MAX_CLOSES_PER_REPLY);
+      expect(reply.data.reduce((n, r) => n + r.days.length, 0)).toBeLessThanOrEqual(MAX_CLOSES_PER_REPLY);
       after = reply.next_after ?? undefined;
     } while (after);
     const days = (Date.parse('2024-05-31') - Date.parse('2000-01-01')) / 86_400_000 + 1;

@@ -1,4 +1,4 @@
-import { type AssetRef, type GetClosesReply, MAX_CLOSES_PER_REPLY } from '@invest/contracts';
+import { type AssetRef, type GetClosesReply, MAX_CLOSES_PER_REPLY, packCloses } from '@invest/contracts';
 import type { SqlClient } from '@invest/platform';
 
 type Row = Record<string, unknown>;
@@ -55,14 +55,15 @@ export async function getCloses(
   );
   const more = rows.length > MAX_CLOSES_PER_REPLY;
   const kept = more ? rows.slice(0, MAX_CLOSES_PER_REPLY) : rows;
-  const data: GetClosesReply['data'] = [];
+  const byAsset: { type: string; id: number; dates: string[]; closes: string[] }[] = [];
   for (const r of kept) {
     const id = Number(r.asset_id);
-    let last = data.at(-1);
-    if (last?.id !== id) data.push((last = { type: String(r.type), id, dates: [], closes: [] }));
+    let last = byAsset.at(-1);
+    if (last?.id !== id) byAsset.push((last = { type: String(r.type), id, dates: [], closes: [] }));
     last.dates.push(String(r.date));
     last.closes.push(String(r.close));
   }
+  const data = byAsset.map(({ type, id, dates, closes }) => ({ type, id, ...packCloses(dates, closes) }));
   const lastRow = kept.at(-1);
   const next_after = more && lastRow ? { asset_id: Number(lastRow.asset_id), date: String(lastRow.date) } : null;
   return { reply: { data, next_after }, empty };
