@@ -1,5 +1,6 @@
 import type { DeliveryChannel, NotificationFiredV1 } from '@invest/contracts';
 import type { Db, Logger, Tx } from '@invest/platform';
+import { endSpan, linksTo, SpanKind, startSpan } from '@invest/platform/tracing/tracing';
 import type { ChannelSender, SendResult } from '../channels/channel.js';
 import { inQuietHours, quietHoursEnd } from '../settings/quiet-hours.js';
 import { readSettingsOf, type UserSettings } from '../settings/settings.repository.js';
@@ -54,7 +55,7 @@ interface Ready {
   sender: ChannelSender;
   settings: UserSettings;
   /** Its firings in the order they fired. */
-  received: { event: NotificationFiredV1; received_at: Date }[];
+  received: { event: NotificationFiredV1; received_at: Date; traceparent: string | null }[];
 }
 
 /** Message groups one sealing transaction takes (a rate batch makes one per user). */
@@ -229,8 +230,8 @@ export class Dispatcher {
       const of = batches.filter((b) => b.channel === sender.channel).map((b) => b.userId);
       if (of.length > 0) inUse.set(sender.channel, await sender.addresses(tx, [...new Set(of)]));
     }
-    const received = await tx.query<{ group_id: string; event: NotificationFiredV1; received_at: Date }>(
-      'select group_id::text, event, received_at from received_firings where group_id = any($1::bigint[])',
+    const received = await tx.query<{ group_id: string; event: NotificationFiredV1; received_at: Date; traceparent: string | null }>(
+      'select group_id::text, event, received_at, traceparent from received_firings where group_id = any($1::bigint[])',
       [batches.flatMap((b) => b.groupIds)],
     );
     const checked = batches.map((batch) =>
@@ -301,12 +302,17 @@ export class Dispatcher {
     if (firings.length === 0) return { kind: 'skipped', batch, reason: 'Every notification of the message was deleted or switched off.' };
     const digest = batch.groupIds.length > 1 || firings.some((r) => inQuietHours(new Date(r.received_at), settings.quietHours, settings.timeZone));
     const message = renderMessage({ userId: batch.userId, language: settings.language, firings: firings.map((r) => r.event), digest, publicBaseUrl: this.o.publicBaseUrl });
+    // Tracing: the send continues the trace its first firing was received in, and links the others'.
+    const traces = firings.map((r) => r.traceparent);
+    const span = startSpan(`send ${batch.channel}`, SpanKind.CLIENT, traces[0] ?? undefined, { 'delivery.firings': firings.length }, linksTo(traces.slice(1)));
     let result: SendResult;
     try {
       result = await withTimeout(sender.send(batch.address, message), this.o.sendTimeoutMs ?? 60_000);
     } catch (err) {
       result = { outcome: 'retry', reason: err instanceof Error ? err.message : String(err) };
     }
+    span.setAttribute('delivery.outcome', result.outcome);
+    endSpan(span, result.outcome === 'sent' ? undefined : result.reason);
     if (result.outcome === 'sent') return { kind: 'sent', batch, providerId: result.providerId, firings: firings.length };
     return { kind: 'failed', batch, sender, result };
   }

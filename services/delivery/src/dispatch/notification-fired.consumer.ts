@@ -1,5 +1,6 @@
 import { type AlertsEvent, AlertsEventTypes, assertNever, decodeAlertsEvent, type NotificationFiredV1 } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, eventStreamSource, type Logger, type Tx } from '@invest/platform';
+import { type Bus, currentContext, type Db, DurableConsumer, eventStreamSource, type Logger, type Tx } from '@invest/platform';
+import { traceparentOf } from '@invest/platform/tracing/tracing';
 
 export const NOTIFICATION_FIRED_DURABLE = 'delivery__notification-fired';
 
@@ -24,10 +25,20 @@ export async function recordFirings(tx: Tx, firings: readonly NotificationFiredV
        on conflict (user_id) where sealed_at is null
        do update set due_at = least(m.opened_at + $7 * interval '1 millisecond', greatest(m.due_at, excluded.due_at))
        returning id, user_id)
-     insert into received_firings (firing_id, user_id, notification_id, event, group_id, received_at)
-     select f.firing_id, f.user_id, f.notification_id, f.event, g.id, $5 from f join g using (user_id)
+     insert into received_firings (firing_id, user_id, notification_id, event, group_id, received_at, traceparent)
+     select f.firing_id, f.user_id, f.notification_id, f.event, g.id, $5, $8::text from f join g using (user_id)
      on conflict (firing_id) do nothing`,
-    [firings.map((f) => f.firingId), firings.map((f) => f.userId), firings.map((f) => f.notificationId), firings.map((f) => JSON.stringify(f)), now, settled, windowMs],
+    [
+      firings.map((f) => f.firingId),
+      firings.map((f) => f.userId),
+      firings.map((f) => f.notificationId),
+      firings.map((f) => JSON.stringify(f)),
+      now,
+      settled,
+      windowMs,
+      // The consumer's span (tracing), which the message's send continues.
+      traceparentOf(currentContext()?.trace) ?? null,
+    ],
   );
 }
 

@@ -7,6 +7,7 @@ import { EmailBounces } from './0006-email-bounces.js';
 import { Retention } from './0007-retention.js';
 import { OneOpenGroup } from './0008-one-open-group.js';
 import { AccountNotices } from './0009-account-notices.js';
+import { FiringTrace } from './0010-firing-trace.js';
 
 /** `idempotency_keys` (platform's `idempotent`). */
 class DeliveryIdempotencyKeys extends IdempotencyKeysMigration {}
@@ -25,4 +26,5 @@ export const migrations = [
   { name: '0007-retention', class: Retention },
   { name: '0008-one-open-group', class: OneOpenGroup },
   { name: '0009-account-notices', class: AccountNotices },
+  { name: '0010-firing-trace', class: FiringTrace },
 ];
