@@ -1,6 +1,8 @@
 import type { Db } from '../db/database.js';
 import { runWithContext } from '../context/request-context.js';
 import type { Logger } from '../logging/logger.js';
+import { epochSeconds } from '../metrics/metrics.js';
+import { jobMetrics } from '../metrics/platform-metrics.js';
 import { withAdvisoryLock } from './advisory-lock.js';
 import { nextRun, type Schedule } from './schedule.js';
 import { randomUUID } from 'node:crypto';
@@ -26,6 +28,11 @@ export interface Job {
 
 export type JobOutcome = { status: 'done'; summary: JobSummary; tookMs: number } | { status: 'locked' } | { status: 'failed'; error: unknown; tookMs: number };
 
+const metrics = jobMetrics();
+
+/** A schedule's interval in seconds (a daily one: a day), what an alert compares the last success with. */
+export const scheduleIntervalSeconds = (schedule: Schedule): number => ('everyMinutes' in schedule ? schedule.everyMinutes * 60 : 86_400);
+
 /**
  * Runs a job once under a Postgres advisory lock named after it (and its args), so two instances never
  * run the same job at once, and logs one summary line: fetched, changed, skipped, took.
@@ -45,6 +52,8 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
         return { status: 'locked' };
       }
       const s = result.result;
+      metrics.lastSuccess.set({ job: job.name }, epochSeconds());
+      metrics.duration.observe({ job: job.name }, tookMs / 1000);
       // One line a run that changed something; the rest (every minute's "nothing new") only at debug.
       logger[s.changed > 0 ? 'info' : 'debug'](
         { job: job.name, args, ...s, tookMs },
@@ -53,6 +62,8 @@ export async function runJob(db: Db, job: Job, args: string[], logger: Logger): 
       return { status: 'done', summary: s, tookMs };
     } catch (error) {
       const tookMs = Math.round(performance.now() - started);
+      metrics.failures.inc({ job: job.name });
+      metrics.duration.observe({ job: job.name }, tookMs / 1000);
       logger.error({ job: job.name, args, err: error, tookMs }, `${job.name}: failed after ${tookMs} ms`);
       return { status: 'failed', error, tookMs };
     }
@@ -98,6 +109,7 @@ export class JobScheduler {
   schedule(job: Job, args: string[] = [], schedule = job.schedule, opts: { atStart?: boolean } = {}): void {
     if (!schedule) throw new Error(`job ${job.name} has no schedule`);
     const key = `${job.name} ${args.join(' ')}`;
+    metrics.interval.set({ job: job.name }, scheduleIntervalSeconds(schedule));
     const fire = () => {
       if (this.stopped || this.running.has(key)) return;
       const p = runJob(this.db, job, args, this.logger).finally(() => this.running.delete(key));
