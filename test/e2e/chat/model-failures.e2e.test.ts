@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChatStack, startChatStack } from '../support/chat-stack.js';
+import { eventKinds } from '../support/sse-reader.js';
 
 const KEY = 'sk-model-failures';
 const IDLE_MS = 1500;
@@ -96,7 +97,7 @@ describe('a normal answer (control)', () => {
   it('is complete and counted', async () => {
     const { user, chatId } = await freshChat();
     const r = await ask(user, chatId, 'hi');
-    expect(r.events.map((e) => e.event)).toEqual(['start', 'chunk', 'chunk', 'done']);
+    expect(eventKinds(r.events)).toEqual(['start', 'chunk', 'done']);
     expect(await supportUsed(user)).toBe(1);
   });
 });

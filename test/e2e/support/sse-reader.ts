@@ -62,3 +62,11 @@ export function readSse(res: Response, request: AbortController) {
     },
   };
 }
+
+/**
+ * The event types of an answer's stream with consecutive chunks as one: the chat service publishes the chunks that
+ * queued behind a publish as one event, so how many chunk events carry an answer depends on timing.
+ */
+export function eventKinds(events: readonly SseEvent[]): string[] {
+  return events.map((e) => e.event).filter((type, i, all) => type !== 'chunk' || all[i - 1] !== 'chunk');
+}
