@@ -127,9 +127,16 @@ async function isReadCommitted(tx: Tx): Promise<boolean> {
 export const EVENT_ID_NAMESPACE = '6f1d6a52-3c4b-4e0e-9a57-2b8f2d1c7e90';
 
 /** An RFC 4122 version 5 UUID: the same name in the same namespace always gives the same id. */
+/** Namespaces as bytes: a few constants, each parsed once (event ids are made on every command). */
+const namespaceBytes = new Map<string, Buffer>();
+
 export function uuidV5(name: string, namespace: string): string {
-  const ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
-  if (ns.length !== 16) throw new Error(`uuidV5: namespace is not a UUID: ${namespace}`);
+  let ns = namespaceBytes.get(namespace);
+  if (!ns) {
+    ns = Buffer.from(namespace.replace(/-/g, ''), 'hex');
+    if (ns.length !== 16) throw new Error(`uuidV5: namespace is not a UUID: ${namespace}`);
+    if (namespaceBytes.size < 64) namespaceBytes.set(namespace, ns);
+  }
   const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;

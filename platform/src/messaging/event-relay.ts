@@ -96,8 +96,10 @@ export class EventRelay {
   async runOnce(): Promise<number> {
     const { db, bus, name, subjectFor, logger } = this.opts;
     let published = 0;
+    // Read once a pass: after storing it, the relay knows where it stands (another instance that moved it further
+    // only makes this one publish again what JetStream drops as duplicates).
+    let checkpoint = await loadCheckpoint(db, name);
     for (;;) {
-      const checkpoint = await loadCheckpoint(db, name);
       const batch = await readAll(db, checkpoint, this.opts.batchSize ?? 200, this.opts.horizon);
       if (batch.length === 0) {
         // Committed events held back by a running transaction: that transaction's end sends no notification
@@ -136,7 +138,8 @@ export class EventRelay {
       for (const span of spans) endSpan(span);
       for (const i of duplicates) logger.debug({ eventId: messages[i]!.eventId }, 'relay: duplicate publish ignored by JetStream');
       const last = batch[batch.length - 1]!;
-      await storeCheckpoint(db, name, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+      checkpoint = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+      await storeCheckpoint(db, name, checkpoint);
       published += batch.length;
     }
   }
