@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
+import { startTracing } from '@invest/platform/tracing/tracing';
 import { loadDeliveryConfigOrExit } from './config/delivery.config.js';
 import { createDeliveryApp } from './delivery.app.js';
 
 const config = loadDeliveryConfigOrExit();
 const logger = createLogger('delivery', config.logLevel);
+// Spans go out over OTLP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const tracing = startTracing('delivery');
 
 let metrics: MetricsServer;
 let service: Awaited<ReturnType<typeof createDeliveryApp>>;
@@ -16,4 +19,4 @@ try {
   process.exit(1);
 }
 
-exitOnSignals({ name: 'delivery', logger, close: () => service.close().finally(() => metrics.close()), timeoutMs: 15_000 });
+exitOnSignals({ name: 'delivery', logger, close: () => service.close().finally(() => Promise.all([metrics.close(), tracing.shutdown()])), timeoutMs: 15_000 });

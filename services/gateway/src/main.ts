@@ -1,9 +1,12 @@
 import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
+import { startTracing } from '@invest/platform/tracing/tracing';
 import { loadGatewayConfigOrExit } from './config/gateway.config.js';
 import { createGatewayApp, type GatewayApp } from './gateway.app.js';
 
 const config = loadGatewayConfigOrExit();
 const logger = createLogger('gateway', config.logLevel);
+// Spans go out over OTLP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const tracing = startTracing('gateway');
 
 let gateway: GatewayApp;
 let metrics: MetricsServer;
@@ -17,4 +20,4 @@ try {
   process.exit(1);
 }
 
-exitOnSignals({ name: 'gateway', logger, close: () => gateway.close().finally(() => metrics.close()) });
+exitOnSignals({ name: 'gateway', logger, close: () => gateway.close().finally(() => Promise.all([metrics.close(), tracing.shutdown()])) });

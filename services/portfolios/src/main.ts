@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { createLogger, exitOnSignals, type MetricsServer, startServiceMetrics } from '@invest/platform';
+import { startTracing } from '@invest/platform/tracing/tracing';
 import { loadPortfoliosConfigOrExit } from './config/portfolios.config.js';
 import { createPortfoliosApp } from './portfolios.app.js';
 
 const config = loadPortfoliosConfigOrExit();
 const logger = createLogger('portfolios', config.logLevel);
+// Spans go out over OTLP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const tracing = startTracing('portfolios');
 
 let metrics: MetricsServer;
 let service: Awaited<ReturnType<typeof createPortfoliosApp>>;
@@ -26,4 +29,4 @@ try {
 }
 
 // Nest's shutdown hooks also react to the signals and re-raise them; exitOnSignals absorbs the repeat.
-exitOnSignals({ name: 'portfolios', logger, close: () => service.close().finally(() => metrics.close()), timeoutMs: 15_000 });
+exitOnSignals({ name: 'portfolios', logger, close: () => service.close().finally(() => Promise.all([metrics.close(), tracing.shutdown()])), timeoutMs: 15_000 });

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { createLogger, exitOnSignals, loadConfigOrExit, metricsSettingsFrom, serviceDatabaseUrl, startServiceMetrics } from '@invest/platform';
+import { startTracing } from '@invest/platform/tracing/tracing';
 import { screenerConfigSchema } from './config.js';
 import { createScreenerApp } from './screener.app.js';
 
 const config = loadConfigOrExit(screenerConfigSchema, 'screener');
 const logger = createLogger('screener', config.LOG_LEVEL);
+// Spans go out over OTLP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const tracing = startTracing('screener');
 
 try {
   const metrics = await startServiceMetrics('screener', metricsSettingsFrom(config), logger);
@@ -28,7 +31,7 @@ try {
 
   // Nest's shutdown hooks also react to the signals (closing NATS first, then jobs, relay and consumer, then
   // the bus and the database, see createScreenerApp) and re-raise them; exitOnSignals absorbs the repeat.
-  exitOnSignals({ name: 'screener', logger, close: () => screener.close().finally(() => metrics.close()) });
+  exitOnSignals({ name: 'screener', logger, close: () => screener.close().finally(() => Promise.all([metrics.close(), tracing.shutdown()])) });
 } catch (err) {
   logger.fatal({ err }, 'screener failed to start');
   process.exit(1);
