@@ -29,6 +29,7 @@ import { UNAVAILABLE_MESSAGE } from './errors/http-error.mapping.js';
 import { setupOpenApi } from './docs/openapi.setup.js';
 import { createHealthController } from './health/health.controller.js';
 import { ReadinessProbe } from './health/readiness.probe.js';
+import { installHttpMetrics } from './http/http-metrics.hooks.js';
 import { capConnections, slowClientOptions } from './http/server-limits.js';
 import { createDealImportsController, installCsvBodyParser } from './portfolios/deal-imports.controller.js';
 import { createDealsController } from './portfolios/deals.controller.js';
@@ -153,6 +154,7 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   capConnections(adapter.getInstance().server, config.http, logger);
   answerUnmetExpectations(adapter.getInstance().server, logger);
   installRequestContextHooks(adapter.getInstance(), logger);
+  installHttpMetrics(adapter.getInstance());
   installRequestCharsetHook(adapter.getInstance(), RAW_BODY_PATH_PREFIX);
   let closing: Promise<void> | undefined;
   // A request that arrives on an open connection while the gateway closes gets a Laravel-shaped 503 and the
