@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { BusEvent } from '@invest/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../db/database.js';
+import { appendToStream } from '../event-store/event-store.js';
 import { eventStoreMigration } from '../event-store/event-store.migration.js';
 import { createHealthController } from '../health/health.controller.js';
 import { ServiceResources } from '../lifecycle/service-resources.js';
@@ -15,6 +16,8 @@ import { type Bus, connectBus, ensureEventStream, streamNameOf } from '../messag
 import { busSubject } from '../messaging/bus-prefix.js';
 import { deadLetterMigration } from '../messaging/dead-letter.migration.js';
 import { DurableConsumer } from '../messaging/durable-consumer.js';
+import { EventRelay } from '../messaging/event-relay.js';
+import { JobScheduler, runJob } from '../jobs/job-runner.js';
 import { metricValue } from '../testing/metric-value.js';
 import { testNatsUrl, uniqueName } from '../testing/test-env.js';
 import { useTestDatabase } from '../testing/use-test-database.js';
@@ -115,5 +118,46 @@ describe('platform metrics', () => {
       release();
       await res.stop();
     }
+  });
+
+  it("measures the relay's outbox: depth and oldest age before it publishes, nothing after", async () => {
+    const relay = new EventRelay({ db, bus, name: `relay-${randomUUID()}`, logger: silent, subjectFor: () => null });
+    await relay.runOnce();
+    expect(await relay.sampleOutbox()).toEqual({ depth: 0, oldestAgeSeconds: 0 });
+    await db.transaction((tx) => appendToStream(tx, `s-${randomUUID()}`, [{ type: 'Noted', data: {} }, { type: 'Noted', data: {} }]));
+    await db.transaction((tx) => appendToStream(tx, `s-${randomUUID()}`, [{ type: 'Noted', data: {} }]));
+    const waiting = await relay.sampleOutbox();
+    expect(waiting.depth).toBe(3);
+    expect(await metricValue('invest_outbox_depth')).toBe(3);
+    await expect.poll(async () => (await relay.sampleOutbox()).oldestAgeSeconds).toBeGreaterThan(waiting.oldestAgeSeconds);
+    await relay.runOnce();
+    expect(await relay.sampleOutbox()).toEqual({ depth: 0, oldestAgeSeconds: 0 });
+    expect(await metricValue('invest_outbox_oldest_age_seconds')).toBe(0);
+  });
+
+  it("records a job's last success, duration, failures and interval", async () => {
+    const name = `job-${randomUUID().slice(0, 8)}`;
+    let fail = false;
+    const job = {
+      name,
+      schedule: { everyMinutes: 5 },
+      run: async () => {
+        if (fail) throw new Error('provider down');
+        return { fetched: 1, changed: 0, skipped: 0 };
+      },
+    };
+    const labels = { job: name };
+    expect((await runJob(db, job, [], silent)).status).toBe('done');
+    expect(await metricValue('invest_job_last_success_timestamp_seconds', labels)).toBeGreaterThan(Date.now() / 1000 - 60);
+    expect(await metricValue('invest_job_duration_seconds', labels, '_count')).toBe(1);
+    fail = true;
+    expect((await runJob(db, job, [], silent)).status).toBe('failed');
+    expect(await metricValue('invest_job_failures_total', labels)).toBe(1);
+    expect(await metricValue('invest_job_duration_seconds', labels, '_count')).toBe(2);
+
+    const scheduler = new JobScheduler(db, silent);
+    scheduler.schedule(job);
+    await scheduler.stop();
+    expect(await metricValue('invest_job_interval_seconds', labels)).toBe(300);
   });
 });
