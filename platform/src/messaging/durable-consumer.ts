@@ -179,17 +179,18 @@ export class DurableConsumer<E extends BusEvent = BusEvent> {
 
   private scheduleLagSamples(): void {
     const every = this.opts.lagSampleMs ?? consumerHealthDefaults().lagSampleMs;
-    const tick = () => {
+    // The first at once, so the series exist from the start.
+    const tick = (delayMs: number) => {
       this.lagTimer = setTimeout(() => {
         this.sampleLag()
           .catch((err: unknown) => this.opts.logger.debug({ err, consumer: this.name }, 'consumer: lag sample failed'))
           .finally(() => {
-            if (!this.stopping) tick();
+            if (!this.stopping) tick(every);
           });
-      }, every);
+      }, delayMs);
       this.lagTimer.unref();
     };
-    tick();
+    tick(0);
   }
 
   /** A message is done with (acked or terminated): progress, whatever the outcome. */

@@ -81,14 +81,15 @@ export class EventRelay {
     return sample;
   }
 
-  private scheduleSamples(): void {
+  /** The first at once, so the series exist from the start. */
+  private scheduleSamples(delayMs = 0): void {
     this.sampleTimer = setTimeout(() => {
       this.sampleOutbox()
         .catch((err: unknown) => this.opts.logger.debug({ err }, 'relay: outbox sample failed'))
         .finally(() => {
-          if (this.running) this.scheduleSamples();
+          if (this.running) this.scheduleSamples(this.opts.sampleMs ?? 10_000);
         });
-    }, this.opts.sampleMs ?? 10_000);
+    }, delayMs);
     this.sampleTimer.unref();
   }
 
