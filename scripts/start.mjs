@@ -2,7 +2,8 @@
 // `npm start`: checks Postgres and NATS (starting deploy/compose.yaml where Docker exists), builds what
 // changed, starts the demo providers in development (scripts/demo-providers.mjs: the demo market unless
 // MOEX_ISS_URL / COINGECKO_URL are set), then every service and the gateway with prefixed logs, prints the
-// URLs, and stops all on Ctrl-C, SIGINT or SIGTERM (what a supervisor sends), or when its parent dies.
+// URLs and each service's metrics port, and stops all on Ctrl-C, SIGINT or SIGTERM (what a supervisor
+// sends), or when its parent dies.
 // Each service creates and migrates its own database and loads its demo data once.
 // `npm start` execs this script (package.json), so npm's forwarded signals reach it rather than a shell.
 import { spawn, spawnSync } from 'node:child_process';
@@ -65,19 +66,36 @@ async function ensureInfrastructure() {
   process.exit(1);
 }
 
-/** Another stack on our port would answer our readiness check and be announced as ours. */
-async function ensurePortFree() {
-  const free = await new Promise((resolve) => {
+const isFree = (p, host = '127.0.0.1') =>
+  new Promise((resolve) => {
     const srv = net.createServer();
     srv.once('error', () => resolve(false));
-    srv.listen(port, env.HOST || '127.0.0.1', () => srv.close(() => resolve(true)));
+    srv.listen(p, host, () => srv.close(() => resolve(true)));
   });
-  if (free) return;
+
+/** Another stack on our port would answer our readiness check and be announced as ours. */
+async function ensurePortFree() {
+  if (await isFree(port, env.HOST || '127.0.0.1')) return;
   console.error(`[start] cannot start: port ${port} is in use (another npm start?). Stop it, or set PORT to a free port.`);
   process.exit(1);
 }
 
 const off = (v) => ['false', '0', 'no', 'off'].includes(String(v ?? '').trim().toLowerCase());
+
+/**
+ * Each service's METRICS_PORT (Prometheus, GET /metrics): one free port per service, counting up from
+ * METRICS_PORT (default 9464), so another stack's ports are skipped. METRICS_PORT=off starts no metrics server.
+ */
+async function metricsPorts(names) {
+  if (off(env.METRICS_PORT)) return {};
+  const ports = {};
+  let next = Number(env.METRICS_PORT || 9464);
+  for (const name of names) {
+    while (next === port || !(await isFree(next))) next++;
+    ports[name] = next++;
+  }
+  return ports;
+}
 
 /**
  * Development stand-ins for outside providers, in one child process, for whatever provider variables are
@@ -149,7 +167,9 @@ function track(name, child, label, colour = 90) {
 function startService(name, i) {
   if (stopping) return; // a signal came while the demo providers were starting
   const entry = join(root, 'services', name, 'dist', 'main.js');
-  const child = spawn(process.execPath, ['--enable-source-maps', entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { METRICS_PORT: _base, ...serviceEnv } = env;
+  if (metrics[name]) serviceEnv.METRICS_PORT = String(metrics[name]);
+  const child = spawn(process.execPath, ['--enable-source-maps', entry], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   track(name, child, name, colours[i % colours.length]);
 }
 
@@ -198,6 +218,7 @@ const services = readdirSync(join(root, 'services'))
   .filter((d) => existsSync(join(root, 'services', d, 'src', 'main.ts')))
   .sort((a, b) => (a === 'gateway') - (b === 'gateway') || a.localeCompare(b));
 env.READY_SERVICES ??= services.filter((s) => s !== 'gateway').join(',');
+const metrics = await metricsPorts(services);
 services.forEach(startService);
 
 // Tell the user where things are once the gateway reports ready.
@@ -212,6 +233,9 @@ const poll = setInterval(async () => {
       console.log(`  API:      http://localhost:${port}/api/public/shares?sort=dividend_yield&direction=desc`);
       console.log(`  OpenAPI:  http://localhost:${port}/api/docs`);
       console.log(`  Health:   http://localhost:${port}/health  ·  http://localhost:${port}/ready`);
+      if (Object.keys(metrics).length) {
+        console.log(`  Metrics:  http://127.0.0.1:<port>/metrics of ${services.map((s) => `${s} ${metrics[s]}`).join(' · ')}`);
+      }
       // Said once, here: which outside providers are stand-ins, and how to use the real ones.
       for (const d of demo) {
         console.log(`  Demo:     ${d.service === 'screener' ? 'market' : d.service}: ${d.description}; set ${d.variables.join(' / ')} for the real ones`);

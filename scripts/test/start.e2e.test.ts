@@ -119,6 +119,16 @@ describe('npm start', () => {
     // Said once, with how to use the real providers.
     expect(stack.lines.filter((l) => /Demo: +market: .*MOEX_ISS_URL \/ COINGECKO_URL/.test(l))).toHaveLength(1);
 
+    // The banner names each service's metrics port, and each serves its own metrics there.
+    const metricsLine = stack.lines.find((l) => l.startsWith('  Metrics:')) ?? '';
+    const metricsPorts = Object.fromEntries([...metricsLine.matchAll(/([a-z]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+    expect(Object.keys(metricsPorts).sort(), metricsLine).toEqual(readdirSync(join(root, 'services')).filter((s) => existsSync(join(root, 'services', s, 'src', 'main.ts'))).sort());
+    for (const [service, metricsPort] of Object.entries(metricsPorts)) {
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(res.status, service).toBe(200);
+      expect(await res.text(), service).toContain(`process_cpu_user_seconds_total{service="${service}"}`);
+    }
+
     // A provider job (not the demo data load) recorded rates fetched from the demo market. Read from the
     // screener's event store: the relay to JetStream waits for every older transaction on the Postgres
     // server, which a shared test server may keep busy for a while.
