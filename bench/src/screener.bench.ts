@@ -9,12 +9,17 @@
  * - floor, plain Fastify + pg: one process running the same SQL on the same database;
  * - floor, plain Fastify + cached bytes: one process answering the gateway's own bytes from memory.
  * Prints the throughput ratio of the uncached stack to its floor, and the cached p99 against the target.
+ *
+ * `--observability` (issue 36, item 6): instead of the floors, a second gateway and screener on their own
+ * database and bus prefix with metrics (`METRICS_PORT`, scraped every second) and tracing (OTLP to a local
+ * receiver process) on, measured in the same alternating rounds as the first pair with both off, and the ratio.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { connectBus, ensureEventStream } from '@invest/platform';
 import { createTestDatabase, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { numberArg } from './support/args.js';
+import { type Observability, startObservability } from './support/observability.js';
 import { repoRoot, startNode, stop, waitForOk } from './support/processes.js';
 
 interface Figures {
@@ -65,6 +70,7 @@ export async function run(args: string[]): Promise<void> {
   const cacheTtl = numberArg(args, 'cache-ttl', 1000);
   // The gateway's public page cache TTL (`SCREENER_PUBLIC_CACHE_TTL_MS`).
   const publicCacheTtl = numberArg(args, 'public-cache-ttl', 10_000);
+  const observability = args.includes('--observability');
   const db = await createTestDatabase('bench_screener');
   const prefix = `${uniqueName('bench')}.`;
   const gatewayPort = String(3900 + Math.floor(Math.random() * 50));
@@ -79,10 +85,33 @@ export async function run(args: string[]): Promise<void> {
   );
   const plain = startNode(`${repoRoot}bench/dist/support/plain-screener.server.js`, { PORT: plainPort, DATABASE_URL: db.url }, 'plain');
   const cachedFloor = startNode(`${repoRoot}bench/dist/support/plain-cached.server.js`, { PORT: cachedPort, SOURCE_URL: `http://127.0.0.1:${gatewayPort}` }, 'plain-cached');
+  // --observability: the same pair with metrics and tracing on, on a database and bus prefix of its own.
+  let obs: { o: Observability; db: Awaited<ReturnType<typeof createTestDatabase>>; prefix: string; port: string; screener: ReturnType<typeof startNode>; gateway: ReturnType<typeof startNode> } | undefined;
+  if (observability) {
+    const o = await startObservability();
+    const obsDb = await createTestDatabase('bench_screener_obs');
+    const obsPrefix = `${uniqueName('bench')}.`;
+    const port = String(4100 + Math.floor(Math.random() * 50));
+    const metricsPort = 4200 + Math.floor(Math.random() * 50) * 2;
+    const oCommon = { ...common, BUS_PREFIX: obsPrefix };
+    obs = {
+      o,
+      db: obsDb,
+      prefix: obsPrefix,
+      port,
+      screener: startNode(`${repoRoot}services/screener/dist/main.js`, { ...oCommon, ...o.envFor(metricsPort), SCREENER_DATABASE_URL: obsDb.url, DEMO_DATA: 'true', SCREENER_CACHE_TTL_MS: String(cacheTtl) }, 'screener-obs'),
+      gateway: startNode(
+        `${repoRoot}services/gateway/dist/main.js`,
+        { ...oCommon, ...o.envFor(metricsPort + 1), PORT: port, READY_SERVICES: 'screener', SCREENER_PUBLIC_CACHE_TTL_MS: String(publicCacheTtl) },
+        'gateway-obs',
+      ),
+    };
+  }
   try {
     await waitForOk(`http://127.0.0.1:${gatewayPort}/ready`);
     await waitForOk(`http://127.0.0.1:${plainPort}/health`);
     await waitForOk(`http://127.0.0.1:${cachedPort}/health`);
+    if (obs) await waitForOk(`http://127.0.0.1:${obs.port}/ready`);
     const paths = ['/api/public/shares', '/api/public/shares?sort=dividend_yield&direction=desc&per_page=50'];
     console.log(
       `${connections} connections, ${duration}s per measurement, ${rounds} alternating rounds, best round kept; gateway public cache TTL ${publicCacheTtl} ms, screener page cache TTL ${cacheTtl} ms`,
@@ -108,6 +137,21 @@ export async function run(args: string[]): Promise<void> {
         'gateway, uncached (→ screener → pg)': () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
         'gateway, cached                    ': () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
       };
+      if (obs) {
+        const o = obs;
+        const obsUrl = `http://127.0.0.1:${o.port}${path}`;
+        if ((await fetch(obsUrl).then((r) => r.text())) !== cachedBody) throw new Error(`the observed pair answers otherwise on ${path}`);
+        await load(obsUrl, connections, 2);
+        await load(obsUrl, connections, 2, uncachedHeaders);
+        await observabilityRounds(path, rounds, {
+          'uncached, metrics + tracing off': () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
+          'uncached, metrics + tracing on ': () => load(obsUrl, connections, duration, uncachedHeaders, [o.gateway.pid, o.screener.pid]),
+          'cached,   metrics + tracing off': () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
+          'cached,   metrics + tracing on ': () => load(obsUrl, connections, duration, {}, [o.gateway.pid]),
+        });
+        console.log(`  observability: ${JSON.stringify(await o.o.status())}`);
+        continue;
+      }
       // Warm-up: JIT, connection pools, prepared statements.
       await load(gatewayUrl(path), connections, 2);
       await load(gatewayUrl(path), connections, 2, uncachedHeaders);
@@ -124,8 +168,15 @@ export async function run(args: string[]): Promise<void> {
       console.log(`  cached gateway p99 ${cached.p99.toFixed(1)} ms: target < 25 ms at ${connections} connections → ${cached.p99 < 25 ? 'met' : 'NOT met'}`);
     }
   } finally {
-    await Promise.all([stop(gateway), stop(screener), stop(plain), stop(cachedFloor)]);
+    await Promise.all([stop(gateway), stop(screener), stop(plain), stop(cachedFloor), ...(obs ? [stop(obs.gateway), stop(obs.screener)] : [])]);
     await db.drop();
+    if (obs) {
+      await obs.o.close();
+      await obs.db.drop();
+      const obsBus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup-obs', prefix: obs.prefix });
+      for (const ctx of ['market', 'portfolios'] as const) await obsBus.jsm.streams.delete(await ensureEventStream(obsBus, ctx)).catch(() => undefined);
+      await obsBus.close();
+    }
     // The services created this run's streams; leave nothing behind on the shared NATS.
     const bus = await connectBus({ natsUrl: testNatsUrl(), name: 'bench-cleanup', prefix });
     for (const ctx of ['market', 'portfolios'] as const) {
@@ -133,5 +184,32 @@ export async function run(args: string[]): Promise<void> {
       await bus.jsm.streams.delete(name).catch(() => undefined);
     }
     await bus.close();
+  }
+}
+
+/**
+ * Each pair (off, on) measured `rounds` times, in alternating order (on first every other round); prints the
+ * median of each and on/off of throughput and CPU per request (target: on within 5 % of off).
+ */
+async function observabilityRounds(path: string, rounds: number, targets: Record<string, () => Promise<Figures>>): Promise<void> {
+  const entries = Object.entries(targets);
+  const figures: Record<string, Figures[]> = {};
+  for (let i = 0; i < rounds; i++) {
+    for (let pair = 0; pair < entries.length; pair += 2) {
+      const [off, on] = [entries[pair]!, entries[pair + 1]!];
+      for (const [name, measure] of i % 2 ? [on, off] : [off, on]) (figures[name] ??= []).push(await measure());
+    }
+  }
+  const median = (xs: Figures[], key: 'rps' | 'cpuUs') => {
+    const v = xs.map((x) => x[key] ?? NaN).sort((a, b) => a - b);
+    return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+  };
+  console.log(`\nGET ${path}: medians of ${rounds} alternating rounds`);
+  for (const [name, xs] of Object.entries(figures)) console.log(`  ${name}: ${median(xs, 'rps').toFixed(0).padStart(7)} req/s   cpu ${median(xs, 'cpuUs').toFixed(0).padStart(4)} µs/req   (rounds: ${xs.map((x) => x.rps.toFixed(0)).join(', ')} req/s)`);
+  for (let pair = 0; pair < entries.length; pair += 2) {
+    const [off, on] = [figures[entries[pair]![0]]!, figures[entries[pair + 1]![0]]!];
+    const rps = median(on, 'rps') / median(off, 'rps');
+    const cpu = median(on, 'cpuUs') / median(off, 'cpuUs');
+    console.log(`  ${entries[pair]![0].split(',')[0]!.trim()}: on/off throughput ${rps.toFixed(3)}, CPU per request ${cpu.toFixed(3)} (target: within 5 %: ${rps >= 0.95 && cpu <= 1.05 ? 'met' : 'NOT met'})`);
   }
 }
