@@ -1,8 +1,8 @@
 /**
  * The shipped Prometheus files, checked by promtool (Debian's prometheus package, installed when missing):
  * the scrape configuration and the alert rules parse, the rule tests of deploy/prometheus/tests pass (each rule
- * firing and not firing), and so does every query of the Grafana dashboard. The Kubernetes manifests expose the
- * metrics port the scrape annotations name.
+ * firing and not firing), and so does every query of the Grafana dashboard; both read only metrics the services
+ * define. The Kubernetes manifests expose the metrics port the scrape annotations name.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,19 @@ describe('deploy/prometheus under promtool', () => {
     const r = promtool(['check', 'rules', file]);
     expect(r.status, r.output).toBe(0);
     expect(r.output).toContain(`SUCCESS: ${exprs.length} rules found`);
+  });
+
+  it('reads only metrics the services define', () => {
+    const read = ['prometheus/rules.yml', 'grafana/invest-dashboard.json'].map((f) => readFileSync(join(PROMETHEUS_DEPLOY_DIR, '..', f), 'utf8')).join('\n');
+    const names = new Set([...read.matchAll(/\binvest_[a-z_]+/g)].map((m) => m[0].replace(/_bucket$/, '')));
+    const root = join(PROMETHEUS_DEPLOY_DIR, '..', '..');
+    const sources = ['platform/src', ...readdirSync(join(root, 'services')).map((s) => `services/${s}/src`)]
+      .flatMap((dir) => (readdirSync(join(root, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).map((f) => join(root, dir, f)))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const defined = new Set([...sources.matchAll(/'(invest_[a-z_]+)'/g)].map((m) => m[1]!));
+    expect(names.size).toBeGreaterThan(15);
+    expect([...names].filter((n) => !defined.has(n))).toEqual([]);
   });
 
   it('the Kubernetes pods expose the metrics port their scrape annotations name', () => {
