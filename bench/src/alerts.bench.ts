@@ -31,6 +31,10 @@
  * of the stored rates with ~1,000 notifications created to fire at once (so the firing path has run too).
  *
  * The guard rail (issue 31): now's p99 and CPU per firing within 1.25 × the baseline's, over the measured runs.
+ *
+ * `--observability` (issue 36, item 6): both variants run this tree's build; `now` with metrics (`METRICS_PORT`,
+ * scraped every second) and tracing (OTLP to a local receiver process) on, `baseline` with both off. Target:
+ * within 1.05 ×.
  */
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
@@ -48,6 +52,7 @@ import { cpuSpent, type CpuGroups, ownThreads, pidsNamed, readCpu } from './supp
 import { type Observer, startObserver } from './support/fired-observer.js';
 import { type FullScanner, type FullScanResult, startFullScanner } from './support/full-scan.js';
 import { type BatchLatency, formatLatencySummary, summariseLatencies } from './support/latency-summary.js';
+import { type Observability, startObservability } from './support/observability.js';
 import { repoRoot, startNode, stop } from './support/processes.js';
 
 /** The commit issue 31's guard rails compare with. */
@@ -119,7 +124,10 @@ export async function run(args: string[]): Promise<void> {
   const perfCtl = rest.includes('--perf-ctl') ? rest[rest.indexOf('--perf-ctl') + 1] : undefined;
   const perf = (cmd: 'enable' | 'disable') => perfCtl && appendFileSync(perfCtl, `${cmd}\n`);
 
-  const baseline = prepareBaseline(ref);
+  const observability = rest.includes('--observability');
+  const baseline = observability ? undefined : prepareBaseline(ref);
+  const guardRatio = observability ? 1.05 : GUARD_RATIO;
+  let obs: Observability | undefined;
   const logger = createLogger('bench-alerts', 'warn');
   const natsUrl = testNatsUrl();
   const marketTz = 'Europe/Moscow';
@@ -127,11 +135,16 @@ export async function run(args: string[]): Promise<void> {
   await admin.connect();
   const variants: Variant[] = [];
   try {
-    console.log(`baseline: ${ref} (commit ${baseline.sha.slice(0, 12)}), built in ${baseline.root}`);
-    if (baseline.lockDifferences.length) console.log(`  its lock file pins other versions than installed here; it runs on this tree's: ${baseline.lockDifferences.join('; ')}`);
+    if (baseline) {
+      console.log(`baseline: ${ref} (commit ${baseline.sha.slice(0, 12)}), built in ${baseline.root}`);
+      if (baseline.lockDifferences.length) console.log(`  its lock file pins other versions than installed here; it runs on this tree's: ${baseline.lockDifferences.join('; ')}`);
+    } else {
+      obs = await startObservability();
+      console.log('observability: [now] this build with metrics (scraped every 1 s) and tracing (OTLP to a local receiver) on; [baseline] this build with both off');
+    }
     for (const [name, root, code] of [
       ['now', repoRoot, { openDatabase, migrations }],
-      ['baseline', baseline.root, await baselineCode(baseline)],
+      ['baseline', baseline?.root ?? repoRoot, baseline ? await baselineCode(baseline) : { openDatabase, migrations }],
     ] as const) {
       if (!existsSync(join(root, 'services/alerts/dist/main.js'))) throw new Error(`${name}: ${root}services/alerts/dist/main.js is not built`);
       const dbName = uniqueName(`bench_alerts_${name}`);
@@ -155,7 +168,12 @@ export async function run(args: string[]): Promise<void> {
     for (const v of variants) {
       v.bus = await connectBus({ natsUrl, name: `bench-alerts-${v.name}`, prefix: v.prefix });
       const t0 = performance.now();
-      v.child = startNode(join(v.root, 'services/alerts/dist/main.js'), { ALERTS_DATABASE_URL: v.url, NATS_URL: natsUrl, BUS_PREFIX: v.prefix, ALERTS_JOBS_ENABLED: 'false', MARKET_TZ: marketTz }, `alerts ${v.name}`);
+      const observed = obs && v.name === 'now' ? obs.envFor(4250 + Math.floor(Math.random() * 50)) : {};
+      v.child = startNode(
+        join(v.root, 'services/alerts/dist/main.js'),
+        { ALERTS_DATABASE_URL: v.url, NATS_URL: natsUrl, BUS_PREFIX: v.prefix, ALERTS_JOBS_ENABLED: 'false', MARKET_TZ: marketTz, ...observed },
+        `alerts ${v.name}`,
+      );
       await consuming(v);
       console.log(`[${v.name}] service started (candidate index loaded) in ${((performance.now() - t0) / 1000).toFixed(1)} s, pid ${v.child.pid}, rss ${mb(rssOf(v.child.pid!))}`);
       v.observer = await startObserver(natsUrl, busSubject(v.prefix, eventSubject('alerts', 'NotificationFired')));
@@ -265,7 +283,8 @@ export async function run(args: string[]): Promise<void> {
         ];
         console.log(`${'figure'.padEnd(66)}${'now'.padStart(10)}${'baseline'.padStart(10)}${'now/base'.padStart(10)}`);
         for (const [, figure, a, b] of rows) console.log(`${figure.padEnd(66)}${a.toFixed(1).padStart(10)}${b.toFixed(1).padStart(10)}${`${(a / b).toFixed(2)}×`.padStart(10)}`);
-        for (const [name, , a, b] of rows) console.log(`${name} now / baseline ${(a / b).toFixed(2)}: guard rail ≤ ${GUARD_RATIO} → ${a / b <= GUARD_RATIO ? 'met' : 'NOT met'}`);
+        for (const [name, , a, b] of rows) console.log(`${name} now / baseline ${(a / b).toFixed(2)}: guard rail ≤ ${guardRatio} → ${a / b <= guardRatio ? 'met' : 'NOT met'}`);
+        if (obs) console.log(`observability: ${JSON.stringify(await obs.status())}`);
       }
       // The issue's target, p99 ≤ 200 ms, over the measured batches by size.
       for (const v of variants) console.log(`[${v.name}] ${formatLatencySummary(summariseLatencies(v.batches, 200))}`);
@@ -284,6 +303,7 @@ export async function run(args: string[]): Promise<void> {
       else await admin.query(`drop database if exists "${v.dbName}" with (force)`);
     }
     await admin.end();
+    await obs?.close();
   }
 }
 
