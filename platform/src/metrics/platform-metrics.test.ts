@@ -1,7 +1,7 @@
 /**
  * The platform's metrics on the real Postgres and NATS: the metrics server serves prom-client's registry; a
  * durable consumer whose handler is held shows its lag rising, in messages and in seconds, and then reports
- * itself stuck through the service's health ping; the relay's outbox depth; a job's metrics.
+ * itself stuck through the service's health ping; redeliveries and dead letters; the relay's outbox depth; a job's metrics.
  */
 import { randomUUID } from 'node:crypto';
 import type { BusEvent } from '@invest/contracts';
@@ -117,6 +117,34 @@ describe('platform metrics', () => {
     } finally {
       release();
       await res.stop();
+    }
+  });
+
+  it('counts redeliveries and dead letters of a consumer whose handler keeps failing', async () => {
+    const key = randomUUID().slice(0, 8);
+    const subject = `market.events.Failing.${key}`;
+    const consumer = new DurableConsumer({
+      db,
+      bus,
+      stream,
+      durableName: `test__${key}`,
+      filterSubject: subject,
+      logger: silent,
+      pullExpiresMs: 1_000,
+      replayPollMs: 60_000,
+      maxDeliver: 2,
+      retryBaseMs: 50,
+      handle: () => Promise.reject(new Error('always fails')),
+    });
+    const labels = { consumer: consumer.consumerName };
+    await consumer.start();
+    try {
+      const event: BusEvent = { id: randomUUID(), type: 'Failing', streamName: `f-${key}`, streamPosition: 1, recordedAt: new Date().toISOString(), data: {}, metadata: {} };
+      await bus.js.publish(busSubject(prefix, subject), JSON.stringify(event));
+      await expect.poll(() => metricValue('invest_consumer_dead_letters_total', labels), { timeout: 10_000 }).toBe(1);
+      expect(await metricValue('invest_consumer_redeliveries_total', labels)).toBe(1);
+    } finally {
+      await consumer.stop();
     }
   });
 
