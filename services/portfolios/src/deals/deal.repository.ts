@@ -92,6 +92,46 @@ export async function insertDeal(
 }
 
 /**
+ * `loadDealsForStatistics` for the value history: only what it reads. The version and currency come once (in one
+ * row) instead of on every deal, and the commission is left out (zero: the value and invested amount do not count
+ * it), so 10,000 deals are 7 columns each to parse instead of 10. Still one statement, one snapshot.
+ */
+export async function loadDealsForHistory(
+  db: SqlClient,
+  portfolioId: number,
+): Promise<{ version: number; currencyCode: string; deals: DealInput[] } | undefined> {
+  const rows = await db.query<Row>(
+    `select p.stats_version::text as version, p.currency_code, null::text as id, null::text as type, null::text as asset_type, null::text as asset_id,
+       null::text as quantity, null::text as price, null::text as date
+     from portfolios p where p.id = $1
+     union all
+     select null, null, d.id::text, d.type, d.asset_type, d.asset_id::text, d.quantity::text, d.price::text, d.date::text
+     from deals d where d.portfolio_id = $1`,
+    [portfolioId],
+  );
+  let head: Row | undefined;
+  const deals: DealInput[] = [];
+  for (const r of rows) {
+    // The portfolio's row (the one with a version) need not come first.
+    if (r.version !== null) {
+      head = r;
+      continue;
+    }
+    deals.push({
+      id: num(r.id),
+      type: r.type as DealType,
+      asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
+      quantity: Decimal.of(String(r.quantity)),
+      price: Decimal.of(String(r.price)),
+      commission: Decimal.ZERO,
+      date: String(r.date),
+    });
+  }
+  if (!head) return undefined;
+  return { version: num(head.version), currencyCode: String(head.currency_code), deals };
+}
+
+/**
  * All deals of a portfolio, its statistics version and its currency, read in ONE statement (one
  * snapshot), so the version describes exactly these deals and this currency. Undefined when the
  * portfolio does not exist.

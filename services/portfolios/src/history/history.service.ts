@@ -11,7 +11,7 @@ import { Decimal, type Db, type Logger, type RpcClient, ServiceError } from '@in
 import { z } from 'zod';
 import { type Clock, utcDate } from '../common/clock.js';
 import { parseRequest } from '../common/request.js';
-import { loadDealsForStatistics } from '../deals/deal.repository.js';
+import { loadDealsForHistory } from '../deals/deal.repository.js';
 import { portfolioVersions } from '../holdings/portfolio-versions.query.js';
 import { findAssets } from '../prices/asset-catalog.repository.js';
 import { money } from '../statistics/position-figures.js';
@@ -69,7 +69,7 @@ export class HistoryService {
     const source = history ? 'cache' : 'computed';
     if (!history) {
       // Deals, version and currency in one statement (one snapshot), as the statistics read them.
-      const loaded = await loadDealsForStatistics(this.db, portfolioId);
+      const loaded = await loadDealsForHistory(this.db, portfolioId);
       if (!loaded) throw ServiceError.notFound('Portfolio');
       ({ version: statsVersion, currencyCode: currency } = loaded);
       // A deal may be dated up to today in UTC+14: the series runs to it.
