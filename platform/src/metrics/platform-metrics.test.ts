@@ -1,7 +1,8 @@
 /**
  * The platform's metrics on the real Postgres and NATS: the metrics server serves prom-client's registry; a
  * durable consumer whose handler is held shows its lag rising, in messages and in seconds, and then reports
- * itself stuck through the service's health ping; redeliveries and dead letters; the relay's outbox depth; a job's metrics.
+ * itself stuck through the service's health ping; redeliveries and dead letters; the relay's outbox depth; a
+ * job's metrics.
  */
 import { randomUUID } from 'node:crypto';
 import type { BusEvent } from '@invest/contracts';
