@@ -5,8 +5,8 @@
  * page-weight measures of the performance budget.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -27,14 +27,25 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** Where the first browser test file of a run notes the run's id once Chromium and web/dist were checked. */
+const CHECKED_FILE = join(root, '.runtime', 'browser-checked');
+
 /**
  * Installs Chromium when missing, makes sure web/dist is built (a no-op when the build stamp is fresh, as
- * under `npm test`, which builds first), then launches the browser. Playwright gives every launch a fresh
- * temporary `--user-data-dir` of its own and deletes it on close (it refuses the flag in `args`).
+ * under `npm test`, which builds first), then launches the browser. The checks run once a test run (about
+ * two seconds each time on a busy machine, for every browser test file otherwise). Playwright gives every
+ * launch a fresh temporary `--user-data-dir` of its own and deletes it on close (it refuses the flag in `args`).
  */
 export async function launchBrowser(): Promise<Browser> {
-  execFileSync(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--quiet'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  const run = process.env.TEST_RUN_ID;
+  if (!run || !existsSync(CHECKED_FILE) || readFileSync(CHECKED_FILE, 'utf8') !== run) {
+    execFileSync(process.execPath, [join(root, 'scripts', 'ensure-chromium.mjs')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--quiet'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (run) {
+      mkdirSync(dirname(CHECKED_FILE), { recursive: true });
+      writeFileSync(CHECKED_FILE, run);
+    }
+  }
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
 }
 
