@@ -31,10 +31,10 @@ export default function setup() {
         `select datname from pg_database where datname like $1 and ($2::boolean is false or shobj_description(oid, 'pg_database') = $3)`,
         [`%${marker}%`, onlyMarked, DROP_LATER_COMMENT],
       );
-      // A few at a time: each takes a connection of Postgres' hundred the tests use too.
-      for (let i = 0; i < rows.length; i += 8) {
+      // A few at a time: each takes a connection of the hundred Postgres allows, which the tests use too.
+      for (let i = 0; i < rows.length; i += 4) {
         await Promise.all(
-          rows.slice(i, i + 8).map(async ({ datname }) => {
+          rows.slice(i, i + 4).map(async ({ datname }) => {
             const c = new pg.Client({ connectionString: testPostgresUrl() });
             try {
               await c.connect();
