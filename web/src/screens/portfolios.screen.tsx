@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, memo, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { describeError, inputError } from '../api/api-error';
 import { type Answer, api, newKey } from '../api/client';
 import { AssetPicker, assetTypeName, type FoundAsset } from '../components/asset-picker';
@@ -9,7 +9,7 @@ import { Link } from '../components/link';
 import { RequireSession } from '../components/require-session';
 import { TickerLink } from '../components/ticker-link';
 import { showToast } from '../components/toast';
-import { formatDay, formatMoney, formatNumber, formatPercent } from '../format/number-format';
+import { formatDay, formatMoney, formatNumber, formatPercent, type Locale } from '../format/number-format';
 import { apiDecimal, decimalInputText, parseDecimalFields } from '../format/number-input';
 import { useDecimalField } from '../format/use-decimal-field';
 import { useLocale } from '../i18n';
@@ -153,6 +153,18 @@ function PortfolioDetail({ id }: { id: number }) {
     api.get('/api/portfolios/{id}/holdings', { path: { id } }).then((r) => setHoldings(r.data), setError);
   }, [id]);
   useEffect(load, [load]);
+  // The charts and dividends (three more chunks, a chart library, a canvas each) start once the holdings have been
+  // drawn or have failed: on a large portfolio they otherwise took the main thread while the table was awaited.
+  const holdingsSettled = holdings !== null || error !== null;
+  const [extrasShown, setExtrasShown] = useState(false);
+  useEffect(() => {
+    if (holdingsSettled) setExtrasShown(true);
+  }, [holdingsSettled]);
+  // One array per statistics answer: a new one each render redrew the doughnut on every answer that arrived.
+  const slices = useMemo(
+    () => [...(stats?.tickers ?? [])].sort((a, b) => b.weight - a.weight).filter((x) => x.weight > 0).map((x) => ({ label: x.ticker, weight: x.weight })),
+    [stats],
+  );
 
   const removeDeal = async (dealId: number) => {
     await api.delete('/api/portfolios/{id}/deals/{dealId}', { path: { id, dealId } });
@@ -163,9 +175,6 @@ function PortfolioDetail({ id }: { id: number }) {
     showToast(t(`Портфель «${portfolio?.name ?? id}» удалён`, `Portfolio "${portfolio?.name ?? id}" deleted`), 'success');
     navigate('/portfolios');
   };
-  /** How a deal is named where it is shown and where its delete is confirmed. */
-  const dealLabel = (d: Deal) =>
-    `${dealTypeName(d.type, t)} ${d.asset?.ticker ?? `${d.assetable.type} ${d.assetable.id}`}, ${formatNumber(d.quantity, locale, 8)} × ${formatNumber(d.price, locale, 8)}, ${formatDay(d.date, locale)}`;
 
   const currency = stats?.totals.currency ?? portfolio?.currency_code ?? 'RUB';
   const totals = stats?.totals;
@@ -238,41 +247,21 @@ function PortfolioDetail({ id }: { id: number }) {
             />
             <Metric label={t('Крупнейшая позиция', 'Largest position')} hint="largest_position" value={formatPercent(health.largestPositionWeight, locale, false)} id="largest-position" />
           </div>
-          {stats.tickers.length > 0 && (
+          {extrasShown && stats.tickers.length > 0 && (
             <Suspense fallback={<p className="loading">{t('Загрузка графика…', 'Loading chart…')}</p>}>
               <h2 style={{ marginTop: 16 }}>{t('Распределение', 'Allocation')}</h2>
-              <AllocationChart slices={[...stats.tickers].sort((a, b) => b.weight - a.weight).filter((x) => x.weight > 0).map((x) => ({ label: x.ticker, weight: x.weight }))} />
+              <AllocationChart slices={slices} />
             </Suspense>
           )}
         </div>
       )}
-      <Suspense fallback={null}>{deals.length > 0 && <PortfolioHistoryChart portfolioId={id} currency={currency} changeKey={deals} />}</Suspense>
+      <Suspense fallback={null}>{extrasShown && deals.length > 0 && <PortfolioHistoryChart portfolioId={id} currency={currency} changeKey={deals} />}</Suspense>
       {holdings && holdings.rows.length > 0 && <HoldingsTable holdings={holdings} />}
-      <Suspense fallback={null}>{deals.length > 0 && <PortfolioDividends portfolioId={id} changeKey={deals} />}</Suspense>
+      <Suspense fallback={null}>{extrasShown && deals.length > 0 && <PortfolioDividends portfolioId={id} changeKey={deals} />}</Suspense>
       <div className="grid">
         <div className="panel">
           <h2>{t('Сделки', 'Deals')}</h2>
-          <ul className="list" data-testid="deal-list">
-            {deals.map((d) => (
-              <li key={d.id} data-testid="deal-item" data-deal-id={d.id}>
-                <span>
-                  {formatDay(d.date, locale)} · {dealTypeName(d.type, t)}{' '}
-                  <strong>{d.asset ? <TickerLink type={d.asset.type} ticker={d.asset.ticker} testId="deal-ticker" /> : `${d.assetable.type} ${d.assetable.id}`}</strong>{' '}
-                  {formatNumber(d.quantity, locale, 8)} × {formatNumber(d.price, locale, 8)}
-                </span>
-                <button
-                  type="button"
-                  className="linklike small"
-                  data-testid="deal-delete"
-                  aria-label={t(`Удалить сделку: ${dealLabel(d)}`, `Delete the deal: ${dealLabel(d)}`)}
-                  onClick={() => setDeleting(d)}
-                >
-                  {t('удалить', 'delete')}
-                </button>
-              </li>
-            ))}
-            {deals.length === 0 && <li className="muted">{t('Сделок пока нет', 'No deals yet')}</li>}
-          </ul>
+          <DealList deals={deals} onDelete={setDeleting} />
         </div>
         <DealForm portfolioId={id} onSaved={load} />
       </div>
@@ -302,7 +291,7 @@ function PortfolioDetail({ id }: { id: number }) {
       {deleting !== null && deleting !== 'portfolio' && (
         <ConfirmDialog
           title={t('Удаление сделки', 'Deleting the deal')}
-          message={t(`Удалить сделку «${dealLabel(deleting)}»? Позиции и статистика портфеля пересчитаются.`, `Delete the deal "${dealLabel(deleting)}"? The portfolio's holdings and statistics are recalculated.`)}
+          message={t(`Удалить сделку «${dealLabel(deleting, t, locale)}»? Позиции и статистика портфеля пересчитаются.`, `Delete the deal "${dealLabel(deleting, t, locale)}"? The portfolio's holdings and statistics are recalculated.`)}
           confirmLabel={t('Удалить', 'Delete')}
           onConfirm={() => removeDeal(deleting.id)}
           onClose={() => setDeleting(null)}
@@ -345,17 +334,24 @@ function Metric({ label, value, id, hint: figure, tone: toneClass }: { label: st
 
 type SortKey = 'ticker' | 'quantity' | 'average_price' | 'current_price' | 'value' | 'gain' | 'gain_percentage' | 'day_change' | 'weight' | 'dividends';
 
-/** Open positions, sortable by any column (largest value first by default); closed ones folded below. */
-function HoldingsTable({ holdings }: { holdings: Holdings }) {
+/**
+ * Open positions, sortable by any column (largest value first by default); closed ones folded below. Memoised, as
+ * its rows are: the page's other answers arriving do not redraw 200 rows, and a sort only moves them.
+ */
+const HoldingsTable = memo(function HoldingsTable({ holdings }: { holdings: Holdings }) {
   const t = useTr();
   const locale = useLocale();
   const [sort, setSort] = useState<{ key: SortKey; direction: 'asc' | 'desc' }>({ key: 'value', direction: 'desc' });
   const currency = holdings.totals.currency;
   const money = (r: HoldingRow) => r.currency ?? currency;
-  const open = sortRows(
-    holdings.rows.filter((r) => r.open),
-    sort.key,
-    sort.direction,
+  const open = useMemo(
+    () =>
+      sortRows(
+        holdings.rows.filter((r) => r.open),
+        sort.key,
+        sort.direction,
+      ),
+    [holdings, sort],
   );
   const closed = holdings.rows.filter((r) => !r.open);
   const header = (key: SortKey, label: string, figure?: FigureHint, className = 'num') => (
@@ -394,40 +390,7 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
           </thead>
           <tbody>
             {open.map((r) => (
-              <tr key={`${r.assetable.type}:${r.assetable.id}`} data-testid="holding-row" data-ticker={r.ticker}>
-                <td className="sticky">
-                  <strong>
-                    <TickerLink type={r.type} ticker={r.ticker} />
-                  </strong>
-                  <div className="muted small">{r.title}</div>
-                </td>
-                <td className="num" data-testid="cell-value">
-                  {formatMoney(r.value, money(r), locale)}
-                </td>
-                <td className={`num ${tone(r.gain)}`} data-testid="cell-gain">
-                  {signedMoney(r.gain, money(r), locale)}
-                  <div className="small">{formatPercent(r.gain_percentage, locale)}</div>
-                </td>
-                <td className={`num ${tone(r.day_change)}`} data-testid="cell-day_change">
-                  {signedMoney(r.day_change, money(r), locale)}
-                  <div className="small">{formatPercent(r.day_change_percentage, locale)}</div>
-                </td>
-                <td className="num" data-testid="cell-weight">
-                  {formatPercent(r.weight, locale, false)}
-                </td>
-                <td className="num" data-testid="cell-quantity">
-                  {formatNumber(r.quantity, locale, 8)}
-                </td>
-                <td className="num" data-testid="cell-average_price">
-                  {formatMoney(r.average_price, money(r), locale)}
-                </td>
-                <td className="num" data-testid="cell-current_price">
-                  {formatMoney(r.current_price, money(r), locale)}
-                </td>
-                <td className="num" data-testid="cell-dividends">
-                  {formatMoney(r.dividends, money(r), locale)}
-                </td>
-              </tr>
+              <HoldingRowView key={`${r.assetable.type}:${r.assetable.id}`} row={r} currency={money(r)} locale={locale} />
             ))}
           </tbody>
           <tfoot>
@@ -501,7 +464,47 @@ function HoldingsTable({ holdings }: { holdings: Holdings }) {
       )}
     </div>
   );
-}
+});
+
+/** One open position's row; memoised, so a re-sort moves rows without formatting their cells again. */
+const HoldingRowView = memo(function HoldingRowView({ row, currency, locale }: { row: HoldingRow; currency: string; locale: Locale }) {
+  return (
+    <tr data-testid="holding-row" data-ticker={row.ticker}>
+      <td className="sticky">
+        <strong>
+          <TickerLink type={row.type} ticker={row.ticker} />
+        </strong>
+        <div className="muted small">{row.title}</div>
+      </td>
+      <td className="num" data-testid="cell-value">
+        {formatMoney(row.value, currency, locale)}
+      </td>
+      <td className={`num ${tone(row.gain)}`} data-testid="cell-gain">
+        {signedMoney(row.gain, currency, locale)}
+        <div className="small">{formatPercent(row.gain_percentage, locale)}</div>
+      </td>
+      <td className={`num ${tone(row.day_change)}`} data-testid="cell-day_change">
+        {signedMoney(row.day_change, currency, locale)}
+        <div className="small">{formatPercent(row.day_change_percentage, locale)}</div>
+      </td>
+      <td className="num" data-testid="cell-weight">
+        {formatPercent(row.weight, locale, false)}
+      </td>
+      <td className="num" data-testid="cell-quantity">
+        {formatNumber(row.quantity, locale, 8)}
+      </td>
+      <td className="num" data-testid="cell-average_price">
+        {formatMoney(row.average_price, currency, locale)}
+      </td>
+      <td className="num" data-testid="cell-current_price">
+        {formatMoney(row.current_price, currency, locale)}
+      </td>
+      <td className="num" data-testid="cell-dividends">
+        {formatMoney(row.dividends, currency, locale)}
+      </td>
+    </tr>
+  );
+});
 
 /** Rows in the chosen order; unknown figures (an unpriced position's value) always last; ties by ticker. */
 function sortRows(rows: HoldingRow[], key: SortKey, direction: 'asc' | 'desc'): HoldingRow[] {
@@ -514,6 +517,40 @@ function sortRows(rows: HoldingRow[], key: SortKey, direction: 'asc' | 'desc'): 
     return sign * (x - y) || a.ticker.localeCompare(b.ticker);
   });
 }
+
+/** How a deal is named where it is shown and where its delete is confirmed. */
+function dealLabel(d: Deal, t: (ru: string, en: string) => string, locale: Locale): string {
+  return `${dealTypeName(d.type, t)} ${d.asset?.ticker ?? `${d.assetable.type} ${d.assetable.id}`}, ${formatNumber(d.quantity, locale, 8)} × ${formatNumber(d.price, locale, 8)}, ${formatDay(d.date, locale)}`;
+}
+
+/** The deals, each with its delete button; memoised, so the page's other answers arriving do not redraw them. */
+const DealList = memo(function DealList({ deals, onDelete }: { deals: Deal[]; onDelete: (d: Deal) => void }) {
+  const t = useTr();
+  const locale = useLocale();
+  return (
+    <ul className="list" data-testid="deal-list">
+      {deals.map((d) => (
+        <li key={d.id} data-testid="deal-item" data-deal-id={d.id}>
+          <span>
+            {formatDay(d.date, locale)} · {dealTypeName(d.type, t)}{' '}
+            <strong>{d.asset ? <TickerLink type={d.asset.type} ticker={d.asset.ticker} testId="deal-ticker" /> : `${d.assetable.type} ${d.assetable.id}`}</strong>{' '}
+            {formatNumber(d.quantity, locale, 8)} × {formatNumber(d.price, locale, 8)}
+          </span>
+          <button
+            type="button"
+            className="linklike small"
+            data-testid="deal-delete"
+            aria-label={`${t('Удалить сделку', 'Delete the deal')}: ${dealLabel(d, t, locale)}`}
+            onClick={() => onDelete(d)}
+          >
+            {t('удалить', 'delete')}
+          </button>
+        </li>
+      ))}
+      {deals.length === 0 && <li className="muted">{t('Сделок пока нет', 'No deals yet')}</li>}
+    </ul>
+  );
+});
 
 function dealTypeName(type: DealType, t: (ru: string, en: string) => string): string {
   const names: Record<DealType, [string, string]> = {
