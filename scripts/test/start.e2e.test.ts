@@ -116,11 +116,12 @@ describe('npm start', () => {
   it('runs the demo market with no error line and stops on SIGINT sent to npm', async () => {
     const stack = await start('npm');
     await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
-    // Said once, with how to use the real providers.
+    // Said once, with how to use the real providers. The banner's lines may come in after its first one.
+    await until('the demo market line', 10_000, () => (stack.lines.some((l) => /Demo: +market:/.test(l)) ? true : undefined), stack);
     expect(stack.lines.filter((l) => /Demo: +market: .*MOEX_ISS_URL \/ COINGECKO_URL/.test(l))).toHaveLength(1);
 
     // The banner names each service's metrics port, and each serves its own metrics there.
-    const metricsLine = stack.lines.find((l) => l.startsWith('  Metrics:')) ?? '';
+    const metricsLine = await until('the metrics line', 10_000, () => stack.lines.find((l) => l.startsWith('  Metrics:')), stack);
     const metricsPorts = Object.fromEntries([...metricsLine.matchAll(/([a-z]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
     expect(Object.keys(metricsPorts).sort(), metricsLine).toEqual(readdirSync(join(root, 'services')).filter((s) => existsSync(join(root, 'services', s, 'src', 'main.ts'))).sort());
     for (const [service, metricsPort] of Object.entries(metricsPorts)) {
