@@ -11,9 +11,11 @@ export interface Observability {
 
 /**
  * Starts the OTLP receiver stand-in as a process of its own and scrapes every metrics port handed out by `envFor`
- * every `scrapeEveryMs` (1 s: fifteen times Prometheus's default interval, so the figure errs on the high side).
+ * every `scrapeEveryMs` (1 s: fifteen times Prometheus's default interval, so the figure errs on the high side);
+ * `sampleRatio`: `OTEL_TRACES_SAMPLER_ARG` (unset: every trace).
  */
-export async function startObservability(scrapeEveryMs = 1000): Promise<Observability> {
+export async function startObservability(opts: { scrapeEveryMs?: number; sampleRatio?: number } = {}): Promise<Observability> {
+  const scrapeEveryMs = opts.scrapeEveryMs ?? 1000;
   const port = 4300 + Math.floor(Math.random() * 200) * 2;
   const receiver = startNode(`${repoRoot}bench/dist/support/otlp-receiver.server.js`, { PORT: String(port) }, 'otlp-receiver');
   await waitForOk(`http://127.0.0.1:${port}/health`);
@@ -34,7 +36,11 @@ export async function startObservability(scrapeEveryMs = 1000): Promise<Observab
   return {
     envFor(metricsPort) {
       ports.add(metricsPort);
-      return { METRICS_PORT: String(metricsPort), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+      return {
+        METRICS_PORT: String(metricsPort),
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        ...(opts.sampleRatio !== undefined ? { OTEL_TRACES_SAMPLER_ARG: String(opts.sampleRatio) } : {}),
+      };
     },
     async status() {
       const spans = Number(await (await fetch(`http://127.0.0.1:${port + 1}/`)).text());

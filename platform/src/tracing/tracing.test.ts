@@ -52,4 +52,17 @@ describe('startTracing', () => {
     expect(c.parentSpanId).toBe(r.spanId);
     expect(c.status).toMatchObject({ code: 2, message: 'refused' });
   });
+
+  it('records the share OTEL_TRACES_SAMPLER_ARG says of new traces, and follows a caller’s decision', async () => {
+    const tracing = startTracing('sampled-test', { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_TRACES_SAMPLER_ARG: '0' } });
+    const root = startSpan('unsampled root', SpanKind.SERVER);
+    expect(root.isRecording()).toBe(false);
+    // Not sampled, yet the trace goes on (flag 00), so what follows is left out as well.
+    expect(traceparentOf(root.spanContext())).toMatch(/-00$/);
+    const sampledByCaller = startSpan('sampled by caller', SpanKind.SERVER, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(sampledByCaller.isRecording()).toBe(true);
+    endSpan(root);
+    endSpan(sampledByCaller);
+    await tracing.shutdown();
+  });
 });

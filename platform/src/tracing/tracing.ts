@@ -2,7 +2,7 @@ import { type Attributes, type Link, ROOT_CONTEXT, type Span, type SpanContext, 
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 
 export { SpanKind, type Span, type SpanContext };
 
@@ -34,13 +34,18 @@ const off: Tracing = { enabled: false, flush: () => Promise.resolve(), shutdown:
  * Starts exporting this process's spans over OTLP/HTTP (JSON) to `<endpoint>/v1/traces` when
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `opts.endpoint`) is set. Unset, nothing is registered: the API's no-op tracer
  * answers every span, and nothing is sent anywhere. One provider per process; services call it first in main.ts.
+ * `OTEL_TRACES_SAMPLER_ARG` (0 to 1, default 1) is the share of new traces recorded; a trace that came with a
+ * `traceparent` follows its caller's decision (parent-based), so a trace is kept whole or not at all.
  */
 export function startTracing(serviceName: string, opts: { endpoint?: string; env?: NodeJS.ProcessEnv; scheduledDelayMs?: number } = {}): Tracing {
-  const endpoint = (opts.endpoint ?? (opts.env ?? process.env).OTEL_EXPORTER_OTLP_ENDPOINT)?.trim();
+  const env = opts.env ?? process.env;
+  const endpoint = (opts.endpoint ?? env.OTEL_EXPORTER_OTLP_ENDPOINT)?.trim();
   if (!endpoint) return off;
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? 1);
   const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/traces` });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : 1) }),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: opts.scheduledDelayMs ?? 1000 })],
   });
   trace.setGlobalTracerProvider(provider);
