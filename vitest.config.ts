@@ -10,6 +10,9 @@ export default defineConfig({
     include: ['eslint/**/*.test.ts', 'contracts/src/**/*.test.ts', 'platform/src/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'scripts/test/**/*.test.ts', 'web/src/**/*.test.ts', 'bench/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 30_000,
+    // `expect.poll` waits for a condition; vitest's default of 1 s is a timing assumption a busy machine breaks
+    // (a browser import confirmed under load took longer). A condition that never comes still fails, later.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
     // Two files at once, whatever the core count (vitest's default is one less than the cores: one on CI's two).
