@@ -115,7 +115,7 @@ describe('npm start', () => {
 
   it('runs the demo market with no error line and stops on SIGINT sent to npm', async () => {
     const stack = await start('npm');
-    await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
+    await until('the ready banner', 150_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
     // Said once, with how to use the real providers. The banner's lines may come in after its first one.
     await until('the demo market line', 10_000, () => (stack.lines.some((l) => /Demo: +market:/.test(l)) ? true : undefined), stack);
     expect(stack.lines.filter((l) => /Demo: +market: .*MOEX_ISS_URL \/ COINGECKO_URL/.test(l))).toHaveLength(1);
@@ -166,17 +166,17 @@ describe('npm start', () => {
     expect(chatter).toEqual([]);
     // npm's EBADENGINE warnings are for installs; a start with everything installed shows none either.
     expect(stack.lines.filter((l) => l.includes('EBADENGINE'))).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   // What a supervisor sends to the process it started, when that is start.mjs itself (a second start keeps
   // the data). SIGTERM to npm takes the path of SIGINT to npm above (npm forwards both); a Ctrl-C reaches the
   // whole group, where each service ignores the repeat and the demo providers wait for start.mjs.
   it('stops on SIGTERM sent to start.mjs', async () => {
     const stack = await start('start.mjs');
-    await until('the ready banner', 60_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
+    await until('the ready banner', 150_000, () => (stack.lines.some((l) => l.startsWith('[start] ready in')) ? true : undefined), stack);
     await stopsCleanly(stack, stack.child.pid!, 'SIGTERM');
     expect(errorLines(stack.lines)).toEqual([]);
-  }, 90_000);
+  }, 200_000);
 
   it('refuses a port in use rather than announce another stack as ready', async () => {
     const busy = net.createServer();
