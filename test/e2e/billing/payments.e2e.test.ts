@@ -34,9 +34,13 @@ async function counts(userId: string) {
 }
 
 const user = () => `u-${randomUUID().slice(0, 8)}`;
+/** A calendar month later in UTC, the last day of a shorter month for a later day (Jan 31 → Feb 28), as billing counts. */
 const monthLater = (d: Date) => {
   const x = new Date(d);
+  const day = x.getUTCDate();
+  x.setUTCDate(1);
   x.setUTCMonth(x.getUTCMonth() + 1);
+  x.setUTCDate(Math.min(day, new Date(Date.UTC(x.getUTCFullYear(), x.getUTCMonth() + 1, 0)).getUTCDate()));
   return x;
 };
 
