@@ -13,7 +13,7 @@
  * `--observability` (issue 36, item 6): instead of the floors, a second gateway and screener on their own
  * database and bus prefix with metrics (`METRICS_PORT`, scraped every second) and tracing (OTLP to a local
  * receiver process) on, measured in the same alternating rounds as the first pair with both off, and the ratio;
- * `--sample <0..1>` sets `OTEL_TRACES_SAMPLER_ARG` (default: every trace).
+ * `--sample <0..1>` sets `OTEL_TRACES_SAMPLER_ARG` (default: every trace); `--no-metrics` measures tracing alone.
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -89,7 +89,7 @@ export async function run(args: string[]): Promise<void> {
   // --observability: the same pair with metrics and tracing on, on a database and bus prefix of its own.
   let obs: { o: Observability; db: Awaited<ReturnType<typeof createTestDatabase>>; prefix: string; port: string; screener: ReturnType<typeof startNode>; gateway: ReturnType<typeof startNode> } | undefined;
   if (observability) {
-    const o = await startObservability(args.includes('--sample') ? { sampleRatio: numberArg(args, 'sample', 1) } : {});
+    const o = await startObservability({ ...(args.includes('--sample') ? { sampleRatio: numberArg(args, 'sample', 1) } : {}), metrics: !args.includes('--no-metrics') });
     const obsDb = await createTestDatabase('bench_screener_obs');
     const obsPrefix = `${uniqueName('bench')}.`;
     const port = String(4100 + Math.floor(Math.random() * 50));

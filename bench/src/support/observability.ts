@@ -12,9 +12,9 @@ export interface Observability {
 /**
  * Starts the OTLP receiver stand-in as a process of its own and scrapes every metrics port handed out by `envFor`
  * every `scrapeEveryMs` (1 s: fifteen times Prometheus's default interval, so the figure errs on the high side);
- * `sampleRatio`: `OTEL_TRACES_SAMPLER_ARG` (unset: every trace).
+ * `sampleRatio`: `OTEL_TRACES_SAMPLER_ARG` (unset: every trace); `metrics: false` leaves metrics off (tracing alone).
  */
-export async function startObservability(opts: { scrapeEveryMs?: number; sampleRatio?: number } = {}): Promise<Observability> {
+export async function startObservability(opts: { scrapeEveryMs?: number; sampleRatio?: number; metrics?: boolean } = {}): Promise<Observability> {
   const scrapeEveryMs = opts.scrapeEveryMs ?? 1000;
   const port = 4300 + Math.floor(Math.random() * 200) * 2;
   const receiver = startNode(`${repoRoot}bench/dist/support/otlp-receiver.server.js`, { PORT: String(port) }, 'otlp-receiver');
@@ -35,6 +35,7 @@ export async function startObservability(opts: { scrapeEveryMs?: number; sampleR
   }, scrapeEveryMs);
   return {
     envFor(metricsPort) {
+      if (opts.metrics === false) return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, ...(opts.sampleRatio !== undefined ? { OTEL_TRACES_SAMPLER_ARG: String(opts.sampleRatio) } : {}) };
       ports.add(metricsPort);
       return {
         METRICS_PORT: String(metricsPort),
