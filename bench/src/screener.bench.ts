@@ -144,11 +144,12 @@ export async function run(args: string[]): Promise<void> {
         if ((await fetch(obsUrl).then((r) => r.text())) !== cachedBody) throw new Error(`the observed pair answers otherwise on ${path}`);
         await load(obsUrl, connections, 2);
         await load(obsUrl, connections, 2, uncachedHeaders);
+        const what = args.includes('--no-metrics') ? 'tracing' : 'metrics + tracing';
         await observabilityRounds(path, rounds, {
-          'uncached, metrics + tracing off': () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
-          'uncached, metrics + tracing on ': () => load(obsUrl, connections, duration, uncachedHeaders, [o.gateway.pid, o.screener.pid]),
-          'cached,   metrics + tracing off': () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
-          'cached,   metrics + tracing on ': () => load(obsUrl, connections, duration, {}, [o.gateway.pid]),
+          [`uncached, ${what} off`]: () => load(gatewayUrl(path), connections, duration, uncachedHeaders, [gateway.pid, screener.pid]),
+          [`uncached, ${what} on `]: () => load(obsUrl, connections, duration, uncachedHeaders, [o.gateway.pid, o.screener.pid]),
+          [`cached,   ${what} off`]: () => load(gatewayUrl(path), connections, duration, {}, [gateway.pid]),
+          [`cached,   ${what} on `]: () => load(obsUrl, connections, duration, {}, [o.gateway.pid]),
         });
         console.log(`  observability: ${JSON.stringify(await o.o.status())}`);
         continue;
