@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addPeriod, buysLessThanADay, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
+import { addPeriod, anchorDayOf, buysLessThanADay, MAX_PERIODS_PER_PAYMENT, paidUntil, planCatalog, planForPayment } from './plan-catalog.js';
 
 describe('planCatalog', () => {
   it('keeps prices as two-place decimal text, and refuses one that is not a positive amount', () => {
@@ -56,6 +56,15 @@ describe('paidUntil', () => {
     expect(paidUntil(from, 'year', { paidMinor: 500000, priceMinor: 299000 }).getTime() - from.getTime()).toBe(
       Math.floor((365 * 86_400_000 * 500000) / 299000),
     );
+  });
+
+  it('keeps the anchor day after a shorter month, and only while the end is on it', () => {
+    const feb28 = new Date('2026-02-28T10:00:00.000Z');
+    expect(paidUntil(feb28, 'month', null, anchorDayOf(from, feb28)).toISOString()).toBe('2026-03-31T10:00:00.000Z');
+    expect(paidUntil(feb28, 'month', null).toISOString()).toBe('2026-03-28T10:00:00.000Z');
+    expect(anchorDayOf(from, new Date('2026-02-14T10:00:00.000Z'))).toBeUndefined();
+    expect(anchorDayOf(from, new Date('2026-02-28T10:00:01.000Z'))).toBeUndefined();
+    expect(anchorDayOf(new Date('2026-01-15T10:00:00.000Z'), new Date('2026-02-15T10:00:00.000Z'))).toBe(15);
   });
 
   it('at most MAX_PERIODS_PER_PAYMENT periods', () => {

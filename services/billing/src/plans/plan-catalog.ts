@@ -110,24 +110,41 @@ export function buysLessThanADay(from: Date, period: PlanPeriod, share: PeriodSh
   return BigInt(share.paidMinor) * length < BigInt(share.priceMinor) * BigInt(MIN_PAID_TIME_MS);
 }
 
-/** The end of one paid period that starts at `from` (calendar month or year, in UTC; Jan 31 + 1 month = Feb 28/29). */
-export function addPeriod(from: Date, period: PlanPeriod): Date {
+/**
+ * The end of one paid period that starts at `from` (calendar month or year, in UTC; Jan 31 + 1 month = Feb 28/29).
+ * `anchorDay`, the day of the month the subscription started on, keeps renewals on it after a shorter month
+ * (started Jan 31: Feb 28, then Mar 31, not Mar 28), as Stripe's billing anchor and Postgres's `+ interval` do.
+ */
+export function addPeriod(from: Date, period: PlanPeriod, anchorDay = from.getUTCDate()): Date {
   const d = new Date(from.getTime());
-  const day = d.getUTCDate();
   d.setUTCDate(1);
   if (period === 'month') d.setUTCMonth(d.getUTCMonth() + 1);
   else d.setUTCFullYear(d.getUTCFullYear() + 1);
-  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
-  d.setUTCDate(Math.min(day, lastDay));
+  d.setUTCDate(Math.min(anchorDay, daysInMonth(d)));
   return d;
+}
+
+function daysInMonth(d: Date): number {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+}
+
+/**
+ * The day of the month a run's periods end on: its start's, while its paid end is still on it (or on the last
+ * day of a shorter month, at the start's time of day); none once a part-period payment moved the end off it.
+ */
+export function anchorDayOf(startsAt: Date, endsAt: Date): number | undefined {
+  const day = startsAt.getUTCDate();
+  const sameTime = startsAt.getTime() % 86_400_000 === endsAt.getTime() % 86_400_000;
+  const onAnchor = endsAt.getUTCDate() === day || (endsAt.getUTCDate() === daysInMonth(endsAt) && endsAt.getUTCDate() < day);
+  return sameTime && onAnchor ? day : undefined;
 }
 
 /**
  * The end of the paid time a payment buys from `from`: one period for a whole one, else its share of the
  * period that starts at `from`, to the millisecond (rounded down), at most `MAX_PERIODS_PER_PAYMENT` periods.
  */
-export function paidUntil(from: Date, period: PlanPeriod, share: PeriodShare | null): Date {
-  const whole = addPeriod(from, period);
+export function paidUntil(from: Date, period: PlanPeriod, share: PeriodShare | null, anchorDay?: number): Date {
+  const whole = addPeriod(from, period, anchorDay);
   if (share === null || share.paidMinor === share.priceMinor) return whole;
   const length = BigInt(whole.getTime() - from.getTime());
   const bought = (length * BigInt(share.paidMinor)) / BigInt(share.priceMinor);

@@ -90,6 +90,24 @@ describe('billing decider', () => {
       ]);
   });
 
+  it('renewals keep the day the subscription started on after a shorter month (Jan 31 → Feb 28 → Mar 31)', () => {
+    const jan31 = '2026-01-31T12:00:00.000Z';
+    const charge = (transactionId: string) => pay({ source: 'webhook', uuid: transactionId, payment: { transactionId, amount: '299.00', currency: 'RUB', invoiceId: null, externalId: null }, newSubscriptionId: SUB2, now: new Date('2026-02-27T12:00:00.000Z') });
+    const extended = (endsAt: string): BillingEvent => ({ type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt, externalId: null, at: '2026-02-27T12:00:00.000Z' } });
+    spec
+      .given([recorded({ at: jan31 }), started({ startsAt: jan31, endsAt: '2026-02-28T12:00:00.000Z', at: jan31 })])
+      .when(charge('2002'))
+      .then([recorded({ paymentId: '2002', uuid: '2002', invoiceId: null, source: 'webhook', at: '2026-02-27T12:00:00.000Z' }), extended('2026-03-31T12:00:00.000Z')]);
+    // A part-period payment moved the end off the anchor: the next period follows that end.
+    spec
+      .given([recorded({ at: jan31 }), started({ startsAt: jan31, endsAt: '2026-02-14T12:00:00.000Z', at: jan31 })])
+      .when(pay({ ...charge('2003'), now: new Date('2026-02-13T12:00:00.000Z') } as Partial<Extract<BillingCommand, { type: 'RecordPayment' }>>))
+      .then([
+        recorded({ paymentId: '2003', uuid: '2003', invoiceId: null, source: 'webhook', at: '2026-02-13T12:00:00.000Z' }),
+        { type: 'SubscriptionExtended', data: { version: 1, userId: '42', subscriptionId: SUB1, planCode: 'basic-m', endsAt: '2026-03-14T12:00:00.000Z', externalId: null, at: '2026-02-13T12:00:00.000Z' } },
+      ]);
+  });
+
   it('a webhook TransactionId that equals an earlier payment\'s InvoiceId (set in the browser) is a new payment', () => {
     spec
       .given([recorded({ source: 'webhook', paymentId: '1001', uuid: '1001', invoiceId: '7777', at: elevenMinutesAgo }), started()])

@@ -1,7 +1,7 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
 import { type Decider, ServiceError } from '@invest/platform';
 import { fromMinorUnits, sameAmount, toMinorUnits } from '../plans/money.js';
-import { addPeriod, buysLessThanADay, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
+import { addPeriod, anchorDayOf, buysLessThanADay, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 
 /**
  * One user's subscriptions and payments as an event-sourced stream (`billing-user-<userId>`): pure
@@ -370,7 +370,7 @@ function decide(command: BillingCommand, state: BillingState): BillingEvent[] {
         // one that still runs is renewed: active again, one subscription (a second one queued behind it was
         // "current" but not yet usable, and shared its provider subscription). A renewal's provider subscription
         // is the payment's, not the cancelled one's.
-        const endsAt = paidUntil(new Date(running.endsAt!), plan.period, command.share).toISOString();
+        const endsAt = paidUntil(new Date(running.endsAt!), plan.period, command.share, anchorDayOf(new Date(running.startsAt), new Date(running.endsAt!))).toISOString();
         const externalId = running.status !== 'cancelled' ? (payment.externalId ?? running.externalId) : payment.externalId;
         return [recorded(running.id), { type: 'SubscriptionExtended', data: { version: 1, userId, subscriptionId: running.id, planCode: plan.code, endsAt, externalId, at } }];
       }
