@@ -105,6 +105,7 @@ export const ERROR_TEXTS_RU: Readonly<Record<string, string>> = {
   'The file is empty or its first line is not a header row.': 'Файл пуст или его первая строка — не заголовок.',
   'The file is empty.': 'Файл пуст.',
   'The file is not a readable XLSX workbook.': 'Файл не удалось прочитать как книгу Excel (XLSX).',
+  'The workbook unpacks to more than 32 MB: import the report by period.': 'Книга Excel после распаковки больше 32 МБ: импортируйте отчёт по периодам.',
   'The T-Bank report has no header row under its deals table.': 'В отчёте Т-Банка под таблицей сделок нет строки заголовков.',
   "The T-Bank report's deals table has no {columns} column.": 'В таблице сделок отчёта Т-Банка нет колонок: {columns}.',
   'The column {column} appears twice in the header.': 'Колонка {column} указана в заголовке дважды.',

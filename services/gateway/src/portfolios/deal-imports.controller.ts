@@ -48,7 +48,7 @@ export function installCsvBodyParser(app: NestFastifyApplication): void {
 
 /** The file of a request: a `text/csv` (or `text/plain`) body, an XLSX workbook's first sheet, or JSON `{ "csv": "..." }`. */
 function csvOf(body: unknown): string {
-  if (body instanceof UnreadableWorkbook) throw ServiceError.validation({ file: ['The file is not a readable XLSX workbook.'] });
+  if (body instanceof UnreadableWorkbook) throw ServiceError.validation({ file: [body.message] });
   const { csv } = parseBody(csvBodySchema, typeof body === 'string' ? { csv: body } : body);
   if (Buffer.byteLength(JSON.stringify(csv)) > MAX_ENCODED_BYTES) {
     throw ServiceError.validation({ csv: [`The file must not be larger than ${DEAL_IMPORT_MAX_BYTES / 1024} KB once its quotes are escaped.`] });

@@ -1,10 +1,32 @@
+import { unzipSync } from 'fflate';
 import readXlsxFile from 'read-excel-file/node';
 
 /** The media type of an `.xlsx` file, as browsers send it. */
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
-/** A body that is not a readable XLSX workbook; the import answers it with a 422 on `file`. */
-export class UnreadableWorkbook {}
+/**
+ * Most bytes a workbook's parts may unpack to, as its ZIP directory declares them. The body limit bounds the
+ * packed file only: deflate packs a run of zeros about 1000 to 1, so a small body could unpack to gigabytes.
+ * A real 4,000-deal report unpacks to a few MB.
+ */
+export const MAX_UNPACKED_BYTES = 32 * 1024 * 1024;
+
+/** A body the import cannot read as a workbook; answered with a 422 on `file` saying why. */
+export class UnreadableWorkbook {
+  constructor(readonly message = 'The file is not a readable XLSX workbook.') {}
+}
+
+/** The unpacked size the ZIP's directory declares for all its parts (nothing is unpacked); throws when it is no ZIP. */
+function declaredUnpackedBytes(bytes: Buffer): number {
+  let total = 0;
+  unzipSync(bytes, {
+    filter: (file) => {
+      total += file.originalSize;
+      return false;
+    },
+  });
+  return total;
+}
 
 type Cell = string | number | boolean | Date | null;
 
@@ -32,6 +54,7 @@ function csvCell(cell: string): string {
  */
 export async function workbookText(bytes: Buffer): Promise<string | UnreadableWorkbook> {
   try {
+    if (declaredUnpackedBytes(bytes) > MAX_UNPACKED_BYTES) return new UnreadableWorkbook('The workbook unpacks to more than 32 MB: import the report by period.');
     const [sheet] = await readXlsxFile(bytes);
     if (!sheet) return new UnreadableWorkbook();
     return sheet.data.map((row) => (row as Cell[]).map((c) => csvCell(cellText(c))).join(';')).join('\n');
