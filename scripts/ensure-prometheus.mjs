@@ -7,7 +7,8 @@
 // Idempotent: when both binaries are there it only checks that they start. `PROMETHEUS_PATH` and
 // `PROMTOOL_PATH` point at other binaries (macOS, another distribution) and skip the install.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { aptInstall, isExecutable } from './apt-package.mjs';
 
 export const DEFAULT_PROMETHEUS = '/usr/bin/prometheus';
 export const DEFAULT_PROMTOOL = '/usr/bin/promtool';
@@ -20,7 +21,8 @@ export function ensurePrometheus({ log = console.log } = {}) {
     if (process.env.PROMETHEUS_PATH || process.env.PROMTOOL_PATH) {
       throw new Error(`PROMETHEUS_PATH=${prometheus} or PROMTOOL_PATH=${promtool} is not an executable file`);
     }
-    install(log);
+    // Without recommends (aptInstall's default): prometheus-node-exporter would be one more daemon (on :9100).
+    aptInstall('prometheus', { log, tag: '[prometheus-tests]', missing: 'Prometheus is missing and installing it needs root: run `apt-get install -y prometheus` (or set PROMETHEUS_PATH and PROMTOOL_PATH)' });
     stopPackagedService(log);
     for (const path of [prometheus, promtool]) {
       if (!isExecutable(path)) throw new Error(`apt-get reported success but ${path} is still missing`);
@@ -31,39 +33,6 @@ export function ensurePrometheus({ log = console.log } = {}) {
   // Prometheus prints its version on stdout or stderr depending on the release.
   const first = `${version.stdout}\n${version.stderr}`.trim().split('\n')[0];
   return { prometheus, promtool, version: first };
-}
-
-function isExecutable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function install(log) {
-  const asRoot = process.getuid?.() === 0;
-  const sudo = asRoot ? [] : ['sudo', '-n'];
-  if (!asRoot && spawnSync('sudo', ['-n', 'true']).status !== 0) {
-    throw new Error('Prometheus is missing and installing it needs root: run `apt-get install -y prometheus` (or set PROMETHEUS_PATH and PROMTOOL_PATH)');
-  }
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  // Several test runs (or helpers) may install at once: wait for dpkg's lock instead of failing on it.
-  const apt = (args) => {
-    const [cmd, ...rest] = [...sudo, 'apt-get', '-o', 'DPkg::Lock::Timeout=600', ...args];
-    return spawnSync(cmd, rest, { stdio: 'inherit', env });
-  };
-  // Without recommends: prometheus-node-exporter would be one more daemon (on :9100) the tests do not need.
-  log('[prometheus-tests] installing Debian prometheus (apt-get install -y prometheus); once per machine');
-  let r = apt(['install', '-y', '--no-install-recommends', 'prometheus']);
-  if (r.status !== 0) {
-    // A clean image (CI) has no package lists yet: fetch them, then try again.
-    log('[prometheus-tests] apt-get install failed; running apt-get update and retrying');
-    apt(['update']);
-    r = apt(['install', '-y', '--no-install-recommends', 'prometheus']);
-  }
-  if (r.status !== 0) throw new Error(`apt-get install prometheus failed (exit ${r.status ?? r.signal})`);
 }
 
 /** Stops and disables the service the package may have started (systemd, or sysvinit where there is none). */
