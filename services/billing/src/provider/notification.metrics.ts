@@ -1,6 +1,5 @@
 import { ErrorCode } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
-import { Counter, Gauge } from 'prom-client';
+import { counter, gauge, ServiceError } from '@invest/platform';
 
 /** The provider's notifications billing handles (it takes no Check notification). */
 export type NotificationType = 'pay' | 'fail' | 'refund' | 'recurrent' | 'receipt';
@@ -12,18 +11,13 @@ export type NotificationType = 'pay' | 'fail' | 'refund' | 'recurrent' | 'receip
  */
 export type NotificationOutcome = 'accepted' | 'duplicate' | 'unattributed' | 'ignored';
 
-// Registered once per process in prom-client's default registry; several app instances in one process (tests)
-// share them.
-const notifications = new Counter({
-  name: 'invest_billing_notifications_total',
-  help: 'CloudPayments notifications handled, by type and outcome (accepted, duplicate, unattributed, ignored; refused: invalid_signature, rejected, unavailable, error).',
-  labelNames: ['type', 'outcome'] as const,
-});
+const notifications = counter(
+  'invest_billing_notifications_total',
+  'CloudPayments notifications handled, by type and outcome (accepted, duplicate, unattributed, ignored; refused: invalid_signature, rejected, unavailable, error).',
+  ['type', 'outcome'],
+);
 
-const receiptsMissing = new Gauge({
-  name: 'invest_billing_receipts_missing',
-  help: 'Charges with no fiscal receipt (54-FZ) past the deadline after their payment (an hour), as last checked.',
-});
+const receiptsMissing = gauge('invest_billing_receipts_missing', 'Charges with no fiscal receipt (54-FZ) past the deadline after their payment (an hour), as last checked.');
 
 /** What a refused notification counts as: the error the provider is answered with. */
 function refusal(err: unknown): string {

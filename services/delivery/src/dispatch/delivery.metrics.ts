@@ -1,5 +1,5 @@
 import type { DeliveryChannel } from '@invest/contracts';
-import { Counter } from 'prom-client';
+import { counter } from '@invest/platform';
 
 /**
  * What came of one message on one channel when its transaction committed: `sent`; `retried` (a retryable failure,
@@ -9,13 +9,7 @@ import { Counter } from 'prom-client';
  */
 export type DeliveryOutcome = 'sent' | 'retried' | 'failed' | 'skipped' | 'postponed';
 
-// Registered once per process in prom-client's default registry; several app instances in one process (tests)
-// share it.
-const outcomes = new Counter({
-  name: 'invest_delivery_outcomes_total',
-  help: 'Messages handled by the dispatcher, by channel and outcome (sent, retried, failed, skipped, postponed).',
-  labelNames: ['channel', 'outcome'] as const,
-});
+const outcomes = counter('invest_delivery_outcomes_total', 'Messages handled by the dispatcher, by channel and outcome (sent, retried, failed, skipped, postponed).', ['channel', 'outcome']);
 
 /** Counts the outcomes of one committed sending transaction. */
 export function countDeliveryOutcomes(handled: readonly { channel: Exclude<DeliveryChannel, 'in_app'>; outcome: DeliveryOutcome }[]): void {
