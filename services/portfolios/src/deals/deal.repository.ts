@@ -117,18 +117,23 @@ export async function loadDealsForHistory(
       head = r;
       continue;
     }
-    deals.push({
-      id: num(r.id),
-      type: r.type as DealType,
-      asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
-      quantity: Decimal.of(String(r.quantity)),
-      price: Decimal.of(String(r.price)),
-      commission: Decimal.ZERO,
-      date: String(r.date),
-    });
+    deals.push(dealInputOf(r, Decimal.ZERO));
   }
   if (!head) return undefined;
   return { version: num(head.version), currencyCode: String(head.currency_code), deals };
+}
+
+/** A deal row of `loadDealsForHistory` and `loadDealsForStatistics`, with the commission each reads. */
+function dealInputOf(r: Row, commission: Decimal): DealInput {
+  return {
+    id: num(r.id),
+    type: r.type as DealType,
+    asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
+    quantity: Decimal.of(String(r.quantity)),
+    price: Decimal.of(String(r.price)),
+    commission,
+    date: String(r.date),
+  };
 }
 
 /**
@@ -151,15 +156,7 @@ export async function loadDealsForStatistics(
   const deals: DealInput[] = [];
   for (const r of rows) {
     if (r.id === null || r.id === undefined) continue;
-    deals.push({
-      id: num(r.id),
-      type: r.type as DealType,
-      asset: { type: r.asset_type as AssetType, id: num(r.asset_id) },
-      quantity: Decimal.of(String(r.quantity)),
-      price: Decimal.of(String(r.price)),
-      commission: Decimal.of(String(r.commission)),
-      date: String(r.date),
-    });
+    deals.push(dealInputOf(r, Decimal.of(String(r.commission))));
   }
   return { version: num(rows[0]!.stats_version), currencyCode: String(rows[0]!.currency_code), deals };
 }
