@@ -11,7 +11,7 @@ import {
   type ImportErrorCode,
   type ImportRowError,
 } from '@invest/contracts';
-import { findTbankDealsTable, type TbankDealsTable, tbankDealRows } from './tbank-report.js';
+import { findTbankTitleLine, tbankDealRows } from './tbank-report.js';
 
 /**
  * The generic deal CSV (services/portfolios/README.md, "Importing deals from CSV"): a header row naming the
@@ -131,8 +131,8 @@ const normaliseHeader = (h: string) => h.trim().toLowerCase().replace(/[_\-\s]+/
 /** Reads the file: the header, then each row with its fields or its errors. A file it cannot read at all gives `ok: false`. */
 export function parseDealCsv(input: string): ParsedCsv {
   const text = input.startsWith('\uFEFF') ? input.slice(1) : input;
-  const report = findTbankDealsTable(text);
-  if (report) return parseTbankReport(text, report);
+  const titleLine = findTbankTitleLine(text);
+  if (titleLine !== null) return parseTbankReport(text, detectSeparator(titleLine));
   const firstLine = text.split(/\r\n|\n|\r/, 1)[0] ?? '';
   if (firstLine.trim() === '') return { ok: false, message: 'The file is empty or its first line is not a header row.' };
   const separator = detectSeparator(firstLine);
@@ -157,15 +157,15 @@ export function parseDealCsv(input: string): ParsedCsv {
 }
 
 /** T-Bank's broker report: its deals table read with the generic row rules, by the columns `tbank-report.ts` finds. */
-function parseTbankReport(text: string, found: TbankDealsTable): ParsedCsv {
-  const records = splitCsv(text, found.separator);
+function parseTbankReport(text: string, separator: string): ParsedCsv {
+  const records = splitCsv(text, separator);
   const table = tbankDealRows(records);
   if (!table.ok) return table;
   if (table.rows.length > DEAL_IMPORT_MAX_ROWS) {
     return { ok: false, message: `The file has ${table.rows.length} rows; at most ${DEAL_IMPORT_MAX_ROWS} can be imported at once.` };
   }
   const rows = table.rows.map((r) => parseRow(r.line, r.cells, table.width, table.columns));
-  return { ok: true, format: 'tbank', separator: found.separator, rows };
+  return { ok: true, format: 'tbank', separator, rows };
 }
 
 function parseRow(line: number, cells: string[], width: number, columns: Map<CsvColumn, number>): CsvRow {

@@ -37,19 +37,9 @@ function normaliseTitle(cell: string): string {
 
 const firstCell = (cells: string[]) => cells.find((c) => c.trim() !== '')?.trim() ?? '';
 
-export interface TbankDealsTable {
-  /** The separator of the line holding the title. */
-  separator: string;
-}
-
-/** The report's deals table, when the text holds T-Bank's title of it; null for any other file. */
-export function findTbankDealsTable(text: string): TbankDealsTable | null {
-  const head = text.slice(0, 200_000);
-  if (!normaliseTitle(head).includes(TITLE)) return null;
-  const line = head.split(/\r\n|\n|\r/).find((l) => normaliseTitle(l).includes(TITLE)) ?? '';
-  const counts = [';', '\t', ','].map((c) => [c, line.split(c).length - 1] as const);
-  const separator = counts.reduce((best, c) => (c[1] > best[1] ? c : best), [';', 0] as const)[0];
-  return { separator };
+/** The line holding T-Bank's title of the deals table (in the file's first 200 KB); null for any other file. */
+export function findTbankTitleLine(text: string): string | null {
+  return text.slice(0, 200_000).split(/\r\n|\n|\r/).find((l) => normaliseTitle(l).includes(TITLE)) ?? null;
 }
 
 export type TbankDealRows =
