@@ -47,10 +47,11 @@ export class RpcContextInterceptor implements NestInterceptor {
     const rawDeadline = data?.meta?.deadline;
     const deadline = typeof rawDeadline === 'number' && Number.isFinite(rawDeadline) ? rawDeadline : undefined;
     const subject = natsCtx.getSubject();
-    const span = startSpan(`rpc ${subject.startsWith(this.busPrefix) ? subject.slice(this.busPrefix.length) : subject}`, SpanKind.SERVER, headers?.get(TRACEPARENT) || undefined, { 'messaging.destination.name': subject });
+    const name = unprefixedSubject(this.busPrefix, subject) ?? subject;
+    const span = startSpan(`rpc ${name}`, SpanKind.SERVER, headers?.get(TRACEPARENT) || undefined, { 'messaging.destination.name': subject });
     const trace = span.spanContext();
     const counted = (outcome: string, started: number) => {
-      const labels = { subject: unprefixedSubject(this.busPrefix, subject) ?? subject, outcome };
+      const labels = { subject: name, outcome };
       this.metrics.requests.inc(labels);
       this.metrics.duration.observe(labels, (performance.now() - started) / 1000);
     };
