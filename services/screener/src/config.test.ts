@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@invest/platform';
+import { ConfigError, loadConfig } from '@invest/platform/config/load-config';
 import { describe, expect, it } from 'vitest';
 import { screenerConfigSchema } from './config.js';
 

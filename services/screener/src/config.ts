@@ -1,4 +1,4 @@
-import { baseConfigSchema } from '@invest/platform';
+import { baseConfigSchema } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { DEFAULT_COINGECKO_URL } from './market-data/coingecko.client.js';
 import { DEFAULT_MOEX_ISS_URL } from './market-data/moex-iss.client.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CrossedAsset } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import type { FiringDecision } from './evaluation.types.js';
 import { type NotificationTypeRow, renderFiring } from './render-firing.js';
 

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { toMinorUnits } from '../plans/money.js';
 import { DEFAULT_PRICES, type PlanPrices } from '../plans/plan-catalog.js';

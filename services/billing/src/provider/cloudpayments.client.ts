@@ -1,4 +1,5 @@
-import { fetchJson, type FetchJsonOptions, type Logger, ProviderError } from '@invest/platform';
+import { fetchJson, type FetchJsonOptions, ProviderError } from '@invest/platform/http/fetch-json';
+import type { Logger } from '@invest/platform/logging/logger';
 import type { CustomerReceipt } from '@invest/contracts';
 import type { ProviderSubscription, ProviderSubscriptionStatus, ProviderSubscriptionTerms } from '../subscriptions/subscription.decider.js';
 import { normalizeAmount } from '../plans/money.js';

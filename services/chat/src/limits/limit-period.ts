@@ -1,4 +1,4 @@
-import { startOfDayInZone } from '@invest/platform';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 
 // The day last asked for, per zone: a send asks several times, and working a day out costs Intl formatting
 // (a twentieth of the chat service's CPU at 100 concurrent answers).

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 
 /**
  * The per-user daily token budget, beside the message limits: the tokens of every answer of the user's `MARKET_TZ`

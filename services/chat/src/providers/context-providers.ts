@@ -1,4 +1,4 @@
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import type { ContextProvider } from './context-provider.js';
 import { portfolioHealthProvider } from './portfolio-health.provider.js';
 import { supportProvider } from './support.provider.js';

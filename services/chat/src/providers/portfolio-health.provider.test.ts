@@ -1,5 +1,5 @@
 import { portfolioFigureLines, type PortfolioStatistics, portfolioStatisticsSchema, type TickerStatistics, tickerStatisticsSchema } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { describe, expect, it } from 'vitest';
 import { OFFLINE_NOTICE, OFFLINE_NOTICE_RU } from './context-provider.js';
 import { ContextProviders } from './context-providers.js';

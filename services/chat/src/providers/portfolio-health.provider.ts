@@ -7,7 +7,7 @@ import {
   Subjects,
   type TickerStatistics,
 } from '@invest/contracts';
-import { parseOrThrow, ServiceError } from '@invest/platform';
+import { parseOrThrow, ServiceError } from '@invest/platform/rpc/service-error';
 import { z } from 'zod';
 import { type ChatRef, type ContextProvider, offlineNotice } from './context-provider.js';
 import { marketContextFor } from './market-context.js';

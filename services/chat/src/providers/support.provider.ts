@@ -1,4 +1,4 @@
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { type ContextProvider, offlineNotice } from './context-provider.js';
 import { questionLanguage } from './question-language.js';
 

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type ChatSource, ErrorCode } from '@invest/contracts';
-import { currentContext, type Logger, runWithContext, type RpcClient, ServiceError } from '@invest/platform';
+import { currentContext, runWithContext } from '@invest/platform/context/request-context';
+import type { Logger } from '@invest/platform/logging/logger';
+import type { RpcClient } from '@invest/platform/rpc/rpc-client';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import type { ModelToolCall, ModelToolDefinition } from '../generation/chat-model.js';
 import { CHAT_TOOLS, type ChatTool } from './chat-tools.js';
 

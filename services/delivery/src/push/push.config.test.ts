@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@invest/platform';
+import { ConfigError, loadConfig } from '@invest/platform/config/load-config';
 import webpush from 'web-push';
 import { describe, expect, it } from 'vitest';
 import { deliveryConfigFrom, deliveryEnvSchema } from '../config/delivery.config.js';

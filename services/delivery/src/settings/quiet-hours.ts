@@ -1,4 +1,4 @@
-import { zonedParts, zonedToUtc } from '@invest/platform';
+import { zonedParts, zonedToUtc } from '@invest/platform/time/zoned-time';
 
 export interface QuietHours {
   /** `HH:MM` in the user's time zone; `start` after `end` spans midnight. */

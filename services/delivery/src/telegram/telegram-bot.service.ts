@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { type DeliveryLanguage, ErrorCode, type TelegramLinkReply } from '@invest/contracts';
-import { type Db, type Logger, ServiceError, startOfDayInZone } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import type { Logger } from '@invest/platform/logging/logger';
+import { ServiceError } from '@invest/platform/rpc/service-error';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 import { TelegramApiError, type TelegramClient } from './telegram.client.js';
 import type { TelegramPacer } from './telegram-pacer.js';
 import { type LinkedChat, TelegramRepository } from './telegram.repository.js';

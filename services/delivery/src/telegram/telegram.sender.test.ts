@@ -1,4 +1,4 @@
-import { createLogger } from '@invest/platform';
+import { createLogger } from '@invest/platform/logging/logger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../channels/channel.js';
 import { type FakeTelegram, startFakeTelegram } from '../testing/fake-telegram.js';

@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { escapeHtml } from '@invest/platform';
+import { escapeHtml } from '@invest/platform/http/escape-html';
 import { type AddressObject, simpleParser } from 'mailparser';
 import { SMTPServer, type SMTPServerAddress } from 'smtp-server';
 

@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { escapeHtml } from '@invest/platform';
+import { escapeHtml } from '@invest/platform/http/escape-html';
 
 export interface FakeTelegramOptions {
   token: string;

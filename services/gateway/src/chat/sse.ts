@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Locale } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { localizeMessage } from '../i18n/localize-error.js';
 
 /**

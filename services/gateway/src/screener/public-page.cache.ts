@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ListSharesQuery, ListSharesReply } from '@invest/contracts';
-import { CoalescingCache } from '@invest/platform';
+import { CoalescingCache } from '@invest/platform/cache/coalescing-cache';
 import type { PublicScreenerCacheConfig } from '../config/gateway.config.js';
 import { type PageLinks, pageLinks } from '../paging/page-links.js';
 

@@ -8,7 +8,7 @@ import {
   updateCustomAssetBodySchema,
   updatePortfolioBodySchema,
 } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { contentTypeCharset } from './request-charset.hook.js';

@@ -1,4 +1,4 @@
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import type { z } from 'zod';
 import { attributeName, laravelFieldErrors, laravelParseOptions, type RootKey } from './laravel-errors.js';
 

@@ -1,5 +1,5 @@
 import type { DealType } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import type { HoldingDeal } from '../deals/holding-timeline.js';
 import { refuseOversells } from './import-holdings.js';

@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { compareDeals } from '../deals/deal-order.js';
 import type { HoldingDeal, Oversell } from '../deals/holding-timeline.js';
 

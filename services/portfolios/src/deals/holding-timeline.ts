@@ -1,5 +1,5 @@
 import type { DealType } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { compareDeals } from './deal-order.js';
 
 export interface HoldingDeal {

@@ -1,5 +1,5 @@
 import type { AssetRef, GetDividendsReply, PortfolioDividends } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { aggregateDeals } from '../statistics/aggregate-deals.js';
 import { money } from '../statistics/position-figures.js';
 import { assetKey, type DealInput } from '../statistics/statistics.types.js';

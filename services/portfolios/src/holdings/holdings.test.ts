@@ -1,5 +1,5 @@
 import type { AssetRef, DealType } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import { aggregateDeals } from '../statistics/aggregate-deals.js';
 import { hydrateStatistics } from '../statistics/hydrate-statistics.js';

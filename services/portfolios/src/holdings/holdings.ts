@@ -1,5 +1,5 @@
 import type { HoldingRow, Holdings } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { dayChangePercentage, money, pct, percent, positionFigures } from '../statistics/position-figures.js';
 import { type AssetQuote, assetKey, type PortfolioState } from '../statistics/statistics.types.js';
 

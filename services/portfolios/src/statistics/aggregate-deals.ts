@@ -1,5 +1,5 @@
 import type { AssetRef } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { compareDeals } from '../deals/deal-order.js';
 import { runningHoldings } from '../deals/holding-timeline.js';
 import { type AssetAggregate, assetKey, type CashFlow, type DealInput, type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js';

@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import { healthMetrics, herfindahl } from './health-metrics.js';
 

@@ -1,5 +1,5 @@
 import type { AssetType, HealthMetrics } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 
 export interface PositionValue {
   ticker: string;

@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import { hydrateStatistics } from './hydrate-statistics.js';
 import { type AssetAggregate, type AssetQuote, type PortfolioState, STATE_FORMAT_VERSION } from './statistics.types.js';

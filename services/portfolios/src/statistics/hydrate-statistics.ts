@@ -1,5 +1,5 @@
 import type { PortfolioStatistics, StatisticsTotals, TickerStatistics } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { currencySymbol } from './currency-symbol.js';
 import { healthMetrics } from './health-metrics.js';
 import { dayChangePercentage, money, pct, percent, positionFigures, round } from './position-figures.js';

@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import type { AssetAggregate, AssetQuote } from './statistics.types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { AssetRef, AssetType } from '@invest/contracts';
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 
 export type { DealInput } from '../deals/deal.types.js';
 

@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import type { DailyClose, HistoryPoint } from '../history/value-history.js';
 import { addDays } from '../history/value-history.js';
 import { aggregateDeals } from '../statistics/aggregate-deals.js';

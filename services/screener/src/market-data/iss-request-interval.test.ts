@@ -3,7 +3,9 @@
  * from the configuration, called concurrently, against a local ISS that records when each request came,
  * retries included.
  */
-import { createLogger, type Db, loadConfig } from '@invest/platform';
+import { createLogger } from '@invest/platform/logging/logger';
+import type { Db } from '@invest/platform/db/database';
+import { loadConfig } from '@invest/platform/config/load-config';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenerConfigSchema } from '../config.js';
 import { createJobDeps } from '../jobs/job-deps.js';

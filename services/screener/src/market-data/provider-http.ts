@@ -1,4 +1,5 @@
-import { type Logger, fetchJson } from '@invest/platform';
+import type { Logger } from '@invest/platform/logging/logger';
+import { fetchJson } from '@invest/platform/http/fetch-json';
 
 /** How a provider is called: timeout per attempt, retries with exponential backoff (403/429/5xx, timeouts, network). */
 export interface ProviderHttpOptions {
