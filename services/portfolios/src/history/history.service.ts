@@ -112,7 +112,7 @@ export class HistoryService {
         if (page === 0) backfilling = reply.backfilling;
         for (const row of reply.data) {
           const key = assetKey({ type: row.type as AssetRef['type'], id: row.id });
-          const list = closes.get(key) ?? { days: [], closes: [] };
+          const list = closes.get(key) ?? { days: [], units: [], scales: [] };
           const { days, units, scale } = row;
           if (days.length !== units.length) throw new TypeError('days and units differ in length');
           const start = dayNumber(row.start);
@@ -124,7 +124,8 @@ export class HistoryService {
             const u = units[i];
             if (!(typeof u === 'number' ? Number.isSafeInteger(u) : typeof u === 'string' && /^-?\d+$/.test(u))) throw new TypeError('a close is not a unit count');
             list.days.push((previous = day));
-            list.closes.push(Decimal.raw(BigInt(u as number | string), scale));
+            list.units.push(u as number | string);
+            list.scales.push(scale);
           }
           closes.set(key, list);
         }

@@ -3,7 +3,7 @@ import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import { naiveValueHistory } from '../testing/naive-value-history.js';
 import { assetKey, type DealInput } from '../statistics/statistics.types.js';
-import { assetCloses, type DailyClose, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
+import { type AssetCloses, assetCloses, type DailyClose, dayNumber, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
 
 const sber = { type: 'share' as const, id: 1 };
 const gazp = { type: 'share' as const, id: 2 };
@@ -44,6 +44,20 @@ describe('valueHistory', () => {
       ['2024-03-04', '1000', '1000'],
       ['2024-03-05', '2600', '2300'],
       ['2024-03-06', '2250', '1725'],
+    ]);
+  });
+
+  it('reads closes of differing scales and unit counts past 2^53 exactly', () => {
+    const closes: AssetCloses = {
+      days: ['2024-03-04', '2024-03-05', '2024-03-06'].map(dayNumber),
+      units: [1005, '123456789012345678', -0],
+      scales: [1, 8, 0],
+    };
+    const h = valueHistory([deal('buy', sber, '0.5', 100, '2024-03-04')], new Map([[assetKey(sber), closes]]), '2024-03-06');
+    expect(plain(h.points).map(([d, v]) => [d, v])).toEqual([
+      ['2024-03-04', '50.25'],
+      ['2024-03-05', '617283945.06172839'],
+      ['2024-03-06', '0'],
     ]);
   });
 
