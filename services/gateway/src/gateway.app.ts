@@ -15,7 +15,7 @@ import { createChatMessagesController } from './chat/chat-messages.controller.js
 import { ChatStreamReader } from './chat/chat-stream.reader.js';
 import { createChatsController } from './chat/chats.controller.js';
 import { DEV_JWT_SECRET, type GatewayConfig, loadGatewayConfig } from './config/gateway.config.js';
-import { installRequestContextHooks } from './correlation/request-context.hooks.js';
+import { installRequestContextHooks, installRequestSpanHook } from './correlation/request-context.hooks.js';
 import { createCustomAssetsController } from './custom-assets/custom-assets.controller.js';
 import { createEmailController, installOneClickFormParser } from './delivery/email.controller.js';
 import { createNotificationSettingsController } from './delivery/notification-settings.controller.js';
@@ -171,6 +171,8 @@ export async function createGatewayApp(opts: GatewayAppOptions): Promise<Gateway
   });
   installDecimalReplySerializer(adapter.getInstance());
   installWebClient(adapter.getInstance(), config.webDistDir, logger, config.payments.widgetUrl);
+  // After the hooks above that answer from memory (page cache hits, web files): those are counted, not traced.
+  installRequestSpanHook(adapter.getInstance());
   // Nest closes the streams' NATS connections once the HTTP server has stopped (app.close()).
   const app = await NestFactory.create<NestFastifyApplication>(
     serviceModule(controllers, () => Promise.all([feed.close(), chatStreams.close()])),

@@ -12,7 +12,8 @@ export const PUBLIC_SHARES_ROUTE = '/api/public/shares';
  * Answers a public screener page that is in the cache straight from a Fastify `onRequest` hook, after the
  * gateway's own request hooks (request id, shutdown, charset) and before Nest's routing, pipes and filters,
  * which a hit does not need. Everything else (a miss, an invalid query, credentials, HEAD) goes on to
- * SharesController, which answers the same bytes. Install after the other `onRequest` hooks.
+ * SharesController, which answers the same bytes. Install after the other `onRequest` hooks and before
+ * `installRequestSpanHook`: a hit is counted in the HTTP metrics but records no span.
  */
 export function installPublicPageHits(
   fastify: FastifyInstance,
