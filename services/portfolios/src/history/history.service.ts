@@ -17,7 +17,8 @@ import { findAssets } from '../prices/asset-catalog.repository.js';
 import { money } from '../statistics/position-figures.js';
 import { assetKey } from '../statistics/statistics.types.js';
 import type { HistoryCache } from './history.cache.js';
-import { type AssetCloses, dayNumber, rangeStart, thinPoints, type ValueHistory, valueHistory, withLivePrices } from './value-history.js';
+import { checkedPage, type ClosesPage, joinPages } from './closes-pages.js';
+import { type AssetCloses, rangeStart, thinPoints, type ValueHistory, valueHistory, withLivePrices } from './value-history.js';
 
 /**
  * `getClosesReplySchema` with the two long arrays only checked to be arrays: their hundreds of thousands of cells are
@@ -31,7 +32,7 @@ const closesReplySchema = z.object({
       id: z.number().int(),
       start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
       days: z.custom<unknown[]>(Array.isArray),
-      scale: z.number().int().nonnegative(),
+      scale: z.number().int().nonnegative().max(255),
       units: z.custom<unknown[]>(Array.isArray),
     }),
   ),
@@ -103,7 +104,7 @@ export class HistoryService {
 
   /** The screener's closes of the assets over [from, to] (and the last one before), page by page. */
   private async closesOf(refs: AssetRef[], from: string, to: string): Promise<{ closes: Map<string, AssetCloses>; backfilling: AssetRef[] }> {
-    const closes = new Map<string, AssetCloses>();
+    const pages = new Map<string, ClosesPage[]>();
     let backfilling: AssetRef[] = [];
     let after: GetClosesReply['next_after'] = null;
     for (let page = 0; page < MAX_CLOSES_PAGES; page++) {
@@ -112,22 +113,9 @@ export class HistoryService {
         if (page === 0) backfilling = reply.backfilling;
         for (const row of reply.data) {
           const key = assetKey({ type: row.type as AssetRef['type'], id: row.id });
-          const list = closes.get(key) ?? { days: [], units: [], scales: [] };
-          const { days, units, scale } = row;
-          if (days.length !== units.length) throw new TypeError('days and units differ in length');
-          const start = dayNumber(row.start);
-          let previous = list.days.at(-1) ?? -Infinity;
-          for (let i = 0; i < days.length; i++) {
-            const offset = days[i];
-            const day = start + (offset as number);
-            if (typeof offset !== 'number' || !Number.isInteger(day) || day <= previous) throw new TypeError('a day is not after the previous one');
-            const u = units[i];
-            if (!(typeof u === 'number' ? Number.isSafeInteger(u) : typeof u === 'string' && /^-?\d+$/.test(u))) throw new TypeError('a close is not a unit count');
-            list.days.push((previous = day));
-            list.units.push(u as number | string);
-            list.scales.push(scale);
-          }
-          closes.set(key, list);
+          const list = pages.get(key) ?? [];
+          list.push(checkedPage(row, list.at(-1)));
+          pages.set(key, list);
         }
         after = reply.next_after;
       } catch (err) {
@@ -137,6 +125,8 @@ export class HistoryService {
       }
       if (!after) break;
     }
+    const closes = new Map<string, AssetCloses>();
+    for (const [key, list] of pages) closes.set(key, joinPages(list));
     return { closes, backfilling };
   }
 }

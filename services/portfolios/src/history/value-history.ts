@@ -19,9 +19,9 @@ export interface DailyClose {
  * time than the computation itself.
  */
 export interface AssetCloses {
-  days: number[];
-  units: (number | string)[];
-  scales: number[];
+  days: ArrayLike<number>;
+  units: ArrayLike<number | string>;
+  scales: ArrayLike<number>;
 }
 
 /** The i-th close of an asset. */
