@@ -1,5 +1,5 @@
 import { headers } from '@nats-io/nats-core';
-import { connectNats } from '@invest/platform';
+import { connectNats } from '@invest/platform/messaging/nats-connection';
 import { testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscribeRaw } from './fired-observer.js';

@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { connectBus } from '@invest/platform';
+import { connectBus } from '@invest/platform/messaging/bus';
 
 type Command = { connect: { natsUrl: string; subject: string } } | { reset: true } | { collect: { expected: number; timeoutMs: number; settleMs: number } };
 type Reply = { ready: true } | { reset: true } | { times: string[] };

@@ -1,4 +1,5 @@
-import { type Db, idempotencyWaiting } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { idempotencyWaiting } from '@invest/platform/idempotency/idempotency';
 
 /**
  * How many requests of this process wait right now, on `db`, for the request that holds their `Idempotency-Key`:

@@ -1,5 +1,10 @@
 import { AlertsEventTypes, type BusEvent, type CrossedAsset, eventSubject, type FiringExplanation, type FiringType, type Locale, type NotificationFiredV1 } from '@invest/contracts';
-import { type Bus, busSubject, currentContext, type Db, type Logger, publishBatch, type SqlClient } from '@invest/platform';
+import { currentContext } from '@invest/platform/context/request-context';
+import type { Db, SqlClient } from '@invest/platform/db/database';
+import type { Logger } from '@invest/platform/logging/logger';
+import type { Bus } from '@invest/platform/messaging/bus';
+import { busSubject } from '@invest/platform/messaging/bus-prefix';
+import { publishBatch } from '@invest/platform/messaging/publish-batch';
 import { endSpan, SpanKind, startSpan, TRACEPARENT, traceparentOf } from '@invest/platform/tracing/tracing';
 
 /** A committed firing as stored: a price notification's, or an account notice (of no notification, no explanation). */

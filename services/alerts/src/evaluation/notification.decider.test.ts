@@ -1,4 +1,4 @@
-import { Decimal } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import type { FiringDecision, NotificationState, RateView } from './evaluation.types.js';

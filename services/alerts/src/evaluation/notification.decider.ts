@@ -1,6 +1,7 @@
 import type { PriceTargetDirection } from '@invest/contracts';
 import type { Decider } from '@invest/platform';
-import { Decimal, startOfDayInZone } from '@invest/platform';
+import { Decimal } from '@invest/platform/decimal/decimal';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 import type { EvaluationContext, FiringDecision, NotificationState, RateView } from './evaluation.types.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { BillingEvent } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { deciderSpecification } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { planCatalog } from '../plans/plan-catalog.js';

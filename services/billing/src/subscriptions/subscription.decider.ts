@@ -1,5 +1,6 @@
 import type { BillingEvent, PlanCode } from '@invest/contracts';
-import { type Decider, ServiceError } from '@invest/platform';
+import type { Decider } from '@invest/platform/event-store/command-handling';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { fromMinorUnits, sameAmount, toMinorUnits } from '../plans/money.js';
 import { addPeriod, anchorDayOf, buysLessThanADay, paidUntil, type PeriodShare, type Plan } from '../plans/plan-catalog.js';
 

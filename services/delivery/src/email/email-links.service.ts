@@ -1,5 +1,6 @@
 import { type EmailConfirmReply, type EmailUnsubscribeReply, emailTokenRequestSchema } from '@invest/contracts';
-import { type Db, parseOrThrow } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { parseOrThrow } from '@invest/platform/rpc/service-error';
 import { writeSettings } from '../settings/settings.repository.js';
 import { addressByConfirmToken, addressByUnsubscribeToken, markConfirmed } from './email-address.repository.js';
 import { hashSecretToken } from '../channels/secret-token.js';

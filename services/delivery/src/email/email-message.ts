@@ -1,5 +1,5 @@
 import type { DeliveryLanguage } from '@invest/contracts';
-import { escapeHtml } from '@invest/platform';
+import { escapeHtml } from '@invest/platform/http/escape-html';
 import type { OutgoingMessage } from '../channels/channel.js';
 
 /** A mail's subject and its two bodies; every text a user or a notification provided is escaped in `html`. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { deliveryConfigFrom, deliveryEnvSchema } from '../config/delivery.config.js';
 import { createEmailChannel } from './email-channel.js';
 

@@ -1,4 +1,4 @@
-import { ConfigError } from '@invest/platform';
+import { ConfigError } from '@invest/platform/config/load-config';
 import { describe, expect, it } from 'vitest';
 import { DEV_JWT_SECRET, loadGatewayConfig } from './gateway.config.js';
 

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Headers, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiConsumes, ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DeliverySubjects, type DeliveryLanguage, type EmailConfirmReply, type EmailUnsubscribeReply, emailTokenSchema } from '@invest/contracts';
-import { escapeHtml, type RpcClient } from '@invest/platform';
+import { escapeHtml } from '@invest/platform/http/escape-html';
+import type { RpcClient } from '@invest/platform/rpc/rpc-client';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
 import { localeFromAcceptLanguage } from '../i18n/accept-language.js';

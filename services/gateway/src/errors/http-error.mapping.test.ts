@@ -1,6 +1,6 @@
 import { BadRequestException, HttpException, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { ErrorCode, RequestOutcome } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { describe, expect, it } from 'vitest';
 import { STATUS_BY_CODE, toHttpError } from './http-error.mapping.js';
 

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { ErrorCode, RequestOutcome } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 
 /** A Laravel-shaped error answer: `{"message": "...", "errors": {...}}` plus a few documented extras. */
 export interface HttpErrorBody {

@@ -1,5 +1,5 @@
 import { ErrorCode } from '@invest/contracts';
-import { ServiceError } from '@invest/platform';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { describe, expect, it } from 'vitest';
 import { idempotencyOptions } from './idempotency-key.js';
 

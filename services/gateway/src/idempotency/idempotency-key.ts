@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeySchema } from '@invest/contracts';
-import { type RpcCallOptions, ServiceError } from '@invest/platform';
+import type { RpcCallOptions } from '@invest/platform/rpc/rpc-client';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 
 /** The header as Fastify names it (lower case). */
 export const IDEMPOTENCY_KEY = IDEMPOTENCY_KEY_HEADER.toLowerCase();

@@ -1,4 +1,6 @@
-import { type Bus, busSubject, connectBus, createLogger } from '@invest/platform';
+import { createLogger } from '@invest/platform/logging/logger';
+import { type Bus, connectBus } from '@invest/platform/messaging/bus';
+import { busSubject } from '@invest/platform/messaging/bus-prefix';
 import { testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MarketEventsInvalidator } from './market-events.invalidator.js';

@@ -1,5 +1,6 @@
 import { EventStreams, mayChangeShareScreener } from '@invest/contracts';
-import { busSubject, type Logger } from '@invest/platform';
+import type { Logger } from '@invest/platform/logging/logger';
+import { busSubject } from '@invest/platform/messaging/bus-prefix';
 
 /** What the invalidator needs of a NATS connection (nats.js' NatsConnection has it). */
 export interface SubscribableConnection {
