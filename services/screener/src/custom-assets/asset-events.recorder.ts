@@ -1,5 +1,6 @@
 import { type AssetDeletedV1, type AssetUpdatedV1, assetDeletedV1Schema, assetStreamName, assetUpdatedV1Schema, MarketEventTypes } from '@invest/contracts';
-import { type Tx, appendToStream } from '@invest/platform';
+import type { Tx } from '@invest/platform/db/database';
+import { appendToStream } from '@invest/platform/event-store/event-store';
 
 /** Event store stream of one asset's description events: its position orders that asset's changes. */
 export const assetStream = assetStreamName;

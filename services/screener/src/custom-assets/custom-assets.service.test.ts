@@ -1,5 +1,6 @@
 import type { AssetUse } from '@invest/contracts';
-import { type Db, ServiceError, openDatabase } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAssets } from '../assets/get-assets.query.js';

@@ -12,7 +12,10 @@ import {
   createCustomAssetRequestSchema,
   updateCustomAssetRequestSchema,
 } from '@invest/contracts';
-import { type Db, type SqlClient, type Tx, ServiceError, idempotent, parseOrThrow, requestFingerprint, requireBelowQuota } from '@invest/platform';
+import type { Db, SqlClient, Tx } from '@invest/platform/db/database';
+import { idempotent, requestFingerprint } from '@invest/platform/idempotency/idempotency';
+import { requireBelowQuota } from '@invest/platform/quota/quota';
+import { ServiceError, parseOrThrow } from '@invest/platform/rpc/service-error';
 import { lockRateWrites, recordRatesUpdated } from '../rates/rates-updated.recorder.js';
 import { recordAssetDeleted, recordAssetUpdated } from './asset-events.recorder.js';
 import type { AssetUsesSource } from './asset-uses.client.js';

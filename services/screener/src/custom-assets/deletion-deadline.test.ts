@@ -3,7 +3,9 @@
  * deadline behind a rates write: the request answers that nothing was done, so the asset must be shown again, not
  * left hidden for the finish-deletions job to delete (a review found it was).
  */
-import { type Db, openDatabase, runWithContext, ServiceError } from '@invest/platform';
+import { runWithContext } from '@invest/platform/context/request-context';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 import { blockedBy, createTestDatabase, eventually } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';

@@ -1,4 +1,5 @@
-import { type JobSummary, ProviderError } from '@invest/platform';
+import { ProviderError } from '@invest/platform/http/fetch-json';
+import type { JobSummary } from '@invest/platform/jobs/job-runner';
 import { CoinGeckoFormatError } from '../market-data/coingecko.parser.js';
 import { MoexIssFormatError } from '../market-data/moex-iss.parser.js';
 

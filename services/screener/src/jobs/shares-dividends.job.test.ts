@@ -1,4 +1,5 @@
-import { type Db, createLogger, openDatabase } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CoinGeckoClient } from '../market-data/coingecko.client.js';

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Market data of every asset type. `assets` is generic (one row per tradable thing; its id is what

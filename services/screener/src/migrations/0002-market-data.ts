@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Live market data: every asset type gets rates from its provider; tokens are keyed by the provider's id;

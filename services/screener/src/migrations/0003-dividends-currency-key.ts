@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * A dividend is one payment per share, record date, value AND currency: ISS can list the same date and amount

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * The stream position of the last change applied to each used-assets membership, so the consumer's effect does

@@ -1,4 +1,4 @@
-import { IdempotencyKeysMigration } from '@invest/platform';
+import { IdempotencyKeysMigration } from '@invest/platform/idempotency/idempotency.migration';
 
 /** `idempotency_keys` (platform's `idempotent`): the Idempotency-Key of custom asset creates. */
 export class CustomAssetsIdempotencyKeys extends IdempotencyKeysMigration {}

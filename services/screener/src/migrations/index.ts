@@ -1,4 +1,5 @@
-import { deadLetterMigration, eventStoreMigration } from '@invest/platform';
+import { eventStoreMigration } from '@invest/platform/event-store/event-store.migration';
+import { deadLetterMigration } from '@invest/platform/messaging/dead-letter.migration';
 import { ScreenerSchema } from './0001-screener-schema.js';
 import { MarketDataSchema } from './0002-market-data.js';
 import { DividendsCurrencyKey } from './0003-dividends-currency-key.js';

@@ -1,5 +1,8 @@
 import { type AssetType, MAX_RATE_TIME_AHEAD_MS, type RateChange } from '@invest/contracts';
-import { type Db, type Logger, type Tx, dateInZone, sqlArray } from '@invest/platform';
+import type { Db, Tx } from '@invest/platform/db/database';
+import { sqlArray } from '@invest/platform/db/sql-array';
+import type { Logger } from '@invest/platform/logging/logger';
+import { dateInZone } from '@invest/platform/time/zoned-time';
 import { insertShareRows } from '../shares/share-rows.js';
 import { lockRateWrites, recordRatesUpdated } from './rates-updated.recorder.js';
 

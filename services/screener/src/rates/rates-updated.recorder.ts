@@ -1,5 +1,8 @@
 import { type AssetType, MarketEventTypes, type RateChange, ratesStreamName, ratesUpdatedV1Schema } from '@invest/contracts';
-import { type Logger, type RecordedEvent, type Tx, appendToStream, createLogger, lockKey } from '@invest/platform';
+import type { Tx } from '@invest/platform/db/database';
+import { type RecordedEvent, appendToStream } from '@invest/platform/event-store/event-store';
+import { lockKey } from '@invest/platform/jobs/advisory-lock';
+import { type Logger, createLogger } from '@invest/platform/logging/logger';
 import { eventSubject } from '@invest/contracts';
 
 /**

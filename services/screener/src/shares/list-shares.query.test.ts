@@ -1,5 +1,5 @@
 import { type ListSharesQuery, type ShareRow, listSharesQuerySchema } from '@invest/contracts';
-import { type Db, openDatabase } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type BusEvent, decodePortfolioEvent, isUnknownEvent } from '@invest/contracts';
-import { type Db, createLogger } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
