@@ -1,4 +1,6 @@
-import { type Db, type Logger, runJob } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { runJob } from '@invest/platform/jobs/job-runner';
+import type { Logger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it, vi } from 'vitest';
 import { deliveryConfigFrom, deliveryEnvSchema } from '../config/delivery.config.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import type { OutgoingMessage } from '../channels/channel.js';
 import { migrations } from '../migrations/index.js';

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Settings per user, and the delivery outbox: firings received (`received_firings`) are gathered into one

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Telegram: single-use link tokens (stored hashed, 15 minutes), the chat each user linked (`chat_id` null once

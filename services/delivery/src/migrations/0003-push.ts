@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /** Web Push: one subscription per browser (its endpoint), and the VAPID keys development generated once. */
 export class PushSchema extends Migration {

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * E-mail: one address per user, unconfirmed until its link is followed (`confirm_token_hash`, sent once:

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * E-mail: when the receiving server refused the address for good (a 5xx for the recipient). The address is kept

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /** The retention job (`dispatch/retention.job.ts`) finds the oldest sealed groups first. */
 export class Retention extends Migration {

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * At most one open message group per user, kept by the database: firings are recorded many at once with an

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * A received firing may be an account notice of alerts (a declined subscription charge), which is of no

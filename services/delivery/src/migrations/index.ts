@@ -1,4 +1,6 @@
-import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
+import { eventStoreMigration } from '@invest/platform/event-store/event-store.migration';
+import { IdempotencyKeysMigration } from '@invest/platform/idempotency/idempotency.migration';
+import { deadLetterMigration } from '@invest/platform/messaging/dead-letter.migration';
 import { DeliverySchema } from './0001-delivery-schema.js';
 import { TelegramSchema } from './0002-telegram.js';
 import { PushSchema } from './0003-push.js';

@@ -4,7 +4,8 @@
  */
 import { createServer } from 'node:net';
 import type { NotificationFiredV1 } from '@invest/contracts';
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webpush from 'web-push';

@@ -5,7 +5,8 @@ import {
   pushSubscriptionSchema,
   type PushSubscriptionReply,
 } from '@invest/contracts';
-import { type Db, parseOrThrow, ServiceError } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { parseOrThrow, ServiceError } from '@invest/platform/rpc/service-error';
 import { deletePushSubscription, savePushSubscription } from './push-subscription.repository.js';
 import type { VapidKeys } from './vapid-keys.js';
 

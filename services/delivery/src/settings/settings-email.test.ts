@@ -1,4 +1,5 @@
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmailConfirmations } from '../email/email-confirmations.job.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type DeliveryChannel, type NotificationSettings, type NotificationSettingsReply, putNotificationSettingsSchema } from '@invest/contracts';
-import { type Db, parseOrThrow, type SqlClient } from '@invest/platform';
+import type { Db, SqlClient } from '@invest/platform/db/database';
+import { parseOrThrow } from '@invest/platform/rpc/service-error';
 import { readSettings, writeSettings } from './settings.repository.js';
 
 /**
