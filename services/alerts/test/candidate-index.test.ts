@@ -6,7 +6,9 @@
  * a membership added elsewhere) through `index_changes`, and the daily reset by the clock.
  */
 import type { RateChange } from '@invest/contracts';
-import { createLogger, type Db, openDatabase, startOfDayInZone } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan, type EvaluationScope } from '../src/evaluation/alerts-evaluator.js';

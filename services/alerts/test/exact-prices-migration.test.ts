@@ -3,7 +3,7 @@
  * row keeps the decimal it showed (a double's shortest round-trip text, as JavaScript writes it), and the trigger
  * and view made again around the change still do their work.
  */
-import { type Db, openDatabase } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { expect, it } from 'vitest';
 import { migrations } from '../src/migrations/index.js';

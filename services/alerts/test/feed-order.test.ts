@@ -4,7 +4,8 @@
  * id while a lower one is still pending, or a reader that saw the higher one steps past the lower one for good.
  * Shown on real Postgres with the waiting seen in pg_blocking_pids, not by timing.
  */
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { blockedBy, holdOpen, useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';

@@ -6,7 +6,8 @@
  * documents made once, across a plan's chunks, and still each keep what is theirs.
  */
 import type { RateChange } from '@invest/contracts';
-import { createLogger, type Db } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator } from '../src/evaluation/alerts-evaluator.js';

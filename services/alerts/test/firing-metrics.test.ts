@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, connectBus, createLogger, type Db, ensureEventStream, openDatabase, streamNameOf } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
+import { type Bus, connectBus, ensureEventStream, streamNameOf } from '@invest/platform/messaging/bus';
 import { createTestDatabase, metricValue, testNatsUrl, uniqueName } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FiringPublisher } from '../src/delivery/firing-publisher.js';

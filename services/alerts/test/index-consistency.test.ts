@@ -7,7 +7,8 @@
  * fixes.)
  */
 import type { RateChange } from '@invest/contracts';
-import { createLogger, type Db, type SqlClient } from '@invest/platform';
+import type { Db, SqlClient } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { AlertsEvaluator, type EvaluationPlan } from '../src/evaluation/alerts-evaluator.js';

@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PortfolioEvent } from '@invest/contracts';
-import { createLogger, type Db, openDatabase } from '@invest/platform';
+import { type Db, openDatabase } from '@invest/platform/db/database';
+import { createLogger } from '@invest/platform/logging/logger';
 import { createTestDatabase } from '@invest/platform/testing/index';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlePortfolioEvent } from '../src/membership/portfolio-events.consumer.js';

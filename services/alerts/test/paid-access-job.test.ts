@@ -5,7 +5,9 @@
  * alerts-paid-access.
  */
 import { FREE_PLAN_LIMITS } from '@invest/contracts';
-import { createLogger, type Db, runJob } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { runJob } from '@invest/platform/jobs/job-runner';
+import { createLogger } from '@invest/platform/logging/logger';
 import { useTestDatabase } from '@invest/platform/testing/index';
 import { describe, expect, it } from 'vitest';
 import { paidAccessJob } from '../src/jobs/paid-access.job.js';

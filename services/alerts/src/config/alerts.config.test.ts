@@ -1,4 +1,4 @@
-import { loadConfig } from '@invest/platform';
+import { loadConfig } from '@invest/platform/config/load-config';
 import { describe, expect, it } from 'vitest';
 import { alertsConfigFrom, alertsEnvSchema } from './alerts.config.js';
 

@@ -1,4 +1,4 @@
-import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform';
+import { baseConfigSchema, loadConfigOrExit, postgresUrl, type ServiceBaseConfig, serviceBaseConfig } from '@invest/platform/config/load-config';
 import { z } from 'zod';
 import { DEFAULT_NOTIFICATIONS_PER_USER } from '../notifications/notification.service.js';
 import { DEFAULT_HEAP_GROWING_PERCENT } from '../runtime/heap-growth.js';

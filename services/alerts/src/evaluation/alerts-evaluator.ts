@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type CrossedAsset, type FiringExplanation, NotificationTypeIds } from '@invest/contracts';
-import { type Db, Decimal, type Logger, pgError, type SqlClient, startOfDayInZone, type Tx } from '@invest/platform';
+import type { Db, SqlClient, Tx } from '@invest/platform/db/database';
+import { pgError } from '@invest/platform/db/pg-error';
+import { Decimal } from '@invest/platform/decimal/decimal';
+import type { Logger } from '@invest/platform/logging/logger';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 import { type CommittedFirings, type FiringJson, firingJson, type PriceFiringRecord } from '../delivery/firing-publisher.js';
 import { freePlanKeeps, isPaused } from '../plans/paid-access.repository.js';
 import { CandidateIndex } from './candidate-index.js';

@@ -1,5 +1,5 @@
 import type { FiringType } from '@invest/contracts';
-import { counter, histogram } from '@invest/platform';
+import { counter, histogram } from '@invest/platform/metrics/metrics';
 
 const firings = counter('invest_alerts_firings_total', 'Firings committed to the inbox, by type (price notifications by event or sweep, account notices).', ['type']);
 

@@ -10,7 +10,8 @@ import {
   type Page,
   pageMeta,
 } from '@invest/contracts';
-import { type Db, parseOrThrow } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import { parseOrThrow } from '@invest/platform/rpc/service-error';
 
 interface FiringRow {
   id: string;

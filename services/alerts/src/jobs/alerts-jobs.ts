@@ -1,4 +1,6 @@
-import { type Db, type Job, startOfDayInZone } from '@invest/platform';
+import type { Db } from '@invest/platform/db/database';
+import type { Job } from '@invest/platform/jobs/job-runner';
+import { startOfDayInZone } from '@invest/platform/time/zoned-time';
 import type { CommittedFirings, FiringPublisher, PriceFiringRecord } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator, EvaluationResult } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';

@@ -1,5 +1,8 @@
 import { assertNever, decodePortfolioEvent, type PortfolioEvent, PortfolioEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource } from '@invest/platform';
+import type { Db, Tx } from '@invest/platform/db/database';
+import type { Logger } from '@invest/platform/logging/logger';
+import { type Bus, eventStreamSource } from '@invest/platform/messaging/bus';
+import { DurableConsumer } from '@invest/platform/messaging/durable-consumer';
 import { addMembers, claimMembershipChange, removeMember, targetDeleted } from './membership.repository.js';
 
 export const PORTFOLIO_EVENTS_DURABLE = 'alerts__portfolio-events';

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * The spec's Notification, NotificationCondition and NotificationType, plus what evaluation needs locally:

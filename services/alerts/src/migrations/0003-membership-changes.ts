@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * The stream position of the last membership change applied per (target, asset): a PositionOpened or

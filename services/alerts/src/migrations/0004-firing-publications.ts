@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * NotificationFired is published straight after the firing commits, not through the outbox relay: each

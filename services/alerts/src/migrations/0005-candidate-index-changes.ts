@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * What can widen the candidates of an evaluation, for the in-memory candidate index of every alerts instance

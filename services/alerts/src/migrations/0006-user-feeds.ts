@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * One row per user who has had a firing: the row a transaction locks (`for update`, in user order) before its

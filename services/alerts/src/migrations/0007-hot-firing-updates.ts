@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * A firing's update of its notification becomes a HOT update, and its firing row gets cheaper to write.

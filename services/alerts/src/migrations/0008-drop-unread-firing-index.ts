@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * The unread partial index on the firings goes: every firing paid for it (an insert keyed on the user id's

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * A price-change firing's body names what it is about: an asset by its name and ticker (`{subject_name}`:

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * The provider's time (`as_of`) of the rate a price-target's operator was decided from at creation: that rate

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Until when each user's paid access runs, as billing last answered (`plans/paid-access.repository.ts`): written on the

@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Prices are exact decimals, as everywhere else (`numeric`, platform's `Decimal`): a price-target's target and a

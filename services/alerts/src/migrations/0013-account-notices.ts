@@ -1,4 +1,4 @@
-import { Migration } from '@invest/platform';
+import { Migration } from '@invest/platform/db/database';
 
 /**
  * Account notices in the inbox (docs/decisions/0036-billing-notices.md): a firing of no notification

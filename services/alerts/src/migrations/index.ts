@@ -1,4 +1,6 @@
-import { deadLetterMigration, eventStoreMigration, IdempotencyKeysMigration } from '@invest/platform';
+import { eventStoreMigration } from '@invest/platform/event-store/event-store.migration';
+import { IdempotencyKeysMigration } from '@invest/platform/idempotency/idempotency.migration';
+import { deadLetterMigration } from '@invest/platform/messaging/dead-letter.migration';
 import { AlertsSchema } from './0001-alerts-schema.js';
 import { MembershipChanges } from './0003-membership-changes.js';
 import { FiringPublications } from './0004-firing-publications.js';

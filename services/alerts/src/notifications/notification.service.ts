@@ -18,7 +18,13 @@ import {
   type PriceTargetDirection,
   Subjects,
 } from '@invest/contracts';
-import { type Db, Decimal, idempotent, lockQuotaOwner, type Logger, parseOrThrow, requestFingerprint, requireBelowQuota, type RpcClient, ServiceError, type SqlClient, type Tx } from '@invest/platform';
+import type { Db, SqlClient, Tx } from '@invest/platform/db/database';
+import { Decimal } from '@invest/platform/decimal/decimal';
+import { idempotent, requestFingerprint } from '@invest/platform/idempotency/idempotency';
+import type { Logger } from '@invest/platform/logging/logger';
+import { lockQuotaOwner, requireBelowQuota } from '@invest/platform/quota/quota';
+import type { RpcClient } from '@invest/platform/rpc/rpc-client';
+import { parseOrThrow, ServiceError } from '@invest/platform/rpc/service-error';
 import { z } from 'zod';
 import { NOTIFICATION_COLUMNS, type NotificationRow, toState } from '../evaluation/alerts-evaluator.js';
 import { currentThreshold, operatorFor } from '../evaluation/notification.decider.js';

@@ -1,5 +1,9 @@
 import { type Entitlements, entitlementsSchema, ErrorCode, Subjects } from '@invest/contracts';
-import { type Bus, busSubject, type Logger, type RpcClient, ServiceError } from '@invest/platform';
+import type { Logger } from '@invest/platform/logging/logger';
+import type { Bus } from '@invest/platform/messaging/bus';
+import { busSubject } from '@invest/platform/messaging/bus-prefix';
+import type { RpcClient } from '@invest/platform/rpc/rpc-client';
+import { ServiceError } from '@invest/platform/rpc/service-error';
 
 /** What billing answered about a user's plan, and when it was asked (orders answers: `paid-access.repository.ts`). */
 export interface EntitlementsAnswer {

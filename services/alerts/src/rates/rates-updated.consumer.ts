@@ -1,5 +1,9 @@
 import { assertNever, decodeMarketEvent, type MarketEvent, MarketEventTypes } from '@invest/contracts';
-import { type Bus, type Db, DurableConsumer, type Logger, type Tx, eventStreamSource, trustedRatesOf } from '@invest/platform';
+import type { Db, Tx } from '@invest/platform/db/database';
+import type { Logger } from '@invest/platform/logging/logger';
+import { type Bus, eventStreamSource } from '@invest/platform/messaging/bus';
+import { DurableConsumer } from '@invest/platform/messaging/durable-consumer';
+import { trustedRatesOf } from '@invest/platform/messaging/trusted-rates';
 import type { FiringPublisher } from '../delivery/firing-publisher.js';
 import type { AlertsEvaluator } from '../evaluation/alerts-evaluator.js';
 import { recordInChunks } from '../evaluation/chunked-recording.js';
