@@ -10,9 +10,9 @@ describe('closes pages', () => {
     const second = checkedPage(row('2024-03-05', [0, 1], [101, 10200], 0), first);
     const joined = joinPages([first, second]);
     const base = dayNumber('2024-03-01');
-    expect([...joined.days]).toEqual([base, base + 3, base + 4, base + 5]);
-    expect([...joined.units]).toEqual([10050, 10100, 101, 10200]);
-    expect([...joined.scales]).toEqual([2, 2, 0, 0]);
+    expect(Array.from(joined.days)).toEqual([base, base + 3, base + 4, base + 5]);
+    expect(Array.from(joined.units)).toEqual([10050, 10100, 101, 10200]);
+    expect(Array.from(joined.scales)).toEqual([2, 2, 0, 0]);
     expect(joined.units).toBeInstanceOf(Float64Array);
   });
 
