@@ -59,7 +59,9 @@ export const addDays = (date: string, days: number): string => new Date(Date.par
 export function assetCloses(list: readonly DailyClose[]): AssetCloses {
   const parts = list.map((c) => {
     const [int = '', fraction = ''] = c.close.toString().split('.');
-    return { units: int + fraction, scale: fraction.length };
+    // As the screener packs them: a number while it is exact, else its digits.
+    const n = Number(int + fraction);
+    return { units: Number.isSafeInteger(n) ? n : int + fraction, scale: fraction.length };
   });
   return { days: list.map((c) => dayNumber(c.date)), units: parts.map((p) => p.units), scales: parts.map((p) => p.scale) };
 }
