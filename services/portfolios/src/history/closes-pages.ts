@@ -1,4 +1,5 @@
-import { type AssetCloses, dayNumber } from './value-history.js';
+import { packCloses } from '@invest/contracts';
+import { type AssetCloses, type DailyClose, dayNumber } from './value-history.js';
 
 /** An asset's closes from one reply, checked: day numbers, unit counts and their scale. */
 export interface ClosesPage {
@@ -46,4 +47,13 @@ export function joinPages(pages: readonly ClosesPage[]): AssetCloses {
     }
   }
   return { days, units, scales };
+}
+
+/** `DailyClose`s (in date order) as AssetCloses, packed as the screener packs them and read as its reply is. */
+export function assetCloses(list: readonly DailyClose[]): AssetCloses {
+  const packed = packCloses(
+    list.map((c) => c.date),
+    list.map((c) => c.close.toString()),
+  );
+  return joinPages([checkedPage(packed, undefined)]);
 }

@@ -3,7 +3,8 @@ import { Decimal } from '@invest/platform/decimal/decimal';
 import { describe, expect, it } from 'vitest';
 import { naiveValueHistory } from '../testing/naive-value-history.js';
 import { assetKey, type DealInput } from '../statistics/statistics.types.js';
-import { type AssetCloses, assetCloses, type DailyClose, dayNumber, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
+import { assetCloses } from './closes-pages.js';
+import { type AssetCloses, type DailyClose, dayNumber, type HistoryPoint, rangeStart, thinPoints, valueHistory, withLivePrices } from './value-history.js';
 
 const sber = { type: 'share' as const, id: 1 };
 const gazp = { type: 'share' as const, id: 2 };

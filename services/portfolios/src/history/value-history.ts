@@ -55,17 +55,6 @@ const DAY_MS = 86_400_000;
 export const dayNumber = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS;
 export const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 
-/** `DailyClose`s (in date order) as AssetCloses. */
-export function assetCloses(list: readonly DailyClose[]): AssetCloses {
-  const parts = list.map((c) => {
-    const [int = '', fraction = ''] = c.close.toString().split('.');
-    // As the screener packs them: a number while it is exact, else its digits.
-    const n = Number(int + fraction);
-    return { units: Number.isSafeInteger(n) ? n : int + fraction, scale: fraction.length };
-  });
-  return { days: list.map((c) => dayNumber(c.date)), units: parts.map((p) => p.units), scales: parts.map((p) => p.scale) };
-}
-
 function newAggregate(asset: AssetRef): AssetAggregate {
   const zero = Decimal.ZERO;
   return { asset, quantity: zero, costBasis: zero, fixed: zero, accruals: zero, expenses: zero, commissions: zero, taxes: zero, invested: zero, dealsCount: 0 };
@@ -110,14 +99,12 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
     const prices = closes.get(key) ?? { days: [], units: [], scales: [] };
     const { days } = prices;
     let next = 0;
-    // The index of the last close read, and that close once a held position needed it.
+    // The index of the last close read (-1 while there is none).
     let last = -1;
-    let lastClose: Decimal | undefined;
     // What the asset adds to the value now: quantity × last close, its cost while it has no close, nothing when closed.
     let worth = Decimal.ZERO;
     const revalue = (day: number) => {
-      if (last >= 0 && lastClose === undefined) lastClose = closeAt(prices, last);
-      const now = agg.quantity.sign() > 0 ? (lastClose ? agg.quantity.times(lastClose) : agg.costBasis) : Decimal.ZERO;
+      const now = agg.quantity.sign() > 0 ? (last >= 0 ? agg.quantity.times(closeAt(prices, last)) : agg.costBasis) : Decimal.ZERO;
       if (now === worth) return;
       valueChange[day] = valueChange[day]!.plus(now.minus(worth));
       worth = now;
@@ -125,7 +112,6 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
     const closesThrough = (day: number) => {
       for (; next < days.length && days[next]! <= day; next++) {
         last = next;
-        lastClose = undefined;
         if (agg.quantity.sign() > 0) revalue(indexOf(days[next]!));
       }
     };
@@ -140,8 +126,7 @@ export function valueHistory(deals: readonly DealInput[], closes: ReadonlyMap<st
       revalue(day);
     });
     closesThrough(dayNumber(to));
-    if (last >= 0 && lastClose === undefined) lastClose = closeAt(prices, last);
-    if (agg.quantity.sign() > 0) positions.push({ asset: agg.asset, quantity: agg.quantity, costBasis: agg.costBasis, ...(lastClose ? { lastClose } : {}) });
+    if (agg.quantity.sign() > 0) positions.push({ asset: agg.asset, quantity: agg.quantity, costBasis: agg.costBasis, ...(last >= 0 ? { lastClose: closeAt(prices, last) } : {}) });
   }
 
   let value = Decimal.ZERO;
