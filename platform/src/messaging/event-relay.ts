@@ -191,6 +191,8 @@ export class EventRelay {
             // let events wait that long after a long transaction, and timed a test out under load.
             Math.min(pollMs, 10 * 2 ** Math.min(this.blocked, 7))
           : pollMs;
+      // stop() during a pass found no wake to call: without this check the loop would sleep a whole poll first.
+      if (!this.running) break;
       if (this.dirty && !failures) continue;
       this.opts.onIdle?.();
       await new Promise<void>((resolve) => {

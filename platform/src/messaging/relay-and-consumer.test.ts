@@ -223,4 +223,25 @@ describe('relay and durable consumer (contract)', () => {
       await res.stop();
     }
   });
+
+  it('stops at once when stopped during a pass, not after its poll interval', async () => {
+    let stopped: Promise<void> | undefined;
+    const r = new EventRelay({
+      db,
+      bus,
+      name: 'market-relay-stop',
+      logger,
+      pollMs: 10 * 60_000,
+      // Called inside the pass, for each event it publishes: the stop arrives while the pass runs.
+      subjectFor: (e) => {
+        stopped ??= r.stop();
+        return `market.events.${e.type}`;
+      },
+    });
+    await record(4);
+    await r.start();
+    await expect.poll(() => stopped !== undefined, { timeout: 15_000 }).toBe(true);
+    // With the relay asleep for its 10-minute poll after the pass, this would time the test out.
+    await stopped;
+  });
 });
